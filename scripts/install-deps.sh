@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every build, test and testbed dependency of nfsrdma from Debian 12's
+# own packages. Idempotent: packages already present are skipped by apt, and
+# `apt-get update` runs only when the package lists are missing or stale.
+set -euo pipefail
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: must run as root (apt-get install)" >&2
+  exit 1
+fi
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  # libraries (see README "Dependencies")
+  libtirpc-dev libnfs-dev libyaml-cpp-dev libboost-program-options-dev
+  libibverbs-dev librdmacm-dev liburing-dev libgtest-dev libgmock-dev libssl-dev
+  # real servers and peers used by the tests
+  nfs-ganesha nfs-ganesha-vfs libnfs-utils
+  # RDMA userspace (also copied into the VM testbed's initramfs)
+  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest iproute2 kmod fio
+  # VM testbed
+  qemu-system-x86 cpio zstd busybox-static
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+lists=/var/lib/apt/lists
+if [[ -z $(find "$lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n1) ]]; then
+  apt-get update -q
+fi
+echo "install-deps: installing ${missing[*]}"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

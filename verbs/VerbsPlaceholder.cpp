@@ -1,0 +1,2 @@
+// Replaced by the verbs layer (device discovery, RAII owners).
+namespace nfsrdma::verbs {}

@@ -1,0 +1,12 @@
+// Subcommands of nfsrdma-bench. Each lives in its own file and parses its own
+// options (Boost.Program_options); main.cpp only dispatches on the first word.
+#pragma once
+
+namespace nfsrdma::bench {
+
+// Every command returns the process exit status and prints its own errors.
+int runDevicesCommand(int argc, char** argv);  // DevicesCommand.cpp: RDMA device discovery
+int runLinkCommand(int argc, char** argv);     // LinkCommand.cpp: RDMA/TCP link bandwidth, latency
+int runAnchorCommand(int argc, char** argv);   // AnchorCommand.cpp: our client vs libnfs, same server
+
+}  // namespace nfsrdma::bench

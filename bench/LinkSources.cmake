@@ -1,0 +1,1 @@
+# Sources of the link benchmark and device listing: target_sources(nfsrdma_bench PRIVATE ...)

@@ -1,0 +1,687 @@
+#include "client/Client.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <future>
+#include <random>
+
+#include "client/nfs4/Nfs4Constants.h"
+#include "client/nfs4/Nfs4Status.h"
+#include "client/transport/TcpTransport.h"
+
+namespace nfsrdma {
+namespace {
+
+using nfs4::CompoundDecoder;
+using nfs4::CompoundEncoder;
+using nfs4::Op;
+
+// Bytes of a READ/WRITE COMPOUND beyond its data: RPC header with AUTH_SYS,
+// SEQUENCE, PUTFH and the READ/WRITE arguments or results. Generous on purpose.
+constexpr std::size_t kIoOverhead = 1024;
+
+const nfs4::Bitmap kStatAttrs{nfs4::attr::kType,      nfs4::attr::kChange,      nfs4::attr::kSize,
+                              nfs4::attr::kFileId,    nfs4::attr::kMode,        nfs4::attr::kNumLinks,
+                              nfs4::attr::kOwner,     nfs4::attr::kOwnerGroup,  nfs4::attr::kSpaceUsed,
+                              nfs4::attr::kTimeAccess, nfs4::attr::kTimeMetadata, nfs4::attr::kTimeModify};
+const nfs4::Bitmap kDirAttrs{nfs4::attr::kType, nfs4::attr::kSize, nfs4::attr::kFileId, nfs4::attr::kMode,
+                             nfs4::attr::kOwner, nfs4::attr::kOwnerGroup, nfs4::attr::kTimeModify};
+
+Error expectOk(CompoundDecoder& d, Op op, const std::string& what) {
+  const std::uint32_t st = d.next(op);
+  if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+  if (st != nfs4::kNfs4Ok) return makeError(nfs4::statusError(st), what);
+  return {};
+}
+
+void check(const Error& e) {
+  if (e) throw NfsException(e);
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
+  if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout);
+  throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                               "proto=" + o.proto + ": this build has no RDMA transport yet (use proto=tcp)"));
+}
+
+// Waits for a number of asynchronous completions and keeps the first error.
+class CompletionGroup {
+ public:
+  void add() {
+    std::lock_guard lock(mu_);
+    ++outstanding_;
+  }
+  void done(const Error& e) {
+    std::lock_guard lock(mu_);
+    if (e && !first_) first_ = e;
+    if (--outstanding_ == 0) cv_.notify_all();
+  }
+  Error wait() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return outstanding_ == 0; });
+    return first_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t outstanding_ = 0;
+  Error first_;
+};
+
+}  // namespace
+
+struct Client::PathParts {
+  std::vector<std::string_view> lookups;  // from the export root
+  std::string_view leaf;                  // last component when a parent was asked for
+  std::string full;
+};
+
+std::unique_ptr<Client> Client::connect(std::string_view url) { return connect(ClientOptions::fromUrl(url)); }
+
+std::unique_ptr<Client> Client::connect(const ClientOptions& options) {
+  return std::unique_ptr<Client>(new Client(options));
+}
+
+Client::Client(const ClientOptions& options) : options_(options) {
+  rpc::AuthSysParams auth;
+  auth.machineName = options_.machineName.empty() ? hostName() : options_.machineName;
+  auth.uid = options_.uid;
+  auth.gid = options_.gid;
+  auth.gids = options_.gids;
+  auth.stamp = static_cast<std::uint32_t>(::getpid());
+  rpc_ = std::make_unique<rpc::RpcClient>(makeTransport(options_), nfs4::kNfsProgram, nfs4::kNfsVersion,
+                                          rpc::Credential::sys(auth), options_.timeout);
+
+  std::random_device rd;
+  const std::string unique = std::to_string(rd()) + "-" + std::to_string(rd());
+  nfs4::SessionOptions so;
+  so.slots = options_.queueDepth;
+  so.maxRequestSize = static_cast<std::uint32_t>(options_.maxIoSize + kIoOverhead + 4096);
+  so.maxResponseSize = so.maxRequestSize;
+  so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
+  openOwner_ = "open:" + unique;
+  session_ = std::make_unique<nfs4::Session>(*rpc_, so);
+
+  // Resolve the export and learn the server's I/O limits.
+  std::vector<std::string_view> comps;
+  std::string_view p = options_.exportPath;
+  while (!p.empty()) {
+    auto slash = p.find('/');
+    std::string_view c = p.substr(0, slash);
+    if (!c.empty()) comps.push_back(c);
+    p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
+  }
+  const std::string what = "mount " + options_.exportPath;
+  nfs4::Attributes rootAttrs;
+  Error e = run(
+      [&](CompoundEncoder& c) {
+        c.putRootFh();
+        for (auto comp : comps) c.lookup(comp);
+        c.getFh();
+        c.getAttr(nfs4::Bitmap{nfs4::attr::kType, nfs4::attr::kMaxRead, nfs4::attr::kMaxWrite});
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error x = expectOk(d, Op::kPutRootFh, what)) return x;
+        for (std::size_t i = 0; i < comps.size(); ++i) {
+          if (Error x = expectOk(d, Op::kLookup, what)) return x;
+        }
+        if (Error x = expectOk(d, Op::kGetFh, what)) return x;
+        root_ = d.getFh();
+        if (Error x = expectOk(d, Op::kGetAttr, what)) return x;
+        rootAttrs = d.getAttr();
+        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        return {};
+      });
+  if (!e && rootAttrs.type != FileType::kDirectory) {
+    e = makeError(nfs4::statusError(nfs4::kErrNotDir), what);
+  }
+  if (e) {
+    (void)session_->close();
+    throw NfsException(e);
+  }
+  const auto& fore = session_->fore();
+  std::size_t limit = options_.maxIoSize;
+  limit = std::min<std::size_t>(limit, fore.maxResponseSize > kIoOverhead ? fore.maxResponseSize - kIoOverhead : 4096);
+  limit = std::min<std::size_t>(limit, fore.maxRequestSize > kIoOverhead ? fore.maxRequestSize - kIoOverhead : 4096);
+  if (rootAttrs.maxRead > 0) limit = std::min<std::size_t>(limit, rootAttrs.maxRead);
+  if (rootAttrs.maxWrite > 0) limit = std::min<std::size_t>(limit, rootAttrs.maxWrite);
+  maxIo_ = std::max<std::size_t>(limit & ~std::size_t{4095}, 4096);
+}
+
+Client::~Client() {
+  try {
+    close();
+  } catch (...) {  // a destructor reports nothing; close() explicitly to see errors
+  }
+}
+
+void Client::close() {
+  if (closed_) return;
+  closed_ = true;
+  Error e = session_->close();
+  rpc_->shutdown();
+  check(e);
+}
+
+std::string Client::fullPath(std::string_view path) const { return joinPath(options_.exportPath, path); }
+
+Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
+  PathParts parts;
+  parts.full = std::string(what) + " " + fullPath(path);
+  std::string_view p = path;
+  while (!p.empty()) {
+    auto slash = p.find('/');
+    std::string_view c = p.substr(0, slash);
+    if (!c.empty()) parts.lookups.push_back(c);
+    p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
+  }
+  if (wantParent) {
+    if (parts.lookups.empty()) {
+      throw NfsException(makeError(ClientErrc::kInvalidArgument, parts.full + ": expected a path naming an entry below the export"));
+    }
+    parts.leaf = parts.lookups.back();
+    parts.lookups.pop_back();
+  }
+  const std::size_t ops = parts.lookups.size() + 6;
+  if (ops > session_->fore().maxOperations) {
+    throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                                 parts.full + ": path has " + std::to_string(parts.lookups.size()) +
+                                     " directories, more than the server's " +
+                                     std::to_string(session_->fore().maxOperations) +
+                                     " operations per COMPOUND allow"));
+  }
+  return parts;
+}
+
+Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error(CompoundDecoder&)>& decode) {
+  if (rpc_->onIoThread()) {
+    return makeError(ClientErrc::kInvalidArgument, "synchronous NFS call from an I/O callback (it would deadlock)");
+  }
+  return session_->roundTrip(encode, decode);
+}
+
+namespace {
+void lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const std::vector<std::string_view>& comps) {
+  c.putFh(root);
+  for (auto comp : comps) c.lookup(comp);
+}
+Error expectLookups(CompoundDecoder& d, std::size_t n, const std::string& what) {
+  if (Error e = expectOk(d, Op::kPutFh, what)) return e;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (Error e = expectOk(d, Op::kLookup, what)) return e;
+  }
+  return {};
+}
+}  // namespace
+
+OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
+  PathParts parts = split(path, true, "open");
+  auto st = std::make_shared<OpenFile::State>();
+  st->path = fullPath(path);
+  nfs4::OpenArgs args;
+  args.clientId = session_->clientId();
+  args.owner = {reinterpret_cast<const std::uint8_t*>(openOwner_.data()), openOwner_.size()};
+  args.shareAccess = (flags.write ? (flags.read ? nfs4::kShareAccessBoth : nfs4::kShareAccessWrite)
+                                  : nfs4::kShareAccessRead) |
+                     nfs4::kShareAccessWantNoDeleg;
+  args.create = flags.create;
+  args.createAttrs.mode = flags.mode;
+  if (flags.create && flags.truncate) args.createAttrs.size = 0;
+  args.name = parts.leaf;
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.open(args);
+        c.getFh();
+        c.getAttr(nfs4::Bitmap{nfs4::attr::kType, nfs4::attr::kSize});
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kOpen, parts.full)) return e;
+        nfs4::OpenResult r = d.open();
+        st->stateId = r.stateId;
+        st->delegationType = r.delegationType;
+        st->delegation = r.delegationStateId;
+        if (Error e = expectOk(d, Op::kGetFh, parts.full)) return e;
+        st->fh = d.getFh();
+        if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
+        nfs4::Attributes a = d.getAttr();
+        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        st->sizeAtOpen = a.size;
+        return {};
+      }));
+  OpenFile f;
+  f.state_ = st;
+  if (flags.truncate && !flags.create) {
+    try {
+      check(run(
+          [&](CompoundEncoder& c) {
+            c.putFh(st->fh);
+            c.setAttr(st->stateId, nfs4::SetAttributes{0, std::nullopt});
+          },
+          [&](CompoundDecoder& d) -> Error {
+            if (Error e = expectOk(d, Op::kPutFh, parts.full)) return e;
+            const std::uint32_t s = d.next(Op::kSetAttr);
+            d.setAttr();
+            if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+            return s == nfs4::kNfs4Ok ? Error{} : makeError(nfs4::statusError(s), "truncate " + st->path);
+          }));
+      st->sizeAtOpen = 0;
+    } catch (...) {
+      try {
+        close(f);
+      } catch (...) {  // the truncate error is the one to report
+      }
+      throw;
+    }
+  }
+  return f;
+}
+
+void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
+  nfs4::Verifier committed{};
+  check(run(
+      [&](CompoundEncoder& c) {
+        c.putFh(st.fh);
+        c.commit(0, 0);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectOk(d, Op::kPutFh, what)) return e;
+        if (Error e = expectOk(d, Op::kCommit, what)) return e;
+        committed = d.commit();
+        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        return {};
+      }));
+  std::lock_guard lock(st.mu);
+  if (st.verifierChanged || (st.haveVerifier && committed != st.writeVerifier)) {
+    throw NfsException(makeError(std::make_error_code(std::errc::io_error),
+                                 what + ": the server restarted since the data was written (write verifier "
+                                        "changed); unstable data was lost and must be written again"));
+  }
+  st.haveVerifier = false;
+  st.unstableData = false;
+}
+
+void Client::close(OpenFile& file) {
+  if (!file.state_) return;
+  OpenFile::State& st = *file.state_;
+  const std::string what = "close " + st.path;
+  {
+    std::lock_guard lock(st.mu);
+    if (st.closed) return;
+    st.closed = true;
+  }
+  bool unstable;
+  {
+    std::lock_guard lock(st.mu);
+    unstable = st.unstableData;
+  }
+  // CLOSE even when COMMIT fails (the open state must not leak), then report the COMMIT failure.
+  std::exception_ptr commitFailure;
+  if (unstable) {
+    try {
+      commitAndCheck(st, what);
+    } catch (...) {
+      commitFailure = std::current_exception();
+    }
+  }
+  Error e = run(
+      [&](CompoundEncoder& c) {
+        c.putFh(st.fh);
+        c.close(st.stateId);
+        if (st.delegationType == nfs4::kOpenDelegateRead || st.delegationType == nfs4::kOpenDelegateWrite) {
+          c.delegReturn(st.delegation);
+        }
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error x = expectOk(d, Op::kPutFh, what)) return x;
+        if (Error x = expectOk(d, Op::kClose, what)) return x;
+        (void)d.close();
+        if (st.delegationType == nfs4::kOpenDelegateRead || st.delegationType == nfs4::kOpenDelegateWrite) {
+          if (Error x = expectOk(d, Op::kDelegReturn, what)) return x;
+        }
+        return {};
+      });
+  if (commitFailure) std::rethrow_exception(commitFailure);
+  check(e);
+}
+
+void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset, IoCallback done) {
+  if (buf.size() > maxIo_) {
+    done(IoResult{makeError(ClientErrc::kInvalidArgument, "read " + file.path() + ": " + std::to_string(buf.size()) +
+                                                              " bytes exceed the " + std::to_string(maxIo_) +
+                                                              "-byte I/O size"),
+                  0, false});
+    return;
+  }
+  auto st = file.state_;
+  session_->submit(
+      [st, offset, count = static_cast<std::uint32_t>(buf.size())](CompoundEncoder& c) {
+        c.putFh(st->fh);
+        c.read(st->stateId, offset, count);
+      },
+      [st, buf, done = std::move(done)](const Error& err, CompoundDecoder* d) {
+        IoResult r;
+        if (err) {
+          r.error = err;
+          r.error.context = "read " + st->path + (err.context.empty() ? "" : ": " + err.context);
+          done(r);
+          return;
+        }
+        const std::uint32_t s1 = d->next(Op::kPutFh);
+        const std::uint32_t s2 = s1 == nfs4::kNfs4Ok ? d->next(Op::kRead) : s1;
+        if (!d->ok()) {
+          r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": " + d->malformedReason());
+        } else if (s2 != nfs4::kNfs4Ok) {
+          r.error = makeError(nfs4::statusError(s2), "read " + st->path);
+        } else {
+          nfs4::ReadResult rr = d->read();
+          if (!d->ok()) {
+            r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": " + d->malformedReason());
+          } else if (rr.data.size() > buf.size()) {
+            r.error = makeError(ClientErrc::kMalformedReply,
+                                "read " + st->path + ": server returned " + std::to_string(rr.data.size()) +
+                                    " bytes for a " + std::to_string(buf.size()) + "-byte READ");
+          } else {
+            if (!rr.data.empty()) std::memcpy(buf.data(), rr.data.data(), rr.data.size());
+            r.bytes = rr.data.size();
+            r.eof = rr.eof;
+          }
+        }
+        done(r);
+      });
+}
+
+void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
+                         StableHow stable, IoCallback done) {
+  if (data.size() > maxIo_) {
+    done(IoResult{makeError(ClientErrc::kInvalidArgument, "write " + file.path() + ": " +
+                                                              std::to_string(data.size()) + " bytes exceed the " +
+                                                              std::to_string(maxIo_) + "-byte I/O size"),
+                  0, false});
+    return;
+  }
+  auto st = file.state_;
+  session_->submit(
+      [st, data, offset, stable](CompoundEncoder& c) {
+        c.putFh(st->fh);
+        c.write(st->stateId, offset, stable, data);
+      },
+      [st, requested = data.size(), done = std::move(done)](const Error& err, CompoundDecoder* d) {
+        IoResult r;
+        if (err) {
+          r.error = err;
+          r.error.context = "write " + st->path + (err.context.empty() ? "" : ": " + err.context);
+          done(r);
+          return;
+        }
+        const std::uint32_t s1 = d->next(Op::kPutFh);
+        const std::uint32_t s2 = s1 == nfs4::kNfs4Ok ? d->next(Op::kWrite) : s1;
+        if (!d->ok()) {
+          r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": " + d->malformedReason());
+        } else if (s2 != nfs4::kNfs4Ok) {
+          r.error = makeError(nfs4::statusError(s2), "write " + st->path);
+        } else {
+          nfs4::WriteResult wr = d->write();
+          if (!d->ok()) {
+            r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": " + d->malformedReason());
+          } else if (wr.count > requested) {
+            r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": server claims " +
+                                                                 std::to_string(wr.count) + " bytes of a " +
+                                                                 std::to_string(requested) + "-byte WRITE");
+          } else {
+            r.bytes = wr.count;
+            if (wr.committed == StableHow::kUnstable) {
+              std::lock_guard lock(st->mu);
+              st->unstableData = true;
+              if (!st->haveVerifier) {
+                st->haveVerifier = true;
+                st->writeVerifier = wr.verifier;
+              } else if (st->writeVerifier != wr.verifier) {
+                st->verifierChanged = true;
+              }
+            }
+          }
+        }
+        done(r);
+      });
+}
+
+std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) {
+  if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "synchronous pread from an I/O callback"));
+  // All chunks at once: the session keeps as many in flight as it has slots.
+  const std::size_t chunks = (buf.size() + maxIo_ - 1) / maxIo_;
+  std::vector<IoResult> results(chunks);
+  CompletionGroup group;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::size_t off = i * maxIo_;
+    const std::size_t len = std::min(maxIo_, buf.size() - off);
+    group.add();
+    preadAsync(file, buf.subspan(off, len), offset + off, [&results, &group, i](const IoResult& r) {
+      results[i] = r;
+      group.done(r.error);
+    });
+  }
+  check(group.wait());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::size_t len = std::min(maxIo_, buf.size() - i * maxIo_);
+    total += results[i].bytes;
+    if (results[i].bytes < len) {
+      if (results[i].eof) break;
+      // A short read before end of file: read the rest of this chunk plainly.
+      const std::size_t got = pread(file, buf.subspan(i * maxIo_ + results[i].bytes, len - results[i].bytes),
+                                    offset + i * maxIo_ + results[i].bytes);
+      total += got;
+      if (results[i].bytes + got < len) break;
+    }
+  }
+  return total;
+}
+
+void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
+                    StableHow stable) {
+  if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "synchronous pwrite from an I/O callback"));
+  const std::size_t chunks = (data.size() + maxIo_ - 1) / maxIo_;
+  std::vector<IoResult> results(chunks);
+  CompletionGroup group;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::size_t off = i * maxIo_;
+    const std::size_t len = std::min(maxIo_, data.size() - off);
+    group.add();
+    pwriteAsync(file, data.subspan(off, len), offset + off, stable, [&results, &group, i](const IoResult& r) {
+      results[i] = r;
+      group.done(r.error);
+    });
+  }
+  check(group.wait());
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::size_t off = i * maxIo_;
+    const std::size_t len = std::min(maxIo_, data.size() - off);
+    if (results[i].bytes < len) {
+      if (results[i].bytes == 0) {
+        check(makeError(std::make_error_code(std::errc::io_error),
+                        "write " + file.path() + ": server wrote 0 of " + std::to_string(len) + " bytes"));
+      }
+      pwrite(file, data.subspan(off + results[i].bytes, len - results[i].bytes), offset + off + results[i].bytes,
+             stable);
+    }
+  }
+}
+
+void Client::fsync(const OpenFile& file) { commitAndCheck(*file.state_, "fsync " + file.path()); }
+
+Attributes Client::stat(std::string_view path) {
+  PathParts parts = split(path, false, "stat");
+  Attributes out;
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.getAttr(kStatAttrs);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
+        out = d.getAttr();
+        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        return {};
+      }));
+  return out;
+}
+
+Attributes Client::fstat(const OpenFile& file) {
+  const std::string what = "fstat " + file.path();
+  Attributes out;
+  check(run(
+      [&](CompoundEncoder& c) {
+        c.putFh(file.state_->fh);
+        c.getAttr(kStatAttrs);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectOk(d, Op::kPutFh, what)) return e;
+        if (Error e = expectOk(d, Op::kGetAttr, what)) return e;
+        out = d.getAttr();
+        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        return {};
+      }));
+  return out;
+}
+
+std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
+  PathParts parts = split(path, false, "readdir");
+  std::vector<DirectoryEntry> out;
+  std::uint64_t cookie = 0;
+  nfs4::Verifier verf{};
+  const auto maxCount = static_cast<std::uint32_t>(
+      std::min<std::size_t>(64 * 1024, session_->fore().maxResponseSize - kIoOverhead));
+  // Bounded: a directory of a million entries at ~100 per round needs 10,000 rounds.
+  constexpr int kMaxRounds = 100000;
+  for (int round = 0;; ++round) {
+    if (round == kMaxRounds) {
+      check(makeError(std::make_error_code(std::errc::too_many_files_open), parts.full + ": READDIR did not reach its end"));
+    }
+    bool eof = false;
+    std::size_t got = 0;
+    check(run(
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, parts.lookups);
+          c.readDir(cookie, verf, maxCount / 2, maxCount, kDirAttrs);
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+          if (Error e = expectOk(d, Op::kReadDir, parts.full)) return e;
+          nfs4::ReadDirResult r = d.readDir();
+          if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+          verf = r.cookieVerf;
+          eof = r.eof;
+          got = r.entries.size();
+          for (auto& e : r.entries) {
+            cookie = e.cookie;
+            out.push_back(DirectoryEntry{std::move(e.name), std::move(e.attrs)});
+          }
+          return {};
+        }));
+    if (eof) break;
+    if (got == 0) {
+      check(makeError(ClientErrc::kMalformedReply, parts.full + ": READDIR returned no entries and no end of directory"));
+    }
+  }
+  return out;
+}
+
+void Client::mkdir(std::string_view path, std::uint32_t mode) {
+  PathParts parts = split(path, true, "mkdir");
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.createDirectory(parts.leaf, nfs4::SetAttributes{std::nullopt, mode});
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kCreate, parts.full)) return e;
+        d.createDirectory();
+        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+      }));
+}
+
+void Client::unlink(std::string_view path) {
+  PathParts parts = split(path, true, "remove");
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.remove(parts.leaf);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kRemove, parts.full)) return e;
+        d.changeInfo();
+        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+      }));
+}
+
+void Client::rename(std::string_view from, std::string_view to) {
+  PathParts src = split(from, true, "rename");
+  PathParts dst = split(to, true, "rename");
+  const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, src.lookups);
+        c.saveFh();
+        lookupAll(c, root_, dst.lookups);
+        c.rename(src.leaf, dst.leaf);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, src.lookups.size(), what)) return e;
+        if (Error e = expectOk(d, Op::kSaveFh, what)) return e;
+        if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+        if (Error e = expectOk(d, Op::kRename, what)) return e;
+        d.rename();
+        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+      }));
+}
+
+namespace {
+Error setAttrReply(CompoundDecoder& d, std::size_t lookups, const std::string& what) {
+  if (Error e = expectLookups(d, lookups, what)) return e;
+  const std::uint32_t s = d.next(Op::kSetAttr);
+  d.setAttr();
+  if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+  return s == nfs4::kNfs4Ok ? Error{} : makeError(nfs4::statusError(s), what);
+}
+}  // namespace
+
+void Client::truncate(std::string_view path, std::uint64_t size) {
+  PathParts parts = split(path, false, "truncate");
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{size, std::nullopt});  // anonymous stateid
+      },
+      [&](CompoundDecoder& d) { return setAttrReply(d, parts.lookups.size(), parts.full); }));
+}
+
+void Client::chmod(std::string_view path, std::uint32_t mode) {
+  PathParts parts = split(path, false, "chmod");
+  check(run(
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts.lookups);
+        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{std::nullopt, mode});
+      },
+      [&](CompoundDecoder& d) { return setAttrReply(d, parts.lookups.size(), parts.full); }));
+}
+
+ClientStats Client::stats() const { return ClientStats{rpc_->stats(), session_->stats()}; }
+
+}  // namespace nfsrdma

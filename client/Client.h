@@ -1,0 +1,150 @@
+// nfsrdma::Client: the public NFSv4.1 client API.
+//
+// Paths are relative to the export given at connect time. Synchronous calls
+// throw NfsException whose message names the operation, the full path and
+// the NFS4ERR_ status, e.g. "open /export/x: NFS4ERR_NOENT (no such file or
+// directory)". The asynchronous READ/WRITE calls keep up to maxInFlight()
+// requests on the wire (one per session slot; more wait in a queue) and are
+// what the benchmarks drive at a queue depth.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/ClientOptions.h"
+#include "client/Error.h"
+#include "client/nfs4/Compound.h"
+#include "client/nfs4/Session.h"
+#include "client/rpc/RpcClient.h"
+
+namespace nfsrdma {
+
+using nfs4::Attributes;
+using nfs4::FileType;
+using nfs4::StableHow;
+
+struct OpenFlags {
+  bool read = true;
+  bool write = false;
+  bool create = false;    // create if missing (UNCHECKED: an existing file is opened)
+  bool truncate = false;  // size 0 after opening
+  std::uint32_t mode = 0644;
+};
+
+struct DirectoryEntry {
+  std::string name;
+  Attributes attrs;  // type, size, mode, fileid, owner, times
+};
+
+// An open file: its handle and open state. Copies share the same state.
+class OpenFile {
+ public:
+  OpenFile() = default;
+  const std::string& path() const { return state_->path; }
+  std::uint64_t sizeAtOpen() const { return state_->sizeAtOpen; }
+  bool valid() const { return state_ != nullptr; }
+
+ private:
+  friend class Client;
+  struct State {
+    std::string path;  // full server path, for messages
+    nfs4::FileHandle fh;
+    nfs4::StateId stateId;
+    std::uint32_t delegationType = nfs4::kOpenDelegateNone;
+    nfs4::StateId delegation;
+    std::uint64_t sizeAtOpen = 0;
+    std::mutex mu;
+    bool haveVerifier = false;
+    nfs4::Verifier writeVerifier{};  // of the first UNSTABLE write since the last COMMIT
+    bool verifierChanged = false;    // a later write saw another: the server restarted
+    bool unstableData = false;
+    bool closed = false;
+  };
+  std::shared_ptr<State> state_;
+};
+
+struct IoResult {
+  Error error;
+  std::size_t bytes = 0;  // READ: bytes placed in the buffer; WRITE: bytes the server took
+  bool eof = false;       // READ only
+};
+using IoCallback = std::function<void(const IoResult&)>;
+
+struct ClientStats {
+  rpc::RpcStats rpc;
+  nfs4::SessionStats session;
+};
+
+class Client {
+ public:
+  // Connects, sets up the session and resolves the export; throws NfsException.
+  static std::unique_ptr<Client> connect(const ClientOptions& options);
+  static std::unique_ptr<Client> connect(std::string_view url);
+  ~Client();  // close(), errors ignored
+
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Destroys the session and client id and closes the connection.
+  void close();
+
+  OpenFile open(std::string_view path, const OpenFlags& flags);
+  // COMMITs unstable data (failing if the server lost it), then CLOSE.
+  void close(OpenFile& file);
+  // Reads up to buf.size() bytes; fewer only at end of file.
+  std::size_t pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset);
+  // Writes all of data or throws; the server's short writes are continued.
+  void pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
+              StableHow stable = StableHow::kUnstable);
+  // COMMIT: unstable data becomes durable; throws if the server restarted since it was written.
+  void fsync(const OpenFile& file);
+
+  Attributes stat(std::string_view path);
+  Attributes fstat(const OpenFile& file);
+  std::vector<DirectoryEntry> readdir(std::string_view path);
+  void mkdir(std::string_view path, std::uint32_t mode = 0755);
+  void unlink(std::string_view path);  // a file or an empty directory
+  void rename(std::string_view from, std::string_view to);
+  void truncate(std::string_view path, std::uint64_t size);
+  void chmod(std::string_view path, std::uint32_t mode);
+
+  // Asynchronous READ/WRITE of at most maxIoSize() bytes. The callback fires
+  // exactly once: on the transport's I/O thread, or inline before return when
+  // the call fails at once. It must not block; it may submit more I/O. The
+  // buffer must stay valid until then.
+  void preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset,
+                  IoCallback done);
+  void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
+                   StableHow stable, IoCallback done);
+
+  std::uint32_t maxInFlight() const { return session_->fore().maxRequests; }
+  std::size_t maxIoSize() const { return maxIo_; }
+  const ClientOptions& options() const { return options_; }
+  // Full server path of a path relative to the export, for messages.
+  std::string fullPath(std::string_view path) const;
+  ClientStats stats() const;
+
+ private:
+  explicit Client(const ClientOptions& options);
+  struct PathParts;
+  PathParts split(std::string_view path, bool wantParent, const char* what) const;
+  Error run(const nfs4::Session::Encode& encode, const std::function<Error(nfs4::CompoundDecoder&)>& decode);
+  void commitAndCheck(OpenFile::State& st, const std::string& what);
+
+  ClientOptions options_;
+  std::unique_ptr<rpc::RpcClient> rpc_;
+  std::unique_ptr<nfs4::Session> session_;
+  nfs4::FileHandle root_;
+  std::size_t maxIo_ = 1U << 20;
+  std::string openOwner_;
+  bool closed_ = false;
+};
+
+}  // namespace nfsrdma

@@ -1,0 +1,126 @@
+#include "client/ClientOptions.h"
+
+#include <charconv>
+#include <limits>
+
+#include "client/Error.h"
+
+namespace nfsrdma {
+namespace {
+
+[[noreturn]] void bad(std::string_view url, const std::string& what) {
+  throw NfsException(makeError(ClientErrc::kInvalidArgument, "URL '" + std::string(url) + "': " + what));
+}
+
+template <typename T>
+T number(std::string_view url, std::string_view key, std::string_view value, T min, T max) {
+  unsigned long long v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || v < static_cast<unsigned long long>(min) ||
+      v > static_cast<unsigned long long>(max)) {
+    bad(url, std::string(key) + "=" + std::string(value) + " is not a whole number from " +
+                 std::to_string(min) + " to " + std::to_string(max));
+  }
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
+ClientOptions ClientOptions::fromUrl(std::string_view url) {
+  constexpr std::string_view scheme = "nfs://";
+  if (url.substr(0, scheme.size()) != scheme) bad(url, "expected it to start with nfs://");
+  std::string_view rest = url.substr(scheme.size());
+  std::string_view query;
+  if (auto q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string_view authority = rest;
+  std::string_view path = "/";
+  if (auto slash = rest.find('/'); slash != std::string_view::npos) {
+    authority = rest.substr(0, slash);
+    path = rest.substr(slash);
+  }
+  ClientOptions o;
+  std::string_view portText;
+  if (!authority.empty() && authority.front() == '[') {
+    auto close = authority.find(']');
+    if (close == std::string_view::npos) bad(url, "unterminated [IPv6 address]");
+    o.host = std::string(authority.substr(1, close - 1));
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') bad(url, "expected :port after ]");
+      portText = authority.substr(close + 2);
+    }
+  } else if (auto colon = authority.find(':'); colon != std::string_view::npos) {
+    o.host = std::string(authority.substr(0, colon));
+    portText = authority.substr(colon + 1);
+  } else {
+    o.host = std::string(authority);
+  }
+  if (o.host.empty()) bad(url, "no server host");
+  if (!portText.empty()) o.port = number<std::uint16_t>(url, "port", portText, 1, 65535);
+  o.exportPath = std::string(path);
+  while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
+
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    std::string_view item = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    if (eq == std::string_view::npos) bad(url, "option '" + std::string(item) + "' has no value (key=value)");
+    std::string_view key = item.substr(0, eq);
+    std::string_view value = item.substr(eq + 1);
+    if (key == "version") {
+      if (value != "4.1") {
+        bad(url, "version=" + std::string(value) + " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
+      }
+    } else if (key == "uid") {
+      o.uid = number<std::uint32_t>(url, key, value, 0, std::numeric_limits<std::uint32_t>::max());
+    } else if (key == "gid") {
+      o.gid = number<std::uint32_t>(url, key, value, 0, std::numeric_limits<std::uint32_t>::max());
+    } else if (key == "gids") {
+      o.gids.clear();
+      while (!value.empty()) {
+        auto comma = value.find(',');
+        o.gids.push_back(number<std::uint32_t>(url, key, value.substr(0, comma), 0,
+                                               std::numeric_limits<std::uint32_t>::max()));
+        value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+      }
+      if (o.gids.size() > 16) bad(url, "gids lists more than the 16 groups AUTH_SYS carries");
+    } else if (key == "proto") {
+      if (value != "tcp" && value != "rdma") bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
+      o.proto = std::string(value);
+    } else if (key == "port") {
+      o.port = number<std::uint16_t>(url, key, value, 1, 65535);
+    } else if (key == "timeout") {
+      o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
+    } else if (key == "qd") {
+      o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
+    } else if (key == "iosize") {
+      o.maxIoSize = number<std::uint32_t>(url, key, value, 4096, 16U << 20);
+    } else if (key == "machine") {
+      o.machineName = std::string(value);
+    } else {
+      bad(url, "unknown option '" + std::string(key) +
+                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine)");
+    }
+  }
+  return o;
+}
+
+std::string ClientOptions::url() const {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "nfs://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + exportPath;
+}
+
+std::string joinPath(std::string_view base, std::string_view rel) {
+  std::string out(base);
+  while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+  if (rel.empty()) return out.empty() ? "/" : out;
+  if (out.empty() || out.back() != '/') out += '/';
+  out += rel;
+  return out;
+}
+
+}  // namespace nfsrdma

@@ -1,0 +1,37 @@
+// How to reach and talk to a server: parsed from libnfs's URL shape,
+// nfs://host[:port]/export/path?version=4.1&uid=N&gid=N, plus our own keys.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nfsrdma {
+
+struct ClientOptions {
+  std::string host;
+  std::uint16_t port = 2049;       // 20049 is the usual RDMA port
+  std::string exportPath = "/";    // path of the export in the server's pseudo file system
+  std::string proto = "tcp";       // tcp | rdma
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::vector<std::uint32_t> gids;
+  std::string machineName;         // AUTH_SYS machine name; empty: this host's name
+  std::chrono::milliseconds timeout{30000};
+  std::uint32_t queueDepth = 32;   // session slots asked for
+  std::uint32_t maxIoSize = 1U << 20;
+
+  // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
+  // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
+  // proto, port, timeout (ms), qd, iosize, machine.
+  static ClientOptions fromUrl(std::string_view url);
+  // "nfs://host:port/export"
+  std::string url() const;
+};
+
+// base + "/" + rel with exactly one slash between them ("/export", "a/b" -> "/export/a/b").
+std::string joinPath(std::string_view base, std::string_view rel);
+
+}  // namespace nfsrdma

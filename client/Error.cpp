@@ -1,0 +1,47 @@
+#include "client/Error.h"
+
+namespace nfsrdma {
+namespace {
+
+class ClientCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "nfsrdma"; }
+  std::string message(int ev) const override {
+    switch (static_cast<ClientErrc>(ev)) {
+      case ClientErrc::kTimedOut: return "timed out waiting for the server's reply";
+      case ClientErrc::kConnectionClosed: return "connection closed by the server";
+      case ClientErrc::kMalformedReply: return "malformed reply from the server";
+      case ClientErrc::kRecordTooLarge: return "record larger than the negotiated maximum";
+      case ClientErrc::kRpcDenied: return "RPC call denied by the server";
+      case ClientErrc::kRpcAcceptError: return "RPC call not executed by the server";
+      case ClientErrc::kEncodeOverflow: return "request larger than the negotiated maximum";
+      case ClientErrc::kSequenceMismatch: return "SEQUENCE reply does not match the request";
+      case ClientErrc::kShutdown: return "client is shutting down";
+      case ClientErrc::kInvalidArgument: return "invalid argument";
+      case ClientErrc::kNoRdmaDevice: return "no RDMA device";
+    }
+    return "unknown nfsrdma error " + std::to_string(ev);
+  }
+};
+
+}  // namespace
+
+const std::error_category& clientCategory() {
+  static const ClientCategory category;
+  return category;
+}
+
+std::error_code make_error_code(ClientErrc e) { return {static_cast<int>(e), clientCategory()}; }
+
+std::string Error::message() const {
+  if (context.empty()) return code.message();
+  return context + ": " + code.message();
+}
+
+Error makeError(std::error_code code, std::string context) { return Error{code, std::move(context)}; }
+
+Error errnoError(int err, std::string context) {
+  return Error{std::error_code(err, std::generic_category()), std::move(context)};
+}
+
+}  // namespace nfsrdma

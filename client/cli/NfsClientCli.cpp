@@ -1,0 +1,300 @@
+// nfsrdma-client: ls, stat, cat, cp, rm, mkdir, rename against NFSv4.1
+// servers through our own client library. Remote paths are URLs,
+// nfs://host[:port]/path?options, resolved from the server's root so any
+// export in its pseudo file system can be named. Errors print one line,
+// "nfsrdma-client: <operation> <path>: <reason>", and exit non-zero.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "client/Client.h"
+
+namespace po = boost::program_options;
+using nfsrdma::Client;
+using nfsrdma::ClientOptions;
+using nfsrdma::NfsException;
+
+namespace {
+
+constexpr std::size_t kCopyChunk = 16U << 20;
+
+struct Remote {
+  ClientOptions options;
+  std::string path;  // below the server's root
+};
+
+bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
+
+Remote parseRemote(const std::string& url) {
+  Remote r;
+  r.options = ClientOptions::fromUrl(url);
+  r.path = r.options.exportPath;
+  r.options.exportPath = "/";
+  return r;
+}
+
+std::unique_ptr<Client> connectTo(const Remote& r) { return Client::connect(r.options); }
+
+[[noreturn]] void fail(const std::string& message) { throw std::runtime_error(message); }
+
+std::string errnoMessage(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+std::string modeString(const nfsrdma::Attributes& a) {
+  std::string s = "?---------";
+  switch (a.type) {
+    case nfsrdma::FileType::kRegular: s[0] = '-'; break;
+    case nfsrdma::FileType::kDirectory: s[0] = 'd'; break;
+    case nfsrdma::FileType::kSymlink: s[0] = 'l'; break;
+    case nfsrdma::FileType::kBlock: s[0] = 'b'; break;
+    case nfsrdma::FileType::kChar: s[0] = 'c'; break;
+    case nfsrdma::FileType::kSocket: s[0] = 's'; break;
+    case nfsrdma::FileType::kFifo: s[0] = 'p'; break;
+    default: break;
+  }
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i) {
+    if (a.mode & (1U << (8 - i))) s[static_cast<std::size_t>(i) + 1] = rwx[i];
+  }
+  return s;
+}
+
+std::string timeString(const nfsrdma::nfs4::NfsTime& t) {
+  std::time_t secs = static_cast<std::time_t>(t.seconds);
+  std::tm tm{};
+  ::localtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+int cmdLs(const std::vector<std::string>& args) {
+  if (args.size() != 1) fail("usage: nfsrdma-client ls nfs://host/path");
+  Remote r = parseRemote(args[0]);
+  auto client = connectTo(r);
+  auto entries = client->readdir(r.path);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& e : entries) {
+    std::printf("%s %-10s %-10s %12llu %s %s\n", modeString(e.attrs).c_str(), e.attrs.owner.c_str(),
+                e.attrs.ownerGroup.c_str(), static_cast<unsigned long long>(e.attrs.size),
+                timeString(e.attrs.timeModify).c_str(), e.name.c_str());
+  }
+  client->close();
+  return 0;
+}
+
+int cmdStat(const std::vector<std::string>& args) {
+  if (args.size() != 1) fail("usage: nfsrdma-client stat nfs://host/path");
+  Remote r = parseRemote(args[0]);
+  auto client = connectTo(r);
+  auto a = client->stat(r.path);
+  std::printf("  File: %s\n  Size: %llu\tType: %s\n  Mode: %04o (%s)\tLinks: %u\n  Owner: %s\tGroup: %s\n"
+              "FileId: %llu\tChange: %llu\tSpace used: %llu\nAccess: %s\nModify: %s\nChange: %s\n",
+              client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size),
+              a.type == nfsrdma::FileType::kDirectory ? "directory"
+              : a.type == nfsrdma::FileType::kRegular ? "regular file"
+                                                      : "other",
+              a.mode & 07777U, modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
+              static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
+              static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
+              timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());
+  client->close();
+  return 0;
+}
+
+void writeAll(int fd, const std::uint8_t* p, std::size_t n, const std::string& what) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail(errnoMessage(what));
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+int cmdCat(const std::vector<std::string>& args) {
+  if (args.size() != 1) fail("usage: nfsrdma-client cat nfs://host/path");
+  Remote r = parseRemote(args[0]);
+  auto client = connectTo(r);
+  auto f = client->open(r.path, {});
+  std::vector<std::uint8_t> buf(kCopyChunk);
+  for (std::uint64_t off = 0;;) {
+    std::size_t n = client->pread(f, buf, off);
+    writeAll(STDOUT_FILENO, buf.data(), n, "write to standard output");
+    off += n;
+    if (n < buf.size()) break;
+  }
+  client->close(f);
+  client->close();
+  return 0;
+}
+
+// Copies local->NFS, NFS->local or NFS->NFS; the destination is replaced.
+int cmdCp(const std::vector<std::string>& args) {
+  if (args.size() != 2) fail("usage: nfsrdma-client cp SRC DST (each a local path or nfs:// URL)");
+  const std::string& src = args[0];
+  const std::string& dst = args[1];
+  std::unique_ptr<Client> in;
+  std::unique_ptr<Client> out;
+  nfsrdma::OpenFile inFile;
+  nfsrdma::OpenFile outFile;
+  int inFd = -1;
+  int outFd = -1;
+  if (isRemote(src)) {
+    Remote r = parseRemote(src);
+    in = connectTo(r);
+    inFile = in->open(r.path, {});
+  } else {
+    inFd = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
+    if (inFd < 0) fail(errnoMessage("open " + src));
+  }
+  if (isRemote(dst)) {
+    Remote r = parseRemote(dst);
+    out = connectTo(r);
+    nfsrdma::OpenFlags flags;
+    flags.read = false;
+    flags.write = true;
+    flags.create = true;
+    flags.truncate = true;
+    outFile = out->open(r.path, flags);
+  } else {
+    outFd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (outFd < 0) fail(errnoMessage("open " + dst));
+  }
+  std::vector<std::uint8_t> buf(kCopyChunk);
+  std::uint64_t off = 0;
+  for (;;) {
+    std::size_t n = 0;
+    if (in) {
+      n = in->pread(inFile, buf, off);
+    } else {
+      while (n < buf.size()) {
+        ssize_t got = ::read(inFd, buf.data() + n, buf.size() - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail(errnoMessage("read " + src));
+        if (got == 0) break;
+        n += static_cast<std::size_t>(got);
+      }
+    }
+    if (n == 0) break;
+    if (out) {
+      out->pwrite(outFile, {buf.data(), n}, off);
+    } else {
+      writeAll(outFd, buf.data(), n, "write " + dst);
+    }
+    off += n;
+    if (n < buf.size()) break;
+  }
+  if (in) {
+    in->close(inFile);
+    in->close();
+  } else {
+    ::close(inFd);
+  }
+  if (out) {
+    out->close(outFile);  // COMMITs; fails if the server lost unstable data
+    out->close();
+  } else {
+    if (::fsync(outFd) != 0) fail(errnoMessage("fsync " + dst));
+    if (::close(outFd) != 0) fail(errnoMessage("close " + dst));
+  }
+  return 0;
+}
+
+int cmdRm(const std::vector<std::string>& args) {
+  if (args.empty()) fail("usage: nfsrdma-client rm nfs://host/path...");
+  for (const auto& a : args) {
+    Remote r = parseRemote(a);
+    auto client = connectTo(r);
+    client->unlink(r.path);
+    client->close();
+  }
+  return 0;
+}
+
+int cmdMkdir(const std::vector<std::string>& args) {
+  if (args.empty()) fail("usage: nfsrdma-client mkdir nfs://host/path...");
+  for (const auto& a : args) {
+    Remote r = parseRemote(a);
+    auto client = connectTo(r);
+    client->mkdir(r.path);
+    client->close();
+  }
+  return 0;
+}
+
+int cmdRename(const std::vector<std::string>& args) {
+  if (args.size() != 2) fail("usage: nfsrdma-client rename nfs://host/old nfs://host/new");
+  Remote from = parseRemote(args[0]);
+  Remote to = parseRemote(args[1]);
+  if (from.options.host != to.options.host || from.options.port != to.options.port) {
+    fail("rename " + args[0] + " to " + args[1] + ": both must be on the same server");
+  }
+  auto client = connectTo(from);
+  client->rename(from.path, to.path);
+  client->close();
+  return 0;
+}
+
+void usage(std::ostream& os, const po::options_description& opts) {
+  os << "usage: nfsrdma-client [options] <command> <args>\n\n"
+        "commands:\n"
+        "  ls URL             list a directory\n"
+        "  stat URL           show a file's attributes\n"
+        "  cat URL            write a file to standard output\n"
+        "  cp SRC DST         copy; each is a local path or a URL\n"
+        "  rm URL...          remove files or empty directories\n"
+        "  mkdir URL...       create directories\n"
+        "  rename URL URL     rename within one server\n\n"
+        "URL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&qd=N&proto=tcp]\n\n"
+     << opts;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", "show this help");
+  po::options_description hidden;
+  hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("command", 1).add("args", -1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help") || !vm.count("command")) {
+      usage(vm.count("help") ? std::cout : std::cerr, opts);
+      return vm.count("help") ? 0 : 2;
+    }
+    const std::string cmd = vm["command"].as<std::string>();
+    const std::vector<std::string> args =
+        vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (cmd == "ls") return cmdLs(args);
+    if (cmd == "stat") return cmdStat(args);
+    if (cmd == "cat") return cmdCat(args);
+    if (cmd == "cp") return cmdCp(args);
+    if (cmd == "rm") return cmdRm(args);
+    if (cmd == "mkdir") return cmdMkdir(args);
+    if (cmd == "rename" || cmd == "mv") return cmdRename(args);
+    std::cerr << "nfsrdma-client: unknown command '" << cmd << "'\n";
+    usage(std::cerr, opts);
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "nfsrdma-client: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,571 @@
+#include "client/nfs4/Compound.h"
+
+#include <cstring>
+
+namespace nfsrdma::nfs4 {
+namespace {
+
+constexpr std::size_t kMaxNameLength = 4096;
+constexpr std::size_t kMaxOwnerLength = 1024;
+constexpr std::uint32_t kMaxBitmapWords = 8;
+constexpr std::uint32_t kMaxDirEntries = 1U << 20;
+
+std::span<const std::uint8_t> bytesOf(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+std::size_t Bitmap::usedWords() const {
+  std::size_t n = kWords;
+  while (n > 0 && words_[n - 1] == 0) --n;
+  return n;
+}
+
+const char* opName(Op op) {
+  switch (op) {
+    case Op::kAccess: return "ACCESS";
+    case Op::kClose: return "CLOSE";
+    case Op::kCommit: return "COMMIT";
+    case Op::kCreate: return "CREATE";
+    case Op::kDelegReturn: return "DELEGRETURN";
+    case Op::kGetAttr: return "GETATTR";
+    case Op::kGetFh: return "GETFH";
+    case Op::kLookup: return "LOOKUP";
+    case Op::kOpen: return "OPEN";
+    case Op::kPutFh: return "PUTFH";
+    case Op::kPutRootFh: return "PUTROOTFH";
+    case Op::kRead: return "READ";
+    case Op::kReadDir: return "READDIR";
+    case Op::kRemove: return "REMOVE";
+    case Op::kRename: return "RENAME";
+    case Op::kRestoreFh: return "RESTOREFH";
+    case Op::kSaveFh: return "SAVEFH";
+    case Op::kSetAttr: return "SETATTR";
+    case Op::kWrite: return "WRITE";
+    case Op::kExchangeId: return "EXCHANGE_ID";
+    case Op::kCreateSession: return "CREATE_SESSION";
+    case Op::kDestroySession: return "DESTROY_SESSION";
+    case Op::kSequence: return "SEQUENCE";
+    case Op::kDestroyClientId: return "DESTROY_CLIENTID";
+    case Op::kReclaimComplete: return "RECLAIM_COMPLETE";
+    case Op::kIllegal: return "ILLEGAL";
+  }
+  return "OP_(unknown)";
+}
+
+// ---------------------------------------------------------------- encoder
+
+CompoundEncoder::CompoundEncoder(xdr::XdrEncoder& enc, std::string_view tag) : enc_(enc) {
+  enc_.putString(tag);
+  enc_.putU32(kMinorVersion);
+  countAt_ = enc_.reserveU32();
+}
+
+void CompoundEncoder::finish() { enc_.patchU32(countAt_, ops_); }
+
+void CompoundEncoder::op(Op o) {
+  enc_.putU32(static_cast<std::uint32_t>(o));
+  ++ops_;
+}
+
+void CompoundEncoder::bitmap(const Bitmap& b) {
+  const std::size_t n = b.usedWords();
+  enc_.putU32(static_cast<std::uint32_t>(n));
+  for (std::size_t i = 0; i < n; ++i) enc_.putU32(b.word(i));
+}
+
+void CompoundEncoder::stateId(const StateId& s) {
+  enc_.putU32(s.seqid);
+  enc_.putFixedOpaque(s.other);
+}
+
+// fattr4: bitmap, then the values in bit order inside an opaque.
+void CompoundEncoder::setAttributes(const SetAttributes& a) {
+  Bitmap b;
+  std::array<std::uint8_t, 16> vals{};
+  xdr::XdrEncoder v(vals);
+  if (a.size) {
+    b.set(attr::kSize);
+    v.putU64(*a.size);
+  }
+  if (a.mode) {
+    b.set(attr::kMode);
+    v.putU32(*a.mode & 07777U);
+  }
+  bitmap(b);
+  enc_.putOpaque(v.head());
+}
+
+void CompoundEncoder::sequence(const SessionId& session, std::uint32_t sequenceId, std::uint32_t slot,
+                               std::uint32_t highestSlot, bool cacheThis) {
+  op(Op::kSequence);
+  enc_.putFixedOpaque(session);
+  enc_.putU32(sequenceId);
+  enc_.putU32(slot);
+  enc_.putU32(highestSlot);
+  enc_.putBool(cacheThis);
+}
+
+void CompoundEncoder::putRootFh() { op(Op::kPutRootFh); }
+
+void CompoundEncoder::putFh(const FileHandle& fh) {
+  op(Op::kPutFh);
+  enc_.putOpaque(fh.bytes);
+}
+
+void CompoundEncoder::lookup(std::string_view name) {
+  op(Op::kLookup);
+  enc_.putOpaque(bytesOf(name));
+}
+
+void CompoundEncoder::getFh() { op(Op::kGetFh); }
+
+void CompoundEncoder::getAttr(const Bitmap& request) {
+  op(Op::kGetAttr);
+  bitmap(request);
+}
+
+void CompoundEncoder::saveFh() { op(Op::kSaveFh); }
+void CompoundEncoder::restoreFh() { op(Op::kRestoreFh); }
+
+void CompoundEncoder::open(const OpenArgs& a) {
+  op(Op::kOpen);
+  enc_.putU32(0);  // seqid: ignored in NFSv4.1
+  enc_.putU32(a.shareAccess);
+  enc_.putU32(0);  // share_deny: none
+  enc_.putU64(a.clientId);
+  enc_.putOpaque(a.owner);
+  if (a.create) {
+    enc_.putU32(kOpenCreate);
+    enc_.putU32(kCreateUnchecked);
+    setAttributes(a.createAttrs);
+  } else {
+    enc_.putU32(kOpenNoCreate);
+  }
+  enc_.putU32(kClaimNull);
+  enc_.putOpaque(bytesOf(a.name));
+}
+
+void CompoundEncoder::close(const StateId& s) {
+  op(Op::kClose);
+  enc_.putU32(0);  // seqid: ignored in NFSv4.1
+  stateId(s);
+}
+
+void CompoundEncoder::delegReturn(const StateId& s) {
+  op(Op::kDelegReturn);
+  stateId(s);
+}
+
+void CompoundEncoder::read(const StateId& s, std::uint64_t offset, std::uint32_t count) {
+  op(Op::kRead);
+  stateId(s);
+  enc_.putU64(offset);
+  enc_.putU32(count);
+}
+
+void CompoundEncoder::write(const StateId& s, std::uint64_t offset, StableHow stable,
+                            std::span<const std::uint8_t> data) {
+  op(Op::kWrite);
+  stateId(s);
+  enc_.putU64(offset);
+  enc_.putU32(static_cast<std::uint32_t>(stable));
+  enc_.putBulk(data);
+}
+
+void CompoundEncoder::commit(std::uint64_t offset, std::uint32_t count) {
+  op(Op::kCommit);
+  enc_.putU64(offset);
+  enc_.putU32(count);
+}
+
+void CompoundEncoder::remove(std::string_view name) {
+  op(Op::kRemove);
+  enc_.putOpaque(bytesOf(name));
+}
+
+void CompoundEncoder::rename(std::string_view oldName, std::string_view newName) {
+  op(Op::kRename);
+  enc_.putOpaque(bytesOf(oldName));
+  enc_.putOpaque(bytesOf(newName));
+}
+
+void CompoundEncoder::createDirectory(std::string_view name, const SetAttributes& attrs) {
+  op(Op::kCreate);
+  enc_.putU32(static_cast<std::uint32_t>(FileType::kDirectory));
+  enc_.putOpaque(bytesOf(name));
+  setAttributes(attrs);
+}
+
+void CompoundEncoder::readDir(std::uint64_t cookie, const Verifier& cookieVerf, std::uint32_t dirCount,
+                              std::uint32_t maxCount, const Bitmap& request) {
+  op(Op::kReadDir);
+  enc_.putU64(cookie);
+  enc_.putFixedOpaque(cookieVerf);
+  enc_.putU32(dirCount);
+  enc_.putU32(maxCount);
+  bitmap(request);
+}
+
+void CompoundEncoder::setAttr(const StateId& s, const SetAttributes& attrs) {
+  op(Op::kSetAttr);
+  stateId(s);
+  setAttributes(attrs);
+}
+
+void CompoundEncoder::exchangeId(const Verifier& verifier, std::span<const std::uint8_t> ownerId,
+                                 std::uint32_t flags) {
+  op(Op::kExchangeId);
+  enc_.putFixedOpaque(verifier);
+  enc_.putOpaque(ownerId);
+  enc_.putU32(flags);
+  enc_.putU32(kSp4None);
+  enc_.putU32(0);  // client_impl_id<1>: none
+}
+
+namespace {
+void putChannelAttrs(xdr::XdrEncoder& enc, const ChannelAttrs& c) {
+  enc.putU32(c.headerPadSize);
+  enc.putU32(c.maxRequestSize);
+  enc.putU32(c.maxResponseSize);
+  enc.putU32(c.maxResponseSizeCached);
+  enc.putU32(c.maxOperations);
+  enc.putU32(c.maxRequests);
+  enc.putU32(0);  // rdma_ird<1>: none
+}
+}  // namespace
+
+void CompoundEncoder::createSession(std::uint64_t clientId, std::uint32_t sequenceId,
+                                    const ChannelAttrs& fore, const ChannelAttrs& back) {
+  op(Op::kCreateSession);
+  enc_.putU64(clientId);
+  enc_.putU32(sequenceId);
+  enc_.putU32(0);  // flags: no persistence, no back channel on this connection
+  putChannelAttrs(enc_, fore);
+  putChannelAttrs(enc_, back);
+  enc_.putU32(0x40000000);  // cb_program (unused without a back channel)
+  enc_.putU32(1);           // one callback security parameter:
+  enc_.putU32(0);           //   AUTH_NONE
+}
+
+void CompoundEncoder::reclaimComplete(bool oneFs) {
+  op(Op::kReclaimComplete);
+  enc_.putBool(oneFs);
+}
+
+void CompoundEncoder::destroySession(const SessionId& session) {
+  op(Op::kDestroySession);
+  enc_.putFixedOpaque(session);
+}
+
+void CompoundEncoder::destroyClientId(std::uint64_t clientId) {
+  op(Op::kDestroyClientId);
+  enc_.putU64(clientId);
+}
+
+// ---------------------------------------------------------------- decoder
+
+CompoundDecoder::CompoundDecoder(xdr::XdrDecoder& dec) : dec_(dec) {
+  status_ = dec_.getU32();
+  (void)dec_.getOpaque(kOpaqueLimit);  // tag
+  count_ = dec_.getU32();
+  if (!dec_.ok()) markMalformed("truncated COMPOUND header");
+}
+
+void CompoundDecoder::markMalformed(std::string reason) {
+  if (!malformed_) reason_ = std::move(reason);
+  malformed_ = true;
+  dec_.fail();
+}
+
+std::uint32_t CompoundDecoder::next(Op expected) {
+  if (!ok()) return kStatusMalformed;
+  if (seen_ >= count_) {
+    markMalformed(std::string("no result for ") + opName(expected) + " (the server returned " +
+                  std::to_string(count_) + ")");
+    return kStatusMalformed;
+  }
+  ++seen_;
+  const std::uint32_t opnum = dec_.getU32();
+  const std::uint32_t status = dec_.getU32();
+  if (!dec_.ok()) {
+    markMalformed(std::string("truncated result of ") + opName(expected));
+    return kStatusMalformed;
+  }
+  if (opnum != static_cast<std::uint32_t>(expected)) {
+    markMalformed(std::string("result for op ") + std::to_string(opnum) + " where " + opName(expected) +
+                  " was expected");
+    return kStatusMalformed;
+  }
+  return status;
+}
+
+Bitmap CompoundDecoder::bitmap() {
+  Bitmap b;
+  const std::uint32_t n = dec_.getU32();
+  if (n > kMaxBitmapWords) {
+    markMalformed("bitmap of " + std::to_string(n) + " words");
+    return b;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t w = dec_.getU32();
+    if (i < Bitmap::kWords) {
+      b.setWord(i, w);
+    } else if (w != 0) {
+      markMalformed("attribute bit beyond those requested");
+    }
+  }
+  return b;
+}
+
+StateId CompoundDecoder::stateId() {
+  StateId s;
+  s.seqid = dec_.getU32();
+  auto other = dec_.getFixedOpaque(kStateIdOtherSize);
+  if (other.size() == kStateIdOtherSize) std::memcpy(s.other.data(), other.data(), kStateIdOtherSize);
+  return s;
+}
+
+Attributes CompoundDecoder::fattr() {
+  Attributes a;
+  a.present = bitmap();
+  auto vals = dec_.getOpaque(1U << 20);
+  if (!ok()) return a;
+  xdr::XdrDecoder v(vals);
+  auto time = [&v](NfsTime& t) {
+    t.seconds = v.getI64();
+    t.nseconds = v.getU32();
+  };
+  for (std::uint32_t bit = 0; bit < Bitmap::kWords * 32; ++bit) {
+    if (!a.present.test(bit)) continue;
+    switch (bit) {
+      case attr::kSupportedAttrs: {
+        const std::uint32_t n = v.getU32();
+        if (n > kMaxBitmapWords) v.fail();
+        for (std::uint32_t i = 0; i < n; ++i) (void)v.getU32();
+        break;
+      }
+      case attr::kType: a.type = static_cast<FileType>(v.getU32()); break;
+      case 2: case 5: case 6: case 7: case 9: case 11: (void)v.getU32(); break;  // fixed-size words
+      case attr::kChange: a.change = v.getU64(); break;
+      case attr::kSize: a.size = v.getU64(); break;
+      case attr::kFsid: (void)v.getU64(); (void)v.getU64(); break;
+      case attr::kLeaseTime: a.leaseTime = v.getU32(); break;
+      case attr::kFileId: a.fileId = v.getU64(); break;
+      case attr::kMaxRead: a.maxRead = v.getU64(); break;
+      case attr::kMaxWrite: a.maxWrite = v.getU64(); break;
+      case attr::kMode: a.mode = v.getU32(); break;
+      case attr::kNumLinks: a.numLinks = v.getU32(); break;
+      case attr::kOwner: a.owner = std::string(v.getString(kMaxOwnerLength)); break;
+      case attr::kOwnerGroup: a.ownerGroup = std::string(v.getString(kMaxOwnerLength)); break;
+      case attr::kSpaceUsed: a.spaceUsed = v.getU64(); break;
+      case attr::kTimeAccess: time(a.timeAccess); break;
+      case attr::kTimeMetadata: time(a.timeMetadata); break;
+      case attr::kTimeModify: time(a.timeModify); break;
+      default:
+        markMalformed("attribute " + std::to_string(bit) + " returned but not requested");
+        return a;
+    }
+  }
+  if (!v.ok()) markMalformed("truncated attribute values");
+  return a;
+}
+
+SequenceResult CompoundDecoder::sequence() {
+  SequenceResult r;
+  auto sid = dec_.getFixedOpaque(kSessionIdSize);
+  if (sid.size() == kSessionIdSize) std::memcpy(r.session.data(), sid.data(), kSessionIdSize);
+  r.sequenceId = dec_.getU32();
+  r.slot = dec_.getU32();
+  r.highestSlot = dec_.getU32();
+  r.targetHighestSlot = dec_.getU32();
+  r.statusFlags = dec_.getU32();
+  if (!dec_.ok()) markMalformed("truncated SEQUENCE result");
+  return r;
+}
+
+FileHandle CompoundDecoder::getFh() {
+  FileHandle fh;
+  auto b = dec_.getOpaque(kFhMaxSize);
+  fh.bytes.assign(b.begin(), b.end());
+  if (!dec_.ok()) markMalformed("bad GETFH result (file handle over 128 bytes or truncated)");
+  return fh;
+}
+
+Attributes CompoundDecoder::getAttr() { return fattr(); }
+
+void CompoundDecoder::skipNfsAce() {
+  (void)dec_.getU32();  // type
+  (void)dec_.getU32();  // flag
+  (void)dec_.getU32();  // access mask
+  (void)dec_.getOpaque(kMaxOwnerLength);
+}
+
+OpenResult CompoundDecoder::open() {
+  OpenResult r;
+  r.stateId = stateId();
+  changeInfo();
+  r.resultFlags = dec_.getU32();
+  (void)bitmap();  // attrset
+  r.delegationType = dec_.getU32();
+  switch (r.delegationType) {
+    case kOpenDelegateNone: break;
+    case kOpenDelegateRead:
+      r.delegationStateId = stateId();
+      (void)dec_.getBool();  // recall
+      skipNfsAce();
+      break;
+    case kOpenDelegateWrite: {
+      r.delegationStateId = stateId();
+      (void)dec_.getBool();
+      const std::uint32_t limitBy = dec_.getU32();
+      if (limitBy == 1) {
+        (void)dec_.getU64();
+      } else if (limitBy == 2) {
+        (void)dec_.getU32();
+        (void)dec_.getU32();
+      } else {
+        markMalformed("OPEN write delegation with space limit type " + std::to_string(limitBy));
+      }
+      skipNfsAce();
+      break;
+    }
+    case kOpenDelegateNoneExt: {
+      const std::uint32_t why = dec_.getU32();
+      if (why == 1 || why == 2) (void)dec_.getBool();  // WND4_CONTENTION / WND4_RESOURCE
+      break;
+    }
+    default: markMalformed("OPEN delegation type " + std::to_string(r.delegationType));
+  }
+  if (!dec_.ok()) markMalformed("truncated OPEN result");
+  return r;
+}
+
+StateId CompoundDecoder::close() {
+  StateId s = stateId();
+  if (!dec_.ok()) markMalformed("truncated CLOSE result");
+  return s;
+}
+
+ReadResult CompoundDecoder::read() {
+  ReadResult r;
+  r.eof = dec_.getBool();
+  r.data = dec_.getOpaque(0xffffffffU);
+  if (!dec_.ok()) markMalformed("truncated READ result");
+  return r;
+}
+
+WriteResult CompoundDecoder::write() {
+  WriteResult r;
+  r.count = dec_.getU32();
+  const std::uint32_t committed = dec_.getU32();
+  if (committed > 2) markMalformed("WRITE committed value " + std::to_string(committed));
+  r.committed = static_cast<StableHow>(committed);
+  auto verf = dec_.getFixedOpaque(kVerifierSize);
+  if (verf.size() == kVerifierSize) std::memcpy(r.verifier.data(), verf.data(), kVerifierSize);
+  if (!dec_.ok()) markMalformed("truncated WRITE result");
+  return r;
+}
+
+Verifier CompoundDecoder::commit() {
+  Verifier v{};
+  auto verf = dec_.getFixedOpaque(kVerifierSize);
+  if (verf.size() == kVerifierSize) std::memcpy(v.data(), verf.data(), kVerifierSize);
+  if (!dec_.ok()) markMalformed("truncated COMMIT result");
+  return v;
+}
+
+void CompoundDecoder::changeInfo() {
+  (void)dec_.getBool();  // atomic
+  (void)dec_.getU64();   // before
+  (void)dec_.getU64();   // after
+  if (!dec_.ok()) markMalformed("truncated change_info4");
+}
+
+void CompoundDecoder::rename() {
+  changeInfo();
+  changeInfo();
+}
+
+void CompoundDecoder::createDirectory() {
+  changeInfo();
+  (void)bitmap();
+}
+
+ReadDirResult CompoundDecoder::readDir() {
+  ReadDirResult r;
+  auto verf = dec_.getFixedOpaque(kVerifierSize);
+  if (verf.size() == kVerifierSize) std::memcpy(r.cookieVerf.data(), verf.data(), kVerifierSize);
+  for (std::uint32_t n = 0; ok(); ++n) {
+    const bool follows = dec_.getBool();
+    if (!follows) break;
+    if (n >= kMaxDirEntries) {
+      markMalformed("READDIR reply with over a million entries");
+      break;
+    }
+    DirEntry e;
+    e.cookie = dec_.getU64();
+    e.name = std::string(dec_.getString(kMaxNameLength));
+    e.attrs = fattr();
+    r.entries.push_back(std::move(e));
+  }
+  r.eof = dec_.getBool();
+  if (!dec_.ok()) markMalformed("truncated READDIR result");
+  return r;
+}
+
+void CompoundDecoder::setAttr() { (void)bitmap(); }
+
+ExchangeIdResult CompoundDecoder::exchangeId() {
+  ExchangeIdResult r;
+  r.clientId = dec_.getU64();
+  r.sequenceId = dec_.getU32();
+  r.flags = dec_.getU32();
+  const std::uint32_t protect = dec_.getU32();
+  if (protect != kSp4None) {
+    markMalformed("EXCHANGE_ID state protection " + std::to_string(protect) + " (only SP4_NONE is supported)");
+    return r;
+  }
+  (void)dec_.getU64();                   // server_owner.minor_id
+  (void)dec_.getOpaque(kOpaqueLimit);    // server_owner.major_id
+  r.serverScope = std::string(dec_.getString(kOpaqueLimit));
+  const std::uint32_t impls = dec_.getU32();
+  if (impls > 1) markMalformed("EXCHANGE_ID with " + std::to_string(impls) + " implementation ids");
+  for (std::uint32_t i = 0; i < impls && ok(); ++i) {
+    (void)dec_.getString(kOpaqueLimit);  // domain
+    r.serverImplName = std::string(dec_.getString(kOpaqueLimit));
+    (void)dec_.getI64();
+    (void)dec_.getU32();
+  }
+  if (!dec_.ok()) markMalformed("truncated EXCHANGE_ID result");
+  return r;
+}
+
+ChannelAttrs CompoundDecoder::channelAttrs() {
+  ChannelAttrs c;
+  c.headerPadSize = dec_.getU32();
+  c.maxRequestSize = dec_.getU32();
+  c.maxResponseSize = dec_.getU32();
+  c.maxResponseSizeCached = dec_.getU32();
+  c.maxOperations = dec_.getU32();
+  c.maxRequests = dec_.getU32();
+  const std::uint32_t ird = dec_.getU32();
+  if (ird > 1) markMalformed("channel attributes with " + std::to_string(ird) + " rdma_ird values");
+  for (std::uint32_t i = 0; i < ird && ok(); ++i) (void)dec_.getU32();
+  return c;
+}
+
+CreateSessionResult CompoundDecoder::createSession() {
+  CreateSessionResult r;
+  auto sid = dec_.getFixedOpaque(kSessionIdSize);
+  if (sid.size() == kSessionIdSize) std::memcpy(r.session.data(), sid.data(), kSessionIdSize);
+  r.sequenceId = dec_.getU32();
+  r.flags = dec_.getU32();
+  r.fore = channelAttrs();
+  r.back = channelAttrs();
+  if (!dec_.ok()) markMalformed("truncated CREATE_SESSION result");
+  return r;
+}
+
+}  // namespace nfsrdma::nfs4

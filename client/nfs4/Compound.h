@@ -1,0 +1,265 @@
+// NFSv4.1 COMPOUND encoding and decoding (RFC 8881 section 16, XDR of RFC 5662).
+//
+// Pure codec: CompoundEncoder appends operations to an XdrEncoder (WRITE data
+// as a bulk segment, never copied); CompoundDecoder walks the results in
+// order, stopping at the first failed operation as the server does. Neither
+// knows about sessions, slots or sockets.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/nfs4/Nfs4Constants.h"
+#include "client/nfs4/Nfs4Status.h"
+#include "client/xdr/XdrDecoder.h"
+#include "client/xdr/XdrEncoder.h"
+
+namespace nfsrdma::nfs4 {
+
+using SessionId = std::array<std::uint8_t, kSessionIdSize>;
+using Verifier = std::array<std::uint8_t, kVerifierSize>;
+
+struct FileHandle {
+  std::vector<std::uint8_t> bytes;
+  bool operator==(const FileHandle&) const = default;
+};
+
+struct StateId {
+  std::uint32_t seqid = 0;
+  std::array<std::uint8_t, kStateIdOtherSize> other{};
+  bool operator==(const StateId&) const = default;
+};
+
+class Bitmap {
+ public:
+  static constexpr std::size_t kWords = 3;
+  Bitmap() = default;
+  Bitmap(std::initializer_list<std::uint32_t> bits) {
+    for (auto b : bits) set(b);
+  }
+  void set(std::uint32_t bit) {
+    if (bit / 32 < kWords) words_[bit / 32] |= 1U << (bit % 32);
+  }
+  bool test(std::uint32_t bit) const { return bit / 32 < kWords && (words_[bit / 32] >> (bit % 32)) & 1U; }
+  // Words up to the highest non-zero one, as sent on the wire.
+  std::size_t usedWords() const;
+  std::uint32_t word(std::size_t i) const { return words_[i]; }
+  void setWord(std::size_t i, std::uint32_t v) { words_[i] = v; }
+  bool empty() const { return usedWords() == 0; }
+
+ private:
+  std::array<std::uint32_t, kWords> words_{};
+};
+
+struct NfsTime {
+  std::int64_t seconds = 0;
+  std::uint32_t nseconds = 0;
+};
+
+// Decoded fattr4; 'present' says which fields the server returned.
+struct Attributes {
+  Bitmap present;
+  FileType type = FileType::kNone;
+  std::uint64_t change = 0;
+  std::uint64_t size = 0;
+  std::uint64_t fileId = 0;
+  std::uint64_t maxRead = 0;
+  std::uint64_t maxWrite = 0;
+  std::uint32_t leaseTime = 0;
+  std::uint32_t mode = 0;
+  std::uint32_t numLinks = 0;
+  std::string owner;
+  std::string ownerGroup;
+  std::uint64_t spaceUsed = 0;
+  NfsTime timeAccess;
+  NfsTime timeMetadata;
+  NfsTime timeModify;
+};
+
+// Attributes to set (SETATTR, CREATE, OPEN with create).
+struct SetAttributes {
+  std::optional<std::uint64_t> size;
+  std::optional<std::uint32_t> mode;
+};
+
+struct ChannelAttrs {
+  std::uint32_t headerPadSize = 0;
+  std::uint32_t maxRequestSize = 0;
+  std::uint32_t maxResponseSize = 0;
+  std::uint32_t maxResponseSizeCached = 0;
+  std::uint32_t maxOperations = 0;
+  std::uint32_t maxRequests = 0;
+};
+
+struct OpenArgs {
+  std::uint64_t clientId = 0;
+  std::span<const std::uint8_t> owner;
+  std::uint32_t shareAccess = kShareAccessRead;
+  bool create = false;
+  SetAttributes createAttrs;  // with create: mode, and size 0 to truncate
+  std::string_view name;
+};
+
+class CompoundEncoder {
+ public:
+  // Writes the COMPOUND header (tag, minor version 1) and reserves the op count.
+  explicit CompoundEncoder(xdr::XdrEncoder& enc, std::string_view tag = {});
+  // Patches the op count; call once after the last operation.
+  void finish();
+  std::uint32_t opCount() const { return ops_; }
+
+  void sequence(const SessionId& session, std::uint32_t sequenceId, std::uint32_t slot,
+                std::uint32_t highestSlot, bool cacheThis);
+  void putRootFh();
+  void putFh(const FileHandle& fh);
+  void lookup(std::string_view name);
+  void getFh();
+  void getAttr(const Bitmap& request);
+  void saveFh();
+  void restoreFh();
+  void open(const OpenArgs& args);
+  void close(const StateId& stateId);
+  void delegReturn(const StateId& stateId);
+  void read(const StateId& stateId, std::uint64_t offset, std::uint32_t count);
+  void write(const StateId& stateId, std::uint64_t offset, StableHow stable,
+             std::span<const std::uint8_t> data);
+  void commit(std::uint64_t offset, std::uint32_t count);
+  void remove(std::string_view name);
+  void rename(std::string_view oldName, std::string_view newName);
+  void createDirectory(std::string_view name, const SetAttributes& attrs);
+  void readDir(std::uint64_t cookie, const Verifier& cookieVerf, std::uint32_t dirCount,
+               std::uint32_t maxCount, const Bitmap& request);
+  void setAttr(const StateId& stateId, const SetAttributes& attrs);
+  void exchangeId(const Verifier& verifier, std::span<const std::uint8_t> ownerId, std::uint32_t flags);
+  void createSession(std::uint64_t clientId, std::uint32_t sequenceId, const ChannelAttrs& fore,
+                     const ChannelAttrs& back);
+  void reclaimComplete(bool oneFs);
+  void destroySession(const SessionId& session);
+  void destroyClientId(std::uint64_t clientId);
+
+ private:
+  void op(Op o);
+  void bitmap(const Bitmap& b);
+  void setAttributes(const SetAttributes& a);
+  void stateId(const StateId& s);
+
+  xdr::XdrEncoder& enc_;
+  std::size_t countAt_;
+  std::uint32_t ops_ = 0;
+};
+
+struct SequenceResult {
+  SessionId session{};
+  std::uint32_t sequenceId = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t highestSlot = 0;
+  std::uint32_t targetHighestSlot = 0;
+  std::uint32_t statusFlags = 0;
+};
+
+struct OpenResult {
+  StateId stateId;
+  std::uint32_t resultFlags = 0;
+  std::uint32_t delegationType = kOpenDelegateNone;
+  StateId delegationStateId;  // valid for READ and WRITE delegations
+};
+
+struct ReadResult {
+  bool eof = false;
+  std::span<const std::uint8_t> data;  // view into the reply
+};
+
+struct WriteResult {
+  std::uint32_t count = 0;
+  StableHow committed = StableHow::kUnstable;
+  Verifier verifier{};
+};
+
+struct DirEntry {
+  std::uint64_t cookie = 0;
+  std::string name;
+  Attributes attrs;
+};
+
+struct ReadDirResult {
+  Verifier cookieVerf{};
+  std::vector<DirEntry> entries;
+  bool eof = false;
+};
+
+struct ExchangeIdResult {
+  std::uint64_t clientId = 0;
+  std::uint32_t sequenceId = 0;
+  std::uint32_t flags = 0;
+  std::string serverScope;
+  std::string serverImplName;
+};
+
+struct CreateSessionResult {
+  SessionId session{};
+  std::uint32_t sequenceId = 0;
+  std::uint32_t flags = 0;
+  ChannelAttrs fore;
+  ChannelAttrs back;
+};
+
+// What CompoundDecoder::next() returns once the reply is malformed.
+inline constexpr std::uint32_t kStatusMalformed = 0xffffffffU;
+
+class CompoundDecoder {
+ public:
+  // Reads the COMPOUND4res header (status, tag, result count).
+  explicit CompoundDecoder(xdr::XdrDecoder& dec);
+
+  std::uint32_t status() const { return status_; }
+  std::uint32_t resultCount() const { return count_; }
+  // False once the reply is malformed (truncated, unexpected operation, bad values).
+  bool ok() const { return dec_.ok() && !malformed_; }
+  const std::string& malformedReason() const { return reason_; }
+
+  // Reads the next result's op number and status; marks the reply malformed if
+  // the op is not the expected one or the results ran out. Returns the status
+  // (bodies follow only for NFS4_OK, except SETATTR's bitmap, read by setAttr()).
+  std::uint32_t next(Op expected);
+
+  SequenceResult sequence();
+  FileHandle getFh();
+  Attributes getAttr();
+  OpenResult open();
+  StateId close();
+  ReadResult read();
+  WriteResult write();
+  Verifier commit();
+  void changeInfo();  // REMOVE; CREATE (with its bitmap) reads it too
+  void rename();
+  void createDirectory();
+  ReadDirResult readDir();
+  void setAttr();  // the attrsset bitmap, present whatever the status
+  ExchangeIdResult exchangeId();
+  CreateSessionResult createSession();
+
+  void markMalformed(std::string reason);
+
+ private:
+  Bitmap bitmap();
+  Attributes fattr();
+  StateId stateId();
+  ChannelAttrs channelAttrs();
+  void skipNfsAce();
+
+  xdr::XdrDecoder& dec_;
+  std::uint32_t status_ = 0;
+  std::uint32_t count_ = 0;
+  std::uint32_t seen_ = 0;
+  bool malformed_ = false;
+  std::string reason_;
+};
+
+const char* opName(Op op);
+
+}  // namespace nfsrdma::nfs4

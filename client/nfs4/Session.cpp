@@ -1,0 +1,308 @@
+#include "client/nfs4/Session.h"
+
+#include <cstring>
+#include <future>
+#include <random>
+
+namespace nfsrdma::nfs4 {
+namespace {
+
+Error statusErrorFor(Op op, std::uint32_t status) {
+  return makeError(statusError(status), opName(op));
+}
+
+Error malformedError(const CompoundDecoder& d) {
+  return makeError(ClientErrc::kMalformedReply, "COMPOUND reply: " + d.malformedReason());
+}
+
+}  // namespace
+
+Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc) {
+  Verifier verifier{};
+  std::random_device rd;
+  for (auto& b : verifier) b = static_cast<std::uint8_t>(rd());
+
+  ExchangeIdResult exchange;
+  std::span<const std::uint8_t> owner(reinterpret_cast<const std::uint8_t*>(options.ownerId.data()),
+                                      options.ownerId.size());
+  if (Error e = sessionlessRoundTrip(
+          [&](CompoundEncoder& c) { c.exchangeId(verifier, owner, kExchgIdFlagUseNonPnfs); },
+          [&](CompoundDecoder& d) -> Error {
+            const std::uint32_t st = d.next(Op::kExchangeId);
+            if (!d.ok()) return malformedError(d);
+            if (st != kNfs4Ok) return statusErrorFor(Op::kExchangeId, st);
+            exchange = d.exchangeId();
+            return d.ok() ? Error{} : malformedError(d);
+          })) {
+    throw NfsException(e);
+  }
+  clientId_ = exchange.clientId;
+
+  ChannelAttrs fore;
+  fore.maxRequestSize = options.maxRequestSize;
+  fore.maxResponseSize = options.maxResponseSize;
+  fore.maxResponseSizeCached = 8192;
+  fore.maxOperations = options.maxOperations;
+  fore.maxRequests = options.slots;
+  ChannelAttrs back;
+  back.maxRequestSize = 4096;
+  back.maxResponseSize = 4096;
+  back.maxOperations = 2;
+  back.maxRequests = 1;
+  CreateSessionResult created;
+  if (Error e = sessionlessRoundTrip(
+          [&](CompoundEncoder& c) { c.createSession(clientId_, exchange.sequenceId, fore, back); },
+          [&](CompoundDecoder& d) -> Error {
+            const std::uint32_t st = d.next(Op::kCreateSession);
+            if (!d.ok()) return malformedError(d);
+            if (st != kNfs4Ok) return statusErrorFor(Op::kCreateSession, st);
+            created = d.createSession();
+            return d.ok() ? Error{} : malformedError(d);
+          })) {
+    throw NfsException(e);
+  }
+  if (created.fore.maxRequests == 0) {
+    throw NfsException(makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots"));
+  }
+  sessionId_ = created.session;
+  fore_ = created.fore;
+  slots_ = SlotTable(created.fore.maxRequests);
+  stats_.slots = created.fore.maxRequests;
+  lastReply_ = std::chrono::steady_clock::now();
+  // Replies can be as large as the server said; a little slack covers the RPC header.
+  rpc_.setMaxIncomingMessage(std::size_t{fore_.maxResponseSize} + 1024);
+
+  Error e = roundTrip([](CompoundEncoder& c) { c.reclaimComplete(false); },
+                      [](CompoundDecoder& d) -> Error {
+                        const std::uint32_t st = d.next(Op::kReclaimComplete);
+                        if (!d.ok()) return malformedError(d);
+                        if (st != kNfs4Ok && st != 10054 /* COMPLETE_ALREADY */) {
+                          return statusErrorFor(Op::kReclaimComplete, st);
+                        }
+                        return {};
+                      });
+  if (!e) {
+    e = roundTrip(
+        [](CompoundEncoder& c) {
+          c.putRootFh();
+          c.getAttr(Bitmap{attr::kLeaseTime});
+        },
+        [this](CompoundDecoder& d) -> Error {
+          std::uint32_t st = d.next(Op::kPutRootFh);
+          if (st == kNfs4Ok) st = d.next(Op::kGetAttr);
+          if (!d.ok()) return malformedError(d);
+          if (st != kNfs4Ok) return statusErrorFor(Op::kGetAttr, st);
+          Attributes a = d.getAttr();
+          if (!d.ok()) return malformedError(d);
+          if (a.present.test(attr::kLeaseTime) && a.leaseTime > 0) leaseSeconds_ = a.leaseTime;
+          return {};
+        });
+  }
+  if (e) {
+    (void)close();
+    throw NfsException(e);
+  }
+  renewThread_ = std::thread([this] { renewLoop(); });
+}
+
+Session::~Session() { (void)close(); }
+
+Error Session::sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
+                                    const std::function<Error(CompoundDecoder&)>& decode) {
+  std::promise<Error> done;
+  auto future = done.get_future();
+  Error e = rpc_.call(
+      kProcCompound,
+      [&](xdr::XdrEncoder& enc) {
+        CompoundEncoder c(enc);
+        encode(c);
+        c.finish();
+      },
+      [&](const Error& err, xdr::XdrDecoder& dec) {
+        if (err) {
+          done.set_value(err);
+          return;
+        }
+        CompoundDecoder d(dec);
+        done.set_value(d.ok() ? decode(d) : malformedError(d));
+      });
+  if (e) return e;
+  return future.get();
+}
+
+Error Session::roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode) {
+  std::promise<Error> done;
+  auto future = done.get_future();
+  submit(encode, [&](const Error& err, CompoundDecoder* d) {
+    done.set_value(err ? err : decode(*d));
+  });
+  return future.get();
+}
+
+void Session::submit(Encode encode, Decode decode) {
+  std::unique_lock lock(mu_);
+  if (closed_) {
+    lock.unlock();
+    decode(makeError(ClientErrc::kShutdown, "session closed"), nullptr);
+    return;
+  }
+  if (slots_.retired() == slots_.size()) {
+    lock.unlock();
+    decode(makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts"), nullptr);
+    return;
+  }
+  auto slot = slots_.acquire();
+  if (!slot) {
+    ++stats_.waitedForSlot;
+    waiting_.push_back({std::move(encode), std::move(decode)});
+    return;
+  }
+  const std::uint32_t seq = slots_.nextSequenceId(*slot);
+  const std::uint32_t highest = slots_.highestSlotInUse();
+  ++stats_.compounds;
+  lock.unlock();
+  issue(*slot, seq, highest, std::move(encode), std::move(decode));
+}
+
+void Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
+                    Decode decode) {
+  auto shared = std::make_shared<Decode>(std::move(decode));
+  Error e = rpc_.call(
+      kProcCompound,
+      [&](xdr::XdrEncoder& enc) {
+        CompoundEncoder c(enc);
+        c.sequence(sessionId_, sequenceId, slot, highest, false);
+        encode(c);
+        c.finish();
+      },
+      [this, slot, sequenceId, shared](const Error& err, xdr::XdrDecoder& results) {
+        onReply(slot, sequenceId, err, results, *shared);
+      });
+  if (e) {
+    releaseAndPump(slot, SlotOutcome::kNotExecuted);
+    (*shared)(e, nullptr);
+  }
+}
+
+void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
+                      xdr::XdrDecoder& results, const Decode& decode) {
+  if (error) {
+    // A call the server may or may not have executed: retire the slot. A
+    // reply that was an RPC-level rejection never reached SEQUENCE.
+    const bool rejected = error.code == make_error_code(ClientErrc::kRpcDenied) ||
+                          error.code == make_error_code(ClientErrc::kRpcAcceptError);
+    releaseAndPump(slot, rejected ? SlotOutcome::kNotExecuted : SlotOutcome::kUnknown);
+    decode(error, nullptr);
+    return;
+  }
+  CompoundDecoder d(results);
+  const std::uint32_t st = d.next(Op::kSequence);
+  if (!d.ok()) {
+    releaseAndPump(slot, SlotOutcome::kUnknown);
+    decode(malformedError(d), nullptr);
+    return;
+  }
+  if (st != kNfs4Ok) {
+    releaseAndPump(slot, SlotOutcome::kNotExecuted);
+    decode(statusErrorFor(Op::kSequence, st), nullptr);
+    return;
+  }
+  const SequenceResult seq = d.sequence();
+  if (!d.ok() || seq.session != sessionId_ || seq.slot != slot || seq.sequenceId != sequenceId) {
+    releaseAndPump(slot, SlotOutcome::kUnknown);
+    decode(makeError(ClientErrc::kSequenceMismatch,
+                     d.ok() ? "SEQUENCE reply for slot " + std::to_string(seq.slot) + " sequence " +
+                                  std::to_string(seq.sequenceId) + ", expected slot " +
+                                  std::to_string(slot) + " sequence " + std::to_string(sequenceId)
+                            : malformedError(d).message()),
+           nullptr);
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    slots_.setTargetHighest(seq.targetHighestSlot);
+    lastReply_ = std::chrono::steady_clock::now();
+  }
+  releaseAndPump(slot, SlotOutcome::kExecuted);
+  decode({}, &d);
+}
+
+void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
+  std::unique_lock lock(mu_);
+  slots_.release(slot, outcome);
+  stats_.retiredSlots = slots_.retired();
+  // Hand freed slots to waiting requests; each issue() runs unlocked.
+  while (!waiting_.empty()) {
+    if (slots_.retired() == slots_.size()) {
+      std::deque<Waiting> failed;
+      failed.swap(waiting_);
+      lock.unlock();
+      for (auto& w : failed) w.decode(makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts"), nullptr);
+      lock.lock();
+      break;
+    }
+    auto next = slots_.acquire();
+    if (!next) break;
+    Waiting w = std::move(waiting_.front());
+    waiting_.pop_front();
+    const std::uint32_t seq = slots_.nextSequenceId(*next);
+    const std::uint32_t highest = slots_.highestSlotInUse();
+    ++stats_.compounds;
+    lock.unlock();
+    issue(*next, seq, highest, std::move(w.encode), std::move(w.decode));
+    lock.lock();
+  }
+  if (slots_.inUse() == 0 && waiting_.empty()) idle_.notify_all();
+}
+
+void Session::renewLoop() {
+  std::unique_lock lock(mu_);
+  const auto period = std::chrono::milliseconds(std::max<std::uint32_t>(leaseSeconds_, 3) * 1000 / 3);
+  while (!stopRenew_) {
+    renewWake_.wait_for(lock, period / 2, [this] { return stopRenew_; });
+    if (stopRenew_) break;
+    if (std::chrono::steady_clock::now() - lastReply_ < period || slots_.inUse() > 0) continue;
+    ++stats_.renewals;
+    lock.unlock();
+    // A bare SEQUENCE renews the lease (RFC 8881 section 8.3); errors show up on the next real call.
+    submit([](CompoundEncoder&) {}, [](const Error&, CompoundDecoder*) {});
+    lock.lock();
+  }
+}
+
+Error Session::close() {
+  {
+    std::unique_lock lock(mu_);
+    if (closed_) return {};
+    stopRenew_ = true;
+    renewWake_.notify_all();
+  }
+  if (renewThread_.joinable()) renewThread_.join();
+  {
+    std::unique_lock lock(mu_);
+    // Let calls in flight finish; each ends by reply or RPC timeout.
+    idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
+                   [this] { return slots_.inUse() == 0 && waiting_.empty(); });
+    closed_ = true;
+  }
+  Error first = sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroySession(sessionId_); },
+                                     [](CompoundDecoder& d) -> Error {
+                                       const std::uint32_t st = d.next(Op::kDestroySession);
+                                       if (!d.ok()) return malformedError(d);
+                                       return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroySession, st);
+                                     });
+  Error second = sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
+                                      [](CompoundDecoder& d) -> Error {
+                                        const std::uint32_t st = d.next(Op::kDestroyClientId);
+                                        if (!d.ok()) return malformedError(d);
+                                        return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroyClientId, st);
+                                      });
+  return first ? first : second;
+}
+
+SessionStats Session::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+}  // namespace nfsrdma::nfs4

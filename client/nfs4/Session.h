@@ -1,0 +1,110 @@
+// An NFSv4.1 client session (RFC 8881 sections 2.10, 18.35, 18.36, 18.46).
+//
+// Establishes the client id and session (EXCHANGE_ID, CREATE_SESSION,
+// RECLAIM_COMPLETE), then runs every COMPOUND through a slot with SEQUENCE
+// first. submit() never blocks: with every slot busy the request waits in a
+// FIFO and leaves when a reply frees a slot, so callers can push any number
+// of requests and exactly 'slots' are in flight. While idle, a renewal thread
+// sends a bare SEQUENCE each lease/3 so the server keeps our state.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "client/Error.h"
+#include "client/nfs4/Compound.h"
+#include "client/nfs4/SlotTable.h"
+#include "client/rpc/RpcClient.h"
+
+namespace nfsrdma::nfs4 {
+
+struct SessionOptions {
+  std::uint32_t slots = 32;                // fore-channel slots asked for (queue depth)
+  std::uint32_t maxRequestSize = (1U << 20) + 8192;
+  std::uint32_t maxResponseSize = (1U << 20) + 8192;
+  std::uint32_t maxOperations = 16;
+  std::string ownerId;                     // unique per client instance
+};
+
+struct SessionStats {
+  std::uint64_t compounds = 0;
+  std::uint64_t renewals = 0;
+  std::uint64_t waitedForSlot = 0;
+  std::uint32_t slots = 0;
+  std::uint32_t retiredSlots = 0;
+};
+
+class Session {
+ public:
+  // Writes the operations that follow SEQUENCE.
+  using Encode = std::function<void(CompoundEncoder& ops)>;
+  // Called exactly once. On success, error is empty and the decoder stands
+  // after the SEQUENCE result; otherwise results is null.
+  using Decode = std::function<void(const Error& error, CompoundDecoder* results)>;
+
+  // Runs EXCHANGE_ID, CREATE_SESSION and RECLAIM_COMPLETE; throws NfsException.
+  Session(rpc::RpcClient& rpc, const SessionOptions& options);
+  ~Session();  // stops renewal and destroys the session if close() was not called
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Queues a COMPOUND. The callback always fires exactly once, possibly
+  // before submit() returns (e.g. when the session is closed).
+  void submit(Encode encode, Decode decode);
+
+  // DESTROY_SESSION and DESTROY_CLIENTID; waits for calls in flight first
+  // (bounded by the RPC timeout). Errors are returned, not thrown.
+  Error close();
+
+  std::uint64_t clientId() const { return clientId_; }
+  const SessionId& id() const { return sessionId_; }
+  const ChannelAttrs& fore() const { return fore_; }
+  std::uint32_t leaseSeconds() const { return leaseSeconds_; }
+  SessionStats stats() const;
+
+  // A synchronous round trip for setup and tests: submit() and wait.
+  // Must not be called from the transport's I/O thread (it would deadlock).
+  Error roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode);
+
+ private:
+  struct Waiting {
+    Encode encode;
+    Decode decode;
+  };
+
+  void issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
+             Decode decode);
+  void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
+               xdr::XdrDecoder& results, const Decode& decode);
+  void releaseAndPump(std::uint32_t slot, SlotOutcome outcome);
+  void renewLoop();
+  Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
+                             const std::function<Error(CompoundDecoder&)>& decode);
+
+  rpc::RpcClient& rpc_;
+  std::uint64_t clientId_ = 0;
+  SessionId sessionId_{};
+  ChannelAttrs fore_;
+  std::uint32_t leaseSeconds_ = 90;
+
+  mutable std::mutex mu_;
+  std::condition_variable idle_;
+  SlotTable slots_{1};
+  std::deque<Waiting> waiting_;
+  bool closed_ = false;
+  std::chrono::steady_clock::time_point lastReply_;
+  SessionStats stats_;
+
+  std::condition_variable renewWake_;
+  bool stopRenew_ = false;
+  std::thread renewThread_;
+};
+
+}  // namespace nfsrdma::nfs4

@@ -1,0 +1,94 @@
+// ONC RPC client over any Transport: XIDs, the table of calls in flight,
+// reply matching and call timeouts.
+//
+// Many calls are in flight on one connection; a reply is matched to its call
+// by XID, in any order. Replies to unknown XIDs (late replies to calls that
+// already timed out, or garbage) are counted and dropped. Callbacks run on
+// the transport's I/O thread and may start new calls (that is how a queue
+// depth is kept without waking another thread).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "client/Error.h"
+#include "client/rpc/RpcMessage.h"
+#include "client/transport/Transport.h"
+#include "client/xdr/XdrDecoder.h"
+#include "client/xdr/XdrEncoder.h"
+
+namespace nfsrdma::rpc {
+
+struct RpcStats {
+  std::uint64_t calls = 0;
+  std::uint64_t replies = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t unknownXids = 0;
+  std::uint64_t malformedReplies = 0;
+  std::uint64_t bytesSent = 0;
+  std::uint64_t bytesReceived = 0;
+};
+
+// Called exactly once per accepted call. On success error is empty and
+// results is positioned at the procedure's results (valid during the call).
+using ReplyCallback = std::function<void(const Error& error, xdr::XdrDecoder& results)>;
+// Writes the procedure's arguments after the header.
+using ArgsEncoder = std::function<void(xdr::XdrEncoder& enc)>;
+
+class RpcClient final : public transport::TransportSink {
+ public:
+  RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
+            std::uint32_t version, Credential credential, std::chrono::milliseconds timeout);
+  ~RpcClient() override;  // closes the transport; calls still in flight fail with kShutdown
+
+  RpcClient(const RpcClient&) = delete;
+  RpcClient& operator=(const RpcClient&) = delete;
+
+  // Starts a call. If it returns an error the callback is never called;
+  // otherwise the callback is called exactly once (reply, timeout, transport
+  // failure or shutdown). Encoded headers larger than the scratch buffer
+  // fail with kEncodeOverflow.
+  Error call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback);
+
+  // Stops further calls and fails those in flight with kShutdown; closes the transport.
+  void shutdown();
+
+  void setMaxIncomingMessage(std::size_t bytes) { transport_->setMaxIncomingMessage(bytes); }
+  bool onIoThread() const { return transport_->onIoThread(); }
+  std::string describe() const { return transport_->describe(); }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  RpcStats stats() const;
+
+  // Largest encoded call head (headers and small arguments; bulk excluded).
+  static constexpr std::size_t kMaxCallHead = 64 * 1024;
+
+ private:
+  struct Pending {
+    ReplyCallback callback;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  void onMessage(std::span<const std::uint8_t> message) override;
+  void onTransportError(const Error& error) override;
+  void onTick() override;
+  void failAll(const Error& error);
+
+  std::unique_ptr<transport::Transport> transport_;
+  const std::uint32_t program_;
+  const std::uint32_t version_;
+  const Credential credential_;
+  const std::chrono::milliseconds timeout_;
+  std::atomic<std::uint32_t> nextXid_;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::uint32_t, Pending> pending_;
+  Error broken_;  // set once the transport failed or shutdown began
+  RpcStats stats_;
+};
+
+}  // namespace nfsrdma::rpc

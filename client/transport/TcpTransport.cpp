@@ -1,0 +1,353 @@
+#include "client/transport/TcpTransport.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+namespace nfsrdma::transport {
+namespace {
+
+constexpr std::uint32_t kLastFragment = 0x80000000U;
+constexpr std::size_t kInitialInBuffer = 256 * 1024;
+// Calls up to this size made from reply callbacks are corked (copied) and
+// leave together; larger ones (WRITE payloads) go straight to the socket.
+constexpr std::size_t kCorkLimit = 16 * 1024;
+constexpr int kMaxReadsPerWakeup = 16;
+
+void putBe32(std::uint8_t* p, std::uint32_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
+}
+
+std::uint32_t getBe32(const std::uint8_t* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+
+// Writes as much of iov as the socket takes without blocking; returns bytes
+// written or -errno.
+ssize_t sendSome(int fd, iovec* iov, std::size_t count) {
+  msghdr msg{};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = count;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    ssize_t n = ::sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    return -errno;
+  }
+  return 0;
+}
+
+void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t count, std::size_t skip) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto* base = static_cast<const std::uint8_t*>(iov[i].iov_base);
+    std::size_t len = iov[i].iov_len;
+    if (skip >= len) {
+      skip -= len;
+      continue;
+    }
+    out.insert(out.end(), base + skip, base + len);
+    skip = 0;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std::uint16_t port,
+                                                    std::chrono::milliseconds timeout) {
+  const std::string what = "connect tcp " + host + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  const std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res); rc != 0) {
+    throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                                 what + ": cannot resolve host (" + ::gai_strerror(rc) + ")"));
+  }
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(res, ::freeaddrinfo);
+  int lastErr = EHOSTUNREACH;
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      lastErr = errno;
+      continue;
+    }
+    int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd pfd{fd, POLLOUT, 0};
+      rc = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
+      if (rc == 0) {
+        lastErr = ETIMEDOUT;
+        ::close(fd);
+        continue;
+      }
+      int soErr = 0;
+      socklen_t len = sizeof soErr;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soErr, &len);
+      rc = soErr == 0 ? 0 : -1;
+      errno = soErr;
+    }
+    if (rc != 0) {
+      lastErr = errno;
+      ::close(fd);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return std::unique_ptr<TcpTransport>(
+        new TcpTransport(fd, "tcp " + host + ":" + std::to_string(port)));
+  }
+  throw NfsException(errnoError(lastErr, what));
+}
+
+std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string description) {
+  return std::unique_ptr<TcpTransport>(new TcpTransport(fd, std::move(description)));
+}
+
+TcpTransport::TcpTransport(int fd, std::string description)
+    : fd_(fd), wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)), description_(std::move(description)) {
+  if (wakeFd_ < 0) {
+    int err = errno;
+    ::close(fd_);
+    throw NfsException(errnoError(err, "eventfd for " + description_));
+  }
+  in_.resize(kInitialInBuffer);
+}
+
+TcpTransport::~TcpTransport() {
+  close();
+  ::close(wakeFd_);
+}
+
+void TcpTransport::start(TransportSink& sink) {
+  sink_ = &sink;
+  thread_ = std::thread([this] { run(); });
+}
+
+void TcpTransport::close() {
+  stopping_.store(true);
+  wake();
+  if (thread_.joinable()) {
+    if (std::this_thread::get_id() == thread_.get_id()) {
+      thread_.detach();  // the owner closes from a callback; the loop sees stopping_
+    } else {
+      thread_.join();
+    }
+  }
+  std::lock_guard lock(sendMutex_);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+void TcpTransport::wake() {
+  std::uint64_t one = 1;
+  (void)!::write(wakeFd_, &one, sizeof one);
+}
+
+Error TcpTransport::send(const OutgoingMessage& message) {
+  if (message.size > 0x7fffffffU) {
+    return makeError(ClientErrc::kEncodeOverflow, "tcp send: message of " +
+                                                      std::to_string(message.size) + " bytes");
+  }
+  if (broken_.load()) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  std::array<std::uint8_t, 4> marker{};
+  putBe32(marker.data(), kLastFragment | static_cast<std::uint32_t>(message.size));
+  std::array<iovec, xdr::XdrEncoder::kMaxSegments + 1> iov{};
+  iov[0] = {marker.data(), 4};
+  std::size_t count = 1;
+  for (const auto& s : message.segments) {
+    iov[count++] = {const_cast<std::uint8_t*>(s.data), s.size};
+  }
+
+  if (onIoThread() && dispatching_ && message.size <= kCorkLimit) {
+    appendIov(cork_, iov.data(), count, 0);
+    return {};
+  }
+  std::lock_guard lock(sendMutex_);
+  if (fd_ < 0) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  if (!pendingOut_.empty()) {
+    appendIov(pendingOut_, iov.data(), count, 0);
+    return {};
+  }
+  const ssize_t n = sendSome(fd_, iov.data(), count);
+  if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
+  const auto written = static_cast<std::size_t>(n);
+  if (written < message.size + 4) {
+    appendIov(pendingOut_, iov.data(), count, written);
+    hasPendingOut_.store(true);
+    if (!onIoThread()) wake();
+  }
+  return {};
+}
+
+Error TcpTransport::flushPendingLocked() {
+  while (pendingSent_ < pendingOut_.size()) {
+    iovec iov{pendingOut_.data() + pendingSent_, pendingOut_.size() - pendingSent_};
+    const ssize_t n = sendSome(fd_, &iov, 1);
+    if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
+    if (n == 0) return {};
+    pendingSent_ += static_cast<std::size_t>(n);
+  }
+  pendingOut_.clear();
+  pendingSent_ = 0;
+  hasPendingOut_.store(false);
+  return {};
+}
+
+Error TcpTransport::flushCork() {
+  if (cork_.empty()) return {};
+  std::lock_guard lock(sendMutex_);
+  if (fd_ < 0) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  if (pendingOut_.empty()) {
+    iovec iov{cork_.data(), cork_.size()};
+    const ssize_t n = sendSome(fd_, &iov, 1);
+    if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
+    if (static_cast<std::size_t>(n) < cork_.size()) {
+      pendingOut_.assign(cork_.begin() + n, cork_.end());
+      hasPendingOut_.store(true);
+    }
+  } else {
+    pendingOut_.insert(pendingOut_.end(), cork_.begin(), cork_.end());
+  }
+  cork_.clear();
+  return {};
+}
+
+void TcpTransport::fail(const Error& e) {
+  if (broken_.exchange(true)) return;
+  sink_->onTransportError(e);
+}
+
+void TcpTransport::run() {
+  ioThreadId_.store(std::this_thread::get_id());
+  auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+  while (!stopping_.load()) {
+    const bool wantOut = hasPendingOut_.load();
+    std::array<pollfd, 2> fds{{{fd_, static_cast<short>(POLLIN | (wantOut ? POLLOUT : 0)), 0},
+                               {wakeFd_, POLLIN, 0}}};
+    if (broken_.load()) fds[0].fd = -1;  // keep ticking (timeouts) but stop reading
+    const auto now = std::chrono::steady_clock::now();
+    const auto waitMs =
+        std::chrono::duration_cast<std::chrono::milliseconds>(nextTick - now).count();
+    const int rc = ::poll(fds.data(), fds.size(), waitMs < 0 ? 0 : static_cast<int>(waitMs) + 1);
+    if (rc < 0 && errno != EINTR) {
+      fail(errnoError(errno, "poll on " + description_));
+    }
+    if (rc > 0) {
+      if (fds[1].revents & POLLIN) {
+        std::uint64_t v;
+        (void)!::read(wakeFd_, &v, sizeof v);
+      }
+      if (stopping_.load()) break;
+      if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+        if (Error e = readAndDispatch()) fail(e);
+      }
+      if (!broken_.load() && (fds[0].revents & POLLOUT)) {
+        Error e;
+        {
+          std::lock_guard lock(sendMutex_);
+          e = flushPendingLocked();
+        }
+        if (e) fail(e);  // outside the lock: the sink may send
+      }
+    }
+    if (std::chrono::steady_clock::now() >= nextTick) {
+      sink_->onTick();
+      nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+    }
+  }
+}
+
+Error TcpTransport::readAndDispatch() {
+  for (int round = 0; round < kMaxReadsPerWakeup; ++round) {
+    if (inEnd_ == in_.size()) {
+      // Make room: move the partial record to the front, then grow if it alone fills the buffer.
+      if (inStart_ > 0) {
+        std::memmove(in_.data(), in_.data() + inStart_, inEnd_ - inStart_);
+        inEnd_ -= inStart_;
+        inStart_ = 0;
+      }
+      if (inEnd_ == in_.size()) in_.resize(in_.size() * 2);
+    }
+    const std::size_t room = in_.size() - inEnd_;
+    const ssize_t n = ::recv(fd_, in_.data() + inEnd_, room, MSG_DONTWAIT);
+    if (n == 0) {
+      if (inEnd_ > inStart_ || assembling_) {
+        return makeError(ClientErrc::kConnectionClosed,
+                         description_ + " closed in the middle of a reply (" +
+                             std::to_string(inEnd_ - inStart_) + " bytes of it received)");
+      }
+      return makeError(ClientErrc::kConnectionClosed, description_);
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      return errnoError(errno, "recv on " + description_);
+    }
+    inEnd_ += static_cast<std::size_t>(n);
+    dispatching_ = true;
+    Error e = parseRecords();
+    dispatching_ = false;
+    if (Error f = flushCork(); !e) e = f;
+    if (e) return e;
+    if (static_cast<std::size_t>(n) < room) break;  // socket drained
+  }
+  return {};
+}
+
+Error TcpTransport::parseRecords() {
+  const std::size_t maxIncoming = maxIncoming_.load();
+  while (inEnd_ - inStart_ >= 4 && !stopping_.load()) {
+    const std::uint32_t marker = getBe32(in_.data() + inStart_);
+    const bool last = (marker & kLastFragment) != 0;
+    const std::size_t len = marker & ~kLastFragment;
+    if (len > maxIncoming || assembly_.size() + len > maxIncoming) {
+      return makeError(ClientErrc::kRecordTooLarge,
+                       description_ + ": record fragment of " + std::to_string(len) +
+                           " bytes exceeds the negotiated maximum of " + std::to_string(maxIncoming));
+    }
+    if (inEnd_ - inStart_ < 4 + len) {
+      // Incomplete: make sure the whole fragment will fit, then wait for more.
+      if (4 + len > in_.size()) {
+        std::memmove(in_.data(), in_.data() + inStart_, inEnd_ - inStart_);
+        inEnd_ -= inStart_;
+        inStart_ = 0;
+        in_.resize(4 + len);
+      }
+      break;
+    }
+    std::span<const std::uint8_t> fragment(in_.data() + inStart_ + 4, len);
+    inStart_ += 4 + len;
+    if (!assembling_ && last) {
+      sink_->onMessage(fragment);
+    } else {
+      assembly_.insert(assembly_.end(), fragment.begin(), fragment.end());
+      assembling_ = !last;
+      if (last) {
+        sink_->onMessage(assembly_);
+        assembly_.clear();
+      }
+    }
+  }
+  if (inStart_ == inEnd_) inStart_ = inEnd_ = 0;
+  return {};
+}
+
+}  // namespace nfsrdma::transport

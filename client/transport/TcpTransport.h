@@ -1,0 +1,76 @@
+// RPC over TCP with record marking (RFC 5531 section 11).
+//
+// Many calls share one connection: replies are matched by XID above us, so
+// this class only frames and moves bytes. Costs are per batch, not per call:
+// one recv() takes every reply the socket holds and the sends that reply
+// callbacks make on the I/O thread are corked and leave in one writev().
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/transport/Transport.h"
+
+namespace nfsrdma::transport {
+
+class TcpTransport final : public Transport {
+ public:
+  // Connects within timeout; throws NfsException naming host, port and errno text.
+  static std::unique_ptr<TcpTransport> connect(const std::string& host, std::uint16_t port,
+                                               std::chrono::milliseconds timeout);
+  // Adopts a connected socket (tests use a socketpair).
+  static std::unique_ptr<TcpTransport> adopt(int fd, std::string description);
+  ~TcpTransport() override;
+
+  TcpTransport(const TcpTransport&) = delete;
+  TcpTransport& operator=(const TcpTransport&) = delete;
+
+  void start(TransportSink& sink) override;
+  Error send(const OutgoingMessage& message) override;
+  void setMaxIncomingMessage(std::size_t bytes) override { maxIncoming_.store(bytes); }
+  void close() override;
+  bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
+  std::string describe() const override { return description_; }
+
+ private:
+  TcpTransport(int fd, std::string description);
+  void run();
+  Error readAndDispatch();
+  Error parseRecords();
+  Error flushPendingLocked();
+  Error flushCork();
+  void wake();
+  void fail(const Error& e);
+
+  int fd_;
+  int wakeFd_;
+  std::string description_;
+  TransportSink* sink_ = nullptr;
+  std::thread thread_;
+  std::atomic<std::thread::id> ioThreadId_{};
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> broken_{false};
+  std::atomic<std::size_t> maxIncoming_{1U << 20};
+
+  std::mutex sendMutex_;
+  std::vector<std::uint8_t> pendingOut_;  // bytes the socket did not take yet (guarded by sendMutex_)
+  std::size_t pendingSent_ = 0;
+  std::atomic<bool> hasPendingOut_{false};
+
+  // I/O thread only.
+  bool dispatching_ = false;
+  std::vector<std::uint8_t> cork_;
+  std::vector<std::uint8_t> in_;
+  std::size_t inStart_ = 0;
+  std::size_t inEnd_ = 0;
+  std::vector<std::uint8_t> assembly_;  // multi-fragment records
+  bool assembling_ = false;
+};
+
+}  // namespace nfsrdma::transport

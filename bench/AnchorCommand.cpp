@@ -1,13 +1,196 @@
-// Placeholder until the anchor command lands.
+// nfsrdma-bench anchor: our client against libnfs, the anchor, on one server
+// in one run: 4 KiB random reads at QD32 and 1 MiB sequential reads at QD8
+// over a 256 MiB file. Prints IOPS, MiB/s, client CPU per operation and the
+// ratios. Without --url it starts its own nfs-ganesha on loopback.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <random>
 
 #include "bench/BenchCommands.h"
+#include "bench/ReadDrivers.h"
+#include "client/Client.h"
+#include "server/GaneshaServer.h"
+
+namespace po = boost::program_options;
 
 namespace nfsrdma::bench {
+namespace {
 
-int runAnchorCommand(int, char**) {
-  std::fprintf(stderr, "nfsrdma-bench: 'anchor' is not implemented yet\n");
-  return 2;
+constexpr const char* kFileName = "nfsrdma-anchor.dat";
+
+void writeTestFile(Client& client, std::uint64_t size) {
+  OpenFlags flags;
+  flags.read = false;
+  flags.write = true;
+  flags.create = true;
+  flags.truncate = true;
+  OpenFile f = client.open(kFileName, flags);
+  std::vector<std::uint8_t> chunk(8U << 20);
+  std::mt19937_64 rng(42);
+  for (std::uint64_t off = 0; off < size; off += chunk.size()) {
+    for (std::size_t i = 0; i + 8 <= chunk.size(); i += 8) {
+      const std::uint64_t v = rng();
+      std::memcpy(chunk.data() + i, &v, 8);
+    }
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
+    client.pwrite(f, {chunk.data(), n}, off);
+  }
+  client.close(f);
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int runAnchorCommand(int argc, char** argv) {
+  po::options_description opts("nfsrdma-bench anchor options");
+  std::string url;
+  std::uint64_t sizeMiB = 256;
+  double runtime = 5;
+  std::string jsonPath;
+  std::string only;
+  opts.add_options()("help,h", "show this help")(
+      "url", po::value(&url),
+      "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting a temp dir)")(
+      "size-mib", po::value(&sizeMiB)->default_value(256), "test file size in MiB")(
+      "runtime", po::value(&runtime)->default_value(5), "seconds per run")(
+      "json", po::value(&jsonPath), "also write the results as JSON to this file")(
+      "only", po::value(&only), "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios");
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << "usage: nfsrdma-bench anchor [options]\n" << opts;
+      return 0;
+    }
+    if (!only.empty() && only != "nfsrdma" && only != "libnfs") {
+      throw std::invalid_argument("--only " + only + ": expected nfsrdma or libnfs");
+    }
+    if (sizeMiB < 8) throw std::invalid_argument("--size-mib must be at least 8");
+    if (runtime <= 0 || runtime > 3600) throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
+
+    std::optional<server::GaneshaServer> ganesha;
+    std::filesystem::path exportDir;
+    ClientOptions options;
+    std::string serverNote;
+    if (url.empty()) {
+      if (auto why = server::GaneshaServer::unavailableReason()) {
+        throw std::runtime_error("cannot start the embedded nfs-ganesha: " + *why +
+                                 " (run scripts/install-deps.sh, or give --url)");
+      }
+      exportDir = std::filesystem::temp_directory_path() / ("nfsrdma-anchor-" + std::to_string(::getpid()));
+      std::filesystem::create_directories(exportDir);
+      server::GaneshaOptions go;
+      go.exports.push_back({exportDir, "/export", false, false, 1});
+      ganesha.emplace(server::GaneshaServer::start(go));
+      options.host = ganesha->address();
+      options.port = ganesha->port();
+      options.exportPath = "/export";
+      serverNote = "nfs-ganesha started for this run, exporting " + exportDir.string();
+    } else {
+      options = ClientOptions::fromUrl(url);
+      serverNote = "given with --url";
+    }
+    options.queueDepth = 32;
+    const std::uint64_t fileSize = sizeMiB << 20;
+    auto client = Client::connect(options);
+
+    std::printf("nfsrdma-bench anchor: our NFSv4.1 client vs libnfs (NFSv4.0, async API) on the same server\n");
+    std::printf(" server : %s (%s)\n", options.url().c_str(), serverNote.c_str());
+    std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n", kFileName,
+                static_cast<unsigned long long>(sizeMiB), runtime);
+    std::printf(" nfsrdma: %u session slots, %zu-byte max I/O\n\n", client->maxInFlight(), client->maxIoSize());
+    std::fflush(stdout);
+    writeTestFile(*client, fileSize);
+
+    const auto ms = std::chrono::milliseconds(static_cast<long>(runtime * 1000));
+    std::vector<ReadWorkload> workloads = {
+        {"4k-randread QD32", 4096, 32, true, fileSize, ms, 1},
+        {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
+    };
+    struct Row {
+      const ReadWorkload* w;
+      ReadMeasurement ours;
+      ReadMeasurement anchor;
+    };
+    std::vector<Row> rows;
+    std::printf(" %-18s %-8s %12s %10s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
+    bool failed = false;
+    for (const auto& w : workloads) {
+      Row r{&w, {}, {}};
+      if (only != "libnfs") r.ours = runNfsrdmaReads(*client, kFileName, w);
+      if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w);
+      for (const ReadMeasurement* m : {&r.ours, &r.anchor}) {
+        if (m->client.empty()) continue;
+        std::printf(" %-18s %-8s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),
+                    m->mibPerSecond(), m->cpuMicrosPerOp(), m->error.empty() ? "" : "  ERROR");
+        if (!m->error.empty()) {
+          std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", w.name.c_str(), m->client.c_str(),
+                       m->error.c_str());
+          failed = true;
+        }
+      }
+      std::fflush(stdout);
+      rows.push_back(std::move(r));
+    }
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
+    for (const auto& r : rows) {
+      std::printf(" %-18s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
+                  ratio(r.ours.iops(), r.anchor.iops()), ratio(r.ours.mibPerSecond(), r.anchor.mibPerSecond()),
+                  ratio(r.ours.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+    }
+    if (!jsonPath.empty()) {
+      std::ofstream js(jsonPath);
+      js << "{\n  \"benchmark\": \"anchor\",\n  \"server\": \"" << jsonEscape(options.url()) << "\",\n"
+         << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        for (const ReadMeasurement* m : {&r.ours, &r.anchor}) {
+          js << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
+             << "\", \"block_bytes\": " << r.w->blockSize << ", \"iodepth\": " << r.w->queueDepth
+             << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes << ", \"seconds\": " << m->seconds
+             << ", \"iops\": " << m->iops() << ", \"mib_per_s\": " << m->mibPerSecond()
+             << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp() << ", \"error\": \"" << jsonEscape(m->error)
+             << "\"}" << (i + 1 == rows.size() && m == &r.anchor ? "\n" : ",\n");
+        }
+      }
+      js << "  ]\n}\n";
+      if (!js) throw std::runtime_error("cannot write " + jsonPath);
+    }
+    client->unlink(kFileName);
+    client->close();
+    if (ganesha) {
+      ganesha->stop();
+      std::filesystem::remove_all(exportDir);
+    }
+    return failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsrdma-bench anchor: %s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace nfsrdma::bench

@@ -46,6 +46,7 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
     std::lock_guard lock(mu_);
     if (broken_) return broken_;
     pending_.emplace(xid, Pending{std::move(callback), std::chrono::steady_clock::now() + timeout_});
+    inFlight_.store(pending_.size(), std::memory_order_relaxed);
     ++stats_.calls;
     stats_.bytesSent += enc.streamSize();
   }
@@ -54,6 +55,7 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
   if (e) {
     std::lock_guard lock(mu_);
     pending_.erase(xid);
+    inFlight_.store(pending_.size(), std::memory_order_relaxed);
     return e;
   }
   return {};
@@ -76,6 +78,7 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message) {
     }
     call = std::move(it->second);
     pending_.erase(it);
+    inFlight_.store(pending_.size(), std::memory_order_relaxed);
     ++stats_.replies;
   }
   xdr::XdrDecoder dec(message);
@@ -101,6 +104,7 @@ void RpcClient::failAll(const Error& error) {
   {
     std::lock_guard lock(mu_);
     failed.swap(pending_);
+    inFlight_.store(0, std::memory_order_relaxed);
   }
   xdr::XdrDecoder empty({});
   for (auto& [xid, call] : failed) call.callback(error, empty);
@@ -116,6 +120,7 @@ void RpcClient::onTick() {
         expired.push_back(std::move(it->second));
         it = pending_.erase(it);
         ++stats_.timeouts;
+        inFlight_.store(pending_.size(), std::memory_order_relaxed);
       } else {
         ++it;
       }

@@ -76,6 +76,7 @@ class RpcClient final : public transport::TransportSink {
   void onMessage(std::span<const std::uint8_t> message) override;
   void onTransportError(const Error& error) override;
   void onTick() override;
+  std::size_t callsInFlight() const override { return inFlight_.load(std::memory_order_relaxed); }
   void failAll(const Error& error);
 
   std::unique_ptr<transport::Transport> transport_;
@@ -89,6 +90,7 @@ class RpcClient final : public transport::TransportSink {
   std::unordered_map<std::uint32_t, Pending> pending_;
   Error broken_;  // set once the transport failed or shutdown began
   RpcStats stats_;
+  std::atomic<std::size_t> inFlight_{0};  // pending_.size(), readable without the lock
 };
 
 }  // namespace nfsrdma::rpc

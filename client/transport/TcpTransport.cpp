@@ -23,6 +23,11 @@ constexpr std::size_t kInitialInBuffer = 256 * 1024;
 // leave together; larger ones (WRITE payloads) go straight to the socket.
 constexpr std::size_t kCorkLimit = 16 * 1024;
 constexpr int kMaxReadsPerWakeup = 16;
+// Coalescing: only with this many calls in flight, aiming to collect a
+// quarter of them per wakeup, never waiting longer than the maximum.
+constexpr std::size_t kCoalesceMinInFlight = 16;
+constexpr std::int64_t kMaxCoalesceMicros = 1000;
+constexpr std::int64_t kMinCoalesceMicros = 50;
 
 void putBe32(std::uint8_t* p, std::uint32_t v) {
   p[0] = static_cast<std::uint8_t>(v >> 24);
@@ -257,7 +262,15 @@ void TcpTransport::run() {
       }
       if (stopping_.load()) break;
       if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-        if (Error e = readAndDispatch()) fail(e);
+        if (Error e = readAndDispatch()) {
+          fail(e);
+        } else if (auto delay = coalesceDelay(); delay.count() > 0) {
+          // Sleep on the wake fd only: a send from another thread or close() still wakes us.
+          pollfd wakeOnly{wakeFd_, POLLIN, 0};
+          ::poll(&wakeOnly, 1, 0);  // drop a stale wake first
+          struct timespec ts{0, static_cast<long>(delay.count()) * 1000};
+          ::ppoll(&wakeOnly, 1, &ts, nullptr);
+        }
       }
       if (!broken_.load() && (fds[0].revents & POLLOUT)) {
         Error e;
@@ -275,8 +288,79 @@ void TcpTransport::run() {
   }
 }
 
+std::chrono::microseconds TcpTransport::coalesceDelay() {
+  const auto now = std::chrono::steady_clock::now();
+  if (repliesInBatch_ > 0 && lastBatch_.time_since_epoch().count() != 0) {
+    const double gap = std::chrono::duration<double, std::micro>(now - lastBatch_).count() /
+                       static_cast<double>(repliesInBatch_);
+    replyGapMicros_ = replyGapMicros_ == 0 ? gap : 0.8 * replyGapMicros_ + 0.2 * gap;
+  }
+  if (repliesInBatch_ > 0) lastBatch_ = now;
+  repliesInBatch_ = 0;
+  const std::size_t inFlight = sink_->callsInFlight();
+  if (!coalesce_ || inFlight < kCoalesceMinInFlight || largeActive_) return std::chrono::microseconds(0);
+  auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) / 4);
+  if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);
+  return std::chrono::microseconds(std::min(want, kMaxCoalesceMicros));
+}
+
+void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
+  ++repliesInBatch_;
+  if (!assembling_ && last) {
+    sink_->onMessage(fragment);
+    return;
+  }
+  assembly_.insert(assembly_.end(), fragment.begin(), fragment.end());
+  assembling_ = !last;
+  if (last) {
+    sink_->onMessage(assembly_);
+    assembly_.clear();
+  }
+}
+
+void TcpTransport::setReceiveLowWater(std::size_t bytes) {
+  int want = static_cast<int>(std::min<std::size_t>(bytes, 512 * 1024));
+  if (want < 1) want = 1;
+  if (want == lowWater_) return;
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof want) == 0) lowWater_ = want;
+}
+
+Error TcpTransport::readLargeRecord(bool& drained) {
+  drained = false;
+  while (largeHave_ < large_.size()) {
+    const ssize_t n = ::recv(fd_, large_.data() + largeHave_, large_.size() - largeHave_, MSG_DONTWAIT);
+    if (n == 0) {
+      return makeError(ClientErrc::kConnectionClosed,
+                       description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) + " of " +
+                           std::to_string(large_.size()) + " bytes received)");
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        drained = true;
+        setReceiveLowWater(large_.size() - largeHave_);
+        return {};
+      }
+      return errnoError(errno, "recv on " + description_);
+    }
+    largeHave_ += static_cast<std::size_t>(n);
+  }
+  largeActive_ = false;
+  setReceiveLowWater(1);
+  dispatching_ = true;
+  deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
+  dispatching_ = false;
+  return flushCork();
+}
+
 Error TcpTransport::readAndDispatch() {
   for (int round = 0; round < kMaxReadsPerWakeup; ++round) {
+    if (largeActive_) {
+      bool drained = false;
+      if (Error e = readLargeRecord(drained)) return e;
+      if (drained) break;
+      continue;
+    }
     if (inEnd_ == in_.size()) {
       // Make room: move the partial record to the front, then grow if it alone fills the buffer.
       if (inStart_ > 0) {
@@ -324,27 +408,26 @@ Error TcpTransport::parseRecords() {
                            " bytes exceeds the negotiated maximum of " + std::to_string(maxIncoming));
     }
     if (inEnd_ - inStart_ < 4 + len) {
-      // Incomplete: make sure the whole fragment will fit, then wait for more.
-      if (4 + len > in_.size()) {
-        std::memmove(in_.data(), in_.data() + inStart_, inEnd_ - inStart_);
-        inEnd_ -= inStart_;
-        inStart_ = 0;
-        in_.resize(4 + len);
+      if (4 + len > in_.size() / 2) {
+        // Large and incomplete: move what we have to its own buffer once and
+        // let the rest arrive there.
+        const std::size_t have = inEnd_ - inStart_ - 4;
+        large_.resize(len);
+        std::memcpy(large_.data(), in_.data() + inStart_ + 4, have);
+        largeHave_ = have;
+        largeLast_ = last;
+        largeActive_ = true;
+        inStart_ = inEnd_ = 0;
+        // Wake only when the rest of the record is there (bounded by half the
+        // receive buffer, which the kernel caps it at anyway): one wakeup per
+        // record instead of one per arriving segment.
+        setReceiveLowWater(len - have);
       }
       break;
     }
     std::span<const std::uint8_t> fragment(in_.data() + inStart_ + 4, len);
     inStart_ += 4 + len;
-    if (!assembling_ && last) {
-      sink_->onMessage(fragment);
-    } else {
-      assembly_.insert(assembly_.end(), fragment.begin(), fragment.end());
-      assembling_ = !last;
-      if (last) {
-        sink_->onMessage(assembly_);
-        assembly_.clear();
-      }
-    }
+    deliver(fragment, last);
   }
   if (inStart_ == inEnd_) inStart_ = inEnd_ = 0;
   return {};

@@ -35,6 +35,12 @@ class TcpTransport final : public Transport {
   Error send(const OutgoingMessage& message) override;
   void setMaxIncomingMessage(std::size_t bytes) override { maxIncoming_.store(bytes); }
   void close() override;
+  // Reply coalescing (on by default): with many calls in flight, the I/O
+  // thread waits a little after each batch so the next wakeup takes several
+  // replies at once, like a NIC's interrupt moderation. It trades up to
+  // kMaxCoalesceMicros of latency for far fewer wakeups per reply; with few
+  // calls in flight it never waits.
+  void setReplyCoalescing(bool on) { coalesce_ = on; }
   bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
   std::string describe() const override { return description_; }
 
@@ -42,6 +48,10 @@ class TcpTransport final : public Transport {
   TcpTransport(int fd, std::string description);
   void run();
   Error readAndDispatch();
+  Error readLargeRecord(bool& drained);
+  void deliver(std::span<const std::uint8_t> fragment, bool last);
+  std::chrono::microseconds coalesceDelay();
+  void setReceiveLowWater(std::size_t bytes);
   Error parseRecords();
   Error flushPendingLocked();
   Error flushCork();
@@ -71,6 +81,18 @@ class TcpTransport final : public Transport {
   std::size_t inEnd_ = 0;
   std::vector<std::uint8_t> assembly_;  // multi-fragment records
   bool assembling_ = false;
+  // A fragment too large for in_ is received straight into its own buffer,
+  // so megabyte READ replies are never shifted around in in_.
+  std::vector<std::uint8_t> large_;
+  std::size_t largeHave_ = 0;
+  bool largeLast_ = false;
+  bool largeActive_ = false;
+  int lowWater_ = 1;  // SO_RCVLOWAT now in force
+  // Reply pacing (I/O thread only).
+  bool coalesce_ = true;
+  std::size_t repliesInBatch_ = 0;
+  double replyGapMicros_ = 0;  // moving average of the time between replies
+  std::chrono::steady_clock::time_point lastBatch_{};
 };
 
 }  // namespace nfsrdma::transport

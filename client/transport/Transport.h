@@ -25,6 +25,8 @@ class TransportSink {
   virtual void onTransportError(const Error& error) = 0;
   // About every kTickInterval: timeouts and other timers run here.
   virtual void onTick() = 0;
+  // Calls sent and not yet answered; transports use it to pace their wakeups.
+  virtual std::size_t callsInFlight() const = 0;
 };
 
 // One RPC call message: the XDR stream as segments in order, and which of

@@ -1,0 +1,115 @@
+// LinkOptions: Boost.Program_options parsing and validation.
+#include "bench/LinkOptions.h"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+
+namespace po = boost::program_options;
+
+const char* linkTestTitle(LinkTest t) {
+  switch (t) {
+    case LinkTest::Write: return "RDMA_Write BW Test";
+    case LinkTest::Read: return "RDMA_Read BW Test";
+    case LinkTest::SendLatency: return "Send Latency Test";
+  }
+  return "";
+}
+
+const char* linkTestKey(LinkTest t) {
+  switch (t) {
+    case LinkTest::Write: return "rdma_write_bw";
+    case LinkTest::Read: return "rdma_read_bw";
+    case LinkTest::SendLatency: return "send_lat";
+  }
+  return "";
+}
+
+std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
+  LinkOptions o;
+  std::string test = "write";
+  std::uint64_t iterations = 0;
+  std::uint32_t port = o.port;
+  int timeoutSec = 5;
+  int idleSec = 600;
+  po::options_description desc(
+      "usage: nfsrdma-bench link --server [options]\n"
+      "       nfsrdma-bench link [options] <server-host>\n\noptions");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("server", po::bool_switch(&o.server), "serve link tests (RDMA on --port via rdma_cm, and TCP on the same port number)")
+      ("test", po::value(&test)->default_value("write"), "write (RDMA WRITE bw), read (RDMA READ bw), lat (SEND/RECV latency)")
+      ("size,s", po::value(&o.size)->default_value(o.size), "message size in bytes (lat default: 2)")
+      ("all,a", po::bool_switch(&o.sweep), "sweep message sizes 2 B .. 8 MiB")
+      ("iters,n", po::value(&iterations), "iterations per QP/stream (bw default 5000, lat 1000)")
+      ("duration,D", po::value(&o.durationSeconds), "run for this many seconds instead of -n")
+      ("qp,q", po::value(&o.qps)->default_value(o.qps), "number of QPs (connections)")
+      ("tx-depth,t", po::value(&o.txDepth)->default_value(o.txDepth), "send queue depth per QP")
+      ("cq-mod", po::value(&o.cqModeration)->default_value(o.cqModeration), "signal one completion every N sends")
+      ("bidirectional,b", po::bool_switch(&o.bidirectional), "both sides write at once; reports the sum")
+      ("verify", po::bool_switch(&o.verify), "check every transferred byte against the sender's pattern")
+      ("port,p", po::value(&port)->default_value(port), "rdma_cm / TCP port")
+      ("bind", po::value(&o.bindAddress), "local address (client source address / server listen address)")
+      ("ib-dev,d", po::value(&o.device), "RDMA device: client checks the route uses it; server listens on its IP")
+      ("cpu", po::value(&o.cpu), "pin to this CPU")
+      ("numa", po::value(&o.numa), "pin to the CPUs of a NUMA node: a number, or 'auto' for the device's node")
+      ("report_gbits", "report bandwidth in Gb/sec (10^9 bit/s) instead of MiB/sec (2^20 B/s)")
+      ("json", po::bool_switch(&o.json), "print JSON instead of the table")
+      ("tcp", po::bool_switch(&o.tcp), "TCP stream bandwidth (like iperf3) instead of RDMA")
+      ("both", po::bool_switch(&o.both), "RDMA WRITE and TCP, then the RDMA/TCP ratio")
+      ("parallel,P", po::value(&o.streams)->default_value(o.streams), "TCP streams")
+      ("timeout", po::value(&timeoutSec)->default_value(timeoutSec), "client: seconds to wait for the server at each connection step")
+      ("idle-timeout", po::value(&idleSec)->default_value(idleSec), "server: seconds to wait for a client or its next message")
+      ("keep-serving", po::bool_switch(&o.keepServing), "server: keep serving sessions until the idle timeout");
+  po::options_description hidden;
+  hidden.add_options()("host", po::value(&o.host));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("host", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  if (vm.count("help") != 0) {
+    std::cout << desc << "\n";
+    return std::nullopt;
+  }
+  if (vm.count("report_gbits") != 0) o.unit = BandwidthUnit::GbitPerSecond;
+  if (test == "write") {
+    o.test = LinkTest::Write;
+  } else if (test == "read") {
+    o.test = LinkTest::Read;
+  } else if (test == "lat" || test == "latency" || test == "send_lat") {
+    o.test = LinkTest::SendLatency;
+    if (vm["size"].defaulted()) o.size = 2;
+  } else {
+    throw std::invalid_argument("--test must be write, read or lat, not '" + test + "'");
+  }
+  o.iterations = iterations != 0 ? iterations : (o.test == LinkTest::SendLatency ? 1000 : 5000);
+  if (port == 0 || port > 65535) throw std::invalid_argument("--port must be 1..65535");
+  o.port = static_cast<std::uint16_t>(port);
+  if (!o.server && o.host.empty()) throw std::invalid_argument("give the server's address, or --server");
+  if (o.server && !o.host.empty()) throw std::invalid_argument("--server takes no host (use --bind)");
+  if (o.size == 0 || o.size > kMaxMessageBytes) throw std::invalid_argument("--size must be 1..8388608");
+  if (o.qps == 0 || o.qps > 64) throw std::invalid_argument("--qp must be 1..64");
+  if (o.txDepth == 0 || o.txDepth > 8192) throw std::invalid_argument("--tx-depth must be 1..8192");
+  if (o.cqModeration == 0) throw std::invalid_argument("--cq-mod must be at least 1");
+  o.cqModeration = std::min(o.cqModeration, o.txDepth);
+  if (o.streams == 0 || o.streams > 128) throw std::invalid_argument("-P must be 1..128");
+  if (o.durationSeconds < 0 || o.durationSeconds > 3600) throw std::invalid_argument("-D must be 0..3600");
+  if (timeoutSec <= 0 || idleSec <= 0) throw std::invalid_argument("timeouts must be positive");
+  o.timeout = std::chrono::seconds(timeoutSec);
+  o.idleTimeout = std::chrono::seconds(idleSec);
+  if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");
+  if (o.both && o.test != LinkTest::Write) throw std::invalid_argument("--both compares RDMA WRITE with TCP");
+  return o;
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,878 @@
+// LinkRdmaBench: rdma_cm sessions, control messages and the measuring loops.
+#include "bench/LinkRdmaBench.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "bench/LinkPlacement.h"
+#include "verbs/CmConnection.h"
+#include "verbs/CompletionQueue.h"
+#include "verbs/DeviceDiscovery.h"
+#include "verbs/MemoryRegion.h"
+#include "verbs/ProtectionDomain.h"
+#include "verbs/QueuePair.h"
+#include "verbs/VerbsError.h"
+
+namespace nfsrdma::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr std::uint32_t kMagic = 0x4e524c42;  // "NRLB"
+constexpr std::uint8_t kVersion = 1;
+constexpr std::uint32_t kControlImm = 0x4e52434d;  // marks control SENDs
+constexpr std::uint32_t kControlBytes = 64;
+constexpr std::uint32_t kMaxInline = 64;
+
+// ---- little-endian wire encoding -----------------------------------------
+
+class WireWriter {
+ public:
+  explicit WireWriter(std::byte* p) : p_(p) {}
+  template <class T>
+  void put(T v) {
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+      p_[n_++] = static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+    }
+  }
+  std::size_t size() const { return n_; }
+
+ private:
+  std::byte* p_;
+  std::size_t n_ = 0;
+};
+
+class WireReader {
+ public:
+  explicit WireReader(std::span<const std::byte> s) : s_(s) {}
+  template <class T>
+  T get() {
+    if (n_ + sizeof(T) > s_.size()) throw std::runtime_error("short message from the link peer");
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+      v |= static_cast<std::uint64_t>(std::to_integer<std::uint8_t>(s_[n_++])) << (8 * i);
+    }
+    return static_cast<T>(v);
+  }
+
+ private:
+  std::span<const std::byte> s_;
+  std::size_t n_ = 0;
+};
+
+enum Flags : std::uint8_t { kBidirectional = 1, kVerify = 2, kLastSession = 4 };
+
+// Client -> server, in the connect private data (<= 56 bytes).
+struct ConnectRequest {
+  std::uint8_t test = 0;
+  std::uint8_t flags = 0;
+  std::uint8_t qpIndex = 0;
+  std::uint8_t qpCount = 1;
+  std::uint16_t txDepth = 128;
+  std::uint16_t cqModeration = 100;
+  std::uint32_t maxSize = 0;
+  std::uint32_t slotBytes = 0;
+  std::uint32_t seed = 0;
+  std::uint64_t address = 0;
+  std::uint32_t rkey = 0;
+
+  std::vector<std::byte> encode() const {
+    std::vector<std::byte> b(40);
+    WireWriter w(b.data());
+    w.put(kMagic); w.put(kVersion); w.put(test); w.put(flags); w.put(qpIndex); w.put(qpCount);
+    w.put(txDepth); w.put(cqModeration); w.put(maxSize); w.put(slotBytes); w.put(seed);
+    w.put(address); w.put(rkey);
+    b.resize(w.size());
+    return b;
+  }
+  static std::optional<ConnectRequest> decode(std::span<const std::byte> s) {
+    try {
+      WireReader r(s);
+      if (r.get<std::uint32_t>() != kMagic || r.get<std::uint8_t>() != kVersion) return std::nullopt;
+      ConnectRequest c;
+      c.test = r.get<std::uint8_t>(); c.flags = r.get<std::uint8_t>();
+      c.qpIndex = r.get<std::uint8_t>(); c.qpCount = r.get<std::uint8_t>();
+      c.txDepth = r.get<std::uint16_t>(); c.cqModeration = r.get<std::uint16_t>();
+      c.maxSize = r.get<std::uint32_t>(); c.slotBytes = r.get<std::uint32_t>();
+      c.seed = r.get<std::uint32_t>(); c.address = r.get<std::uint64_t>(); c.rkey = r.get<std::uint32_t>();
+      return c;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+};
+
+// Server -> client, in the accept private data.
+struct ConnectReply {
+  std::uint64_t address = 0;
+  std::uint32_t rkey = 0;
+  std::vector<std::byte> encode() const {
+    std::vector<std::byte> b(16);
+    WireWriter w(b.data());
+    w.put(kMagic); w.put(address); w.put(rkey);
+    return b;
+  }
+  static ConnectReply decode(std::span<const std::byte> s) {
+    WireReader r(s);
+    if (r.get<std::uint32_t>() != kMagic) throw std::runtime_error("the peer is not an nfsrdma link server");
+    ConnectReply c;
+    c.address = r.get<std::uint64_t>();
+    c.rkey = r.get<std::uint32_t>();
+    return c;
+  }
+};
+
+enum class ControlKind : std::uint32_t { Go = 1, Ready, End, Fin, Bye };
+enum class VerifyState : std::uint32_t { NotChecked = 0, Passed, Failed };
+
+// Control SEND on QP 0 (64 bytes).
+struct ControlMessage {
+  ControlKind kind = ControlKind::Go;
+  VerifyState verify = VerifyState::NotChecked;
+  std::uint64_t size = 0;
+  std::uint64_t iterations = 0;
+  std::uint64_t durationUs = 0;
+  std::uint64_t messages = 0;   // FIN: the server's own messages (-b)
+  std::uint64_t nanos = 0;      // FIN: the server's elapsed time (-b)
+  std::uint64_t peakMilli = 0;  // FIN: the server's peak messages/s x 1000
+  std::uint64_t mismatch = 0;   // FIN: first bad offset when verify failed
+};
+
+void encodeControl(const ControlMessage& m, std::byte* out) {
+  WireWriter w(out);
+  w.put(static_cast<std::uint32_t>(m.kind)); w.put(static_cast<std::uint32_t>(m.verify));
+  w.put(m.size); w.put(m.iterations); w.put(m.durationUs); w.put(m.messages); w.put(m.nanos);
+  w.put(m.peakMilli); w.put(m.mismatch);
+}
+
+ControlMessage decodeControl(std::span<const std::byte> s) {
+  WireReader r(s);
+  ControlMessage m;
+  m.kind = static_cast<ControlKind>(r.get<std::uint32_t>());
+  m.verify = static_cast<VerifyState>(r.get<std::uint32_t>());
+  m.size = r.get<std::uint64_t>(); m.iterations = r.get<std::uint64_t>();
+  m.durationUs = r.get<std::uint64_t>(); m.messages = r.get<std::uint64_t>();
+  m.nanos = r.get<std::uint64_t>(); m.peakMilli = r.get<std::uint64_t>();
+  m.mismatch = r.get<std::uint64_t>();
+  return m;
+}
+
+// ---- data pattern for --verify ---------------------------------------------
+
+std::uint64_t patternWord(std::uint32_t seed, std::uint64_t index) {
+  std::uint64_t x = (index + 1) * 0x9e3779b97f4a7c15ULL ^ (static_cast<std::uint64_t>(seed) << 17);
+  x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 29;
+  return x;
+}
+
+void fillPattern(std::byte* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::uint64_t w = patternWord(seed, i / 8);
+    std::memcpy(p + i, &w, std::min<std::size_t>(8, n - i));
+  }
+}
+
+// Offset of the first byte that differs from the pattern, or nullopt.
+std::optional<std::uint64_t> checkPattern(const std::byte* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::uint64_t w = patternWord(seed, i / 8);
+    const std::size_t len = std::min<std::size_t>(8, n - i);
+    if (std::memcmp(p + i, &w, len) != 0) return i;
+  }
+  return std::nullopt;
+}
+
+// ---- one QP and its resources ----------------------------------------------
+
+struct RecvSlot {
+  std::uint32_t index;
+};
+struct ControlSendTag {};
+ControlSendTag gControlSendTag;
+
+// Shape of an endpoint's buffers, the same on both sides.
+struct EndpointShape {
+  std::size_t maxSize;      // largest message: data = source half + target half
+  std::uint32_t slotBytes;  // receive slot size
+  std::uint32_t slots;      // receive slots posted
+  std::uint32_t sendDepth;  // send queue entries for data
+};
+
+// Members in creation order, so destruction runs QP -> buffers -> CQs ->
+// channel -> PD -> id, the reverse of setup.
+class Endpoint {
+ public:
+  Endpoint(verbs::CmId cmId, const EndpointShape& s)
+      : id(std::move(cmId)),
+        pd(verbs::ProtectionDomain::allocate(id.verbs())),
+        channel(verbs::CompletionChannel::create(id.verbs())),
+        sendCq(verbs::CompletionQueue::create(id.verbs(), static_cast<int>(s.sendDepth + 8))),
+        recvCq(verbs::CompletionQueue::create(id.verbs(), static_cast<int>(s.slots + 8), &channel)),
+        data(verbs::RegisteredBuffer::allocate(pd.get(), 2 * s.maxSize)),
+        ring(verbs::RegisteredBuffer::allocate(pd.get(), std::size_t{s.slotBytes} * (s.slots + 1),
+                                               IBV_ACCESS_LOCAL_WRITE)),
+        shape(s),
+        slotTags(s.slots),
+        qp(makeQp(s)) {
+    for (std::uint32_t i = 0; i < s.slots; ++i) {
+      slotTags[i].index = i;
+      postRecvSlot(i);
+    }
+    if (auto ec = recvCq.requestNotify()) verbs::throwVerbError("ibv_req_notify_cq", ec.value());
+  }
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  ~Endpoint() {
+    (void)id.disconnect();
+    (void)qp.drain(recvCq, sendCq, 2s);
+  }
+
+  std::byte* source() const { return data.data(); }
+  std::byte* target() const { return data.data() + shape.maxSize; }
+  std::uint64_t remoteSource() const { return remoteAddress; }
+  std::uint64_t remoteTarget() const { return remoteAddress + shape.maxSize; }
+  std::byte* slot(std::uint32_t i) const { return ring.data() + std::size_t{i} * shape.slotBytes; }
+
+  void postRecvSlot(std::uint32_t i) {
+    ibv_sge sge = ring.sge(std::size_t{i} * shape.slotBytes, shape.slotBytes);
+    ibv_recv_wr wr{};
+    wr.wr_id = verbs::toWrId(&slotTags[i]);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    if (auto ec = qp.postRecv(wr)) verbs::throwVerbError("ibv_post_recv", ec.value());
+  }
+
+  verbs::CmId id;
+  verbs::ProtectionDomain pd;
+  verbs::CompletionChannel channel;
+  verbs::CompletionQueue sendCq;
+  verbs::CompletionQueue recvCq;
+  verbs::RegisteredBuffer data;
+  verbs::RegisteredBuffer ring;
+  EndpointShape shape;
+  std::vector<RecvSlot> slotTags;
+  verbs::QueuePair qp;
+  std::uint64_t remoteAddress = 0;
+  std::uint32_t remoteRkey = 0;
+
+ private:
+  verbs::QueuePair makeQp(const EndpointShape& s) {
+    ibv_qp_init_attr attr{};
+    attr.send_cq = sendCq.get();
+    attr.recv_cq = recvCq.get();
+    attr.qp_type = IBV_QPT_RC;
+    attr.sq_sig_all = 0;
+    attr.cap.max_send_wr = s.sendDepth + 2;  // + control send + drain marker
+    attr.cap.max_recv_wr = s.slots + 1;      // + drain marker
+    attr.cap.max_send_sge = 1;
+    attr.cap.max_recv_sge = 1;
+    attr.cap.max_inline_data = kMaxInline;
+    return verbs::QueuePair::createOnCmId(id.get(), pd.get(), attr);
+  }
+};
+
+using Endpoints = std::vector<std::unique_ptr<Endpoint>>;
+
+[[noreturn]] void completionFailed(const char* what, const ibv_wc& wc) {
+  throw std::runtime_error(std::string(what) + " completion failed: " +
+                           verbs::makeCompletionError(wc.status).message() + " (qp " +
+                           std::to_string(wc.qp_num) + ")");
+}
+
+// Sends a control message on ep and waits for its completion.
+void sendControl(Endpoint& ep, const ControlMessage& m) {
+  std::byte* buf = ep.slot(ep.shape.slots);  // the extra slot is the send slot
+  encodeControl(m, buf);
+  ibv_sge sge = ep.ring.sge(std::size_t{ep.shape.slots} * ep.shape.slotBytes, kControlBytes);
+  ibv_send_wr wr{};
+  wr.wr_id = verbs::toWrId(&gControlSendTag);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND_WITH_IMM;
+  wr.imm_data = htonl(kControlImm);
+  wr.send_flags = IBV_SEND_SIGNALED;
+  if (auto ec = ep.qp.postSend(wr)) verbs::throwVerbError("ibv_post_send(control)", ec.value());
+  const auto deadline = Clock::now() + 30s;
+  std::array<ibv_wc, 8> wcs{};
+  while (Clock::now() < deadline) {
+    const verbs::PollResult r = ep.sendCq.poll(wcs);
+    if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+    for (std::size_t i = 0; i < r.count; ++i) {
+      if (wcs[i].status != IBV_WC_SUCCESS) completionFailed("control SEND", wcs[i]);
+      if (wcs[i].wr_id == verbs::toWrId(&gControlSendTag)) return;
+    }
+  }
+  throw std::runtime_error("control SEND did not complete within 30 s");
+}
+
+bool isControl(const ibv_wc& wc) {
+  return (wc.wc_flags & IBV_WC_WITH_IMM) != 0 && ntohl(wc.imm_data) == kControlImm;
+}
+
+// Waits (sleeping on the completion channel, so an idle side leaves the CPU
+// to the other side and to soft-RoCE) for the next control message.
+ControlMessage waitControl(Endpoint& ep, std::chrono::milliseconds timeout, const char* waitingFor) {
+  const auto deadline = Clock::now() + timeout;
+  std::array<ibv_wc, 8> wcs{};
+  for (;;) {
+    const verbs::PollResult r = ep.recvCq.poll(wcs);
+    if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+    for (std::size_t i = 0; i < r.count; ++i) {
+      const ibv_wc& wc = wcs[i];
+      if (wc.status != IBV_WC_SUCCESS) {
+        if (wc.status == IBV_WC_WR_FLUSH_ERR) throw std::runtime_error("the link peer went away");
+        completionFailed("RECV", wc);
+      }
+      const std::uint32_t slot = verbs::fromWrId<RecvSlot>(wc.wr_id)->index;
+      if (!isControl(wc)) {  // stray data message: recycle the slot
+        ep.postRecvSlot(slot);
+        continue;
+      }
+      const ControlMessage m = decodeControl({ep.slot(slot), kControlBytes});
+      ep.postRecvSlot(slot);
+      return m;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      throw std::runtime_error(std::string("the link peer sent no ") + waitingFor + " within " +
+                               std::to_string(timeout.count() / 1000) + " s");
+    }
+    const std::error_code ec = ep.recvCq.waitEvent(std::min<std::chrono::milliseconds>(left, 500ms));
+    if (ec && ec != std::errc::timed_out && ec != std::errc::resource_unavailable_try_again) {
+      verbs::throwVerbError("ibv_get_cq_event", ec.value());
+    }
+  }
+}
+
+ControlMessage expectControl(Endpoint& ep, ControlKind kind, std::chrono::milliseconds timeout,
+                             const char* name) {
+  const ControlMessage m = waitControl(ep, timeout, name);
+  if (m.kind != kind) {
+    throw std::runtime_error(std::string("link protocol: expected ") + name + ", got message " +
+                             std::to_string(static_cast<std::uint32_t>(m.kind)));
+  }
+  return m;
+}
+
+// ---- bandwidth loop ----------------------------------------------------------
+
+struct Stream {
+  Endpoint* ep = nullptr;
+  std::uint64_t posted = 0;
+  std::uint64_t completed = 0;
+  std::vector<ibv_send_wr> wrs;
+  ibv_sge sge{};
+};
+
+struct LoopParams {
+  ibv_wr_opcode opcode;
+  std::uint64_t size;
+  std::uint64_t iterations;  // per QP; ignored when duration > 0
+  std::chrono::nanoseconds duration;
+  std::uint32_t txDepth;
+  std::uint32_t cqModeration;
+};
+
+struct LoopResult {
+  std::uint64_t messages = 0;
+  double seconds = 0;
+  double peakMessagesPerSecond = 0;
+};
+
+LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
+  std::vector<Stream> streams(eps.size());
+  const auto len = static_cast<std::uint32_t>(p.size);
+  for (std::size_t q = 0; q < eps.size(); ++q) {
+    Stream& s = streams[q];
+    Endpoint& ep = *eps[q];
+    s.ep = &ep;
+    // WRITE: our source -> peer's target; READ: peer's source -> our target.
+    const bool write = p.opcode == IBV_WR_RDMA_WRITE;
+    s.sge = ep.data.sge(write ? 0 : ep.shape.maxSize, len);
+    s.wrs.resize(p.txDepth);
+    for (ibv_send_wr& wr : s.wrs) {
+      wr = ibv_send_wr{};
+      wr.wr_id = verbs::toWrId(&s);
+      wr.sg_list = &s.sge;
+      wr.num_sge = 1;
+      wr.opcode = p.opcode;
+      wr.wr.rdma.remote_addr = write ? ep.remoteTarget() : ep.remoteSource();
+      wr.wr.rdma.rkey = ep.remoteRkey;
+    }
+  }
+  const bool timed = p.duration.count() > 0;
+  std::uint64_t target = timed ? UINT64_MAX : p.iterations;
+  const std::uint64_t mod = p.cqModeration;
+  std::vector<ProgressSample> samples;
+  constexpr std::size_t kMaxSamples = 1u << 20;
+  samples.reserve(timed ? 4096 : std::min<std::size_t>(kMaxSamples, p.iterations / mod * eps.size() + 4));
+  std::array<ibv_wc, 16> wcs{};
+  std::uint64_t totalCompleted = 0;
+  const std::uint64_t totalTarget = timed ? 0 : p.iterations * eps.size();
+  // A hard stop so a stuck device cannot hang the tool: generous, scaled by work.
+  const auto start = Clock::now();
+  const auto stopAt = start + p.duration;
+  const auto hardStop = start + (timed ? p.duration + 120s : 600s + std::chrono::seconds(p.iterations / 1000));
+  auto last = start;
+  std::uint32_t spins = 0;
+  bool stopping = false;
+  for (;;) {
+    bool done = true;
+    for (Stream& s : streams) {
+      const std::uint64_t inFlight = s.posted - s.completed;
+      std::uint64_t n = std::min<std::uint64_t>(p.txDepth - inFlight, target - s.posted);
+      if (n > 0) {
+        for (std::uint64_t j = 0; j < n; ++j) {
+          ibv_send_wr& wr = s.wrs[j];
+          const std::uint64_t index = s.posted + j + 1;
+          wr.send_flags = (index % mod == 0 || index == target) ? unsigned{IBV_SEND_SIGNALED} : 0u;
+          wr.next = j + 1 < n ? &s.wrs[j + 1] : nullptr;
+        }
+        ibv_send_wr* bad = nullptr;
+        if (auto ec = s.ep->qp.postSend(s.wrs[0], &bad)) {
+          verbs::throwVerbError("ibv_post_send", ec.value());
+        }
+        s.posted += n;
+      }
+      const verbs::PollResult r = s.ep->sendCq.poll(wcs);
+      if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+      for (std::size_t i = 0; i < r.count; ++i) {
+        if (wcs[i].status != IBV_WC_SUCCESS) {
+          completionFailed(p.opcode == IBV_WR_RDMA_WRITE ? "RDMA WRITE" : "RDMA READ", wcs[i]);
+        }
+        Stream* owner = verbs::fromWrId<Stream>(wcs[i].wr_id);
+        const std::uint64_t before = owner->completed;
+        owner->completed = std::min(owner->completed + mod, owner->posted);
+        totalCompleted += owner->completed - before;
+      }
+      if (r.count > 0) {
+        last = Clock::now();
+        if (samples.size() < samples.capacity()) {
+          samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
+        }
+      }
+      if (s.completed < target || s.posted < target) done = false;
+      if (timed && stopping && s.completed < s.posted) done = false;
+    }
+    if (!timed && totalCompleted >= totalTarget) break;
+    if (timed && stopping && done) break;
+    if ((++spins & 255u) == 0) {
+      const auto now = Clock::now();
+      if (timed && !stopping && now >= stopAt) {
+        // Stop at the next signal boundary so every posted WR is covered by
+        // a signaled completion.
+        stopping = true;
+        std::uint64_t highest = 0;
+        for (const Stream& s : streams) highest = std::max(highest, s.posted);
+        target = (highest + mod - 1) / mod * mod;
+        if (target == 0) target = mod;
+      }
+      if (now > hardStop) throw std::runtime_error("bandwidth loop exceeded its time bound (device stalled?)");
+    }
+  }
+  LoopResult out;
+  out.messages = totalCompleted;
+  out.seconds = std::chrono::duration<double>(last - start).count();
+  out.peakMessagesPerSecond =
+      peakMessagesPerSecond(samples, std::max<std::uint64_t>(mod, out.messages / 10));
+  return out;
+}
+
+// ---- latency loop (ping-pong) -----------------------------------------------
+
+ibv_wc waitDataRecv(Endpoint& ep, Clock::time_point deadline) {
+  std::array<ibv_wc, 1> wc{};
+  for (std::uint32_t spins = 0;; ++spins) {
+    const verbs::PollResult r = ep.recvCq.poll(wc);
+    if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+    if (r.count == 1) {
+      if (wc[0].status != IBV_WC_SUCCESS) completionFailed("RECV", wc[0]);
+      return wc[0];
+    }
+    if ((spins & 1023u) == 0 && Clock::now() > deadline) {
+      throw std::runtime_error("latency test: no message from the peer in time");
+    }
+  }
+}
+
+void postPing(Endpoint& ep, std::uint32_t size) {
+  ibv_sge sge = ep.data.sge(0, size);
+  ibv_send_wr wr{};
+  wr.wr_id = verbs::toWrId(&ep);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  unsigned flags = IBV_SEND_SIGNALED;
+  if (size <= kMaxInline) flags |= IBV_SEND_INLINE;
+  wr.send_flags = flags;
+  if (auto ec = ep.qp.postSend(wr)) verbs::throwVerbError("ibv_post_send", ec.value());
+}
+
+void reapSends(Endpoint& ep) {
+  std::array<ibv_wc, 16> wcs{};
+  const verbs::PollResult r = ep.sendCq.poll(wcs);
+  if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+  for (std::size_t i = 0; i < r.count; ++i) {
+    if (wcs[i].status != IBV_WC_SUCCESS) completionFailed("SEND", wcs[i]);
+  }
+}
+
+std::chrono::seconds latencyBound(std::uint64_t iterations) {
+  return 120s + std::chrono::seconds(iterations / 100);
+}
+
+// Client: ping, wait for the pong; one-way latency = round trip / 2.
+std::vector<double> runPingLoop(Endpoint& ep, std::uint32_t size, std::uint64_t iterations) {
+  std::vector<double> samples;
+  samples.reserve(iterations);
+  const auto deadline = Clock::now() + latencyBound(iterations);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    const auto t0 = Clock::now();
+    postPing(ep, size);
+    const ibv_wc wc = waitDataRecv(ep, deadline);
+    const auto t1 = Clock::now();
+    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 2);
+    ep.postRecvSlot(verbs::fromWrId<RecvSlot>(wc.wr_id)->index);
+    reapSends(ep);
+  }
+  return samples;
+}
+
+void runPongLoop(Endpoint& ep, std::uint32_t size, std::uint64_t iterations) {
+  const auto deadline = Clock::now() + latencyBound(iterations);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    const ibv_wc wc = waitDataRecv(ep, deadline);
+    ep.postRecvSlot(verbs::fromWrId<RecvSlot>(wc.wr_id)->index);
+    postPing(ep, size);
+    reapSends(ep);
+  }
+}
+
+// ---- shared setup ------------------------------------------------------------
+
+EndpointShape shapeFor(LinkTest test, std::uint64_t maxSize, std::uint32_t txDepth) {
+  EndpointShape s{};
+  s.maxSize = std::max<std::uint64_t>(maxSize, 64);
+  if (test == LinkTest::SendLatency) {
+    s.slotBytes = static_cast<std::uint32_t>(std::max<std::uint64_t>(maxSize, kControlBytes));
+    s.slots = 16;
+  } else {
+    s.slotBytes = kControlBytes;
+    s.slots = 8;
+  }
+  s.sendDepth = test == LinkTest::SendLatency ? 64 : txDepth;
+  return s;
+}
+
+std::string mtuText(const verbs::CmId& id) {
+  ibv_port_attr attr{};
+  if (ibv_query_port(id.verbs(), id.get()->port_num, &attr) != 0) return "?";
+  return std::to_string(verbs::mtuBytes(attr.active_mtu)) + "[B]";
+}
+
+int deviceNumaNode(const std::string& device) {
+  try {
+    verbs::DiscoveryOptions d;
+    d.queryVerbs = false;
+    for (const auto& info : verbs::discoverDevices(d)) {
+      if (info.name == device) return info.numaNode;
+    }
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
+std::uint32_t newSeed() {
+  std::random_device rd;
+  return rd();
+}
+
+}  // namespace
+
+// ---- client ------------------------------------------------------------------
+
+LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
+  const std::vector<std::uint64_t> sizes =
+      o.sweep ? sweepSizes(kMaxMessageBytes) : std::vector<std::uint64_t>{o.size};
+  const std::uint64_t maxSize = sizes.back();
+  const EndpointShape shape = shapeFor(o.test, maxSize, o.txDepth);
+  const std::uint32_t seed = newSeed();
+
+  verbs::CmEventChannel channel = verbs::CmEventChannel::create();
+  verbs::CmClientOptions cm;
+  cm.host = o.host;
+  cm.port = o.port;
+  cm.bindAddress = o.bindAddress;
+  cm.timeout = o.timeout;
+
+  Endpoints eps;
+  std::string placement;
+  std::string device;
+  std::string mtu;
+  for (std::uint32_t q = 0; q < o.qps; ++q) {
+    verbs::CmId id = verbs::CmId::create(channel);
+    verbs::cmResolve(channel, id, cm);
+    if (q == 0) {
+      device = id.deviceName();
+      if (!o.device.empty() && device != o.device) {
+        throw std::runtime_error("the route to " + o.host + " uses " + device + ", not " + o.device +
+                                 " (-d); use --bind with an address of " + o.device);
+      }
+      placement = applyPlacement(o, deviceNumaNode(device));
+      mtu = mtuText(id);
+    }
+    auto ep = std::make_unique<Endpoint>(std::move(id), shape);
+    fillPattern(ep->source(), shape.maxSize, seed);
+    ConnectRequest req;
+    req.test = static_cast<std::uint8_t>(o.test);
+    req.flags = static_cast<std::uint8_t>((o.bidirectional ? kBidirectional : 0) |
+                                          (o.verify ? kVerify : 0) | (lastSession ? kLastSession : 0));
+    req.qpIndex = static_cast<std::uint8_t>(q);
+    req.qpCount = static_cast<std::uint8_t>(o.qps);
+    req.txDepth = static_cast<std::uint16_t>(std::min<std::uint32_t>(o.txDepth, 65535));
+    req.cqModeration = static_cast<std::uint16_t>(std::min<std::uint32_t>(o.cqModeration, 65535));
+    req.maxSize = static_cast<std::uint32_t>(maxSize);
+    req.slotBytes = shape.slotBytes;
+    req.seed = seed;
+    req.address = ep->data.address();
+    req.rkey = ep->data.rkey();
+    const std::vector<std::byte> mine = req.encode();
+    const std::vector<std::byte> theirs = verbs::cmConnect(channel, ep->id, mine, cm);
+    const ConnectReply reply = ConnectReply::decode(theirs);
+    ep->remoteAddress = reply.address;
+    ep->remoteRkey = reply.rkey;
+    eps.push_back(std::move(ep));
+  }
+
+  LinkRunReport report;
+  report.title = linkTestTitle(o.test);
+  report.key = linkTestKey(o.test);
+  const bool lat = o.test == LinkTest::SendLatency;
+  report.banner = {{"Device", device},
+                   {"Number of qps", std::to_string(o.qps)},
+                   {"Connection type", "RC"},
+                   {"Data ex. method", "rdma_cm"},
+                   {"TX depth", lat ? "1" : std::to_string(o.txDepth)},
+                   {"CQ Moderation", lat ? "1" : std::to_string(o.cqModeration)},
+                   {"Mtu", mtu},
+                   {"Bidirectional", o.bidirectional ? "ON" : "OFF"},
+                   {"Server", o.host + ":" + std::to_string(o.port)},
+                   {"Placement", placement},
+                   {"Duration", o.durationSeconds > 0 ? std::to_string(o.durationSeconds) + " s" : "by -n"},
+                   {"Verify", o.verify ? "ON" : "OFF"}};
+
+  Endpoint& ctl = *eps.front();
+  std::uint64_t verifiedBytes = 0;
+  const auto stepTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.idleTimeout);
+  for (const std::uint64_t size : sizes) {
+    ControlMessage go;
+    go.kind = ControlKind::Go;
+    go.size = size;
+    go.iterations = o.iterations;
+    go.durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
+    if (o.verify && (o.test == LinkTest::Read || o.bidirectional)) {
+      // Zero what the step will fill, so stale data from a step before cannot pass.
+      for (auto& ep : eps) std::memset(ep->target(), 0, size);
+    }
+    sendControl(ctl, go);
+    (void)expectControl(ctl, ControlKind::Ready, o.timeout * 4, "READY");
+    BandwidthResult bw;
+    std::vector<double> latSamples;
+    if (lat) {
+      latSamples = runPingLoop(ctl, static_cast<std::uint32_t>(size), o.iterations);
+    } else {
+      LoopParams p{o.test == LinkTest::Write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+                   size,
+                   o.iterations,
+                   std::chrono::nanoseconds(static_cast<std::int64_t>(o.durationSeconds * 1e9)),
+                   o.txDepth,
+                   o.cqModeration};
+      const LoopResult r = runBandwidthLoop(eps, p);
+      bw.messageBytes = size;
+      bw.messages = r.messages;
+      bw.seconds = r.seconds;
+      bw.peakBytesPerSecond = r.peakMessagesPerSecond * static_cast<double>(size);
+    }
+    ControlMessage end;
+    end.kind = ControlKind::End;
+    end.size = size;
+    sendControl(ctl, end);
+    const ControlMessage fin = expectControl(ctl, ControlKind::Fin, stepTimeout, "FIN");
+    if (lat) {
+      report.latency.push_back(summarizeLatency(size, latSamples));
+    } else {
+      if (o.bidirectional) {
+        const double serverSeconds = static_cast<double>(fin.nanos) / 1e9;
+        bw.peakBytesPerSecond += static_cast<double>(fin.peakMilli) / 1000.0 * static_cast<double>(size);
+        bw.messages += fin.messages;
+        bw.seconds = std::max(bw.seconds, serverSeconds);
+      }
+      bw.iterations = bw.messages / (o.qps * (o.bidirectional ? 2u : 1u));
+      report.bandwidth.push_back(bw);
+    }
+    if (o.verify && !lat) {
+      if (fin.verify == VerifyState::Failed) {
+        throw std::runtime_error("verify failed: the server found a wrong byte at offset " +
+                                 std::to_string(fin.mismatch) + " after " + std::to_string(size) +
+                                 "-byte transfers");
+      }
+      if (o.test == LinkTest::Read || o.bidirectional) {
+        for (auto& ep : eps) {
+          if (auto bad = checkPattern(ep->target(), size, seed)) {
+            throw std::runtime_error("verify failed: wrong byte at offset " + std::to_string(*bad) +
+                                     " of the data received in " + std::to_string(size) + "-byte transfers");
+          }
+        }
+      }
+      verifiedBytes += size * eps.size();
+    }
+  }
+  if (o.verify) {
+    report.verify = lat ? "not applicable to the latency test"
+                        : "passed (" + std::to_string(verifiedBytes) + " bytes checked against the sender's pattern)";
+  }
+  ControlMessage bye;
+  bye.kind = ControlKind::Bye;
+  sendControl(ctl, bye);
+  return report;  // endpoints disconnect and drain as they go out of scope
+}
+
+// ---- server ------------------------------------------------------------------
+
+namespace {
+
+// Serves one session whose first request is `first`.
+void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmListener::Request first,
+                  std::atomic<bool>& finished) {
+  const std::optional<ConnectRequest> req0 = ConnectRequest::decode(first.privateData);
+  if (!req0 || req0->qpIndex != 0 || req0->qpCount == 0 || req0->maxSize == 0 ||
+      req0->maxSize > kMaxMessageBytes || req0->test > 2) {
+    first.id.reject({});
+    std::fprintf(stderr, "nfsrdma-bench link: rejected a connection with unknown private data\n");
+    return;
+  }
+  const ConnectRequest cfg = *req0;
+  const auto test = static_cast<LinkTest>(cfg.test);
+  const EndpointShape shape = shapeFor(test, cfg.maxSize, cfg.txDepth);
+  const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(o.idleTimeout);
+  Endpoints eps;
+  std::optional<verbs::CmListener::Request> next = std::move(first);
+  for (std::uint32_t q = 0; q < cfg.qpCount; ++q) {
+    if (!next) next = listener.waitRequest(o.timeout * 4);
+    if (!next) throw std::runtime_error("the client opened " + std::to_string(q) + " of " +
+                                        std::to_string(cfg.qpCount) + " QPs, then stopped");
+    const std::optional<ConnectRequest> r = ConnectRequest::decode(next->privateData);
+    if (!r || r->qpIndex != q || r->seed != cfg.seed) {
+      next->id.reject({});
+      throw std::runtime_error("unexpected connection while the client was opening its QPs");
+    }
+    auto ep = std::make_unique<Endpoint>(std::move(next->id), shape);
+    next.reset();
+    ep->remoteAddress = r->address;
+    ep->remoteRkey = r->rkey;
+    fillPattern(ep->source(), shape.maxSize, cfg.seed);
+    ConnectReply reply;
+    reply.address = ep->data.address();
+    reply.rkey = ep->data.rkey();
+    const std::vector<std::byte> bytes = reply.encode();
+    listener.accept(ep->id, bytes, o.timeout * 4);
+    eps.push_back(std::move(ep));
+  }
+  std::fprintf(stderr, "nfsrdma-bench link: session from %s: %s, %u QP(s)\n",
+               eps.front()->id.peerAddress().c_str(), linkTestTitle(test),
+               static_cast<unsigned>(cfg.qpCount));
+  const bool verify = (cfg.flags & kVerify) != 0;
+  const bool bidir = (cfg.flags & kBidirectional) != 0;
+  Endpoint& ctl = *eps.front();
+  for (;;) {  // one step per message size; bounded by the idle timeout per message
+    const ControlMessage m = waitControl(ctl, idle, "GO");
+    if (m.kind == ControlKind::Bye) break;
+    if (m.kind != ControlKind::Go || m.size == 0 || m.size > shape.maxSize) {
+      throw std::runtime_error("link protocol: unexpected control message");
+    }
+    if (verify && test == LinkTest::Write) {
+      for (auto& ep : eps) std::memset(ep->target(), 0, m.size);
+    }
+    ControlMessage ready;
+    ready.kind = ControlKind::Ready;
+    sendControl(ctl, ready);
+    ControlMessage fin;
+    fin.kind = ControlKind::Fin;
+    if (test == LinkTest::SendLatency) {
+      runPongLoop(ctl, static_cast<std::uint32_t>(m.size), m.iterations);
+    } else if (bidir && test == LinkTest::Write) {
+      LoopParams p{IBV_WR_RDMA_WRITE, m.size, m.iterations,
+                   std::chrono::microseconds(m.durationUs), cfg.txDepth, cfg.cqModeration};
+      const LoopResult r = runBandwidthLoop(eps, p);
+      fin.messages = r.messages;
+      fin.nanos = static_cast<std::uint64_t>(r.seconds * 1e9);
+      fin.peakMilli = static_cast<std::uint64_t>(r.peakMessagesPerSecond * 1000);
+    }
+    (void)expectControl(ctl, ControlKind::End, idle, "END");
+    if (verify && test == LinkTest::Write) {
+      fin.verify = VerifyState::Passed;
+      for (auto& ep : eps) {
+        if (auto bad = checkPattern(ep->target(), m.size, cfg.seed)) {
+          fin.verify = VerifyState::Failed;
+          fin.mismatch = *bad;
+          break;
+        }
+      }
+    }
+    sendControl(ctl, fin);
+  }
+  std::fprintf(stderr, "nfsrdma-bench link: session done\n");
+  if ((cfg.flags & kLastSession) != 0 && !o.keepServing) finished = true;
+}
+
+}  // namespace
+
+void runRdmaServer(const LinkOptions& o, std::atomic<bool>& finished) {
+  verbs::CmEventChannel channel = verbs::CmEventChannel::create();
+  std::string bind = o.bindAddress;
+  if (bind.empty() && !o.device.empty()) {
+    // Listen on the device's first IPv4 address so -d means what it says.
+    for (const auto& d : verbs::discoverDevices()) {
+      if (d.name != o.device) continue;
+      for (const auto& p : d.ports)
+        for (const auto& g : p.gids)
+          if (bind.empty() && g.ip.find('.') != std::string::npos) bind = g.ip;
+    }
+    if (bind.empty()) throw std::runtime_error("device " + o.device + " has no IPv4 address to listen on");
+  }
+  verbs::CmListener listener = verbs::CmListener::listen(channel, bind, o.port);
+  std::fprintf(stderr, "nfsrdma-bench link: listening (rdma_cm) on %s:%u\n",
+               bind.empty() ? "0.0.0.0" : bind.c_str(), static_cast<unsigned>(o.port));
+  auto idleSince = Clock::now();
+  while (!finished) {
+    std::optional<verbs::CmListener::Request> r = listener.waitRequest(200ms);
+    if (!r) {
+      if (Clock::now() - idleSince > o.idleTimeout) {
+        std::fprintf(stderr, "nfsrdma-bench link: no client for %lld s, stopping\n",
+                     static_cast<long long>(o.idleTimeout.count()));
+        finished = true;
+      }
+      continue;
+    }
+    try {
+      serveSession(o, listener, std::move(*r), finished);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "nfsrdma-bench link: session failed: %s\n", e.what());
+    }
+    idleSince = Clock::now();
+  }
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,221 @@
+#include "bench/ReadDrivers.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+extern "C" {
+#include <nfsc/libnfs.h>
+}
+
+namespace nfsrdma::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double cpuNow() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  return secs(ru.ru_utime) + secs(ru.ru_stime);
+}
+
+// Offsets for one queue slot: random blocks from a per-slot xorshift, or a
+// shared sequential cursor.
+class OffsetSource {
+ public:
+  explicit OffsetSource(const ReadWorkload& w) : w_(w), blocks_(w.fileSize / w.blockSize) {}
+  std::uint64_t next(std::uint64_t& state) {
+    if (w_.random) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      return (state % blocks_) * w_.blockSize;
+    }
+    return (cursor_.fetch_add(1, std::memory_order_relaxed) % blocks_) * w_.blockSize;
+  }
+
+ private:
+  const ReadWorkload& w_;
+  const std::uint64_t blocks_;
+  std::atomic<std::uint64_t> cursor_{0};
+};
+
+}  // namespace
+
+ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w) {
+  ReadMeasurement m;
+  m.client = "nfsrdma";
+  OpenFile f = client.open(file, {});
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint32_t active = 0;
+    std::atomic<std::uint64_t> ops{0};
+    std::atomic<std::uint64_t> bytes{0};
+    std::string error;
+    Clock::time_point deadline;
+  } s;
+  OffsetSource offsets(w);
+  std::vector<std::vector<std::uint8_t>> buffers(w.queueDepth, std::vector<std::uint8_t>(w.blockSize));
+  std::vector<std::uint64_t> rng(w.queueDepth);
+  for (std::uint32_t i = 0; i < w.queueDepth; ++i) rng[i] = w.seed * 0x9E3779B97F4A7C15ULL + i + 1;
+
+  // Each slot resubmits itself from its completion until the deadline.
+  std::function<void(std::uint32_t)> submit = [&](std::uint32_t i) {
+    client.preadAsync(f, buffers[i], offsets.next(rng[i]), [&, i](const IoResult& r) {
+      bool again = false;
+      if (r.error) {
+        std::lock_guard lock(s.mu);
+        if (s.error.empty()) s.error = r.error.message();
+      } else {
+        s.ops.fetch_add(1, std::memory_order_relaxed);
+        s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+        again = Clock::now() < s.deadline;
+      }
+      if (again) {
+        submit(i);
+      } else {
+        std::lock_guard lock(s.mu);
+        if (--s.active == 0) s.cv.notify_all();
+      }
+    });
+  };
+  const double cpu0 = cpuNow();
+  const auto t0 = Clock::now();
+  s.deadline = t0 + w.runtime;
+  s.active = w.queueDepth;
+  for (std::uint32_t i = 0; i < w.queueDepth; ++i) submit(i);
+  {
+    std::unique_lock lock(s.mu);
+    s.cv.wait(lock, [&] { return s.active == 0; });
+  }
+  m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  m.cpuSeconds = cpuNow() - cpu0;
+  m.ops = s.ops.load();
+  m.bytes = s.bytes.load();
+  m.error = s.error;
+  client.close(f);
+  return m;
+}
+
+namespace {
+
+struct LibnfsRun {
+  nfs_context* nfs = nullptr;
+  nfsfh* fh = nullptr;
+  const ReadWorkload* w = nullptr;
+  OffsetSource* offsets = nullptr;
+  Clock::time_point deadline;
+  std::uint32_t active = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  std::string error;
+  struct Slot {
+    LibnfsRun* run;
+    std::uint64_t rng;
+    std::vector<std::uint8_t> buf;
+  };
+  std::vector<Slot> slots;
+};
+
+void libnfsSubmit(LibnfsRun::Slot& slot);
+
+void libnfsDone(int status, nfs_context*, void* data, void* priv) {
+  auto& slot = *static_cast<LibnfsRun::Slot*>(priv);
+  LibnfsRun& run = *slot.run;
+  if (status < 0) {
+    if (run.error.empty()) run.error = std::string("libnfs pread: ") + static_cast<const char*>(data);
+    --run.active;
+    return;
+  }
+  std::memcpy(slot.buf.data(), data, static_cast<std::size_t>(status));
+  ++run.ops;
+  run.bytes += static_cast<std::uint64_t>(status);
+  if (Clock::now() < run.deadline) {
+    libnfsSubmit(slot);
+  } else {
+    --run.active;
+  }
+}
+
+void libnfsSubmit(LibnfsRun::Slot& slot) {
+  LibnfsRun& run = *slot.run;
+  const std::uint64_t off = run.offsets->next(slot.rng);
+  if (nfs_pread_async(run.nfs, run.fh, off, run.w->blockSize, libnfsDone, &slot) != 0) {
+    if (run.error.empty()) run.error = std::string("libnfs pread_async: ") + nfs_get_error(run.nfs);
+    --run.active;
+  }
+}
+
+}  // namespace
+
+ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, const std::string& exportPath,
+                               const std::string& file, const ReadWorkload& w) {
+  ReadMeasurement m;
+  m.client = "libnfs";
+  std::unique_ptr<nfs_context, decltype(&nfs_destroy_context)> nfs(nfs_init_context(), nfs_destroy_context);
+  if (!nfs) throw std::runtime_error("libnfs: nfs_init_context failed");
+  const std::string url = "nfs://" + host + joinPath(exportPath, file) + "?version=4&nfsport=" + std::to_string(port);
+  std::unique_ptr<nfs_url, decltype(&nfs_destroy_url)> parsed(nfs_parse_url_full(nfs.get(), url.c_str()),
+                                                               nfs_destroy_url);
+  if (!parsed) throw std::runtime_error("libnfs: cannot parse " + url + ": " + nfs_get_error(nfs.get()));
+  if (nfs_mount(nfs.get(), parsed->server, parsed->path) != 0) {
+    throw std::runtime_error("libnfs: mount " + url + ": " + nfs_get_error(nfs.get()));
+  }
+  nfsfh* fh = nullptr;
+  if (nfs_open(nfs.get(), parsed->file, O_RDONLY, &fh) != 0) {
+    throw std::runtime_error("libnfs: open " + url + ": " + nfs_get_error(nfs.get()));
+  }
+  LibnfsRun run;
+  OffsetSource offsets(w);
+  run.nfs = nfs.get();
+  run.fh = fh;
+  run.w = &w;
+  run.offsets = &offsets;
+  run.slots.resize(w.queueDepth);
+  for (std::uint32_t i = 0; i < w.queueDepth; ++i) {
+    run.slots[i] = {&run, w.seed * 0x9E3779B97F4A7C15ULL + i + 1, std::vector<std::uint8_t>(w.blockSize)};
+  }
+  const double cpu0 = cpuNow();
+  const auto t0 = Clock::now();
+  run.deadline = t0 + w.runtime;
+  run.active = w.queueDepth;
+  for (auto& slot : run.slots) libnfsSubmit(slot);
+  // The caller's event loop, as libnfs's async API expects; bounded by the
+  // runtime plus a grace period for the last replies.
+  const auto hardStop = run.deadline + std::chrono::seconds(30);
+  while (run.active > 0) {
+    if (Clock::now() > hardStop) {
+      run.error = "libnfs: replies still missing 30 s after the run ended";
+      break;
+    }
+    pollfd pfd{nfs_get_fd(nfs.get()), static_cast<short>(nfs_which_events(nfs.get())), 0};
+    const int rc = ::poll(&pfd, 1, 100);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      run.error = std::string("poll: ") + std::strerror(errno);
+      break;
+    }
+    if (nfs_service(nfs.get(), pfd.revents) < 0) {
+      run.error = std::string("libnfs: ") + nfs_get_error(nfs.get());
+      break;
+    }
+  }
+  m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  m.cpuSeconds = cpuNow() - cpu0;
+  m.ops = run.ops;
+  m.bytes = run.bytes;
+  m.error = run.error;
+  nfs_close(nfs.get(), fh);
+  return m;
+}
+
+}  // namespace nfsrdma::bench

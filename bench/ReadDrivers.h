@@ -1,0 +1,46 @@
+// Read workloads driven at a fixed queue depth through two clients: ours
+// (nfsrdma::Client's asynchronous API) and libnfs's asynchronous API with its
+// own poll loop, the anchor. Both copy each block into the caller's buffer,
+// run in this process one after the other, and are charged the process's
+// CPU time (getrusage), so the per-operation CPU figures compare like for like.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "client/Client.h"
+
+namespace nfsrdma::bench {
+
+struct ReadWorkload {
+  std::string name;               // e.g. "4k-randread"
+  std::uint32_t blockSize = 4096;
+  std::uint32_t queueDepth = 32;
+  bool random = true;             // false: sequential, wrapping at the end of the file
+  std::uint64_t fileSize = 0;
+  std::chrono::milliseconds runtime{5000};
+  std::uint64_t seed = 1;
+};
+
+struct ReadMeasurement {
+  std::string client;
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  double cpuSeconds = 0;  // user + system of this process
+  std::string error;      // first error, empty when all succeeded
+
+  double iops() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+  double mibPerSecond() const { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1048576.0 : 0; }
+  double cpuMicrosPerOp() const { return ops > 0 ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
+};
+
+// Our client: 'file' (a path below the client's export) must hold fileSize bytes.
+ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w);
+
+// libnfs at nfs://host/exportPath/file over NFSv4 (nfsport=port), the anchor.
+ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, const std::string& exportPath,
+                               const std::string& file, const ReadWorkload& w);
+
+}  // namespace nfsrdma::bench

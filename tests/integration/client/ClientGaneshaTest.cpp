@@ -1,0 +1,380 @@
+// The NFSv4.1 client against a real nfs-ganesha on loopback: byte-exact
+// round trips (sha256), concurrency, directories, renames, the NFS4ERR_
+// mapping of real server errors, interop with libnfs, and the CLI.
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "client/Client.h"
+#include "client/nfs4/Nfs4Status.h"
+#include "tests/integration/client/GaneshaFixture.h"
+
+extern "C" {
+#include <nfsc/libnfs.h>
+}
+
+namespace nfsrdma::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string sha256(std::span<const std::uint8_t> data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_sha256(), nullptr);
+  std::string hex;
+  char buf[3];
+  for (unsigned i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", md[i]);
+    hex += buf;
+  }
+  return hex;
+}
+
+std::vector<std::uint8_t> randomBytes(std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint8_t> v(n);
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::uint64_t x = rng();
+    std::memcpy(v.data() + i, &x, std::min<std::size_t>(8, n - i));
+  }
+  return v;
+}
+
+std::vector<std::uint8_t> readLocal(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeLocal(const fs::path& p, std::span<const std::uint8_t> data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  ASSERT_TRUE(out.good()) << p;
+}
+
+OpenFlags writeFlags() {
+  OpenFlags f;
+  f.read = true;
+  f.write = true;
+  f.create = true;
+  f.truncate = true;
+  return f;
+}
+
+// Runs a command, returning its exit status and what it wrote to stderr.
+std::pair<int, std::string> runCommand(const std::string& cmd) {
+  const std::string errFile = "/tmp/nfsrdma-itest-stderr-" + std::to_string(::getpid());
+  const int rc = std::system((cmd + " 2>" + errFile).c_str());
+  std::ifstream in(errFile);
+  std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(errFile.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, err};
+}
+
+class ClientGanesha : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NFSRDMA_NEED_GANESHA();
+    client_ = Client::connect(GaneshaEnvironment::get().options());
+  }
+  void TearDown() override {
+    if (client_) client_->close();
+  }
+  const fs::path& exportDir() const { return GaneshaEnvironment::get().exportDir(); }
+
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientGanesha, RoundTripsAreByteExact) {
+  const std::size_t sizes[] = {0, 1, 4096, (1U << 20) + 7, 64U << 20};
+  for (std::size_t size : sizes) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    const std::string name = "roundtrip-" + std::to_string(size);
+    auto data = randomBytes(size, size + 1);
+    OpenFile w = client_->open(name, writeFlags());
+    client_->pwrite(w, data, 0);
+    client_->close(w);
+
+    OpenFile r = client_->open(name, {});
+    EXPECT_EQ(r.sizeAtOpen(), size);
+    std::vector<std::uint8_t> back(size + 100, 0xAA);
+    const std::size_t got = client_->pread(r, back, 0);
+    client_->close(r);
+    ASSERT_EQ(got, size);
+    back.resize(got);
+    EXPECT_EQ(sha256(back), sha256(data));
+    // And at rest on the server's disk.
+    EXPECT_EQ(sha256(readLocal(exportDir() / name)), sha256(data));
+    client_->unlink(name);
+  }
+}
+
+TEST_F(ClientGanesha, FileSyncWritesNeedNoCommit) {
+  auto data = randomBytes(300000, 9);
+  OpenFile w = client_->open("filesync", writeFlags());
+  client_->pwrite(w, data, 0, StableHow::kFileSync);
+  client_->close(w);
+  EXPECT_EQ(sha256(readLocal(exportDir() / "filesync")), sha256(data));
+  client_->unlink("filesync");
+}
+
+TEST_F(ClientGanesha, SixtyFourConcurrentRandomWritesReadBack) {
+  constexpr std::size_t kBlock = 4096;
+  constexpr std::size_t kBlocks = 1024;  // a 4 MiB file
+  OpenFile f = client_->open("concurrent", writeFlags());
+  client_->truncate("concurrent", kBlock * kBlocks);
+  std::vector<std::size_t> order(kBlocks);
+  for (std::size_t i = 0; i < kBlocks; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(7));
+  order.resize(64);
+  std::vector<std::vector<std::uint8_t>> blocks;
+  for (std::size_t i = 0; i < 64; ++i) blocks.push_back(randomBytes(kBlock, 100 + i));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  std::vector<std::string> errors;
+  for (std::size_t i = 0; i < 64; ++i) {
+    client_->pwriteAsync(f, blocks[i], order[i] * kBlock, StableHow::kUnstable, [&](const IoResult& r) {
+      std::lock_guard lock(mu);
+      if (r.error) errors.push_back(r.error.message());
+      if (!r.error && r.bytes != kBlock) errors.push_back("short write " + std::to_string(r.bytes));
+      ++done;
+      cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return done == 64; }));
+  }
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  client_->fsync(f);
+  std::vector<std::uint8_t> whole(kBlock * kBlocks);
+  ASSERT_EQ(client_->pread(f, whole, 0), whole.size());
+  client_->close(f);
+  std::vector<std::uint8_t> expected(kBlock * kBlocks, 0);
+  for (std::size_t i = 0; i < 64; ++i) std::memcpy(expected.data() + order[i] * kBlock, blocks[i].data(), kBlock);
+  EXPECT_EQ(sha256(whole), sha256(expected));
+  EXPECT_LE(client_->stats().session.slots, 64U);
+  client_->unlink("concurrent");
+}
+
+TEST_F(ClientGanesha, ListsAThousandEntriesCompletely) {
+  const fs::path dir = exportDir() / "thousand";
+  fs::create_directories(dir);
+  std::set<std::string> expected;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string name = "entry-with-a-longish-name-" + std::to_string(i);
+    std::ofstream(dir / name) << i;
+    expected.insert(name);
+  }
+  const auto before = client_->stats().session.compounds;
+  auto entries = client_->readdir("thousand");
+  const auto rounds = client_->stats().session.compounds - before;
+  std::set<std::string> got;
+  for (const auto& e : entries) {
+    got.insert(e.name);
+    EXPECT_EQ(e.attrs.type, FileType::kRegular) << e.name;
+  }
+  EXPECT_EQ(entries.size(), 1000U);
+  EXPECT_EQ(got, expected);
+  EXPECT_GE(rounds, 2U) << "a 1,000-entry directory should take several READDIR rounds";
+  fs::remove_all(dir);
+}
+
+TEST_F(ClientGanesha, MkdirRenameRemove) {
+  client_->mkdir("a");
+  client_->mkdir("b", 0700);
+  EXPECT_EQ(client_->stat("b").mode & 0777U, 0700U);
+  EXPECT_EQ(client_->stat("b").type, FileType::kDirectory);
+  auto data = randomBytes(5000, 3);
+  OpenFile f = client_->open("a/file", writeFlags());
+  client_->pwrite(f, data, 0);
+  client_->close(f);
+  client_->rename("a/file", "b/renamed");
+  EXPECT_FALSE(fs::exists(exportDir() / "a/file"));
+  EXPECT_EQ(sha256(readLocal(exportDir() / "b/renamed")), sha256(data));
+  try {
+    client_->stat("a/file");
+    FAIL() << "stat of a renamed-away file succeeded";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrNoEnt));
+  }
+  try {
+    client_->unlink("b");
+    FAIL() << "removing a non-empty directory succeeded";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrNotEmpty));
+    EXPECT_STREQ(e.what(), "remove /export/b: NFS4ERR_NOTEMPTY (directory not empty)");
+  }
+  client_->unlink("b/renamed");
+  client_->unlink("b");
+  client_->unlink("a");
+  EXPECT_FALSE(fs::exists(exportDir() / "a"));
+  EXPECT_FALSE(fs::exists(exportDir() / "b"));
+}
+
+TEST_F(ClientGanesha, TruncateAndChmod) {
+  OpenFile f = client_->open("attrs", writeFlags());
+  client_->pwrite(f, randomBytes(10000, 1), 0);
+  client_->close(f);
+  client_->truncate("attrs", 1234);
+  client_->chmod("attrs", 0600);
+  Attributes a = client_->stat("attrs");
+  EXPECT_EQ(a.size, 1234U);
+  EXPECT_EQ(a.mode & 07777U, 0600U);
+  EXPECT_EQ(fs::file_size(exportDir() / "attrs"), 1234U);
+  client_->unlink("attrs");
+}
+
+TEST_F(ClientGanesha, NonexistentPathIsNoEnt) {
+  try {
+    client_->open("no/such/file", {});
+    FAIL() << "opened a nonexistent file";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrNoEnt));
+    EXPECT_STREQ(e.what(), "open /export/no/such/file: NFS4ERR_NOENT (no such file or directory)");
+  }
+}
+
+TEST_F(ClientGanesha, PermissionErrorIsAccess) {
+  const fs::path secret = exportDir() / "secret";
+  writeLocal(secret, randomBytes(100, 5));
+  ASSERT_EQ(::chmod(secret.c_str(), 0600), 0);
+  ClientOptions o = GaneshaEnvironment::get().options();
+  o.uid = 4242;
+  o.gid = 4242;
+  auto user = Client::connect(o);
+  try {
+    user->open("secret", {});
+    FAIL() << "uid 4242 opened a root-owned 0600 file";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrAccess)) << e.what();
+    EXPECT_STREQ(e.what(), "open /export/secret: NFS4ERR_ACCESS (permission denied)");
+  }
+  user->close();
+  fs::remove(secret);
+}
+
+TEST_F(ClientGanesha, ReadOnlyExportRefusesWrites) {
+  auto data = randomBytes(777, 11);
+  writeLocal(GaneshaEnvironment::get().readOnlyDir() / "readme", data);
+  auto ro = Client::connect(GaneshaEnvironment::get().options("/ro"));
+  OpenFile r = ro->open("readme", {});
+  std::vector<std::uint8_t> back(1000);
+  back.resize(ro->pread(r, back, 0));
+  ro->close(r);
+  EXPECT_EQ(back, data);
+  try {
+    ro->open("new-file", writeFlags());
+    FAIL() << "created a file on a read-only export";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrRofs)) << e.what();
+    EXPECT_STREQ(e.what(), "open /ro/new-file: NFS4ERR_ROFS (read-only file system)");
+  }
+  try {
+    ro->mkdir("dir");
+    FAIL() << "mkdir on a read-only export";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrRofs)) << e.what();
+  }
+  ro->close();
+  EXPECT_FALSE(fs::exists(GaneshaEnvironment::get().readOnlyDir() / "new-file"));
+}
+
+TEST_F(ClientGanesha, LibnfsReadsWhatWeWrote) {
+  auto data = randomBytes((3U << 20) + 123, 21);
+  OpenFile w = client_->open("for-libnfs", writeFlags());
+  client_->pwrite(w, data, 0);
+  client_->close(w);
+
+  nfs_context* nfs = nfs_init_context();
+  ASSERT_NE(nfs, nullptr);
+  const std::string url = "nfs://127.0.0.1/export/for-libnfs?version=4&nfsport=" +
+                          std::to_string(GaneshaEnvironment::get().port());
+  nfs_url* parsed = nfs_parse_url_full(nfs, url.c_str());
+  ASSERT_NE(parsed, nullptr) << nfs_get_error(nfs);
+  ASSERT_EQ(nfs_mount(nfs, parsed->server, parsed->path), 0) << nfs_get_error(nfs);
+  nfsfh* fh = nullptr;
+  ASSERT_EQ(nfs_open(nfs, parsed->file, O_RDONLY, &fh), 0) << nfs_get_error(nfs);
+  std::vector<std::uint8_t> back(data.size());
+  std::size_t got = 0;
+  while (got < back.size()) {
+    const int n = nfs_pread(nfs, fh, got, std::min<std::size_t>(back.size() - got, 256 * 1024), back.data() + got);
+    ASSERT_GT(n, 0) << nfs_get_error(nfs);
+    got += static_cast<std::size_t>(n);
+  }
+  nfs_close(nfs, fh);
+  nfs_destroy_url(parsed);
+  nfs_destroy_context(nfs);
+  EXPECT_EQ(sha256(back), sha256(data));
+  client_->unlink("for-libnfs");
+}
+
+TEST_F(ClientGanesha, ReadsAFilePlacedOnTheServer) {
+  auto data = randomBytes((2U << 20) + 5, 31);
+  writeLocal(exportDir() / "placed", data);
+  OpenFile r = client_->open("placed", {});
+  std::vector<std::uint8_t> back(data.size() + 10);
+  back.resize(client_->pread(r, back, 0));
+  client_->close(r);
+  EXPECT_EQ(sha256(back), sha256(data));
+  fs::remove(exportDir() / "placed");
+}
+
+TEST_F(ClientGanesha, SessionSurvivesIdlePeriodsLongerThanTheLease) {
+  const auto renewalsBefore = client_->stats().session.renewals;
+  std::this_thread::sleep_for(std::chrono::seconds(GaneshaEnvironment::kLeaseSeconds * 2 + 1));
+  EXPECT_GT(client_->stats().session.renewals, renewalsBefore);
+  // Our open state is still valid: the lease was renewed.
+  OpenFile f = client_->open("after-idle", writeFlags());
+  client_->pwrite(f, randomBytes(10, 1), 0);
+  client_->close(f);
+  client_->unlink("after-idle");
+}
+
+TEST_F(ClientGanesha, CliCopiesSixtyFourMiBBothWaysByteExact) {
+  const fs::path local = fs::temp_directory_path() / ("nfsrdma-cli-" + std::to_string(::getpid()));
+  const fs::path back = local.string() + ".back";
+  auto data = randomBytes(64U << 20, 77);
+  writeLocal(local, data);
+  const std::string url = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/cli-copy";
+  auto [rc1, err1] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local.string() + " " + url);
+  ASSERT_EQ(rc1, 0) << err1;
+  auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + url + " " + back.string());
+  ASSERT_EQ(rc2, 0) << err2;
+  EXPECT_EQ(sha256(readLocal(back)), sha256(data));
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cli-copy")), sha256(data));
+  auto [rc3, err3] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " rm " + url);
+  EXPECT_EQ(rc3, 0) << err3;
+  EXPECT_FALSE(fs::exists(exportDir() / "cli-copy"));
+  fs::remove(local);
+  fs::remove(back);
+}
+
+TEST_F(ClientGanesha, CliReportsErrorsOnOneLine) {
+  const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port());
+  auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cat " + base + "/export/x");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, "nfsrdma-client: open /export/x: NFS4ERR_NOENT (no such file or directory)\n");
+  auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " ls '" + base + "/export?version=4'");
+  EXPECT_EQ(rc2, 1);
+  EXPECT_NE(err2.find("version=4 is not supported"), std::string::npos) << err2;
+}
+
+}  // namespace
+}  // namespace nfsrdma::testing

@@ -13,6 +13,7 @@
 #include "client/nfs4/Nfs4Constants.h"
 #include "client/nfs4/Nfs4Status.h"
 #include "client/transport/TcpTransport.h"
+#include "client/transport/rdma/RdmaTransport.h"
 
 namespace nfsrdma {
 namespace {
@@ -51,8 +52,16 @@ std::string hostName() {
 
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
   if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout);
-  throw NfsException(makeError(ClientErrc::kInvalidArgument,
-                               "proto=" + o.proto + ": this build has no RDMA transport yet (use proto=tcp)"));
+  if (o.proto == "rdma") {
+    transport::rdma::RdmaTransportOptions r;
+    r.host = o.host;
+    r.port = o.port;
+    r.timeout = o.timeout;
+    r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
+                                         : transport::rdma::MemoryRegistration::kPooled;
+    return transport::rdma::RdmaTransport::connect(r);
+  }
+  throw NfsException(makeError(ClientErrc::kInvalidArgument, "proto=" + o.proto + " (expected tcp or rdma)"));
 }
 
 // Waits for a number of asynchronous completions and keeps the first error.
@@ -367,6 +376,11 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
     return;
   }
   auto st = file.state_;
+  // One READ per COMPOUND: its data may land straight in 'buf' (RDMA Write chunk).
+  rpc::CallHints hints;
+  hints.directReplies[0] = buf;
+  hints.directCount = 1;
+  hints.maxReplySize = kIoOverhead;
   session_->submit(
       [st, offset, count = static_cast<std::uint32_t>(buf.size())](CompoundEncoder& c) {
         c.putFh(st->fh);
@@ -390,6 +404,15 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
           nfs4::ReadResult rr = d->read();
           if (!d->ok()) {
             r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": " + d->malformedReason());
+          } else if (rr.placed) {
+            if (rr.placedLength > buf.size()) {
+              r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": server placed " +
+                                                                   std::to_string(rr.placedLength) + " bytes for a " +
+                                                                   std::to_string(buf.size()) + "-byte READ");
+            } else {
+              r.bytes = rr.placedLength;
+              r.eof = rr.eof;
+            }
           } else if (rr.data.size() > buf.size()) {
             r.error = makeError(ClientErrc::kMalformedReply,
                                 "read " + st->path + ": server returned " + std::to_string(rr.data.size()) +
@@ -401,7 +424,8 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
           }
         }
         done(r);
-      });
+      },
+      hints);
 }
 
 void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,

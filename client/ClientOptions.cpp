@@ -58,7 +58,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     o.host = std::string(authority);
   }
   if (o.host.empty()) bad(url, "no server host");
-  if (!portText.empty()) o.port = number<std::uint16_t>(url, "port", portText, 1, 65535);
+  bool portGiven = !portText.empty();
+  if (portGiven) o.port = number<std::uint16_t>(url, "port", portText, 1, 65535);
   o.exportPath = std::string(path);
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
 
@@ -93,6 +94,10 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.proto = std::string(value);
     } else if (key == "port") {
       o.port = number<std::uint16_t>(url, key, value, 1, 65535);
+      portGiven = true;
+    } else if (key == "memreg") {
+      if (value != "pooled" && value != "per-io") bad(url, "memreg=" + std::string(value) + " (expected pooled or per-io)");
+      o.perIoRegistration = value == "per-io";
     } else if (key == "timeout") {
       o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
     } else if (key == "qd") {
@@ -103,9 +108,10 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.machineName = std::string(value);
     } else {
       bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine)");
+                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg)");
     }
   }
+  if (o.proto == "rdma" && !portGiven) o.port = 20049;
   return o;
 }
 

@@ -451,7 +451,18 @@ StateId CompoundDecoder::close() {
 ReadResult CompoundDecoder::read() {
   ReadResult r;
   r.eof = dec_.getBool();
-  r.data = dec_.getOpaque(0xffffffffU);
+  std::uint32_t placed = 0;
+  if (dec_.nextPlacedBulk(placed)) {
+    // RPC-over-RDMA Write chunk: the length stays in the stream, the bytes do not.
+    r.placed = true;
+    r.placedLength = dec_.getU32();
+    if (dec_.ok() && r.placedLength != placed) {
+      markMalformed("READ says " + std::to_string(r.placedLength) + " bytes but the server wrote " +
+                    std::to_string(placed) + " into the Write chunk");
+    }
+  } else {
+    r.data = dec_.getOpaque(0xffffffffU);
+  }
   if (!dec_.ok()) markMalformed("truncated READ result");
   return r;
 }

@@ -171,7 +171,9 @@ struct OpenResult {
 
 struct ReadResult {
   bool eof = false;
-  std::span<const std::uint8_t> data;  // view into the reply
+  std::span<const std::uint8_t> data;  // view into the reply (when not placed)
+  bool placed = false;                 // the transport put the data in the caller's buffer
+  std::uint32_t placedLength = 0;
 };
 
 struct WriteResult {

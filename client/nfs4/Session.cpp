@@ -139,7 +139,7 @@ Error Session::roundTrip(const Encode& encode, const std::function<Error(Compoun
   return future.get();
 }
 
-void Session::submit(Encode encode, Decode decode) {
+void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
   std::unique_lock lock(mu_);
   if (closed_) {
     lock.unlock();
@@ -154,18 +154,18 @@ void Session::submit(Encode encode, Decode decode) {
   auto slot = slots_.acquire();
   if (!slot) {
     ++stats_.waitedForSlot;
-    waiting_.push_back({std::move(encode), std::move(decode)});
+    waiting_.push_back({std::move(encode), std::move(decode), hints});
     return;
   }
   const std::uint32_t seq = slots_.nextSequenceId(*slot);
   const std::uint32_t highest = slots_.highestSlotInUse();
   ++stats_.compounds;
   lock.unlock();
-  issue(*slot, seq, highest, std::move(encode), std::move(decode));
+  issue(*slot, seq, highest, std::move(encode), std::move(decode), hints);
 }
 
 void Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
-                    Decode decode) {
+                    Decode decode, const rpc::CallHints& hints) {
   auto shared = std::make_shared<Decode>(std::move(decode));
   Error e = rpc_.call(
       kProcCompound,
@@ -177,7 +177,8 @@ void Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t 
       },
       [this, slot, sequenceId, shared](const Error& err, xdr::XdrDecoder& results) {
         onReply(slot, sequenceId, err, results, *shared);
-      });
+      },
+      hints);
   if (e) {
     releaseAndPump(slot, SlotOutcome::kNotExecuted);
     (*shared)(e, nullptr);
@@ -249,7 +250,7 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
     const std::uint32_t highest = slots_.highestSlotInUse();
     ++stats_.compounds;
     lock.unlock();
-    issue(*next, seq, highest, std::move(w.encode), std::move(w.decode));
+    issue(*next, seq, highest, std::move(w.encode), std::move(w.decode), w.hints);
     lock.lock();
   }
   if (slots_.inUse() == 0 && waiting_.empty()) idle_.notify_all();

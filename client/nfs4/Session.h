@@ -57,7 +57,8 @@ class Session {
 
   // Queues a COMPOUND. The callback always fires exactly once, possibly
   // before submit() returns (e.g. when the session is closed).
-  void submit(Encode encode, Decode decode);
+  // hints: what a direct-placement transport needs (READ destinations).
+  void submit(Encode encode, Decode decode, rpc::CallHints hints = {});
 
   // DESTROY_SESSION and DESTROY_CLIENTID; waits for calls in flight first
   // (bounded by the RPC timeout). Errors are returned, not thrown.
@@ -77,10 +78,11 @@ class Session {
   struct Waiting {
     Encode encode;
     Decode decode;
+    rpc::CallHints hints;
   };
 
   void issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
-             Decode decode);
+             Decode decode, const rpc::CallHints& hints);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const Decode& decode);
   void releaseAndPump(std::uint32_t slot, SlotOutcome outcome);

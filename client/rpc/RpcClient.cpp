@@ -28,7 +28,8 @@ void RpcClient::shutdown() {
   failAll(makeError(ClientErrc::kShutdown, "rpc on " + transport_->describe()));
 }
 
-Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback) {
+Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback,
+                      const CallHints& hints) {
   // The transport copies what it cannot send at once, so one scratch buffer
   // per thread serves every call.
   thread_local std::vector<std::uint8_t> scratch(kMaxCallHead);
@@ -50,8 +51,9 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
     ++stats_.calls;
     stats_.bytesSent += enc.streamSize();
   }
-  Error e = transport_->send(
-      transport::OutgoingMessage{{segs.data(), nsegs}, enc.bulk(), enc.streamSize()});
+  Error e = transport_->send(transport::OutgoingMessage{{segs.data(), nsegs}, enc.bulk(), enc.streamSize(), xid,
+                                                       {hints.directReplies.data(), hints.directCount},
+                                                       hints.maxReplySize});
   if (e) {
     std::lock_guard lock(mu_);
     pending_.erase(xid);
@@ -61,7 +63,7 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
   return {};
 }
 
-void RpcClient::onMessage(std::span<const std::uint8_t> message) {
+void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) {
   std::uint32_t xid = 0;
   Pending call;
   {
@@ -82,6 +84,7 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message) {
     ++stats_.replies;
   }
   xdr::XdrDecoder dec(message);
+  dec.setPlacedBulk(placed);
   ReplyHeader header;
   Error e = decodeReplyHeader(dec, header);
   if (e && e.code == make_error_code(ClientErrc::kMalformedReply)) {
@@ -99,6 +102,23 @@ void RpcClient::onTransportError(const Error& error) {
   failAll(error);
 }
 
+void RpcClient::onCallError(std::uint32_t xid, const Error& error) {
+  Pending call;
+  {
+    std::lock_guard lock(mu_);
+    auto it = pending_.find(xid);
+    if (it == pending_.end()) {
+      ++stats_.unknownXids;
+      return;
+    }
+    call = std::move(it->second);
+    pending_.erase(it);
+    inFlight_.store(pending_.size(), std::memory_order_relaxed);
+  }
+  xdr::XdrDecoder empty({});
+  call.callback(error, empty);
+}
+
 void RpcClient::failAll(const Error& error) {
   std::unordered_map<std::uint32_t, Pending> failed;
   {
@@ -113,10 +133,12 @@ void RpcClient::failAll(const Error& error) {
 void RpcClient::onTick() {
   const auto now = std::chrono::steady_clock::now();
   std::vector<Pending> expired;
+  std::vector<std::uint32_t> expiredXids;
   {
     std::lock_guard lock(mu_);
     for (auto it = pending_.begin(); it != pending_.end();) {
       if (it->second.deadline <= now) {
+        expiredXids.push_back(it->first);
         expired.push_back(std::move(it->second));
         it = pending_.erase(it);
         ++stats_.timeouts;
@@ -127,6 +149,8 @@ void RpcClient::onTick() {
     }
   }
   if (expired.empty()) return;
+  // The transport lets go of what it holds for them (RDMA: the server loses access to their buffers).
+  for (std::uint32_t xid : expiredXids) transport_->abandon(xid);
   const Error e = makeError(ClientErrc::kTimedOut, "no reply from " + transport_->describe() + " within " +
                                                        std::to_string(timeout_.count()) + " ms");
   xdr::XdrDecoder empty({});

@@ -8,6 +8,7 @@
 // depth is kept without waking another thread).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -40,6 +41,15 @@ using ReplyCallback = std::function<void(const Error& error, xdr::XdrDecoder& re
 // Writes the procedure's arguments after the header.
 using ArgsEncoder = std::function<void(xdr::XdrEncoder& enc)>;
 
+// What a transport with direct data placement (RDMA) needs beyond the bytes.
+// Held by value (queued calls keep it), so no allocation per call.
+struct CallHints {
+  static constexpr std::size_t kMaxDirect = 4;
+  std::array<std::span<std::uint8_t>, kMaxDirect> directReplies{};  // READ destinations, in op order
+  std::size_t directCount = 0;
+  std::size_t maxReplySize = 0;  // direct payloads excluded
+};
+
 class RpcClient final : public transport::TransportSink {
  public:
   RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
@@ -53,7 +63,8 @@ class RpcClient final : public transport::TransportSink {
   // otherwise the callback is called exactly once (reply, timeout, transport
   // failure or shutdown). Encoded headers larger than the scratch buffer
   // fail with kEncodeOverflow.
-  Error call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback);
+  Error call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback,
+             const CallHints& hints = {});
 
   // Stops further calls and fails those in flight with kShutdown; closes the transport.
   void shutdown();
@@ -73,8 +84,10 @@ class RpcClient final : public transport::TransportSink {
     std::chrono::steady_clock::time_point deadline;
   };
 
-  void onMessage(std::span<const std::uint8_t> message) override;
+  void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
+  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override;
   void onTransportError(const Error& error) override;
+  void onCallError(std::uint32_t xid, const Error& error) override;
   void onTick() override;
   std::size_t callsInFlight() const override { return inFlight_.load(std::memory_order_relaxed); }
   void failAll(const Error& error);

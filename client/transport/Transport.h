@@ -21,8 +21,21 @@ class TransportSink {
   virtual ~TransportSink() = default;
   // One complete RPC message; the view is valid for the duration of the call.
   virtual void onMessage(std::span<const std::uint8_t> message) = 0;
+  // The same, from a transport that placed some payloads directly into the
+  // caller's buffers (RDMA Write chunks): 'placed' holds how many bytes went
+  // to each, in call order, and those bytes are absent from the message.
+  virtual void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) {
+    (void)placed;
+    onMessage(message);
+  }
   // The connection failed or was closed by the peer; no message follows.
   virtual void onTransportError(const Error& error) = 0;
+  // One call failed at the transport level (e.g. RDMA_ERROR for its XID)
+  // while the connection stays up. By default the whole connection fails.
+  virtual void onCallError(std::uint32_t xid, const Error& error) {
+    (void)xid;
+    onTransportError(error);
+  }
   // About every kTickInterval: timeouts and other timers run here.
   virtual void onTick() = 0;
   // Calls sent and not yet answered; transports use it to pace their wakeups.
@@ -35,6 +48,13 @@ struct OutgoingMessage {
   std::span<const xdr::ConstBuffer> segments;
   std::span<const xdr::BulkSegment> bulk;
   std::size_t size = 0;  // total bytes of the stream
+  std::uint32_t xid = 0;
+  // Where the reply's DDP-eligible payloads (READ data) should land, in
+  // order; transports without direct placement ignore it. The memory stays
+  // valid until the call completes.
+  std::span<const std::span<std::uint8_t>> directReplies;
+  // The largest reply expected, direct payloads excluded (sizes RDMA's Reply chunk).
+  std::size_t maxReplySize = 0;
 };
 
 class Transport {
@@ -51,6 +71,9 @@ class Transport {
   virtual void setMaxIncomingMessage(std::size_t bytes) = 0;
   // Stops the I/O thread and closes the connection; idempotent; not from the I/O thread.
   virtual void close() = 0;
+  // The RPC layer gave up on a call (timeout): release what the transport
+  // holds for it, so the server can no longer reach its buffers.
+  virtual void abandon(std::uint32_t xid) { (void)xid; }
   virtual bool onIoThread() const = 0;
   // e.g. "tcp 127.0.0.1:2049"
   virtual std::string describe() const = 0;

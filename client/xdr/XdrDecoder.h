@@ -61,6 +61,16 @@ class XdrDecoder {
   }
   void skip(std::size_t n) { (void)take(n); }
 
+  // Payloads the transport placed directly into the caller's memory (RDMA
+  // Write chunks) are absent from this stream; their lengths come in order.
+  void setPlacedBulk(std::span<const std::uint32_t> lengths) { placed_ = lengths; }
+  // The next directly placed payload's length, if the transport placed one.
+  bool nextPlacedBulk(std::uint32_t& length) {
+    if (placedNext_ >= placed_.size()) return false;
+    length = placed_[placedNext_++];
+    return true;
+  }
+
   bool ok() const { return !failed_; }
   void fail() { failed_ = true; }
   std::size_t position() const { return pos_; }
@@ -83,6 +93,8 @@ class XdrDecoder {
   std::span<const std::uint8_t> bytes_;
   std::size_t pos_ = 0;
   bool failed_ = false;
+  std::span<const std::uint32_t> placed_;
+  std::size_t placedNext_ = 0;
 };
 
 }  // namespace nfsrdma::xdr

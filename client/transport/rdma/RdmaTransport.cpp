@@ -1,0 +1,535 @@
+#include "client/transport/rdma/RdmaTransport.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "verbs/VerbsError.h"
+
+namespace nfsrdma::transport::rdma {
+namespace {
+
+constexpr std::size_t kSendSlots = 256;
+constexpr std::size_t kMaxPooledRegistrations = 4096;
+constexpr std::uintptr_t kPage = 4096;
+
+}  // namespace
+
+struct RdmaTransport::Registration {
+  std::uintptr_t start = 0;
+  std::uintptr_t end = 0;
+  verbs::MemoryRegion mr;
+  std::uint32_t rkey() const { return mr.rkey(); }
+};
+
+struct RdmaTransport::CallState {
+  std::vector<std::shared_ptr<Registration>> registrations;  // keeps caller memory registered
+  std::vector<std::uint8_t> replyMemory;                     // Reply chunk target
+  std::vector<std::uint8_t> positionZeroMemory;              // RDMA_NOMSG call body
+  std::array<std::size_t, 4> directSizes{};
+  std::size_t directCount = 0;
+};
+
+struct RdmaTransport::PendingSend {
+  std::size_t slot = 0;
+  std::uint32_t length = 0;
+};
+
+std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions& options) {
+  try {
+    return std::unique_ptr<RdmaTransport>(new RdmaTransport(options));
+  } catch (const verbs::NoDeviceError& e) {
+    throw NfsException(makeError(ClientErrc::kNoRdmaDevice, e.what()));
+  } catch (const NfsException&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw NfsException(makeError(std::make_error_code(std::errc::connection_refused),
+                                 "connect rdma " + options.host + ":" + std::to_string(options.port) + ": " +
+                                     e.what()));
+  }
+}
+
+namespace {
+// Helpers that build the members in order; each throws naming its verb.
+verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions& o) {
+  verbs::CmId id = verbs::CmId::create(events);
+  verbs::CmClientOptions co;
+  co.host = o.host;
+  co.port = o.port;
+  co.timeout = o.timeout;
+  verbs::cmResolve(events, id, co);
+  return id;
+}
+}  // namespace
+
+RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
+    : options_(options),
+      description_("rdma " + options.host + ":" + std::to_string(options.port)),
+      events_(verbs::CmEventChannel::create()),
+      id_(resolvedId(events_, options)),
+      pd_(verbs::ProtectionDomain::allocate(id_.verbs())),
+      completionChannel_(verbs::CompletionChannel::create(id_.verbs())),
+      cq_(verbs::CompletionQueue::create(id_.verbs(), static_cast<int>(options.credits + kSendSlots + 8),
+                                         &completionChannel_)),
+      qp_([this, &options] {
+        ibv_qp_init_attr attr{};
+        attr.send_cq = cq_.get();
+        attr.recv_cq = cq_.get();
+        attr.qp_type = IBV_QPT_RC;
+        attr.cap.max_send_wr = static_cast<std::uint32_t>(kSendSlots + 1);
+        attr.cap.max_recv_wr = options.credits + 1;
+        attr.cap.max_send_sge = 1;
+        attr.cap.max_recv_sge = 1;
+        return verbs::QueuePair::createOnCmId(id_.get(), pd_.get(), attr);
+      }()),
+      receiveBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), std::size_t{options.credits} * options.inlineSize,
+                                                        IBV_ACCESS_LOCAL_WRITE)),
+      sendBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), kSendSlots * options.inlineSize,
+                                                     IBV_ACCESS_LOCAL_WRITE)) {
+  wakeFd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wakeFd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  receiveContexts_.resize(options.credits);
+  for (std::size_t i = 0; i < options.credits; ++i) {
+    receiveContexts_[i] = {true, i};
+    postReceive(i);
+  }
+  sendContexts_.resize(kSendSlots);
+  for (std::size_t i = 0; i < kSendSlots; ++i) {
+    sendContexts_[i] = {false, i};
+    freeSendSlots_.push_back(kSendSlots - 1 - i);
+  }
+  if (std::error_code ec = cq_.requestNotify()) throw std::system_error(ec, "ibv_req_notify_cq");
+
+  // RFC 8797: announce our inline sizes; without the server's, assume 1024.
+  ConnectionParameters ours;
+  ours.sendSize = options.inlineSize;
+  ours.receiveSize = options.inlineSize;
+  std::array<std::uint8_t, kPrivateDataSize> pd{};
+  encodePrivateData(ours, pd);
+  verbs::CmClientOptions co;
+  co.host = options.host;
+  co.port = options.port;
+  co.timeout = options.timeout;
+  const auto theirs = verbs::cmConnect(events_, id_, std::as_bytes(std::span(pd)), co);
+  ConnectionParameters peer;
+  const bool announced = decodePrivateData(
+      {reinterpret_cast<const std::uint8_t*>(theirs.data()), theirs.size()}, peer);
+  limits_.send = announced ? std::min<std::size_t>(peer.receiveSize, options.inlineSize) : 1024;
+  limits_.receive = options.inlineSize;
+  stats_.peerReceiveSize = announced ? peer.receiveSize : 1024;
+}
+
+RdmaTransport::~RdmaTransport() {
+  close();
+  if (wakeFd_ >= 0) ::close(wakeFd_);
+}
+
+void RdmaTransport::start(TransportSink& sink) {
+  sink_ = &sink;
+  thread_ = std::thread([this] { run(); });
+}
+
+void RdmaTransport::wake() {
+  std::uint64_t one = 1;
+  (void)!::write(wakeFd_, &one, sizeof one);
+}
+
+void RdmaTransport::close() {
+  if (stopping_.exchange(true)) return;
+  wake();
+  if (thread_.joinable()) {
+    if (std::this_thread::get_id() == thread_.get_id()) {
+      thread_.detach();
+    } else {
+      thread_.join();
+    }
+  }
+  (void)id_.disconnect();
+  // Flush everything posted so no completion refers to memory we free next.
+  (void)qp_.drain(cq_, cq_, std::chrono::seconds(2));
+  std::lock_guard lock(mu_);
+  calls_.clear();
+}
+
+void RdmaTransport::abandon(std::uint32_t xid) {
+  std::unique_ptr<CallState> gone;
+  {
+    std::lock_guard lock(mu_);
+    auto it = calls_.find(xid);
+    if (it == calls_.end()) return;
+    gone = std::move(it->second);
+    calls_.erase(it);
+  }
+  // Destroying 'gone' deregisters per-call memory: the server loses access.
+}
+
+void RdmaTransport::postReceive(std::size_t slot) {
+  ibv_sge sge = receiveBuffers_.sge(slot * options_.inlineSize, options_.inlineSize);
+  ibv_recv_wr wr{};
+  wr.wr_id = verbs::toWrId(&receiveContexts_[slot]);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  if (std::error_code ec = qp_.postRecv(wr)) {
+    fail(makeError(ec, "post receive on " + description_));
+  }
+}
+
+std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const std::uint8_t* data,
+                                                                           std::size_t length) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t start = addr & ~(kPage - 1);
+  const std::uintptr_t end = (addr + length + kPage - 1) & ~(kPage - 1);
+  auto make = [&] {
+    auto r = std::make_shared<Registration>(Registration{
+        start, end,
+        verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start), end - start,
+                                            verbs::kRemoteAccess)});
+    std::lock_guard lock(mu_);
+    ++stats_.registrations;
+    return r;
+  };
+  if (options_.registration == MemoryRegistration::kPerIo) return make();
+  std::lock_guard lock(poolMu_);
+  auto it = pool_.upper_bound(start);
+  if (it != pool_.begin()) {
+    --it;
+    if (it->second->start <= start && it->second->end >= end) return it->second;
+  }
+  if (pool_.size() >= kMaxPooledRegistrations) {
+    for (auto e = pool_.begin(); e != pool_.end();) {
+      e = e->second.use_count() == 1 ? pool_.erase(e) : std::next(e);
+    }
+  }
+  auto r = make();
+  pool_[start] = r;
+  return r;
+}
+
+Error RdmaTransport::send(const OutgoingMessage& message) {
+  if (broken_.load() || stopping_.load()) {
+    return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  }
+  std::array<xdr::BulkSegment, xdr::XdrEncoder::kMaxBulk> bulkStore{};
+  std::size_t bulkCount = 0;
+  for (const auto& b : message.bulk) {
+    if (!b.payload.empty() && bulkCount < bulkStore.size()) bulkStore[bulkCount++] = b;
+  }
+  std::array<std::size_t, 4> readSizes{};
+  const std::size_t reads = std::min<std::size_t>(message.directReplies.size(), readSizes.size());
+  for (std::size_t i = 0; i < reads; ++i) readSizes[i] = message.directReplies[i].size();
+  const std::size_t replyHint = message.maxReplySize != 0 ? message.maxReplySize : limits_.receive / 2;
+  const ChunkPlan plan = planCall({message.size, {bulkStore.data(), bulkCount}, {readSizes.data(), reads}, replyHint},
+                                  limits_);
+
+  auto call = std::make_unique<CallState>();
+  RpcRdmaHeader h;
+  h.xid = message.xid;
+  h.credits = options_.credits;
+  h.proc = plan.proc;
+  std::uint64_t pulled = 0;
+  try {
+    if (plan.kind == CallKind::kReadChunks) {
+      for (std::size_t i = 0; i < bulkCount; ++i) {
+        const auto& b = bulkStore[i];
+        auto reg = registerBuffer(b.payload.data(), b.payload.size());
+        h.reads.push_back({static_cast<std::uint32_t>(b.xdrPosition),
+                           {reg->rkey(), static_cast<std::uint32_t>(b.payload.size()),
+                            reinterpret_cast<std::uintptr_t>(b.payload.data())}});
+        call->registrations.push_back(std::move(reg));
+        pulled += b.payload.size();
+      }
+    } else if (plan.kind == CallKind::kPositionZero) {
+      call->positionZeroMemory.resize(message.size);
+      std::size_t at = 0;
+      for (const auto& s : message.segments) {
+        std::memcpy(call->positionZeroMemory.data() + at, s.data, s.size);
+        at += s.size;
+      }
+      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size);
+      if (options_.registration == MemoryRegistration::kPooled) {
+        // Our own short-lived memory is never pooled.
+        std::lock_guard lock(poolMu_);
+        pool_.erase(reg->start);
+      }
+      h.reads.push_back({0, {reg->rkey(), static_cast<std::uint32_t>(message.size),
+                             reinterpret_cast<std::uintptr_t>(call->positionZeroMemory.data())}});
+      call->registrations.push_back(std::move(reg));
+      pulled += message.size;
+    }
+    std::size_t chunk = 0;
+    for (std::size_t i = 0; i < reads && chunk < plan.writeChunks.size(); ++i) {
+      if (readSizes[i] <= kSmallReadInline) continue;
+      auto target = message.directReplies[i];
+      auto reg = registerBuffer(target.data(), target.size());
+      h.writes.push_back({{reg->rkey(), static_cast<std::uint32_t>(target.size()),
+                           reinterpret_cast<std::uintptr_t>(target.data())}});
+      call->directSizes[call->directCount++] = target.size();
+      call->registrations.push_back(std::move(reg));
+      ++chunk;
+    }
+    if (plan.replyChunk > 0) {
+      call->replyMemory.resize(std::min(plan.replyChunk, maxIncoming_.load()) + 1024);
+      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size());
+      if (options_.registration == MemoryRegistration::kPooled) {
+        std::lock_guard lock(poolMu_);
+        pool_.erase(reg->start);
+      }
+      h.hasReply = true;
+      h.reply.push_back({reg->rkey(), static_cast<std::uint32_t>(call->replyMemory.size()),
+                         reinterpret_cast<std::uintptr_t>(call->replyMemory.data())});
+      call->registrations.push_back(std::move(reg));
+    }
+  } catch (const std::system_error& e) {
+    return makeError(e.code(), std::string("register memory on ") + description_ + ": " + e.what());
+  }
+
+  std::size_t slot;
+  {
+    std::lock_guard lock(mu_);
+    if (freeSendSlots_.empty()) {
+      return makeError(std::make_error_code(std::errc::no_buffer_space),
+                       "send on " + description_ + ": all " + std::to_string(kSendSlots) + " send buffers busy");
+    }
+    slot = freeSendSlots_.back();
+    freeSendSlots_.pop_back();
+  }
+  // Transport header, then the inline part of the RPC message.
+  std::uint8_t* base = reinterpret_cast<std::uint8_t*>(sendBuffers_.data()) + slot * options_.inlineSize;
+  xdr::XdrEncoder enc({base, options_.inlineSize});
+  encodeHeader(enc, h);
+  std::size_t length = enc.headSize();
+  if (plan.kind != CallKind::kPositionZero) {
+    std::size_t skipPad = 0;
+    for (const auto& s : message.segments) {
+      const std::uint8_t* data = s.data;
+      std::size_t size = s.size;
+      bool isBulk = false;
+      if (plan.kind == CallKind::kReadChunks) {
+        for (std::size_t i = 0; i < bulkCount; ++i) {
+          if (bulkStore[i].payload.data() == data && bulkStore[i].payload.size() == size) {
+            isBulk = true;
+            skipPad = bulkStore[i].padBytes;  // the pad after a chunked item is not sent
+          }
+        }
+      }
+      if (isBulk) continue;
+      const std::size_t drop = std::min(skipPad, size);
+      data += drop;
+      size -= drop;
+      skipPad = 0;
+      if (enc.overflowed() || length + size > options_.inlineSize) {
+        std::lock_guard lock(mu_);
+        freeSendSlots_.push_back(slot);
+        return makeError(ClientErrc::kEncodeOverflow, "send on " + description_ + ": inline part exceeds " +
+                                                          std::to_string(options_.inlineSize) + " bytes");
+      }
+      std::memcpy(base + length, data, size);
+      length += size;
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.calls;
+    switch (plan.kind) {
+      case CallKind::kInline: ++stats_.inlineCalls; break;
+      case CallKind::kReadChunks: ++stats_.readChunkCalls; break;
+      case CallKind::kPositionZero: ++stats_.positionZeroCalls; break;
+    }
+    stats_.writeChunks += h.writes.size();
+    if (h.hasReply) ++stats_.replyChunks;
+    stats_.bytesPulledByServer += pulled;
+    calls_[message.xid] = std::move(call);
+  }
+  postOrBacklog({slot, static_cast<std::uint32_t>(length)});
+  return {};
+}
+
+void RdmaTransport::postOrBacklog(PendingSend send) {
+  std::unique_lock lock(mu_);
+  if (outstanding_ >= credits_) {
+    ++stats_.backlogged;
+    backlog_.push_back(send);
+    return;
+  }
+  ++outstanding_;
+  lock.unlock();
+  ibv_sge sge = sendBuffers_.sge(send.slot * options_.inlineSize, send.length);
+  ibv_send_wr wr{};
+  wr.wr_id = verbs::toWrId(&sendContexts_[send.slot]);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  if (std::error_code ec = qp_.postSend(wr)) fail(makeError(ec, "post send on " + description_));
+}
+
+void RdmaTransport::fail(const Error& e) {
+  if (broken_.exchange(true)) return;
+  // No more remote access to our memory once we report the failure.
+  (void)qp_.moveToError();
+  if (sink_ != nullptr) sink_->onTransportError(e);
+}
+
+void RdmaTransport::run() {
+  ioThreadId_.store(std::this_thread::get_id());
+  auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+  while (!stopping_.load()) {
+    std::array<pollfd, 3> fds{{{completionChannel_.get()->fd, POLLIN, 0},
+                               {events_.get()->fd, POLLIN, 0},
+                               {wakeFd_, POLLIN, 0}}};
+    const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            nextTick - std::chrono::steady_clock::now())
+                            .count();
+    const int rc = ::poll(fds.data(), fds.size(), waitMs < 0 ? 0 : static_cast<int>(waitMs) + 1);
+    if (rc < 0 && errno != EINTR) fail(errnoError(errno, "poll on " + description_));
+    if (rc > 0) {
+      if (fds[2].revents & POLLIN) {
+        std::uint64_t v;
+        (void)!::read(wakeFd_, &v, sizeof v);
+      }
+      if (stopping_.load()) break;
+      if (fds[0].revents & POLLIN) {
+        (void)cq_.waitEvent(std::chrono::milliseconds(0));  // ack and re-arm
+        pollCompletions();
+      }
+      if (fds[1].revents & POLLIN) {
+        try {
+          if (auto ev = events_.wait(std::chrono::milliseconds(0))) {
+            if (ev->type() == RDMA_CM_EVENT_DISCONNECTED || ev->type() == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+              fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + ev->describe()));
+            }
+          }
+        } catch (const std::exception& e) {
+          fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + e.what()));
+        }
+      }
+    }
+    if (std::chrono::steady_clock::now() >= nextTick) {
+      sink_->onTick();
+      nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+    }
+  }
+}
+
+void RdmaTransport::pollCompletions() {
+  std::array<ibv_wc, 32> wcs{};
+  // Bounded: at most this many batches per wakeup, then back to poll().
+  for (int round = 0; round < 64; ++round) {
+    const verbs::PollResult r = cq_.poll(wcs);
+    if (r.error) {
+      fail(makeError(r.error, "poll completion queue on " + description_));
+      return;
+    }
+    if (r.count == 0) return;
+    for (std::size_t i = 0; i < r.count; ++i) {
+      const ibv_wc& wc = wcs[i];
+      auto* ctx = verbs::fromWrId<WorkContext>(wc.wr_id);
+      if (wc.status != IBV_WC_SUCCESS) {
+        const std::error_code ec = verbs::makeCompletionError(static_cast<int>(wc.status));
+        {
+          std::lock_guard lock(mu_);
+          ++stats_.completionErrors[ec.message()];
+        }
+        if (!stopping_.load()) fail(makeError(ec, description_ + (ctx->receive ? " receive" : " send")));
+        continue;
+      }
+      if (ctx->receive) {
+        onReceive(ctx->slot, wc.byte_len);
+      } else {
+        std::lock_guard lock(mu_);
+        freeSendSlots_.push_back(ctx->slot);
+      }
+    }
+  }
+}
+
+void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
+  const auto* base = reinterpret_cast<const std::uint8_t*>(receiveBuffers_.data()) + slot * options_.inlineSize;
+  std::span<const std::uint8_t> bytes(base, std::min<std::size_t>(length, options_.inlineSize));
+  RpcRdmaHeader h;
+  std::size_t consumed = 0;
+  Error e = decodeHeader(bytes, h, consumed);
+  std::unique_ptr<CallState> call;
+  {
+    std::lock_guard lock(mu_);
+    credits_ = std::clamp<std::uint32_t>(h.credits, 1, options_.credits);
+    stats_.creditsGranted = credits_;
+    auto it = calls_.find(h.xid);
+    if (it != calls_.end()) {
+      call = std::move(it->second);
+      calls_.erase(it);
+    }
+    if (outstanding_ > 0) --outstanding_;
+  }
+  if (e) {
+    if (h.proc == RdmaProc::kError && call) {
+      sink_->onCallError(h.xid, e);
+    } else if (h.proc != RdmaProc::kError) {
+      fail(e);
+      return;
+    }
+  } else if (!call) {
+    // A reply to a call we no longer track (abandoned after a timeout): the
+    // RPC layer counts and drops it.
+    if (h.proc == RdmaProc::kMsg) sink_->onMessage(bytes.subspan(consumed), {});
+  } else {
+    std::span<const std::uint8_t> message;
+    bool ok = true;
+    if (h.proc == RdmaProc::kMsg) {
+      message = bytes.subspan(consumed);
+    } else {
+      std::size_t replyLength = 0;
+      for (const auto& s : h.reply) replyLength += s.length;
+      if (call->replyMemory.empty() || replyLength > call->replyMemory.size()) {
+        sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
+                                            description_ + ": RDMA_NOMSG reply of " + std::to_string(replyLength) +
+                                                " bytes without a Reply chunk large enough"));
+        ok = false;
+      } else {
+        message = {call->replyMemory.data(), replyLength};
+      }
+    }
+    if (ok) {
+      std::array<std::uint32_t, 4> placed{};
+      std::size_t nplaced = 0;
+      std::uint64_t pushed = 0;
+      for (std::size_t i = 0; i < h.writes.size() && i < call->directCount; ++i) {
+        std::uint64_t n = 0;
+        for (const auto& s : h.writes[i]) n += s.length;
+        placed[nplaced++] = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, call->directSizes[i]));
+        pushed += n;
+      }
+      {
+        std::lock_guard lock(mu_);
+        stats_.bytesPushedByServer += pushed;
+      }
+      sink_->onMessage(message, {placed.data(), nplaced});
+    }
+  }
+  postReceive(slot);
+  // Credits freed by this reply go to calls waiting in the backlog.
+  for (int i = 0; i < 1024; ++i) {
+    PendingSend next;
+    {
+      std::lock_guard lock(mu_);
+      if (backlog_.empty() || outstanding_ >= credits_) break;
+      next = backlog_.front();
+      backlog_.pop_front();
+      // postOrBacklog counts it again.
+    }
+    postOrBacklog(next);
+  }
+}
+
+RdmaStats RdmaTransport::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+}  // namespace nfsrdma::transport::rdma

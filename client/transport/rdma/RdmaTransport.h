@@ -1,0 +1,149 @@
+// RPC-over-RDMA version 1 (RFC 8166) with the NFS binding of RFC 8267:
+// the RDMA transport behind the same Transport interface as TCP, so the
+// NFSv4.1 layer runs unchanged over it (like the kernel's xprtrdma).
+//
+// Calls go out as one SEND each from a pre-registered send buffer, inline
+// when they fit the server's receive size (RFC 8797 private data; 1024 bytes
+// without it). WRITE payloads are exposed to the server as Read chunks at
+// their XDR position, straight from the caller's memory; READ data lands in
+// the caller's buffer through a Write chunk; large replies come through a
+// Reply chunk (ChunkPlanner decides). Calls in flight never exceed the
+// server's credit grant: the rest wait in a backlog. One I/O thread polls
+// the completion queue and the connection manager's events.
+//
+// Memory registration: kPooled (default) registers a caller's buffer once
+// and keeps it registered for reuse: fast, but the server holds an rkey to
+// that memory for as long as the transport lives. kPerIo registers for one
+// call and deregisters when its reply arrives, so the server's access ends
+// with the call: safer, and slower (a registration per I/O).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "client/transport/Transport.h"
+#include "client/transport/rdma/ChunkPlanner.h"
+#include "client/transport/rdma/RpcRdmaHeader.h"
+#include "verbs/CmConnection.h"
+#include "verbs/CmEventChannel.h"
+#include "verbs/CmId.h"
+#include "verbs/CompletionQueue.h"
+#include "verbs/MemoryRegion.h"
+#include "verbs/ProtectionDomain.h"
+#include "verbs/QueuePair.h"
+
+namespace nfsrdma::transport::rdma {
+
+enum class MemoryRegistration { kPooled, kPerIo };
+
+struct RdmaTransportOptions {
+  std::string host;
+  std::uint16_t port = 20049;
+  std::chrono::milliseconds timeout{5000};
+  std::uint32_t credits = 64;        // receive buffers posted = credits asked for
+  std::uint32_t inlineSize = 4096;   // our receive (and send) buffer size
+  MemoryRegistration registration = MemoryRegistration::kPooled;
+};
+
+// Counters in the spirit of the kernel's "xprt: rdma" line in mountstats.
+struct RdmaStats {
+  std::uint64_t calls = 0;
+  std::uint64_t inlineCalls = 0;
+  std::uint64_t readChunkCalls = 0;     // WRITE data in Read chunks
+  std::uint64_t positionZeroCalls = 0;  // RDMA_NOMSG
+  std::uint64_t writeChunks = 0;        // READ data placed directly
+  std::uint64_t replyChunks = 0;
+  std::uint64_t bytesPulledByServer = 0;  // RDMA READ from our memory
+  std::uint64_t bytesPushedByServer = 0;  // RDMA WRITE into our memory
+  std::uint64_t registrations = 0;
+  std::uint64_t backlogged = 0;           // calls that waited for credits
+  std::uint32_t creditsGranted = 0;
+  std::uint64_t reconnects = 0;
+  std::uint32_t peerReceiveSize = 0;      // from RFC 8797 private data (1024 if absent)
+  std::map<std::string, std::uint64_t> completionErrors;  // by status text
+};
+
+class RdmaTransport final : public Transport {
+ public:
+  // Connects through rdma_cm; throws NfsException (kNoRdmaDevice when the
+  // host has no RDMA device, otherwise naming the failing step).
+  static std::unique_ptr<RdmaTransport> connect(const RdmaTransportOptions& options);
+  ~RdmaTransport() override;
+
+  RdmaTransport(const RdmaTransport&) = delete;
+  RdmaTransport& operator=(const RdmaTransport&) = delete;
+
+  void start(TransportSink& sink) override;
+  Error send(const OutgoingMessage& message) override;
+  void setMaxIncomingMessage(std::size_t bytes) override { maxIncoming_.store(bytes); }
+  void close() override;
+  void abandon(std::uint32_t xid) override;
+  bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
+  std::string describe() const override { return description_; }
+  RdmaStats stats() const;
+
+ private:
+  struct Registration;   // a registered caller buffer (pooled or per call)
+  struct CallState;      // what a call in flight holds until its reply
+  struct SendSlot;
+  struct PendingSend;
+
+  explicit RdmaTransport(const RdmaTransportOptions& options);
+  void run();
+  void pollCompletions();
+  void onReceive(std::size_t slot, std::uint32_t length);
+  void postReceive(std::size_t slot);
+  void postOrBacklog(PendingSend send);
+  void fail(const Error& e);
+  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length);
+  void wake();
+
+  RdmaTransportOptions options_;
+  std::string description_;
+  // Declared in creation order: destruction unwinds like rdma_server.c's
+  // ladder (QP before CQ before channel before PD before the id).
+  verbs::CmEventChannel events_;
+  verbs::CmId id_;
+  verbs::ProtectionDomain pd_;
+  verbs::CompletionChannel completionChannel_;
+  verbs::CompletionQueue cq_;
+  verbs::QueuePair qp_;
+  verbs::RegisteredBuffer receiveBuffers_;
+  verbs::RegisteredBuffer sendBuffers_;
+
+  InlineLimits limits_;
+  int wakeFd_ = -1;
+  TransportSink* sink_ = nullptr;
+  std::thread thread_;
+  std::atomic<std::thread::id> ioThreadId_{};
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> broken_{false};
+  std::atomic<std::size_t> maxIncoming_{1U << 20};
+
+  mutable std::mutex mu_;
+  std::vector<std::size_t> freeSendSlots_;
+  std::deque<PendingSend> backlog_;
+  std::unordered_map<std::uint32_t, std::unique_ptr<CallState>> calls_;
+  std::uint32_t outstanding_ = 0;
+  std::uint32_t credits_ = 1;  // RFC 8166 section 3.3.1: one until the server grants more
+  RdmaStats stats_;
+  std::mutex poolMu_;
+  std::map<std::uintptr_t, std::shared_ptr<Registration>> pool_;  // kPooled cache by start address
+  struct WorkContext {
+    bool receive;
+    std::size_t slot;
+  };
+  std::vector<WorkContext> receiveContexts_;
+  std::vector<WorkContext> sendContexts_;
+};
+
+}  // namespace nfsrdma::transport::rdma

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "client/Client.h"
+#include "client/cli/CliCommands.h"
 
 namespace po = boost::program_options;
 using nfsrdma::Client;
@@ -256,7 +257,10 @@ void usage(std::ostream& os, const po::options_description& opts) {
         "  cp SRC DST         copy; each is a local path or a URL\n"
         "  rm URL...          remove files or empty directories\n"
         "  mkdir URL...       create directories\n"
-        "  rename URL URL     rename within one server\n\n"
+        "  rename URL URL     rename within one server\n"
+        "  mount SERVER:/export DIR [--proto rdma|tcp|both] [--run]\n"
+        "                     plan (and run) the kernel client's mount; 'mount --help'\n"
+        "  umount SERVER:/export DIR [--proto ...] [--run]\n\n"
         "URL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&qd=N&proto=tcp]\n\n"
      << opts;
 }
@@ -264,6 +268,16 @@ void usage(std::ostream& os, const po::options_description& opts) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // mount/umount take their own options.
+  if (argc >= 2 && (std::string(argv[1]) == "mount" || std::string(argv[1]) == "umount")) {
+    try {
+      return std::string(argv[1]) == "mount" ? nfsrdma::cli::runMountCommand(argc - 1, argv + 1)
+                                             : nfsrdma::cli::runUmountCommand(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::cerr << "nfsrdma-client: " << argv[1] << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help");
   po::options_description hidden;

@@ -1,0 +1,157 @@
+// nfsrdma-client mount / umount: plans the kernel client's NFS mount
+// (proto=rdma by default), prints the commands, an /etc/fstab line and a
+// Kubernetes PersistentVolume + StorageClass, and with --run executes them.
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "client/cli/CliCommands.h"
+#include "client/mount/MountPlan.h"
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::cli {
+namespace {
+
+std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+mount::HostFacts hostFacts(const std::filesystem::path& root) {
+  mount::HostFacts f;
+  f.mounts = readFile(root / "proc/mounts");
+  f.rdmaClientModule = std::filesystem::exists(root / "sys/module/rpcrdma") ||
+                       std::filesystem::exists(root / "sys/module/xprtrdma");
+  utsname u{};
+  if (::uname(&u) == 0) std::sscanf(u.release, "%d.%d", &f.kernelMajor, &f.kernelMinor);
+  return f;
+}
+
+// Runs a shell-free command line split on spaces (our own commands have no quoting).
+int runCommand(const std::string& command) {
+  std::vector<std::string> words;
+  std::istringstream in(command);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    std::perror(argv[0]);
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Parsed {
+  mount::MountRequest request;
+  bool run = false;
+  std::filesystem::path root = "/";
+};
+
+Parsed parse(int argc, char** argv, const char* what) {
+  Parsed p;
+  std::string source;
+  std::string port;
+  std::uint32_t rsize = 0;
+  std::uint32_t wsize = 0;
+  std::uint32_t nconnect = 0;
+  std::vector<std::string> extra;
+  po::options_description opts(std::string("nfsrdma-client ") + what + " options");
+  opts.add_options()("help,h", "show this help")("proto", po::value(&p.request.proto)->default_value("rdma"),
+                                                  "rdma, tcp, or both (two mounts, <mountpoint>-rdma and -tcp)")(
+      "port", po::value(&port), "server port (rdma default 20049)")(
+      "vers", po::value(&p.request.vers)->default_value("4.2"), "NFS version")(
+      "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize), "write size in bytes")(
+      "nconnect", po::value(&nconnect), "connections per mount (where the kernel supports it)")(
+      "option,o", po::value(&extra), "extra mount option (repeatable)")(
+      "run", po::bool_switch(&p.run), "execute the commands (default: print them)")(
+      "root", po::value(&p.root), "read /proc and /sys below this directory (tests)");
+  po::options_description hidden;
+  hidden.add_options()("source", po::value(&source))("mountpoint", po::value(&p.request.mountPoint));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("source", 1).add("mountpoint", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") || source.empty() || p.request.mountPoint.empty()) {
+    std::cout << "usage: nfsrdma-client " << what << " SERVER:/export MOUNTPOINT [options]\n" << opts;
+    std::exit(vm.count("help") ? 0 : 2);
+  }
+  const auto colon = source.find(":/");
+  if (colon == std::string::npos) {
+    throw std::invalid_argument("'" + source + "': expected SERVER:/export");
+  }
+  p.request.server = source.substr(0, colon);
+  p.request.exportPath = source.substr(colon + 1);
+  if (!port.empty()) {
+    const long v = std::strtol(port.c_str(), nullptr, 10);
+    if (v < 1 || v > 65535 || std::to_string(v) != port) {
+      throw std::invalid_argument("--port " + port + ": expected 1 to 65535");
+    }
+    p.request.port = static_cast<std::uint16_t>(v);
+  }
+  if (rsize) p.request.rsize = rsize;
+  if (wsize) p.request.wsize = wsize;
+  if (nconnect) p.request.nconnect = nconnect;
+  p.request.extraOptions = extra;
+  return p;
+}
+
+}  // namespace
+
+int runMountCommand(int argc, char** argv) {
+  Parsed p = parse(argc, argv, "mount");
+  const mount::MountPlan plan = mount::planMount(p.request, hostFacts(p.root));
+  for (const auto& n : plan.notes) std::printf("note: %s\n", n.c_str());
+  for (const auto& m : plan.mounts) {
+    std::printf("# %s\n%s\n", m.proto.c_str(), m.command.c_str());
+  }
+  std::printf("\n# /etc/fstab\n");
+  for (const auto& m : plan.mounts) std::printf("%s\n", m.fstabLine.c_str());
+  std::printf("\n# Kubernetes\n%s", plan.kubernetesYaml.c_str());
+  for (const auto& pr : plan.problems) std::fprintf(stderr, "nfsrdma-client: mount: %s\n", pr.c_str());
+  if (!plan.problems.empty()) return 1;
+  if (!p.run) return 0;
+  for (const auto& m : plan.mounts) {
+    std::filesystem::create_directories(m.mountPoint);
+    if (int rc = runCommand(m.command); rc != 0) {
+      std::fprintf(stderr, "nfsrdma-client: mount: '%s' exited with %d\n", m.command.c_str(), rc);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int runUmountCommand(int argc, char** argv) {
+  Parsed p = parse(argc, argv, "umount");
+  int status = 0;
+  for (const auto& c : mount::planUnmount(p.request)) {
+    std::printf("%s\n", c.c_str());
+    if (p.run && runCommand(c) != 0) {
+      std::fprintf(stderr, "nfsrdma-client: umount: '%s' failed\n", c.c_str());
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace nfsrdma::cli

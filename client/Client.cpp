@@ -51,11 +51,12 @@ std::string hostName() {
 }
 
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
-  if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout);
+  if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
   if (o.proto == "rdma") {
     transport::rdma::RdmaTransportOptions r;
     r.host = o.host;
     r.port = o.port;
+    r.bindAddress = o.bindAddress;
     r.timeout = o.timeout;
     r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                          : transport::rdma::MemoryRegistration::kPooled;

@@ -104,11 +104,14 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
     } else if (key == "iosize") {
       o.maxIoSize = number<std::uint32_t>(url, key, value, 4096, 16U << 20);
+    } else if (key == "bind") {
+      if (value.empty()) bad(url, "bind= needs a local address");
+      o.bindAddress = std::string(value);
     } else if (key == "machine") {
       o.machineName = std::string(value);
     } else {
       bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg)");
+                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg, bind)");
     }
   }
   if (o.proto == "rdma" && !portGiven) o.port = 20049;

@@ -73,7 +73,8 @@ void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t cou
 }  // namespace
 
 std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std::uint16_t port,
-                                                    std::chrono::milliseconds timeout) {
+                                                    std::chrono::milliseconds timeout,
+                                                    const std::string& bindAddress) {
   const std::string what = "connect tcp " + host + ":" + std::to_string(port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -91,6 +92,25 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
     if (fd < 0) {
       lastErr = errno;
       continue;
+    }
+    if (!bindAddress.empty()) {
+      addrinfo bhints{};
+      bhints.ai_family = ai->ai_family;
+      bhints.ai_socktype = SOCK_STREAM;
+      bhints.ai_flags = AI_NUMERICHOST;
+      addrinfo* local = nullptr;
+      if (::getaddrinfo(bindAddress.c_str(), nullptr, &bhints, &local) != 0) {
+        ::close(fd);
+        throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                                     what + ": bind address '" + bindAddress + "' is not a numeric address"));
+      }
+      const int brc = ::bind(fd, local->ai_addr, local->ai_addrlen);
+      const int berr = errno;
+      ::freeaddrinfo(local);
+      if (brc != 0) {
+        ::close(fd);
+        throw NfsException(errnoError(berr, what + ": bind to " + bindAddress));
+      }
     }
     int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {

@@ -22,8 +22,10 @@ namespace nfsrdma::transport {
 class TcpTransport final : public Transport {
  public:
   // Connects within timeout; throws NfsException naming host, port and errno text.
+  // bindAddress: local address to connect from; empty lets routing choose.
   static std::unique_ptr<TcpTransport> connect(const std::string& host, std::uint16_t port,
-                                               std::chrono::milliseconds timeout);
+                                               std::chrono::milliseconds timeout,
+                                               const std::string& bindAddress = {});
   // Adopts a connected socket (tests use a socketpair).
   static std::unique_ptr<TcpTransport> adopt(int fd, std::string description);
   ~TcpTransport() override;

@@ -62,6 +62,7 @@ verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions
   verbs::CmClientOptions co;
   co.host = o.host;
   co.port = o.port;
+  co.bindAddress = o.bindAddress;
   co.timeout = o.timeout;
   verbs::cmResolve(events, id, co);
   return id;
@@ -115,6 +116,7 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
   verbs::CmClientOptions co;
   co.host = options.host;
   co.port = options.port;
+  co.bindAddress = options.bindAddress;
   co.timeout = options.timeout;
   const auto theirs = verbs::cmConnect(events_, id_, std::as_bytes(std::span(pd)), co);
   ConnectionParameters peer;

@@ -48,6 +48,7 @@ enum class MemoryRegistration { kPooled, kPerIo };
 struct RdmaTransportOptions {
   std::string host;
   std::uint16_t port = 20049;
+  std::string bindAddress;  // local address; empty: routing chooses
   std::chrono::milliseconds timeout{5000};
   std::uint32_t credits = 64;        // receive buffers posted = credits asked for
   std::uint32_t inlineSize = 4096;   // our receive (and send) buffer size

@@ -130,6 +130,8 @@ class Client {
   // Full server path of a path relative to the export, for messages.
   std::string fullPath(std::string_view path) const;
   ClientStats stats() const;
+  // The transport's counters on one line ("xprt: rdma host:port calls=... ").
+  std::string transportStats() const { return rpc_->transportStats(); }
 
  private:
   explicit Client(const ClientOptions& options);

@@ -28,6 +28,23 @@ using nfsrdma::NfsException;
 namespace {
 
 constexpr std::size_t kCopyChunk = 16U << 20;
+bool g_printStats = false;
+
+// With --stats: the RPC, session and transport counters of a client, to stderr.
+void printStats(const Client& c) {
+  if (!g_printStats) return;
+  const auto s = c.stats();
+  std::fprintf(stderr,
+               "rpc: calls=%llu replies=%llu timeouts=%llu unknown_xids=%llu malformed=%llu sent=%llu received=%llu\n"
+               "session: slots=%u retired=%u compounds=%llu waited_for_slot=%llu renewals=%llu\n%s\n",
+               static_cast<unsigned long long>(s.rpc.calls), static_cast<unsigned long long>(s.rpc.replies),
+               static_cast<unsigned long long>(s.rpc.timeouts), static_cast<unsigned long long>(s.rpc.unknownXids),
+               static_cast<unsigned long long>(s.rpc.malformedReplies),
+               static_cast<unsigned long long>(s.rpc.bytesSent), static_cast<unsigned long long>(s.rpc.bytesReceived),
+               s.session.slots, s.session.retiredSlots, static_cast<unsigned long long>(s.session.compounds),
+               static_cast<unsigned long long>(s.session.waitedForSlot),
+               static_cast<unsigned long long>(s.session.renewals), c.transportStats().c_str());
+}
 
 struct Remote {
   ClientOptions options;
@@ -89,6 +106,7 @@ int cmdLs(const std::vector<std::string>& args) {
                 e.attrs.ownerGroup.c_str(), static_cast<unsigned long long>(e.attrs.size),
                 timeString(e.attrs.timeModify).c_str(), e.name.c_str());
   }
+  printStats(*client);
   client->close();
   return 0;
 }
@@ -108,6 +126,7 @@ int cmdStat(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
               static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
               timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());
+  printStats(*client);
   client->close();
   return 0;
 }
@@ -137,6 +156,7 @@ int cmdCat(const std::vector<std::string>& args) {
     if (n < buf.size()) break;
   }
   client->close(f);
+  printStats(*client);
   client->close();
   return 0;
 }
@@ -199,12 +219,14 @@ int cmdCp(const std::vector<std::string>& args) {
   }
   if (in) {
     in->close(inFile);
+    printStats(*in);
     in->close();
   } else {
     ::close(inFd);
   }
   if (out) {
     out->close(outFile);  // COMMITs; fails if the server lost unstable data
+    printStats(*out);
     out->close();
   } else {
     if (::fsync(outFd) != 0) fail(errnoMessage("fsync " + dst));
@@ -219,7 +241,8 @@ int cmdRm(const std::vector<std::string>& args) {
     Remote r = parseRemote(a);
     auto client = connectTo(r);
     client->unlink(r.path);
-    client->close();
+    printStats(*client);
+  client->close();
   }
   return 0;
 }
@@ -230,7 +253,8 @@ int cmdMkdir(const std::vector<std::string>& args) {
     Remote r = parseRemote(a);
     auto client = connectTo(r);
     client->mkdir(r.path);
-    client->close();
+    printStats(*client);
+  client->close();
   }
   return 0;
 }
@@ -244,6 +268,7 @@ int cmdRename(const std::vector<std::string>& args) {
   }
   auto client = connectTo(from);
   client->rename(from.path, to.path);
+  printStats(*client);
   client->close();
   return 0;
 }
@@ -279,7 +304,8 @@ int main(int argc, char** argv) {
     }
   }
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help");
+  opts.add_options()("help,h", "show this help")(
+      "stats", po::bool_switch(&g_printStats), "print RPC, session and transport counters (stderr) at the end");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
   po::options_description all;

@@ -72,6 +72,7 @@ class RpcClient final : public transport::TransportSink {
   void setMaxIncomingMessage(std::size_t bytes) { transport_->setMaxIncomingMessage(bytes); }
   bool onIoThread() const { return transport_->onIoThread(); }
   std::string describe() const { return transport_->describe(); }
+  std::string transportStats() const { return transport_->statsLine(); }
   std::chrono::milliseconds timeout() const { return timeout_; }
   RpcStats stats() const;
 

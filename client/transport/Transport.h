@@ -77,6 +77,9 @@ class Transport {
   virtual bool onIoThread() const = 0;
   // e.g. "tcp 127.0.0.1:2049"
   virtual std::string describe() const = 0;
+  // Counters as "name=value" pairs after the transport's name, in the spirit
+  // of the kernel's "xprt:" line in /proc/self/mountstats.
+  virtual std::string statsLine() const { return "xprt: " + describe(); }
 };
 
 }  // namespace nfsrdma::transport

@@ -529,6 +529,23 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   }
 }
 
+std::string RdmaTransport::statsLine() const {
+  const RdmaStats s = stats();
+  std::string line = "xprt: rdma " + options_.host + ":" + std::to_string(options_.port) +
+                     " calls=" + std::to_string(s.calls) + " inline=" + std::to_string(s.inlineCalls) +
+                     " read_chunk_calls=" + std::to_string(s.readChunkCalls) +
+                     " nomsg_calls=" + std::to_string(s.positionZeroCalls) +
+                     " write_chunks=" + std::to_string(s.writeChunks) + " reply_chunks=" + std::to_string(s.replyChunks) +
+                     " rdma_read_bytes=" + std::to_string(s.bytesPulledByServer) +
+                     " rdma_write_bytes=" + std::to_string(s.bytesPushedByServer) +
+                     " credits=" + std::to_string(s.creditsGranted) + " backlogged=" + std::to_string(s.backlogged) +
+                     " registrations=" + std::to_string(s.registrations) + " reconnects=" + std::to_string(s.reconnects) +
+                     " peer_inline=" + std::to_string(s.peerReceiveSize) +
+                     " memreg=" + (options_.registration == MemoryRegistration::kPooled ? "pooled" : "per-io");
+  for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);
+  return line;
+}
+
 RdmaStats RdmaTransport::stats() const {
   std::lock_guard lock(mu_);
   return stats_;

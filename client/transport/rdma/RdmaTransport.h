@@ -91,6 +91,7 @@ class RdmaTransport final : public Transport {
   bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
   std::string describe() const override { return description_; }
   RdmaStats stats() const;
+  std::string statsLine() const override;
 
  private:
   struct Registration;   // a registered caller buffer (pooled or per call)

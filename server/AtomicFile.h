@@ -1,0 +1,39 @@
+// AtomicFile: the only way server/ changes a regular file. A write goes to a
+// temporary file in the same directory, is fsync'd, renamed over the target
+// and the directory is fsync'd, so a crash leaves the old or the new file,
+// never half of one. A timestamped backup of the previous content is kept
+// for `rollback`. Kernel pseudo-files (/proc) are not regular files and are
+// written with writeProcValue() instead.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace nfsrdma::server {
+
+// The whole file, or nullopt when it does not exist. Throws
+// std::runtime_error naming the path when it exists but cannot be read.
+std::optional<std::string> readFileIfExists(const std::filesystem::path& path);
+
+// Replaces `path` with `content` atomically (temp + fsync + rename + dir
+// fsync), creating parent directories. Keeps the mode of an existing file,
+// else uses `mode`. Throws std::runtime_error naming the path and errno text.
+void writeFileAtomically(const std::filesystem::path& path, const std::string& content,
+                         std::filesystem::perms mode = std::filesystem::perms(0644));
+
+// Copies `path` to `backupDir/<file name>.<timestamp>` (atomically) and
+// returns the backup's path; nullopt when `path` does not exist.
+std::optional<std::filesystem::path> backupFile(const std::filesystem::path& path,
+                                                const std::filesystem::path& backupDir,
+                                                const std::string& timestamp);
+
+// Writes one value to a kernel pseudo-file (no temp file: procfs has no
+// rename). `append` opens with O_APPEND, which is what a listener list needs
+// and what a staging tree needs to behave like procfs. Throws naming the path.
+void writeProcValue(const std::filesystem::path& path, const std::string& value, bool append);
+
+// "20261129T193000Z": UTC, sortable, safe in file names.
+std::string utcTimestamp();
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,114 @@
+// CommandRunner: bounded child processes with captured output, and the
+// staging stand-in used under --root.
+#include "server/CommandRunner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "server/AtomicFile.h"
+
+namespace nfsrdma::server {
+namespace fs = std::filesystem;
+
+std::string shellJoin(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    bool plain = !a.empty() && a.find_first_of(" \t\"'$\\*?;&|<>()") == std::string::npos;
+    out += (out.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+  }
+  return out;
+}
+
+std::string findHostTool(const HostPaths& paths, const std::string& name) {
+  for (const char* dir : {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"}) {
+    const std::string host = std::string(dir) + "/" + name;
+    if (::access(paths.resolve(host).c_str(), X_OK) == 0) return host;
+  }
+  return "";
+}
+
+CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
+  CommandResult result;
+  if (argv.empty()) return {127, "empty command"};
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {127, std::string("pipe: ") + std::strerror(errno)};
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipeFds[0]);
+    ::close(pipeFds[1]);
+    return {127, std::string("fork: ") + std::strerror(errno)};
+  }
+  if (pid == 0) {
+    ::dup2(pipeFds[1], 1);
+    ::dup2(pipeFds[1], 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(pipeFds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  bool timedOut = false;
+  std::array<char, 4096> buf{};
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timedOut = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd pfd{pipeFds[0], POLLIN, 0};
+    int pr = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
+    ssize_t n = ::read(pipeFds[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (result.output.size() < (1u << 20))
+      result.output.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(pipeFds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) {
+    result.exitStatus = 124;
+    result.output += "\n(killed after " + std::to_string(timeout_.count()) + " s)";
+  } else if (WIFEXITED(status)) {
+    result.exitStatus = WEXITSTATUS(status);
+  } else {
+    result.exitStatus = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  }
+  return result;
+}
+
+CommandResult StagedCommandRunner::run(const std::vector<std::string>& argv) {
+  history_.push_back(argv);
+  if (argv.empty()) return {127, "empty command"};
+  const std::string tool = fs::path(argv[0]).filename().string();
+  if (tool == "modprobe") {
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i].empty() || argv[i][0] == '-') continue;
+      std::error_code ec;
+      fs::create_directories(paths_.resolve(HostPaths::kSysModule) / argv[i], ec);
+      if (ec) return {1, "staged modprobe " + argv[i] + ": " + ec.message()};
+    }
+    return {0, "staged: " + shellJoin(argv) + " (module marked loaded under " +
+                   paths_.root().string() + ")"};
+  }
+  return {0, "staged: " + shellJoin(argv) + " (not run: --root " + paths_.root().string() + ")"};
+}
+
+}  // namespace nfsrdma::server

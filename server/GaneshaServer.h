@@ -1,0 +1,116 @@
+// GaneshaServer: nfs-ganesha run as a child process, the embedded userspace
+// NFS server used where no kernel NFS server exists (tests, the bench quick
+// start, `nfsrdma-server serve`). It owns everything it creates: a rendered
+// ganesha.conf, pid file, log and NFSv4 recovery state all live in one work
+// directory, so several servers can run side by side and nothing outside that
+// directory is written. Readiness is observed (the log line ganesha prints
+// once its listeners are up, then a TCP connect), never guessed by sleeping.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nfsrdma::server {
+
+// One NFSv4 export served through the VFS FSAL.
+struct GaneshaExportSpec {
+  std::filesystem::path path;  // directory to export (must exist)
+  std::string pseudo;          // NFSv4 pseudo path, e.g. "/export"
+  bool readOnly = false;
+  bool rootSquash = false;  // false: No_Root_Squash
+  uint16_t exportId = 1;
+};
+
+struct GaneshaOptions {
+  std::string bindAddress = "127.0.0.1";
+  uint16_t port = 0;  // 0: pick a free port
+  std::vector<GaneshaExportSpec> exports;
+  std::filesystem::path
+      workDir;  // config, pid, log, recovery state; empty: a fresh temp dir removed on stop
+  std::chrono::seconds startTimeout{30};
+  unsigned leaseSeconds = 20;
+  // RDMA listener port (20049 by convention); 0 = TCP only. Rendered only
+  // when ganeshaSupportsNfsRdma() says the installed build has NFS/RDMA;
+  // start() refuses a non-zero value otherwise.
+  uint16_t rdmaPort = 0;
+};
+
+// Renders a complete ganesha.conf for `opts` listening on `port`, with the
+// NFSv4 recovery directory, and nothing else, under `workDir`. Pure: no file
+// or process is touched. Throws std::runtime_error on an export whose
+// pseudo path is not absolute, a duplicate export id or pseudo path, a path
+// or pseudo containing characters ganesha's config parser would mis-read.
+std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
+                                const std::filesystem::path& workDir);
+
+// True when the installed ganesha library knows the NFS_RDMA_Port key (the
+// Debian build does not: it has 9P/RDMA only). Looked up in the binary, not
+// assumed from the version.
+bool ganeshaSupportsNfsRdma();
+
+class GaneshaServer {  // move-only; destructor stops the server, never throws
+ public:
+  // The child gets PR_SET_PDEATHSIG(SIGTERM), tied to the calling thread:
+  // call start() from a thread that outlives the server (the main thread in
+  // the tools and tests), or ganesha is stopped when that thread exits.
+  // Validates `opts`, writes the config into the work directory, runs
+  // `ganesha.nfsd -F` and returns once the log says "NFS SERVER INITIALIZED"
+  // and a TCP connect to the port succeeds, within opts.startTimeout.
+  // Throws std::runtime_error naming the cause (bad export, ganesha missing,
+  // early exit with its status, timeout) and the last lines of the log.
+  static GaneshaServer start(const GaneshaOptions& opts);
+
+  // nullopt when ganesha.nfsd and the VFS FSAL are installed and we may run
+  // them (root: the VFS FSAL needs open_by_handle_at); otherwise why not.
+  static std::optional<std::string> unavailableReason();
+
+  GaneshaServer(GaneshaServer&& other) noexcept;
+  GaneshaServer& operator=(GaneshaServer&& other) noexcept;
+  GaneshaServer(const GaneshaServer&) = delete;
+  GaneshaServer& operator=(const GaneshaServer&) = delete;
+  ~GaneshaServer();
+
+  uint16_t port() const { return port_; }
+  const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }  // 0 once stopped
+  const std::filesystem::path& logPath() const { return logPath_; }
+  const std::filesystem::path& workDir() const { return workDir_; }
+  const std::filesystem::path& configPath() const { return configPath_; }
+  bool running() const { return pid_ > 0; }
+
+  // SIGTERM, a bounded wait (10 s), then SIGKILL; reaps the child and removes
+  // a temporary work directory. Idempotent; never throws.
+  void stop() noexcept;
+
+  // Blocks until the child exits on its own or `stopRequested` becomes true
+  // (checked every `poll`); returns the child's wait status, or -1 when it
+  // was asked to stop (then call stop()). Used by `nfsrdma-server serve`.
+  int waitUntilExitOr(const volatile std::sig_atomic_t& stopRequested,
+                      std::chrono::milliseconds poll = std::chrono::milliseconds(100));
+
+ private:
+  GaneshaServer() = default;
+  void release() noexcept;
+  void killChild() noexcept;  // stop() without removing the work directory
+
+  pid_t pid_ = 0;
+  uint16_t port_ = 0;
+  std::string address_;
+  std::filesystem::path workDir_;
+  std::filesystem::path logPath_;
+  std::filesystem::path configPath_;
+  bool ownsWorkDir_ = false;
+};
+
+// The last `maxLines` lines of a text file ("" when unreadable); used in
+// error messages so a failed start explains itself.
+std::string tailOfFile(const std::filesystem::path& file, std::size_t maxLines);
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,24 @@
+// HostPaths: the single place where host paths meet the --root prefix.
+#include "server/HostPaths.h"
+
+#include <stdexcept>
+
+namespace nfsrdma::server {
+
+HostPaths::HostPaths(std::filesystem::path root) : root_(std::move(root)) {
+  if (!root_.is_absolute()) {
+    throw std::invalid_argument("--root '" + root_.string() + "' must be an absolute path");
+  }
+  root_ = root_.lexically_normal();
+  if (root_.native().size() > 1 && root_.native().back() == '/') root_ = root_.parent_path();
+}
+
+std::filesystem::path HostPaths::resolve(const std::filesystem::path& hostPath) const {
+  if (!hostPath.is_absolute()) {
+    throw std::invalid_argument("host path '" + hostPath.string() + "' must be absolute");
+  }
+  if (isLiveHost()) return hostPath.lexically_normal();
+  return (root_ / hostPath.relative_path()).lexically_normal();
+}
+
+}  // namespace nfsrdma::server

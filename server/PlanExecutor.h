@@ -1,0 +1,37 @@
+// PlanExecutor: runs a ServerPlan and undoes the last one. Every change is
+// recorded (file backups, previous kernel values) in
+// /var/lib/nfsrdma/last-apply.yaml as it happens, so `rollback` can restore
+// the state before the last apply even when that apply stopped half way.
+#pragma once
+
+#include <ostream>
+
+#include "server/CommandRunner.h"
+#include "server/HostPaths.h"
+#include "server/ServerConfig.h"
+#include "server/ServerPlan.h"
+
+namespace nfsrdma::server {
+
+struct ApplyOutcome {
+  bool changed = false;  // false: the host already matched ("no change")
+  ServerPlan plan;       // what was (or, for a dry run, would be) done
+};
+
+// Probes the host, plans, prints the plan to `out` and, unless dryRun,
+// applies it. Modules are loaded first and the host re-probed, so knobs that
+// appear with a module (svc_rdma sysctls) are set in the same run. Throws
+// std::runtime_error naming the failing change; what was done is recorded.
+ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
+                         bool dryRun, std::ostream& out);
+
+// Restores what the last apply changed: files byte for byte from their
+// backups (or removes files it created), kernel values, then re-exports.
+// Listeners and modules cannot be taken back safely while nfsd runs; those
+// are printed with the command to do it. Returns false when something could
+// not be restored (each printed), true otherwise, also when there was
+// nothing to roll back.
+bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
+                       std::ostream& out);
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,107 @@
+// ServerConfig: the declarative description of an NFS-over-RDMA server, read
+// from YAML (configs/server.example.yaml documents every key). Parsing is
+// strict: an unknown key, a wrong type, a value out of range or two
+// contradicting options is an error at "file:line:column", so a typo never
+// silently becomes a default. Checks that need the host (does the export
+// path exist, is there such an RDMA device) are in validateOnHost().
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "server/HostPaths.h"
+
+namespace nfsrdma::server {
+
+// An error in the config; what() starts with "file:line:column: ".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SourceMark {
+  int line = 0;  // 1-based; 0 when unknown
+  int column = 0;
+};
+
+enum class Squash { Root, NoRoot, All };
+
+// One client of one export: exports(5) options in structured form.
+struct ClientSpec {
+  std::string host = "*";
+  bool readOnly = false;
+  bool sync = true;
+  Squash squash = Squash::Root;
+  std::vector<std::string> sec{"sys"};
+  std::optional<std::string> fsid;
+  bool crossmnt = false;
+  bool subtreeCheck = false;
+  bool insecure = false;  // RDMA clients connect from unprivileged ports: they need insecure
+  std::vector<std::string> extraOptions;  // further exports(5) flags, e.g. no_wdelay
+  SourceMark mark;
+
+  // exports(5) options in a fixed order: access, sync, squash, security,
+  // subtree, crossmnt, fsid, sec, then the extra ones.
+  std::vector<std::string> exportOptions() const;
+};
+
+struct ExportSpec {
+  std::string path;    // absolute host path
+  std::string pseudo;  // NFSv4 path for `serve`; defaults to path
+  std::vector<ClientSpec> clients;
+  SourceMark mark;
+};
+
+struct TransportSpec {
+  bool enabled = true;
+  uint16_t port = 0;
+};
+
+struct NfsdSpec {
+  unsigned threads = 16;
+  bool v3 = false, v40 = true, v41 = true, v42 = true;
+  std::optional<unsigned> leaseTime;  // seconds
+  std::optional<unsigned> graceTime;
+};
+
+struct TuningSetting {
+  std::string name;  // svc_rdma sysctl under /proc/sys/sunrpc/svc_rdma
+  uint64_t value = 0;
+  std::string reason;  // one line: why this value
+};
+
+struct ServerConfig {
+  std::string source;  // file name, for messages
+  std::string profile = "default";
+  std::vector<ExportSpec> exports;
+  std::string bindAddress = "0.0.0.0";
+  TransportSpec tcp{true, 2049};
+  TransportSpec rdma{true, 20049};
+  NfsdSpec nfsd;
+  std::string rdmaDevice;  // e.g. mlx5_0, rxe0; empty: any
+  std::string rdmaNetdev;  // e.g. eth0; empty: any
+  SourceMark deviceMark, netdevMark;
+  std::vector<TuningSetting> tuning;  // profile values, overridden by explicit tuning keys
+};
+
+// Parses YAML text. Throws ConfigError ("source:line:column: message").
+ServerConfig parseServerConfig(const std::string& text, const std::string& source);
+// Reads and parses a file; a missing or unreadable file is a ConfigError too.
+ServerConfig loadServerConfig(const std::filesystem::path& file);
+
+// Host-dependent checks, all through `paths`: every export path is an
+// existing directory, the RDMA device / netdev exist, and the
+// rw + no_root_squash to "*" combination is refused unless allowInsecure.
+// Throws ConfigError at the offending entry.
+void validateOnHost(const ServerConfig& config, const HostPaths& paths, bool allowInsecure);
+
+// The tuning values of a profile ("default", "throughput", "latency") with a
+// reason each; throws std::invalid_argument for an unknown profile.
+std::vector<TuningSetting> profileTuning(const std::string& profile);
+unsigned profileThreads(const std::string& profile);
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,375 @@
+// ServerPlan: config + host snapshot -> ordered changes, and their diff.
+#include "server/ServerPlan.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "server/AtomicFile.h"
+#include "server/CommandRunner.h"
+#include "server/ExportsFile.h"
+#include "server/NfsConf.h"
+
+namespace nfsrdma::server {
+namespace {
+
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string yn(bool b) {
+  return b ? "y" : "n";
+}
+
+std::string oneLine(const std::optional<std::string>& v) {
+  if (!v) return "(absent)";
+  std::string t = trimmed(*v);
+  std::replace(t.begin(), t.end(), '\n', ' ');
+  return t.empty() ? "(empty)" : t;
+}
+
+}  // namespace
+
+const char* stageName(Stage s) {
+  switch (s) {
+    case Stage::Modules:
+      return "modules";
+    case Stage::Files:
+      return "files";
+    case Stage::Exports:
+      return "exports";
+    case Stage::Tuning:
+      return "tuning";
+    case Stage::Versions:
+      return "versions";
+    case Stage::LeaseGrace:
+      return "lease/grace";
+    case Stage::Ports:
+      return "ports";
+    case Stage::Threads:
+      return "threads";
+  }
+  return "?";
+}
+
+std::string renderOwnExports(const ServerConfig& config) {
+  ExportsFile file;
+  for (const auto& e : config.exports) {
+    ExportEntry entry;
+    entry.path = e.path;
+    for (const auto& c : e.clients) entry.clients.push_back({c.host, c.exportOptions()});
+    file.entries.push_back(std::move(entry));
+  }
+  return "# Managed by nfsrdma-server apply; edit the YAML config, not this file.\n"
+         "# /etc/exports is never touched; `nfsrdma-server rollback` restores the previous "
+         "version.\n" +
+         file.render();
+}
+
+std::string editNfsConf(const std::string& current, const ServerConfig& c) {
+  NfsConf conf(current);
+  const auto& n = c.nfsd;
+  conf.set("nfsd", "threads", std::to_string(n.threads));
+  conf.set("nfsd", "vers3", yn(n.v3));
+  conf.set("nfsd", "vers4", yn(n.v40 || n.v41 || n.v42));
+  conf.set("nfsd", "vers4.0", yn(n.v40));
+  conf.set("nfsd", "vers4.1", yn(n.v41));
+  conf.set("nfsd", "vers4.2", yn(n.v42));
+  if (n.leaseTime) conf.set("nfsd", "lease-time", std::to_string(*n.leaseTime));
+  if (n.graceTime) conf.set("nfsd", "grace-time", std::to_string(*n.graceTime));
+  conf.set("nfsd", "tcp", yn(c.tcp.enabled));
+  if (c.tcp.enabled) conf.set("nfsd", "port", std::to_string(c.tcp.port));
+  conf.set("nfsd", "rdma", yn(c.rdma.enabled));
+  if (c.rdma.enabled) conf.set("nfsd", "rdma-port", std::to_string(c.rdma.port));
+  return conf.text();
+}
+
+std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
+  const std::map<std::string, bool> want = {
+      {"3", n.v3}, {"4", n.v40 || n.v41 || n.v42}, {"4.0", n.v40}, {"4.1", n.v41}, {"4.2", n.v42}};
+  std::vector<std::string> tokens;
+  std::map<std::string, bool> seen;
+  std::istringstream in(current);
+  for (std::string t; in >> t;) {
+    if (t.size() < 2 || (t[0] != '+' && t[0] != '-')) continue;
+    std::string v = t.substr(1);
+    auto it = want.find(v);
+    tokens.push_back(it == want.end() ? t : (it->second ? "+" : "-") + v);
+    seen[v] = true;
+  }
+  for (const char* v : {"3", "4", "4.1", "4.2"}) {
+    if (!seen.count(v)) tokens.push_back((want.at(v) ? "+" : "-") + std::string(v));
+  }
+  std::string out;
+  for (const auto& t : tokens) out += (out.empty() ? "" : " ") + t;
+  return out + "\n";
+}
+
+ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state) {
+  ServerPlan plan;
+  auto add = [&plan](Change c) { plan.changes.push_back(std::move(c)); };
+
+  // Modules.
+  std::vector<std::pair<std::string, std::string>> modules = {{"nfsd", "the kernel NFS server"}};
+  if (config.rdma.enabled)
+    modules.push_back({state.rdmaServerModule, "the server side of NFS over RDMA"});
+  for (const auto& [name, why] : modules) {
+    if (state.moduleLoaded(paths, name)) continue;
+    Change c;
+    c.kind = ChangeKind::LoadModule;
+    c.stage = Stage::Modules;
+    c.target = name;
+    c.argv = {"modprobe", name};
+    c.reason = name + " is not loaded (" + why + ")";
+    add(c);
+  }
+
+  // Files.
+  const std::string exportsPath = HostPaths::kOwnExports;
+  auto exportsBefore = readFileIfExists(paths.resolve(exportsPath));
+  const std::string exportsAfter = renderOwnExports(config);
+  const bool exportsChange = exportsBefore != exportsAfter;
+  if (exportsChange) {
+    add({ChangeKind::WriteFile,
+         Stage::Files,
+         exportsPath,
+         exportsBefore,
+         exportsAfter,
+         false,
+         {},
+         "our exports, one line per export"});
+  }
+  auto confBefore = readFileIfExists(paths.resolve(HostPaths::kNfsConf));
+  const std::string confAfter = editNfsConf(confBefore.value_or(""), config);
+  if (confBefore != confAfter) {
+    add({ChangeKind::WriteFile,
+         Stage::Files,
+         HostPaths::kNfsConf,
+         confBefore,
+         confAfter,
+         false,
+         {},
+         "our [nfsd] keys, so nfs-server starts this way after a reboot"});
+  }
+  if (exportsChange) {
+    if (state.exportfs.empty()) {
+      plan.notes.push_back(
+          "exportfs is not installed, so the kernel will not see the exports until it is "
+          "(apt-get install nfs-kernel-server)");
+    } else {
+      add({ChangeKind::RunCommand,
+           Stage::Exports,
+           "",
+           std::nullopt,
+           "",
+           false,
+           {state.exportfs, "-ra"},
+           "re-export so the kernel serves the new exports"});
+    }
+  }
+
+  // svc_rdma tuning: only the knobs this kernel has.
+  for (const auto& t : config.tuning) {
+    auto it = state.svcRdma.find(t.name);
+    const std::string host = std::string(HostPaths::kSvcRdmaSysctl) + "/" + t.name;
+    if (it == state.svcRdma.end()) {
+      plan.notes.push_back("sunrpc.svc_rdma." + t.name +
+                           " is not in this kernel (or svcrdma is not loaded yet); " +
+                           std::to_string(t.value) + " not set");
+      continue;
+    }
+    if (it->second == std::to_string(t.value)) continue;
+    // Keep the raw text (with its newline) so rollback writes back the same bytes.
+    add({ChangeKind::KernelValue,
+         Stage::Tuning,
+         host,
+         readFileIfExists(paths.resolve(host)).value_or(it->second),
+         std::to_string(t.value) + "\n",
+         false,
+         {},
+         t.reason});
+  }
+
+  const bool running = state.nfsdRunning();
+  if (!state.nfsdFsMounted()) {
+    plan.notes.push_back(
+        "the nfsd control files (" + paths.resolve(HostPaths::kNfsdDir).string() +
+        ") are not there: nfsd is not loaded or its filesystem is not mounted; nfs.conf carries "
+        "versions, ports and threads to the next `systemctl restart nfs-server`");
+  }
+  // Versions.
+  if (state.versions) {
+    const std::string want = desiredVersions(*state.versions, config.nfsd);
+    if (trimmed(want) != trimmed(*state.versions)) {
+      if (running) {
+        plan.notes.push_back(
+            "nfsd is running, so its versions (" + oneLine(state.versions) +
+            ") cannot change now; nfs.conf has them for `systemctl restart nfs-server`");
+      } else {
+        add({ChangeKind::KernelValue,
+             Stage::Versions,
+             HostPaths::kVersions,
+             state.versions,
+             want,
+             false,
+             {},
+             "enabled NFS versions"});
+      }
+    }
+  }
+  // Lease and grace.
+  for (const auto& [value, file, have, what] :
+       {std::tuple{config.nfsd.leaseTime, HostPaths::kLeaseTime, state.leaseTime, "lease"},
+        std::tuple{config.nfsd.graceTime, HostPaths::kGraceTime, state.graceTime, "grace"}}) {
+    if (!value || !have || trimmed(*have) == std::to_string(*value)) continue;
+    if (running) {
+      plan.notes.push_back(std::string("nfsd is running, so the ") + what + " time stays " +
+                           trimmed(*have) + " s until `systemctl restart nfs-server`");
+      continue;
+    }
+    add({ChangeKind::KernelValue,
+         Stage::LeaseGrace,
+         file,
+         have,
+         std::to_string(*value) + "\n",
+         false,
+         {},
+         std::string("NFSv4 ") + what + " time in seconds"});
+  }
+  // The RDMA listener: only when absent (a second write fails with EADDRINUSE).
+  if (config.rdma.enabled && state.portList && !state.hasListener("rdma", config.rdma.port)) {
+    const std::string port = std::to_string(config.rdma.port);
+    if (!state.nfsdctl.empty()) {
+      add({ChangeKind::RunCommand,
+           Stage::Ports,
+           HostPaths::kPortList,
+           state.portList,
+           "",
+           false,
+           {state.nfsdctl, "listener", "+rdma::" + port},
+           "open the RDMA listener (nfsdctl is installed)"});
+    } else {
+      add({ChangeKind::KernelValue,
+           Stage::Ports,
+           HostPaths::kPortList,
+           state.portList,
+           "rdma " + port + "\n",
+           true,
+           {},
+           "open the RDMA listener"});
+    }
+  }
+  // Threads.
+  if (state.threads && trimmed(*state.threads) != std::to_string(config.nfsd.threads)) {
+    const std::string n = std::to_string(config.nfsd.threads);
+    if (!state.nfsdctl.empty()) {
+      add({ChangeKind::RunCommand,
+           Stage::Threads,
+           HostPaths::kThreads,
+           state.threads,
+           "",
+           false,
+           {state.nfsdctl, "threads", n},
+           running ? "resize the nfsd thread pool" : "start nfsd"});
+    } else {
+      add({ChangeKind::KernelValue,
+           Stage::Threads,
+           HostPaths::kThreads,
+           state.threads,
+           n + "\n",
+           false,
+           {},
+           running ? "resize the nfsd thread pool" : "start nfsd"});
+    }
+  }
+  std::stable_sort(plan.changes.begin(), plan.changes.end(),
+                   [](const Change& a, const Change& b) { return a.stage < b.stage; });
+  return plan;
+}
+
+std::string diffText(const std::string& before, const std::string& after) {
+  const auto a = splitLines(before), b = splitLines(after);
+  const std::size_t n = a.size(), m = b.size();
+  // LCS table; our files are small (nfs.conf is ~100 lines).
+  std::vector<std::vector<unsigned>> lcs(n + 1, std::vector<unsigned>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t j = m; j-- > 0;) {
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  std::vector<std::pair<char, std::string>> ops;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] == b[j]) {
+      ops.push_back({' ', a[i]});
+      ++i;
+      ++j;
+    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      ops.push_back({'+', b[j++]});
+    } else {
+      ops.push_back({'-', a[i++]});
+    }
+  }
+  std::vector<bool> show(ops.size(), false);
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].first == ' ') continue;
+    for (std::size_t c = (k >= 2 ? k - 2 : 0); c <= std::min(ops.size() - 1, k + 2); ++c)
+      show[c] = true;
+  }
+  std::string out;
+  bool gap = false;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (!show[k]) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty()) out += "  ...\n";
+    gap = false;
+    out += std::string(1, ops[k].first) + ops[k].second + "\n";
+  }
+  return out;
+}
+
+std::string ServerPlan::render() const {
+  std::ostringstream out;
+  if (changes.empty()) {
+    out << "No changes: the host already matches the config.\n";
+  } else {
+    out << changes.size() << " change" << (changes.size() == 1 ? "" : "s") << ", in this order:\n";
+  }
+  for (const auto& c : changes) {
+    out << "[" << stageName(c.stage) << "] ";
+    switch (c.kind) {
+      case ChangeKind::LoadModule:
+      case ChangeKind::RunCommand:
+        out << "run: " << shellJoin(c.argv) << "   # " << c.reason << "\n";
+        break;
+      case ChangeKind::WriteFile:
+        out << "write " << c.target << (c.before ? "" : " (new file)") << "   # " << c.reason
+            << "\n";
+        out << "--- " << c.target << (c.before ? "" : " (absent)") << "\n+++ " << c.target << "\n";
+        out << diffText(c.before.value_or(""), c.after);
+        break;
+      case ChangeKind::KernelValue:
+        if (c.append) {
+          out << c.target << ": add '" << trimmed(c.after) << "' (now: " << oneLine(c.before)
+              << ")   # " << c.reason << "\n";
+        } else {
+          out << c.target << ": " << oneLine(c.before) << " -> " << trimmed(c.after) << "   # "
+              << c.reason << "\n";
+        }
+        break;
+    }
+  }
+  if (!notes.empty()) {
+    out << "Not changed:\n";
+    for (const auto& n : notes) out << "  - " << n << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,71 @@
+// ServerPlan: the knfsd backend as data. computePlan() compares the config
+// with a HostState snapshot and lists typed changes; nothing is done until
+// applyPlan() (see PlanExecutor.h) walks them in nfs-utils' order: modules,
+// our files, exportfs, svc_rdma tuning, then versions, lease/grace, ports,
+// threads (nfsd answers EBUSY to versions or ports once threads run). A host
+// that already matches yields an empty plan, which is what makes apply
+// idempotent.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/HostPaths.h"
+#include "server/HostState.h"
+#include "server/ServerConfig.h"
+
+namespace nfsrdma::server {
+
+// The order in which changes are applied; one comment per stage.
+enum class Stage {
+  Modules,     // modprobe nfsd / svcrdma (rpcrdma): the control files appear
+  Files,       // /etc/exports.d/nfsrdma.exports and our keys in /etc/nfs.conf
+  Exports,     // exportfs -ra so the kernel sees the new exports
+  Tuning,      // sunrpc.svc_rdma sysctls, before listeners accept connections
+  Versions,    // /proc/fs/nfsd/versions (only while nfsd is stopped)
+  LeaseGrace,  // nfsv4leasetime / nfsv4gracetime (only while nfsd is stopped)
+  Ports,       // "rdma <port>" listener, only when absent
+  Threads,     // starts (or resizes) nfsd
+};
+const char* stageName(Stage s);
+
+enum class ChangeKind {
+  LoadModule,   // target: module name; argv: modprobe command
+  WriteFile,    // target: host path; before/after: whole file (before nullopt: new file)
+  KernelValue,  // target: host path of a /proc file; after: text written
+  RunCommand,   // argv
+};
+
+struct Change {
+  ChangeKind kind = ChangeKind::RunCommand;
+  Stage stage = Stage::Files;
+  std::string target;
+  std::optional<std::string> before;
+  std::string after;
+  bool append = false;  // KernelValue: add a line (port list) rather than replace
+  std::vector<std::string> argv;
+  std::string reason;  // one line, shown by `plan`
+};
+
+struct ServerPlan {
+  std::vector<Change> changes;     // sorted by stage
+  std::vector<std::string> notes;  // things not done and why (nfsd running, no RDMA sysctls, ...)
+  bool empty() const { return changes.empty(); }
+  // Human-readable diff: file hunks, kernel values old -> new, commands.
+  std::string render() const;
+};
+
+// The content our exports file must have for `config`.
+std::string renderOwnExports(const ServerConfig& config);
+// /etc/nfs.conf after setting our [nfsd] keys in `current` (other bytes kept).
+std::string editNfsConf(const std::string& current, const ServerConfig& config);
+// The /proc/fs/nfsd/versions text to write, keeping the kernel's token order.
+std::string desiredVersions(const std::string& current, const NfsdSpec& nfsd);
+
+ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state);
+
+// A line diff of two texts with two lines of context ("-", "+", " ").
+std::string diffText(const std::string& before, const std::string& after);
+
+}  // namespace nfsrdma::server

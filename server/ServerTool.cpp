@@ -1,0 +1,295 @@
+// ServerTool: option parsing (Boost.Program_options) and dispatch. Every
+// subcommand follows one shape: read and validate everything first, then act,
+// so a bad input leaves the host untouched.
+#include "server/ServerTool.h"
+
+// Boost 1.74's typed_value<std::string>::notify trips GCC 12's
+// -Wnull-dereference (a false positive inside the header's inlined
+// std::string assignment); silence it for Boost's code only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <boost/program_options.hpp>
+#pragma GCC diagnostic pop
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "server/AtomicFile.h"
+#include "server/CommandRunner.h"
+#include "server/GaneshaServer.h"
+#include "server/HostPaths.h"
+#include "server/HostState.h"
+#include "server/PlanExecutor.h"
+#include "server/ServerConfig.h"
+#include "server/ServerDoctor.h"
+#include "server/ServerPlan.h"
+
+namespace nfsrdma::server {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kUsage =
+    "usage: nfsrdma-server [--root DIR] [--dry-run] [--allow-insecure] COMMAND [CONFIG]\n"
+    "commands:\n"
+    "  doctor [CONFIG]  check packages, modules, RDMA ports, nfsd, listener, exports; exit 1 on "
+    "any FAIL\n"
+    "  plan CONFIG      print the changes apply would make, as a diff; change nothing\n"
+    "  apply CONFIG     make them (modules, files, exportfs, tuning, versions, lease/grace, ports, "
+    "threads)\n"
+    "  status           what the kernel serves now\n"
+    "  rollback         restore the state before the last apply\n"
+    "  serve CONFIG     run nfs-ganesha in the foreground with CONFIG's exports until "
+    "SIGINT/SIGTERM\n"
+    "                   [--port N (0: any free)] [--bind ADDR] [--work-dir DIR]\n";
+
+volatile std::sig_atomic_t gStopRequested = 0;
+extern "C" void onStopSignal(int) {
+  gStopRequested = 1;
+}
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string statusText(const HostPaths& paths, const HostState& st) {
+  std::ostringstream o;
+  o << "root: " << paths.root().string() << "\n";
+  if (!st.nfsdFsMounted()) {
+    o << "nfsd: not loaded (no " << paths.resolve(HostPaths::kThreads).string() << ")\n";
+  } else {
+    o << "nfsd: "
+      << (st.nfsdRunning() ? "running, " + trimmed(*st.threads) + " threads"
+                           : "stopped (0 threads)")
+      << "\n";
+  }
+  o << "versions: " << (st.versions ? trimmed(*st.versions) : "(not available)") << "\n";
+  o << "lease/grace: " << (st.leaseTime ? trimmed(*st.leaseTime) + " s" : "?") << " / "
+    << (st.graceTime ? trimmed(*st.graceTime) + " s" : "?") << "\n";
+  auto l = st.listeners();
+  std::string ls;
+  for (const auto& x : l) ls += (ls.empty() ? "" : ", ") + x;
+  o << "port list: " << (st.portList ? (ls.empty() ? "(empty)" : ls) : "(not available)") << "\n";
+  o << "svc_rdma:";
+  if (st.svcRdma.empty()) o << " (not available: svcrdma/rpcrdma not loaded)";
+  for (const auto& [k, v] : st.svcRdma) o << " " << k << "=" << v;
+  o << "\nexports as the kernel sees them (" << HostPaths::kKernelExports << "):\n";
+  if (!st.kernelExports) {
+    o << "  (not available)\n";
+  } else {
+    std::istringstream in(*st.kernelExports);
+    bool any = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      o << "  " << line << "\n";
+      any = true;
+    }
+    if (!any) o << "  (none)\n";
+  }
+  auto own = readFileIfExists(paths.resolve(HostPaths::kOwnExports));
+  o << "our exports file " << HostPaths::kOwnExports << ": " << (own ? "present" : "absent")
+    << "\n";
+  o << "RDMA devices:";
+  if (st.rdmaDevices.empty()) o << " (none)";
+  o << "\n";
+  for (const auto& d : st.rdmaDevices) {
+    for (const auto& p : d.ports) {
+      o << "  " << d.name << " port " << p.number << ": " << p.state << ", " << p.linkLayer << "\n";
+    }
+  }
+  auto rec = readFileIfExists(paths.resolve(HostPaths::kLastApply));
+  o << "last apply: " << (rec ? "recorded (rollback available)" : "none recorded") << "\n";
+  return o.str();
+}
+
+int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_map& vm, bool dryRun,
+          std::ostream& out, std::ostream& err) {
+  GaneshaOptions g;
+  g.bindAddress = vm.count("bind") ? vm["bind"].as<std::string>() : cfg.bindAddress;
+  g.port = cfg.tcp.port;
+  if (vm.count("port")) {
+    const int p = vm["port"].as<int>();
+    if (p < 0 || p > 65535)
+      throw UsageError("--port " + std::to_string(p) + " is out of range 0..65535");
+    g.port = static_cast<uint16_t>(p);
+  }
+  if (vm.count("work-dir")) g.workDir = vm["work-dir"].as<std::string>();
+  if (cfg.nfsd.leaseTime) {
+    if (*cfg.nfsd.leaseTime > 180) {
+      throw ConfigError(cfg.source + ": nfsd lease_time " + std::to_string(*cfg.nfsd.leaseTime) +
+                        " s is above nfs-ganesha's limit of 180 s for serve");
+    }
+    g.leaseSeconds = *cfg.nfsd.leaseTime;
+  }
+  uint16_t id = 1;
+  for (const auto& e : cfg.exports) {
+    GaneshaExportSpec s;
+    s.path = paths.resolve(e.path);
+    s.pseudo = e.pseudo;
+    s.readOnly = std::all_of(e.clients.begin(), e.clients.end(),
+                             [](const ClientSpec& c) { return c.readOnly; });
+    s.rootSquash = std::any_of(e.clients.begin(), e.clients.end(),
+                               [](const ClientSpec& c) { return c.squash != Squash::NoRoot; });
+    s.exportId = id++;
+    g.exports.push_back(s);
+    if (e.clients.size() > 1 || e.clients.front().host != "*") {
+      out << "note: serve exports " << e.path << " to every client that reaches " << g.bindAddress
+          << " (per-client lists are a knfsd feature here)\n";
+    }
+  }
+  if (cfg.rdma.enabled) {
+    if (ganeshaSupportsNfsRdma()) {
+      g.rdmaPort = cfg.rdma.port;
+    } else {
+      out << "note: this nfs-ganesha build has no NFS/RDMA (no NFS_RDMA_Port key); serving TCP "
+             "only\n";
+    }
+  }
+  if (dryRun) {
+    out << "Dry run: would start nfs-ganesha with this ganesha.conf (port "
+        << (g.port ? std::to_string(g.port) : "<free>") << "):\n"
+        << renderGaneshaConfig(
+               g, g.port ? g.port : 2049,
+               g.workDir.empty() ? fs::path("/tmp/<work-dir>") : fs::absolute(g.workDir));
+    return 0;
+  }
+  gStopRequested = 0;
+  struct sigaction sa {};
+  sa.sa_handler = onStopSignal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction oldInt {
+  }, oldTerm{};
+  sigaction(SIGINT, &sa, &oldInt);
+  sigaction(SIGTERM, &sa, &oldTerm);
+  struct Restore {
+    struct sigaction i, t;
+    ~Restore() {
+      sigaction(SIGINT, &i, nullptr);
+      sigaction(SIGTERM, &t, nullptr);
+    }
+  } restore{oldInt, oldTerm};
+
+  GaneshaServer server = GaneshaServer::start(g);
+  out << "serving with nfs-ganesha pid " << server.pid() << " on " << server.address() << ":"
+      << server.port() << "\n";
+  for (const auto& e : g.exports) {
+    out << "  export " << e.path.string() << " as " << e.pseudo << (e.readOnly ? " (ro)" : " (rw)")
+        << "   try: nfs-ls 'nfs://"
+        << (server.address() == "0.0.0.0" ? "127.0.0.1" : server.address()) << e.pseudo
+        << "?version=4&nfsport=" << server.port() << "'\n";
+  }
+  out << "  log " << server.logPath().string() << "\nready; stop with Ctrl-C or SIGTERM\n"
+      << std::flush;
+  const int status = server.waitUntilExitOr(gStopRequested);
+  if (status != -1) {
+    err << "nfs-ganesha exited on its own (wait status " << status << "); last log lines:\n"
+        << tailOfFile(server.logPath(), 15);
+    return 1;
+  }
+  server.stop();
+  out << "stopped\n" << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", "this help")(
+      "root", po::value<std::string>()->default_value("/"),
+      "host root: every host path is read and written under DIR")(
+      "dry-run", "show what would be done, change nothing")(
+      "allow-insecure", "allow rw + no_root_squash exports to '*'")(
+      "port", po::value<int>(), "serve: TCP port (0: any free port)")(
+      "bind", po::value<std::string>(), "serve: bind address")(
+      "work-dir", po::value<std::string>(),
+      "serve: ganesha work directory (default: a temporary one)")(
+      "command", po::value<std::string>(), "subcommand")("config", po::value<std::string>(),
+                                                         "YAML config");
+  po::positional_options_description pos;
+  pos.add("command", 1).add("config", 1);
+  try {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(e.what());
+    }
+    if (vm.count("help") || !vm.count("command")) {
+      (vm.count("help") ? out : err) << kUsage;
+      return vm.count("help") ? 0 : 2;
+    }
+    const std::string cmd = vm["command"].as<std::string>();
+    const bool dryRun = vm.count("dry-run") > 0;
+    const bool allowInsecure = vm.count("allow-insecure") > 0;
+    const std::string rootArg = vm["root"].as<std::string>();
+    if (!fs::path(rootArg).is_absolute())
+      throw UsageError("--root '" + rootArg + "' must be an absolute path");
+    std::error_code ec;
+    if (!fs::is_directory(rootArg, ec))
+      throw UsageError("--root '" + rootArg + "' is not an existing directory");
+    const HostPaths paths(rootArg);
+    const bool needsConfig = cmd == "plan" || cmd == "apply" || cmd == "serve";
+    const bool takesConfig = needsConfig || cmd == "doctor";
+    if (cmd != "doctor" && cmd != "plan" && cmd != "apply" && cmd != "status" &&
+        cmd != "rollback" && cmd != "serve") {
+      throw UsageError("unknown command '" + cmd +
+                       "' (expected doctor, plan, apply, status, rollback or serve)");
+    }
+    if (needsConfig && !vm.count("config"))
+      throw UsageError(cmd + " needs a CONFIG file (see configs/server.example.yaml)");
+    if (!takesConfig && vm.count("config")) throw UsageError(cmd + " takes no CONFIG argument");
+    if (cmd != "serve" && (vm.count("port") || vm.count("bind") || vm.count("work-dir"))) {
+      throw UsageError("--port, --bind and --work-dir apply to serve only");
+    }
+    std::optional<ServerConfig> cfg;
+    if (vm.count("config")) {
+      cfg = loadServerConfig(vm["config"].as<std::string>());
+      if (cmd != "doctor") validateOnHost(*cfg, paths, allowInsecure);
+    }
+    std::unique_ptr<CommandRunner> runner;
+    if (paths.isLiveHost()) {
+      runner = std::make_unique<SystemCommandRunner>();
+    } else {
+      runner = std::make_unique<StagedCommandRunner>(paths);
+    }
+
+    if (cmd == "doctor") {
+      const HostState st = HostState::probe(paths);
+      auto checks = runDoctor(paths, st, cfg ? &*cfg : nullptr);
+      out << renderDoctor(checks);
+      return anyFailed(checks) ? 1 : 0;
+    }
+    if (cmd == "status") {
+      out << statusText(paths, HostState::probe(paths));
+      return 0;
+    }
+    if (cmd == "plan") {
+      const HostState st = HostState::probe(paths);
+      out << "profile " << cfg->profile << ": " << cfg->nfsd.threads << " nfsd threads";
+      for (const auto& t : cfg->tuning)
+        out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
+      out << "\n" << computePlan(*cfg, paths, st).render();
+      return 0;
+    }
+    if (cmd == "apply") {
+      applyConfig(*cfg, paths, *runner, dryRun, out);
+      return 0;
+    }
+    if (cmd == "rollback") return rollbackLastApply(paths, *runner, dryRun, out) ? 0 : 1;
+    return serve(*cfg, paths, vm, dryRun, out, err);
+  } catch (const UsageError& e) {
+    err << "nfsrdma-server: " << e.what() << "\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    err << "nfsrdma-server: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace nfsrdma::server

@@ -1,0 +1,350 @@
+// Bad input, end to end through nfsrdma-server against a --root tree: every
+// case must exit non-zero with a message naming the input (file:line:column
+// for YAML) and what was expected, and must leave every file in the tree
+// byte-identical: nothing is written before everything is validated.
+#include <gtest/gtest.h>
+
+#include "tests/unit/server/StagedHost.h"
+#include "tests/unit/server/ToolRunner.h"
+
+using nfsrdma::server::testing::runTool;
+using nfsrdma::server::testing::StagedHost;
+
+namespace {
+
+struct BadCase {
+  const char* name;
+  const char* yaml;               // nullptr: no config file written
+  std::vector<std::string> args;  // "{cfg}" and "{root}" are substituted; empty: apply {cfg}
+  const char* expect;             // substring of stderr ("{cfg}" substituted)
+  int status = 1;
+};
+
+#define EXPORT_OK "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n"
+#define CLIENT(extra)                                                                              \
+  "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n        " extra \
+  "\n"
+
+const std::vector<BadCase> kCases = {
+    // YAML structure.
+    {"YamlSyntax",
+     "exports: [\n  - path: /x\n",
+     {},
+     "{cfg}:2:3: YAML syntax error: illegal block entry"},
+    {"EmptyFile", "", {}, "{cfg}:1:1: the file is empty (expected at least an 'exports' list)"},
+    {"TopLevelList",
+     "- a\n- b\n",
+     {},
+     "{cfg}:1:1: the top level must be a mapping of keys to values"},
+    {"UnknownTopKey",
+     EXPORT_OK "exprots: []\n",
+     {},
+     "{cfg}:5:1: unknown key 'exprots' in the top level (expected one of: profile, exports, "
+     "transports, nfsd, rdma, tuning)"},
+    {"MissingExports",
+     "profile: default\n",
+     {},
+     "{cfg}:1:1: missing 'exports' (a list of directories to export)"},
+    {"ExportsNotAList",
+     "exports: /srv\n",
+     {},
+     "{cfg}:1:10: 'exports' must be a non-empty list of {path, clients}"},
+    {"ExportsEmpty",
+     "exports: []\n",
+     {},
+     "{cfg}:1:10: 'exports' must be a non-empty list of {path, clients}"},
+    {"ExportNotAMap",
+     "exports:\n  - /srv/nfsrdma/data\n",
+     {},
+     "{cfg}:2:5: exports[0] must be a mapping of keys to values"},
+    // Export paths.
+    {"MissingPath", "exports:\n  - clients: []\n", {}, "{cfg}:2:5: exports[0]: missing 'path'"},
+    {"RelativePath",
+     "exports:\n  - path: srv/data\n    clients: [{host: '*'}]\n",
+     {},
+     "{cfg}:2:11: exports[0] path 'srv/data' must be absolute"},
+    {"PathMissingOnHost",
+     "exports:\n  - path: /srv/nope\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:5: export path '/srv/nope' does not exist (looked at {root}/srv/nope)"},
+    {"PathIsAFile",
+     "exports:\n  - path: /etc/exports\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:5: export path '/etc/exports' is not a directory"},
+    {"DuplicatePath",
+     EXPORT_OK "  - path: /srv/nfsrdma/data/\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:5:11: exports[1] path '/srv/nfsrdma/data' is exported twice (first at line 2)"},
+    {"PathWithQuote",
+     "exports:\n  - path: '/srv/a\"b'\n    clients: [{host: h1}]\n",
+     {},
+     "contains a quote, backslash or newline"},
+    {"MissingClients",
+     "exports:\n  - path: /srv/nfsrdma/data\n",
+     {},
+     "{cfg}:2:5: exports[0]: missing 'clients' (who may mount it, e.g. - host: 10.0.0.0/24)"},
+    {"EmptyClients",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients: []\n",
+     {},
+     "{cfg}:3:14: exports[0] clients must be a non-empty list"},
+    {"RelativePseudo",
+     "exports:\n  - path: /srv/nfsrdma/data\n    pseudo: data\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:3:13: exports[0] pseudo 'data' must be an absolute path below '/', e.g. /export"},
+    {"DuplicatePseudo",
+     EXPORT_OK
+     "    pseudo: /p\n  - path: /srv/nfsrdma/scratch\n    pseudo: /p\n    clients: [{host: h1}]\n",
+     {},
+     "exports[1]: pseudo path '/p' is used twice"},
+    // Clients.
+    {"UnknownClientKey",
+     CLIENT("acess: rw"),
+     {},
+     "{cfg}:5:9: unknown key 'acess' in exports[0].clients[0] (expected one of: host, access, "
+     "sync, squash, sec, fsid, crossmnt, subtree_check, insecure, options)"},
+    {"BadAccess",
+     CLIENT("access: readwrite"),
+     {},
+     "{cfg}:5:17: exports[0].clients[0] access: unknown value 'readwrite' (expected one of: rw, "
+     "ro)"},
+    {"BadSync",
+     CLIENT("sync: maybe"),
+     {},
+     "{cfg}:5:15: exports[0].clients[0] sync: expected true or false, got 'maybe'"},
+    {"BadSquash",
+     CLIENT("squash: root"),
+     {},
+     "exports[0].clients[0] squash: unknown value 'root' (expected one of: root_squash, "
+     "no_root_squash, all_squash)"},
+    {"BadSec",
+     CLIENT("sec: [sys, krb6]"),
+     {},
+     "{cfg}:5:20: exports[0].clients[0] sec: unknown value 'krb6' (expected one of: sys, krb5, "
+     "krb5i, krb5p, none)"},
+    {"EmptySec",
+     CLIENT("sec: []"),
+     {},
+     "exports[0].clients[0] sec: the list is empty (expected e.g. [sys])"},
+    {"BadFsid",
+     CLIENT("fsid: 'a b'"),
+     {},
+     "exports[0].clients[0] fsid 'a b' must be a number, 'root' or a UUID"},
+    {"DuplicateFsid",
+     CLIENT("fsid: 1") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
+                       "fsid: 1\n",
+     {},
+     "{cfg}:8:9: exports[1]: duplicate fsid=1 (already used by the export at line 2); each export "
+     "needs its own fsid"},
+    {"OptionsNotAList",
+     CLIENT("options: no_wdelay"),
+     {},
+     "exports[0].clients[0] options must be a list of exports(5) options, e.g. [no_wdelay]"},
+    {"UnknownOption",
+     CLIENT("options: [rww]"),
+     {},
+     "{cfg}:5:19: exports[0].clients[0] option 'rww' is not an exports(5) option"},
+    {"RoWithRw",
+     CLIENT("access: ro\n        options: [rw]"),
+     {},
+     "{cfg}:4:9: exports[0].clients[0]: conflicting options 'rw' and 'ro'"},
+    {"SyncWithAsync",
+     CLIENT("options: [async]"),
+     {},
+     "exports[0].clients[0]: conflicting options 'sync' and 'async'"},
+    {"SquashConflict",
+     CLIENT("options: [no_root_squash]"),
+     {},
+     "exports[0].clients[0]: conflicting options 'root_squash' and 'no_root_squash'"},
+    {"SecureConflict",
+     CLIENT("insecure: true\n        options: [secure]"),
+     {},
+     "conflicting options 'secure' and 'insecure'"},
+    {"RootToTheWorld",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '*'\n        squash: "
+     "no_root_squash\n",
+     {},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' gives root on the server to any host (rw + "
+     "no_root_squash to '*'); restrict 'host' to your RDMA network, or pass --allow-insecure"},
+    {"BadHost",
+     CLIENT("") "      - host: 'bad host!'\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host 'bad host!' is not a host, network (10.0.0.0/24), "
+     "wildcard (*) or @netgroup"},
+    {"DuplicateHost",
+     CLIENT("") "      - host: 10.0.0.0/24\n",
+     {},
+     "exports[0]: client '10.0.0.0/24' is listed twice"},
+    // Transports.
+    {"PortZero",
+     EXPORT_OK "transports:\n  tcp: {port: 0}\n",
+     {},
+     "{cfg}:6:15: transports tcp port: 0 is out of range 1..65535"},
+    {"PortTooBig",
+     EXPORT_OK "transports:\n  rdma:\n    port: 70000\n",
+     {},
+     "{cfg}:7:11: transports rdma port: 70000 is out of range 1..65535"},
+    {"PortNotANumber",
+     EXPORT_OK "transports:\n  rdma:\n    port: nfs\n",
+     {},
+     "transports rdma port: expected a whole number in 1..65535, got 'nfs'"},
+    {"SamePort",
+     EXPORT_OK "transports:\n  tcp: {port: 2049}\n  rdma: {port: 2049}\n",
+     {},
+     "{cfg}:6:3: transports: tcp and rdma cannot share port 2049"},
+    {"BothDisabled",
+     EXPORT_OK "transports:\n  tcp: {enabled: false}\n  rdma: {enabled: false}\n",
+     {},
+     "transports: tcp and rdma are both disabled"},
+    {"UnknownTransport",
+     EXPORT_OK "transports:\n  udp: {port: 2049}\n",
+     {},
+     "{cfg}:6:3: unknown key 'udp' in transports (expected one of: bind_address, tcp, rdma)"},
+    {"TransportsList",
+     EXPORT_OK "transports: [tcp]\n",
+     {},
+     "{cfg}:5:13: transports must be a mapping of keys to values"},
+    // nfsd.
+    {"ZeroThreads",
+     EXPORT_OK "nfsd:\n  threads: 0\n",
+     {},
+     "{cfg}:6:12: nfsd threads: 0 is out of range 1..8192"},
+    {"ThreadsList",
+     EXPORT_OK "nfsd:\n  threads: [8]\n",
+     {},
+     "nfsd threads must be a single value, not a list or mapping"},
+    {"UnknownVersion",
+     EXPORT_OK "nfsd:\n  versions: [\"4.1\", \"4.3\"]\n",
+     {},
+     "{cfg}:6:21: nfsd versions: unknown value '4.3' (expected one of: 3, 4.0, 4.1, 4.2)"},
+    {"DuplicateVersion",
+     EXPORT_OK "nfsd:\n  versions: [\"4.1\", \"4.1\"]\n",
+     {},
+     "nfsd versions: '4.1' is listed twice"},
+    {"NoVersions",
+     EXPORT_OK "nfsd:\n  versions: []\n",
+     {},
+     "nfsd versions must be a non-empty list"},
+    {"ShortLease",
+     EXPORT_OK "nfsd:\n  lease_time: 5\n",
+     {},
+     "{cfg}:6:15: nfsd lease_time: 5 is out of range 10..3600"},
+    {"LongGrace",
+     EXPORT_OK "nfsd:\n  grace_time: 99999\n",
+     {},
+     "nfsd grace_time: 99999 is out of range 10..3600"},
+    // RDMA device and netdev.
+    {"MissingDevice",
+     EXPORT_OK "rdma:\n  device: mlx5_9\n",
+     {},
+     "{cfg}:6:11: rdma device 'mlx5_9' does not exist (no {root}/sys/class/infiniband/mlx5_9; list "
+     "devices with `rdma link` or `ibv_devices`)"},
+    {"MissingNetdev",
+     EXPORT_OK "rdma:\n  netdev: eth9\n",
+     {},
+     "{cfg}:6:11: rdma netdev 'eth9' does not exist (no {root}/sys/class/net/eth9; list interfaces "
+     "with `ip link`)"},
+    {"DeviceNameEscapes",
+     EXPORT_OK "rdma:\n  device: ../../etc\n",
+     {},
+     "rdma device '../../etc' is not a device name such as mlx5_0 or rxe0"},
+    // Tuning and profile.
+    {"UnknownTuning",
+     EXPORT_OK "tuning:\n  max_credits: 64\n",
+     {},
+     "{cfg}:6:3: unknown key 'max_credits' in tuning (expected one of: max_requests, max_req_size, "
+     "max_outbound_read_requests)"},
+    {"TuningOutOfRange",
+     EXPORT_OK "tuning:\n  max_requests: 1\n",
+     {},
+     "tuning max_requests: 1 is out of range 4..16384"},
+    {"UnknownProfile",
+     EXPORT_OK "profile: fast\n",
+     {},
+     "{cfg}:5:10: profile: unknown value 'fast' (expected one of: default, throughput, latency)"},
+    // Command line.
+    {"MissingConfigFile",
+     nullptr,
+     {"apply", "{root}/cfg/none.yaml"},
+     "{root}/cfg/none.yaml:0:0: cannot read the config file (does it exist?)"},
+    {"UnknownCommand",
+     EXPORT_OK,
+     {"aply", "{cfg}"},
+     "unknown command 'aply' (expected doctor, plan, apply, status, rollback or serve)",
+     2},
+    {"PlanWithoutConfig",
+     EXPORT_OK,
+     {"plan"},
+     "plan needs a CONFIG file (see configs/server.example.yaml)",
+     2},
+    {"RelativeRoot",
+     EXPORT_OK,
+     {"--root", "relative/dir", "apply", "{cfg}"},
+     "--root 'relative/dir' must be an absolute path",
+     2},
+    {"MissingRoot",
+     EXPORT_OK,
+     {"--root", "{root}/nope", "apply", "{cfg}"},
+     "--root '{root}/nope' is not an existing directory",
+     2},
+    {"StatusWithConfig", EXPORT_OK, {"status", "{cfg}"}, "status takes no CONFIG argument", 2},
+    {"PortOutsideServe",
+     EXPORT_OK,
+     {"--port", "2050", "apply", "{cfg}"},
+     "--port, --bind and --work-dir apply to serve only",
+     2},
+    {"UnknownFlag",
+     EXPORT_OK,
+     {"--frobnicate", "apply", "{cfg}"},
+     "unrecognised option '--frobnicate'",
+     2},
+    {"ServeLeaseAboveGanesha",
+     EXPORT_OK "nfsd:\n  lease_time: 600\n",
+     {"serve", "{cfg}"},
+     "{cfg}: nfsd lease_time 600 s is above nfs-ganesha's limit of 180 s for serve"},
+    {"ServeBadPort",
+     EXPORT_OK,
+     {"serve", "--port", "99999", "{cfg}"},
+     "--port 99999 is out of range 0..65535",
+     2},
+};
+
+std::string substitute(std::string s, const std::string& cfg, const std::string& root) {
+  for (auto [key, value] : {std::pair<std::string, std::string>{"{cfg}", cfg}, {"{root}", root}}) {
+    for (auto p = s.find(key); p != std::string::npos; p = s.find(key, p + value.size()))
+      s.replace(p, key.size(), value);
+  }
+  return s;
+}
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+}  // namespace
+
+TEST(BadInputCases, AtLeastForty) {
+  EXPECT_GE(kCases.size(), 40u);
+}
+
+TEST_P(BadInput, ClearErrorAndNothingWritten) {
+  const BadCase& c = GetParam();
+  StagedHost host;
+  const std::string cfg = (host.root / "cfg/cfg.yaml").string();
+  const std::string root = host.root.string();
+  if (c.yaml != nullptr) host.write("cfg/cfg.yaml", c.yaml);
+  const auto before = host.snapshot();
+
+  std::vector<std::string> args = {"--root", root};
+  const std::vector<std::string> rest =
+      c.args.empty() ? std::vector<std::string>{"apply", "{cfg}"} : c.args;
+  if (!rest.empty() && rest[0] == "--root") args.clear();
+  for (const auto& a : rest) args.push_back(substitute(a, cfg, root));
+  auto r = runTool(args);
+  EXPECT_EQ(r.status, c.status) << r.err << r.out;
+  EXPECT_NE(r.err.find(substitute(c.expect, cfg, root)), std::string::npos)
+      << "expected:\n  " << substitute(c.expect, cfg, root) << "\ngot:\n  " << r.err;
+  EXPECT_EQ(host.snapshot(), before) << "a rejected input must not change any file";
+}
+
+INSTANTIATE_TEST_SUITE_P(Server, BadInput, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<BadCase>& i) {
+                           return std::string(i.param.name);
+                         });

@@ -1,0 +1,88 @@
+// renderGaneshaConfig: the ganesha.conf keys the embedded server relies on
+// (NFSv4.0 kept for libnfs, recovery state inside the work dir, TCP only
+// unless RDMA is asked for) and its refusals.
+#include <gtest/gtest.h>
+
+#include "server/GaneshaServer.h"
+
+using nfsrdma::server::GaneshaExportSpec;
+using nfsrdma::server::GaneshaOptions;
+using nfsrdma::server::renderGaneshaConfig;
+
+namespace {
+
+GaneshaOptions twoExports() {
+  GaneshaOptions o;
+  o.exports.push_back(GaneshaExportSpec{"/srv/a", "/export"});
+  GaneshaExportSpec b{"/srv/b c", "/ro", true, true, 7};
+  o.exports.push_back(b);
+  return o;
+}
+
+std::string renderError(const GaneshaOptions& o, uint16_t port = 2049, const char* work = "/w") {
+  try {
+    renderGaneshaConfig(o, port, work);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(GaneshaConfig, RendersCoreV4AndExports) {
+  const std::string c = renderGaneshaConfig(twoExports(), 20490, "/run/work");
+  for (const char* line :
+       {"  NFS_Port = 20490;\n", "  Bind_addr = 127.0.0.1;\n", "  Protocols = 4;\n",
+        "  Enable_NLM = false;\n", "  Enable_UDP = false;\n", "  Minor_Versions = 0, 1, 2;\n",
+        "  Lease_Lifetime = 20;\n", "  Graceless = true;\n", "  RecoveryBackend = fs;\n",
+        "  RecoveryRoot = \"/run/work/recovery\";\n", "NFS_KRB5 { Active_krb5 = false; }\n",
+        "  Export_Id = 1;\n  Path = \"/srv/a\";\n  Pseudo = \"/export\";\n  Access_Type = RW;\n  "
+        "Squash = No_Root_Squash;\n",
+        "  Export_Id = 7;\n  Path = \"/srv/b c\";\n  Pseudo = \"/ro\";\n  Access_Type = RO;\n  "
+        "Squash = Root_Squash;\n",
+        "  Transports = TCP;\n", "  FSAL { Name = VFS; }\n"}) {
+    EXPECT_NE(c.find(line), std::string::npos) << "missing:\n" << line << "in:\n" << c;
+  }
+  EXPECT_EQ(c.find("RDMA"), std::string::npos);
+}
+
+TEST(GaneshaConfig, RdmaKeysOnlyWhenAskedFor) {
+  auto o = twoExports();
+  o.rdmaPort = 20049;
+  const std::string c = renderGaneshaConfig(o, 2049, "/w");
+  EXPECT_NE(c.find("  NFS_RDMA_Port = 20049;\n"), std::string::npos);
+  EXPECT_NE(c.find("  Transports = TCP, RDMA;\n"), std::string::npos);
+}
+
+TEST(GaneshaConfig, Refusals) {
+  GaneshaOptions none;
+  EXPECT_EQ(renderError(none), "ganesha: no exports given; at least one is required");
+  auto o = twoExports();
+  o.exports[1].exportId = 1;
+  EXPECT_EQ(renderError(o), "ganesha export '/srv/b c': duplicate export id 1");
+  o = twoExports();
+  o.exports[1].pseudo = "/export";
+  EXPECT_EQ(renderError(o), "ganesha export '/srv/b c': duplicate pseudo path '/export'");
+  o = twoExports();
+  o.exports[0].pseudo = "export";
+  EXPECT_NE(renderError(o).find("pseudo path 'export' must be absolute"), std::string::npos);
+  o = twoExports();
+  o.exports[0].path = "/srv/\"quoted\"";
+  EXPECT_NE(renderError(o).find("contains a quote, backslash or control character"),
+            std::string::npos);
+  o = twoExports();
+  o.exports[0].exportId = 0;
+  EXPECT_NE(renderError(o).find("export id 0 is reserved"), std::string::npos);
+  o = twoExports();
+  o.bindAddress = "localhost";
+  EXPECT_EQ(renderError(o),
+            "ganesha: bind address 'localhost' is not a numeric IPv4 or IPv6 address");
+  o = twoExports();
+  o.leaseSeconds = 600;
+  EXPECT_EQ(renderError(o), "ganesha: lease time 600 s is outside ganesha's range 1..180");
+  EXPECT_EQ(renderError(twoExports(), 0),
+            "ganesha: NFS port 0 cannot be rendered; pick a port first");
+  EXPECT_EQ(renderError(twoExports(), 2049, "rel/dir"),
+            "ganesha: work directory 'rel/dir' must be an absolute path");
+}

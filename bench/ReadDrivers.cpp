@@ -68,25 +68,50 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
   std::vector<std::uint64_t> rng(w.queueDepth);
   for (std::uint32_t i = 0; i < w.queueDepth; ++i) rng[i] = w.seed * 0x9E3779B97F4A7C15ULL + i + 1;
 
+  // A block larger than the server's I/O size is read as several READs in
+  // flight together (as the kernel client splits at rsize); the block counts
+  // as one operation when all of them are back.
+  const std::size_t piece = std::min<std::size_t>(w.blockSize, client.maxIoSize());
+  const std::size_t pieces = (w.blockSize + piece - 1) / piece;
+  struct SlotState {
+    std::atomic<std::size_t> left{0};
+    std::atomic<std::uint64_t> bytes{0};
+    std::atomic<bool> failed{false};
+  };
+  std::vector<SlotState> slots(w.queueDepth);
+
   // Each slot resubmits itself from its completion until the deadline.
   std::function<void(std::uint32_t)> submit = [&](std::uint32_t i) {
-    client.preadAsync(f, buffers[i], offsets.next(rng[i]), [&, i](const IoResult& r) {
-      bool again = false;
-      if (r.error) {
-        std::lock_guard lock(s.mu);
-        if (s.error.empty()) s.error = r.error.message();
-      } else {
-        s.ops.fetch_add(1, std::memory_order_relaxed);
-        s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
-        again = Clock::now() < s.deadline;
-      }
-      if (again) {
-        submit(i);
-      } else {
-        std::lock_guard lock(s.mu);
-        if (--s.active == 0) s.cv.notify_all();
-      }
-    });
+    const std::uint64_t base = offsets.next(rng[i]);
+    slots[i].left.store(pieces);
+    slots[i].bytes.store(0);
+    slots[i].failed.store(false);
+    for (std::size_t p = 0; p < pieces; ++p) {
+      const std::size_t len = std::min(piece, w.blockSize - p * piece);
+      client.preadAsync(f, std::span(buffers[i]).subspan(p * piece, len), base + p * piece,
+                        [&, i](const IoResult& r) {
+                          if (r.error) {
+                            slots[i].failed.store(true);
+                            std::lock_guard lock(s.mu);
+                            if (s.error.empty()) s.error = r.error.message();
+                          } else {
+                            slots[i].bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+                          }
+                          if (slots[i].left.fetch_sub(1) != 1) return;  // not the last piece
+                          bool again = false;
+                          if (!slots[i].failed.load()) {
+                            s.ops.fetch_add(1, std::memory_order_relaxed);
+                            s.bytes.fetch_add(slots[i].bytes.load(), std::memory_order_relaxed);
+                            again = Clock::now() < s.deadline;
+                          }
+                          if (again) {
+                            submit(i);
+                          } else {
+                            std::lock_guard lock(s.mu);
+                            if (--s.active == 0) s.cv.notify_all();
+                          }
+                        });
+    }
   };
   const double cpu0 = cpuNow();
   const auto t0 = Clock::now();

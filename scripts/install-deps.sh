@@ -11,7 +11,7 @@ fi
 
 packages=(
   # build
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config ccache clang libclang-rt-14-dev
   # libraries (see README "Dependencies")
   libtirpc-dev libnfs-dev libyaml-cpp-dev libboost-program-options-dev
   libibverbs-dev librdmacm-dev liburing-dev libgtest-dev libgmock-dev libssl-dev

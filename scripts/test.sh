@@ -16,11 +16,12 @@ echo "== build (release, -Werror)"
 NFSRDMA_BUILD_DIR=$root/build bash scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 echo "== build (address,undefined sanitizers; unit tests)"
-NFSRDMA_BUILD_DIR=$root/build-asan bash scripts/build.sh -DCMAKE_BUILD_TYPE=Debug \
-  -DNFSRDMA_SANITIZE=address,undefined
+NFSRDMA_BUILD_TARGETS=nfsrdma_unit_tests NFSRDMA_BUILD_DIR=$root/build-asan bash scripts/build.sh \
+  -DCMAKE_BUILD_TYPE=Debug -DNFSRDMA_SANITIZE=address,undefined
 
 echo "== build (libFuzzer targets, clang)"
-CC=clang CXX=clang++ NFSRDMA_BUILD_DIR=$root/build-fuzz bash scripts/build.sh \
+CC=clang CXX=clang++ NFSRDMA_BUILD_TARGETS="$(tr '\n' ' ' <tests/fuzz/targets.txt)" \
+  NFSRDMA_BUILD_DIR=$root/build-fuzz bash scripts/build.sh \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNFSRDMA_FUZZ=ON -DNFSRDMA_TESTS=ON
 
 status=0

@@ -342,7 +342,10 @@ Attributes CompoundDecoder::fattr() {
     switch (bit) {
       case attr::kSupportedAttrs: {
         const std::uint32_t n = v.getU32();
-        if (n > kMaxBitmapWords) v.fail();
+        if (n > kMaxBitmapWords) {
+          v.fail();
+          break;
+        }
         for (std::uint32_t i = 0; i < n; ++i) (void)v.getU32();
         break;
       }

@@ -9,7 +9,8 @@ SlotTable::SlotTable(std::uint32_t slots) : slots_(slots), targetHighest_(slots 
 }
 
 std::optional<std::uint32_t> SlotTable::acquire() {
-  const std::uint32_t limit = std::min<std::uint32_t>(targetHighest_ + 1, size());
+  // A target at or above the table size (0xffffffff included) means all slots.
+  const std::uint32_t limit = targetHighest_ >= size() ? size() : targetHighest_ + 1;
   for (std::uint32_t i = 0; i < limit; ++i) {
     Slot& s = slots_[i];
     if (!s.busy && !s.retired) {

@@ -3,7 +3,7 @@
 // Credentials are encoded once (Credential) and copied into every call, so a
 // call header costs a few stores. Reply decoding classifies every outcome the
 // RFC defines (accepted/denied and their reasons) into an Error with the
-// server's own terms in the text, e.g. "RPC PROG_MISMATCH (versions 4-4)".
+// server's own terms in the text, e.g. "RPC PROG_MISMATCH (server has versions 4-4)".
 #pragma once
 
 #include <cstdint>

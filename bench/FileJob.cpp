@@ -1,0 +1,156 @@
+#include "bench/FileJob.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+namespace {
+
+// Upper bound of a run given as io bytes instead of a runtime.
+constexpr auto kMaxIoBytesRun = std::chrono::hours(1);
+// How long stragglers may take after the job stops issuing.
+constexpr auto kGrace = std::chrono::seconds(60);
+
+// Layout writes: the largest power of two up to 1 MiB that divides the file.
+std::uint32_t layoutBlock(std::uint64_t fileBytes) {
+  std::uint32_t b = 1U << 20;
+  while (b > kVerifyUnit && fileBytes % b != 0) b /= 2;
+  return b;
+}
+
+}  // namespace
+
+JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
+    : spec_(std::move(spec)),
+      progress_(progress),
+      block_(spec_.layout ? layoutBlock(spec_.fileBytes) : spec_.profile.blockSize),
+      blocksPerFile_(spec_.fileBytes / block_),
+      totalBlocks_(blocksPerFile_ * spec_.files.size()),
+      rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1) {
+  if (block_ == 0 || block_ % kVerifyUnit != 0 || blocksPerFile_ == 0 || spec_.files.empty()) {
+    throw std::invalid_argument("job " + std::to_string(spec_.job) + ": no whole " + std::to_string(block_) +
+                                "-byte block in " + std::to_string(spec_.fileBytes) + "-byte files");
+  }
+  if (spec_.layout && spec_.fileBytes % block_ != 0) {
+    throw std::invalid_argument("layout: file size must be a multiple of the layout block");
+  }
+  for (std::uint32_t i = 0; i < spec_.iodepth; ++i) {
+    // 4 KiB alignment: O_DIRECT and io_uring fixed buffers want it.
+    void* p = std::aligned_alloc(4096, block_);
+    if (p == nullptr) throw std::bad_alloc();
+    std::memset(p, 0, block_);
+    buffers_.emplace_back(static_cast<std::uint8_t*>(p), std::free);
+  }
+}
+
+void JobDriver::start() {
+  std::lock_guard lock(mu_);
+  start_ = BenchClock::now();
+  rampEnd_ = spec_.layout ? start_ : start_ + spec_.options.ramp;
+  if (spec_.layout || spec_.options.ioBytes > 0) {
+    deadline_ = rampEnd_ + kMaxIoBytesRun;
+  } else {
+    deadline_ = rampEnd_ + spec_.options.runtime;
+  }
+  hardStop_ = deadline_ + kGrace;
+  lastCompletion_ = rampEnd_;
+}
+
+std::uint64_t JobDriver::nextRandom() {
+  // xorshift64*: fast, seeded per job, reproducible with --seed.
+  rng_ ^= rng_ >> 12;
+  rng_ ^= rng_ << 25;
+  rng_ ^= rng_ >> 27;
+  return rng_ * 0x2545F4914F6CDD1DULL;
+}
+
+bool JobDriver::stopped() const {
+  std::lock_guard lock(mu_);
+  return stop_;
+}
+
+bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
+  std::uint64_t block = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (stop_) return false;
+    const auto now = BenchClock::now();
+    if (now >= deadline_) {
+      stop_ = true;
+      return false;
+    }
+    if (spec_.layout) {
+      if (issuedLayoutBlocks_ >= totalBlocks_) {
+        stop_ = true;
+        return false;
+      }
+      block = issuedLayoutBlocks_++;
+      req.op = IoDirection::Write;
+    } else {
+      req.measured = now >= rampEnd_;
+      if (req.measured && spec_.options.ioBytes > 0) {
+        if (issuedMeasuredBytes_ >= spec_.options.ioBytes) {
+          stop_ = true;
+          return false;
+        }
+        issuedMeasuredBytes_ += block_;
+      }
+      block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
+      const unsigned readPct = spec_.options.rwmixread.value_or(spec_.profile.readPercent);
+      if (readPct >= 100) {
+        req.op = IoDirection::Read;
+      } else if (readPct == 0) {
+        req.op = IoDirection::Write;
+      } else {
+        req.op = nextRandom() % 100 < readPct ? IoDirection::Read : IoDirection::Write;
+      }
+    }
+    req.issued = now;
+  }
+  req.file = static_cast<std::uint32_t>(block / blocksPerFile_);
+  req.offset = (block % blocksPerFile_) * block_;
+  req.buf = {buffers_[slot].get(), block_};
+  if (req.op == IoDirection::Write) {
+    // Always the pattern: any later --verify run can check what this one wrote.
+    fillPattern(req.buf, spec_.options.seed, spec_.fileIdBase + req.file, req.offset);
+  }
+  return true;
+}
+
+void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::string& error) {
+  const auto now = BenchClock::now();
+  VerifyStats local;
+  const bool check = error.empty() && req.op == IoDirection::Read && spec_.options.verify;
+  if (check) checkPattern(req.buf.first(bytes), spec_.options.seed, spec_.fileIdBase + req.file, req.offset, local);
+  std::lock_guard lock(mu_);
+  if (!error.empty()) {
+    ++result_.errors;
+    if (result_.firstError.empty()) result_.firstError = error;
+    stop_ = true;  // as fio does by default: the first error ends the job
+    return;
+  }
+  if (check) result_.verify.merge(local);
+  if (!req.measured) return;
+  const auto d = static_cast<std::size_t>(req.op);
+  auto& r = result_.dir[d];
+  ++r.ops;
+  r.bytes += bytes;
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - req.issued).count();
+  r.clat.record(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
+  if (now > lastCompletion_) lastCompletion_ = now;
+  if (progress_ != nullptr) {
+    progress_->bytes[d].fetch_add(bytes, std::memory_order_relaxed);
+    progress_->ops[d].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+JobResult JobDriver::result() const {
+  std::lock_guard lock(mu_);
+  JobResult r = result_;
+  r.seconds = std::chrono::duration<double>(lastCompletion_ - rampEnd_).count();
+  return r;
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,116 @@
+// JobDriver: one job of the file benchmark (one thread, one connection or
+// ring) independent of the engine that moves the bytes. Engines ask it for
+// the next request of a queue slot and hand back each completion; it picks
+// offsets (seeded random blocks or a sequential cursor over the job's
+// files), decides read or write (the profile's mix), fills write buffers
+// with the verify pattern, checks read data when verifying, records
+// completion latency into per-direction histograms once the ramp is over,
+// and says when to stop (runtime elapsed, io bytes issued, or the first
+// error). Calls may come from two threads (our client completes on its I/O
+// thread while the job thread submits), so the state is under one mutex;
+// progress counters are atomics for the live line.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/FileProfile.h"
+#include "bench/Histogram.h"
+#include "bench/Verify.h"
+
+namespace nfsrdma::bench {
+
+using BenchClock = std::chrono::steady_clock;
+
+struct IoRequest {
+  IoDirection op = IoDirection::Read;
+  std::uint32_t file = 0;   // index into the job's files
+  std::uint64_t offset = 0;
+  std::span<std::uint8_t> buf;
+  BenchClock::time_point issued;
+  bool measured = false;    // issued after the ramp: counts in the results
+};
+
+// Live counters, read by the progress line while the jobs run.
+struct JobProgress {
+  std::atomic<std::uint64_t> bytes[2] = {0, 0};  // by IoDirection
+  std::atomic<std::uint64_t> ops[2] = {0, 0};
+};
+
+struct DirectionResult {
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  LatencyHistogram clat;
+  void merge(const DirectionResult& o) {
+    ops += o.ops;
+    bytes += o.bytes;
+    clat.merge(o.clat);
+  }
+};
+
+struct JobResult {
+  DirectionResult dir[2];  // by IoDirection
+  double seconds = 0;      // measured window: end of ramp to last completion
+  VerifyStats verify;
+  std::uint64_t errors = 0;
+  std::string firstError;
+};
+
+struct JobSpec {
+  FileProfile profile;
+  FileOptions options;
+  std::uint32_t job = 0;
+  std::uint32_t iodepth = 1;
+  std::vector<std::string> files;  // names relative to the target
+  std::uint64_t fileBytes = 0;     // bytes used in each file (whole blocks)
+  bool layout = false;             // one sequential write pass over every file, nothing measured
+  std::uint32_t fileIdBase = 0;    // file ids in the pattern: fileIdBase + index
+};
+
+class JobDriver {
+ public:
+  JobDriver(JobSpec spec, JobProgress* progress);
+
+  const JobSpec& spec() const { return spec_; }
+  std::uint32_t slots() const { return spec_.iodepth; }
+  std::uint32_t blockSize() const { return block_; }
+
+  // Starts the clock: ramp and deadline count from here.
+  void start();
+  // The next request for a slot; false when the job issues no more.
+  bool next(std::uint32_t slot, IoRequest& req);
+  // A completion: error empty on success, bytes transferred otherwise.
+  void complete(const IoRequest& req, std::size_t bytes, const std::string& error);
+  // When a job must give up waiting for stragglers (runtime plus a grace).
+  BenchClock::time_point hardStop() const { return hardStop_; }
+  bool stopped() const;
+
+  JobResult result() const;
+
+ private:
+  std::uint64_t nextRandom();
+
+  JobSpec spec_;
+  JobProgress* progress_;
+  std::uint32_t block_;
+  std::uint64_t blocksPerFile_;
+  std::uint64_t totalBlocks_;
+  std::vector<std::unique_ptr<std::uint8_t, void (*)(void*)>> buffers_;
+
+  mutable std::mutex mu_;
+  std::uint64_t rng_;
+  std::uint64_t cursor_ = 0;
+  std::uint64_t issuedMeasuredBytes_ = 0;
+  std::uint64_t issuedLayoutBlocks_ = 0;
+  bool stop_ = false;
+  BenchClock::time_point start_, rampEnd_, deadline_, hardStop_, lastCompletion_;
+  JobResult result_;
+};
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,72 @@
+// Minimal JSON for the file benchmark: a writer that builds one document as
+// text (objects and arrays nest through begin/end calls, commas and escapes
+// handled here, so hand-written JSON cannot go invalid) and a small parser
+// for what we read back: saved results given as --baseline or --results, and
+// `nfsrdma-bench link --json` output. No dependency beyond the standard
+// library; numbers are doubles, which holds every figure we emit exactly
+// enough (byte counts stay below 2^53).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nfsrdma::bench {
+
+class JsonWriter {
+ public:
+  // Containers: key is ignored (pass "") inside arrays and at the top level.
+  JsonWriter& beginObject(std::string_view key = {});
+  JsonWriter& endObject();
+  JsonWriter& beginArray(std::string_view key = {});
+  JsonWriter& endArray();
+  JsonWriter& field(std::string_view key, std::string_view value);
+  JsonWriter& field(std::string_view key, const char* value) { return field(key, std::string_view(value)); }
+  JsonWriter& field(std::string_view key, double value);
+  JsonWriter& field(std::string_view key, std::uint64_t value);
+  JsonWriter& field(std::string_view key, bool value);
+  JsonWriter& null(std::string_view key);
+  // The document so far; complete once every begin has its end.
+  const std::string& str() const { return out_; }
+
+ private:
+  void prefix(std::string_view key);
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  std::vector<bool> isObject_;
+};
+
+// "..." with JSON escapes.
+std::string jsonQuote(std::string_view s);
+
+class JsonValue {
+ public:
+  enum class Kind { Null, Bool, Number, String, Array, Object };
+  Kind kind = Kind::Null;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::vector<JsonValue> array;
+  std::map<std::string, JsonValue, std::less<>> object;
+
+  bool isObject() const { return kind == Kind::Object; }
+  bool isArray() const { return kind == Kind::Array; }
+  bool isNumber() const { return kind == Kind::Number; }
+  bool isString() const { return kind == Kind::String; }
+  // Member lookup; nullptr when absent or not an object.
+  const JsonValue* find(std::string_view key) const;
+  // Member as number/string with a fallback when absent or of another kind.
+  double num(std::string_view key, double fallback = 0) const;
+  std::string str(std::string_view key, std::string_view fallback = {}) const;
+};
+
+// Parses one JSON document; throws std::runtime_error with the byte offset
+// of the first problem. Nesting is bounded (64 levels).
+JsonValue parseJson(std::string_view text);
+// Reads and parses a file; the error names the file.
+JsonValue parseJsonFile(const std::string& path);
+
+}  // namespace nfsrdma::bench

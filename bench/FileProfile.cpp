@@ -1,0 +1,128 @@
+#include "bench/FileProfile.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+
+const char* directionName(IoDirection d) { return d == IoDirection::Read ? "read" : "write"; }
+
+const std::vector<FileProfile>& fileProfiles() {
+  static const std::vector<FileProfile> kProfiles = {
+      {"4k-randread", 4096, true, 100, 32, "4 KiB random reads"},
+      {"4k-randwrite", 4096, true, 0, 32, "4 KiB random writes"},
+      {"128k-read", 128U << 10, false, 100, 8, "128 KiB sequential reads"},
+      {"128k-write", 128U << 10, false, 0, 8, "128 KiB sequential writes"},
+      {"4m-read", 4U << 20, false, 100, 2, "4 MiB sequential reads"},
+      {"4m-write", 4U << 20, false, 0, 2, "4 MiB sequential writes"},
+      {"randrw", 4096, true, 80, 32, "4 KiB random, 80% reads / 20% writes (randrw:N sets N% reads)"},
+  };
+  return kProfiles;
+}
+
+FileProfile profileByName(std::string_view name) {
+  std::string_view base = name;
+  std::optional<unsigned> mix;
+  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
+    base = name.substr(0, colon);
+    const std::string num(name.substr(colon + 1));
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(num.c_str(), &end, 10);
+    if (num.empty() || end != num.c_str() + num.size() || v > 100 || base != "randrw") {
+      throw std::invalid_argument("profile '" + std::string(name) + "': a mix is randrw:N with N% reads, 0..100");
+    }
+    mix = static_cast<unsigned>(v);
+  }
+  for (const auto& p : fileProfiles()) {
+    if (p.name == base) {
+      FileProfile out = p;
+      if (mix) {
+        out.readPercent = *mix;
+        out.name = std::string(name);
+      }
+      return out;
+    }
+  }
+  std::string known;
+  for (const auto& p : fileProfiles()) known += (known.empty() ? "" : ", ") + p.name;
+  throw std::invalid_argument("unknown profile '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::uint64_t parseSize(std::string_view text) {
+  std::string t(text);
+  std::size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  if (i == 0) throw std::invalid_argument("size '" + t + "': expected a number with an optional k/m/g/t suffix");
+  const double num = std::stod(t.substr(0, i));
+  std::string unit;
+  for (std::size_t j = i; j < t.size(); ++j) {
+    if (t[j] != ' ') unit += static_cast<char>(std::tolower(static_cast<unsigned char>(t[j])));
+  }
+  double mult = 1;
+  if (unit.empty() || unit == "b") {
+    mult = 1;
+  } else if (unit == "k" || unit == "kb" || unit == "kib") {
+    mult = 1024.0;
+  } else if (unit == "m" || unit == "mb" || unit == "mib") {
+    mult = 1048576.0;
+  } else if (unit == "g" || unit == "gb" || unit == "gib") {
+    mult = 1073741824.0;
+  } else if (unit == "t" || unit == "tb" || unit == "tib") {
+    mult = 1099511627776.0;
+  } else {
+    throw std::invalid_argument("size '" + t + "': unknown unit '" + unit + "' (k, m, g, t; binary multiples)");
+  }
+  const double bytes = num * mult;
+  if (!(bytes >= 0) || bytes > 1e18) throw std::invalid_argument("size '" + t + "' out of range");
+  return static_cast<std::uint64_t>(std::llround(bytes));
+}
+
+std::string formatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[48];
+  if (u == 0 || std::fabs(bytes - std::round(bytes)) < 0.05) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+  }
+  return buf;
+}
+
+std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize) {
+  const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
+  return per / blockSize * blockSize;
+}
+
+std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file) {
+  const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
+  return "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per) + ".j" + std::to_string(job) +
+         ".f" + std::to_string(file);
+}
+
+void validateOptions(const FileOptions& o, const FileProfile& p) {
+  if (o.numjobs == 0 || o.numjobs > 256) throw std::invalid_argument("--numjobs must be 1..256");
+  if (o.nrfiles == 0 || o.nrfiles > 1024) throw std::invalid_argument("--nrfiles must be 1..1024");
+  const std::uint32_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
+  if (depth == 0 || depth > 1024) throw std::invalid_argument("--iodepth must be 1..1024");
+  if (fileBytes(o, p.blockSize) < p.blockSize) {
+    throw std::invalid_argument("--size " + formatBytes(static_cast<double>(o.sizeBytes)) + " over " +
+                                std::to_string(o.nrfiles) + " file(s) leaves less than one " +
+                                formatBytes(p.blockSize) + " block per file for " + p.name);
+  }
+  if (o.ioBytes == 0 && (o.runtime.count() <= 0 || o.runtime > std::chrono::hours(24))) {
+    throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
+  }
+  if (o.ramp < std::chrono::milliseconds(0) || o.ramp > std::chrono::hours(1)) {
+    throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
+  }
+  if (o.rwmixread && *o.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,71 @@
+// Workload description of the file benchmark: the named profiles users
+// compare (4K random, 128K and 4M sequential, read and write, and a random
+// read/write mix as the iSCSI-vs-NFS comparisons use), the options that
+// shape a run (fio's vocabulary: size, runtime or io bytes, iodepth, numjobs,
+// ramp, direct, nrfiles, seed) and the helpers that parse them. Pure data:
+// nothing here does I/O.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nfsrdma::bench {
+
+enum class IoDirection { Read, Write };
+const char* directionName(IoDirection d);  // "read" / "write"
+
+struct FileProfile {
+  std::string name;             // "4k-randread"
+  std::uint32_t blockSize = 4096;
+  bool random = true;
+  unsigned readPercent = 100;   // 100: reads only, 0: writes only, else a mix
+  std::uint32_t defaultIodepth = 32;
+  std::string summary;          // one line for --help
+
+  bool reads() const { return readPercent > 0; }
+  bool writes() const { return readPercent < 100; }
+  bool mixed() const { return reads() && writes(); }
+};
+
+// The built-in profiles, in report order.
+const std::vector<FileProfile>& fileProfiles();
+// A profile by name; "randrw" takes an optional mix, "randrw:70" = 70% reads.
+// Throws std::invalid_argument listing the known names.
+FileProfile profileByName(std::string_view name);
+
+struct FileOptions {
+  std::uint64_t sizeBytes = 64ULL << 20;       // per job, split across nrfiles files
+  std::chrono::milliseconds runtime{2000};     // time-based when ioBytes == 0
+  std::uint64_t ioBytes = 0;                   // per job, counted after the ramp; 0: time-based
+  std::uint32_t iodepth = 0;                   // 0: the profile's default
+  std::uint32_t numjobs = 1;
+  std::chrono::milliseconds ramp{300};
+  bool direct = true;                          // path engine: O_DIRECT
+  std::uint32_t nrfiles = 1;
+  std::uint64_t seed = 1;
+  bool verify = false;
+  bool dropServerCache = false;
+  std::optional<unsigned> rwmixread;           // overrides the profile's mix
+
+  // Bytes of the whole file set (every job's files): the working set.
+  std::uint64_t workingSetBytes() const { return sizeBytes * numjobs; }
+};
+
+// "64m", "1g", "4096", "10GiB" -> bytes (binary multiples). Throws std::invalid_argument.
+std::uint64_t parseSize(std::string_view text);
+// "512 MiB", "12.5 GiB", "4 KiB"
+std::string formatBytes(double bytes);
+// Bytes of each of a job's files for these options and block size: the
+// per-job size split across nrfiles, rounded down to whole blocks.
+std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize);
+// Name of file f of job j of a file set with this seed and per-file size.
+// Every profile and target with the same seed and size shares the set.
+std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file);
+// Checks the options against the profile; throws std::invalid_argument naming the option.
+void validateOptions(const FileOptions& o, const FileProfile& p);
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,117 @@
+#include "bench/Verify.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nfsrdma::bench {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x5652444d5253464eULL;  // "NFSRDMAV" little-endian
+constexpr std::size_t kHeaderWords = 4;                   // magic, offset, id|len, seed
+constexpr std::size_t kWords = kVerifyUnit / 8;
+
+std::uint64_t mix(std::uint64_t x) {
+  // splitmix64 finaliser: a well-spread key per unit.
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// Payload word i of a unit: cheap (one multiply-add per word) yet different
+// for every offset, file and seed.
+inline std::uint64_t payloadWord(std::uint64_t key, std::size_t i) {
+  return key ^ (static_cast<std::uint64_t>(i) * 0xD6E8FEB86659FD93ULL);
+}
+
+std::uint64_t unitKey(std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset) {
+  return mix(seed ^ mix(offset ^ (static_cast<std::uint64_t>(fileId) << 48)));
+}
+
+// Checksum of the payload words [kHeaderWords + 1, kWords).
+std::uint64_t checksum(const std::uint64_t* w) {
+  std::uint64_t a = 0x84222325CBF29CE4ULL, b = 0;
+  for (std::size_t i = kHeaderWords + 1; i < kWords; ++i) {
+    a = (a ^ w[i]) * 0x100000001B3ULL;
+    b += w[i];
+  }
+  return mix(a ^ b);
+}
+
+void fillUnit(std::uint64_t* w, std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset) {
+  const std::uint64_t key = unitKey(seed, fileId, offset);
+  w[0] = kMagic;
+  w[1] = offset;
+  w[2] = (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId;
+  w[3] = seed;
+  for (std::size_t i = kHeaderWords + 1; i < kWords; ++i) w[i] = payloadWord(key, i);
+  w[kHeaderWords] = checksum(w);
+}
+
+}  // namespace
+
+void VerifyStats::merge(const VerifyStats& o) {
+  unitsChecked += o.unitsChecked;
+  bytesChecked += o.bytesChecked;
+  mismatches += o.mismatches;
+  for (const auto& m : o.first) {
+    if (first.size() < kMaxReported) first.push_back(m);
+  }
+}
+
+void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
+                 std::uint64_t fileOffset) {
+  std::uint64_t unit[kWords];
+  for (std::size_t pos = 0; pos + kVerifyUnit <= buf.size(); pos += kVerifyUnit) {
+    fillUnit(unit, seed, fileId, fileOffset + pos);
+    std::memcpy(buf.data() + pos, unit, kVerifyUnit);
+  }
+}
+
+std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
+                           std::uint64_t fileOffset, VerifyStats& stats) {
+  std::uint64_t bad = 0;
+  std::uint64_t expected[kWords];
+  std::uint64_t got[kWords];
+  for (std::size_t pos = 0; pos < buf.size(); pos += kVerifyUnit) {
+    const std::size_t n = std::min<std::size_t>(kVerifyUnit, buf.size() - pos);
+    const std::uint64_t off = fileOffset + pos;
+    ++stats.unitsChecked;
+    stats.bytesChecked += n;
+    fillUnit(expected, seed, fileId, off);
+    if (std::memcmp(buf.data() + pos, expected, n) == 0) continue;
+    ++bad;
+    ++stats.mismatches;
+    if (stats.first.size() >= VerifyStats::kMaxReported) continue;
+    VerifyMismatch m;
+    m.fileId = fileId;
+    m.offset = off;
+    const auto* e = reinterpret_cast<const std::uint8_t*>(expected);
+    std::size_t i = 0;
+    while (i < n && buf[pos + i] == e[i]) ++i;
+    m.firstBadByte = off + i;
+    if (n < kVerifyUnit) {
+      m.kind = "short unit differs from the pattern";
+    } else {
+      std::memcpy(got, buf.data() + pos, kVerifyUnit);
+      if (got[0] != kMagic) {
+        m.kind = std::all_of(got, got + kWords, [](std::uint64_t w) { return w == 0; })
+                     ? "zeros: block never written or lost"
+                     : "no pattern header: foreign data";
+      } else if (checksum(got) != got[kHeaderWords]) {
+        m.kind = "payload corrupt (checksum mismatch)";
+      } else if (got[1] != off || (got[2] & 0xFFFFFFFFULL) != fileId) {
+        m.kind = "misplaced block: intact data of file " + std::to_string(got[2] & 0xFFFFFFFFULL) + " offset " +
+                 std::to_string(got[1]);
+      } else if (got[3] != seed) {
+        m.kind = "written with seed " + std::to_string(got[3]);
+      } else {
+        m.kind = "differs from the pattern";
+      }
+    }
+    stats.first.push_back(std::move(m));
+  }
+  return bad;
+}
+
+}  // namespace nfsrdma::bench

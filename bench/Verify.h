@@ -1,0 +1,53 @@
+// Data pattern and integrity check of the file benchmark (the idea of fio's
+// verify, our own format). Every 4 KiB unit of a bench file holds a 32-byte
+// header and a payload that are pure functions of (seed, file id, offset):
+//
+//   magic "NFSRDMAV" | offset in file (u64) | file id (u32) | unit bytes (u32)
+//   | seed (u64) | ... payload ... | the header's last 8 bytes: checksum
+//
+// so any writer (any engine, any block size, any order, any number of
+// overwrites) leaves the same bytes, and any reader can check every byte it
+// gets back without remembering what was written. The per-unit checksum
+// tells a corrupted payload (checksum wrong) from a misplaced but intact
+// block (checksum right, offset or file id wrong): the offset of every
+// mismatch is reported, the first few with their kind.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nfsrdma::bench {
+
+inline constexpr std::uint32_t kVerifyUnit = 4096;
+
+// Fills buf (a multiple of kVerifyUnit) with the pattern of file fileId at
+// fileOffset (a multiple of kVerifyUnit).
+void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
+                 std::uint64_t fileOffset);
+
+struct VerifyMismatch {
+  std::uint32_t fileId = 0;
+  std::uint64_t offset = 0;       // of the 4 KiB unit in the file
+  std::uint64_t firstBadByte = 0; // offset in the file of the first differing byte
+  std::string kind;               // "payload corrupt (checksum mismatch)", "misplaced block ...", ...
+};
+
+struct VerifyStats {
+  std::uint64_t unitsChecked = 0;
+  std::uint64_t bytesChecked = 0;
+  std::uint64_t mismatches = 0;
+  std::vector<VerifyMismatch> first;  // at most kMaxReported
+  static constexpr std::size_t kMaxReported = 16;
+
+  void merge(const VerifyStats& o);
+};
+
+// Checks buf, read from file fileId at fileOffset, against the pattern;
+// adds to stats. Returns the number of mismatching units.
+std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
+                           std::uint64_t fileOffset, VerifyStats& stats);
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,64 @@
+#include "bench/Engine.h"
+
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNfs.cpp
+std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
+std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
+
+const char* engineName(EngineKind k) {
+  switch (k) {
+    case EngineKind::Nfs: return "nfs";
+    case EngineKind::Libnfs: return "libnfs";
+    case EngineKind::Path: return "path";
+  }
+  return "?";
+}
+
+TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
+  TargetSpec t;
+  const auto colon = spec.find(':');
+  const std::string engine = spec.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 >= spec.size()) {
+    throw std::invalid_argument("target '" + spec + "': expected nfs:URL, libnfs:URL or path:DIR");
+  }
+  t.location = spec.substr(colon + 1);
+  if (engine == "nfs" || engine == "libnfs") {
+    t.engine = engine == "nfs" ? EngineKind::Nfs : EngineKind::Libnfs;
+    t.nfs = ClientOptions::fromUrl(t.location);
+    if (t.engine == EngineKind::Libnfs && t.nfs.proto != "tcp") {
+      throw std::invalid_argument("target '" + spec + "': libnfs speaks TCP only");
+    }
+    t.name = name.empty() ? (t.engine == EngineKind::Nfs ? "nfs-" + t.nfs.proto : std::string("libnfs")) : name;
+  } else if (engine == "path") {
+    t.engine = EngineKind::Path;
+    t.name = name.empty() ? "path" : name;
+  } else {
+    throw std::invalid_argument("target '" + spec + "': unknown engine '" + engine + "' (nfs, libnfs, path)");
+  }
+  return t;
+}
+
+bool TargetSpec::serverIsLocal() const {
+  if (engine == EngineKind::Path) return true;
+  return nfs.host == "127.0.0.1" || nfs.host == "localhost" || nfs.host == "::1";
+}
+
+std::string TargetSpec::describe() const {
+  if (engine == EngineKind::Path) return std::string("path ") + location + (direct ? " (O_DIRECT, io_uring)" : " (buffered, io_uring)");
+  if (engine == EngineKind::Libnfs) return "libnfs NFSv4.0 " + nfs.url() + " (async API, one context per job)";
+  return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto + " (our client, one connection per job)";
+}
+
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {
+  switch (target.engine) {
+    case EngineKind::Nfs: return makeNfsEngine(target);
+    case EngineKind::Libnfs: return makeLibnfsEngine(target);
+    case EngineKind::Path: return makePathEngine(target);
+  }
+  throw std::logic_error("unknown engine");
+}
+
+}  // namespace nfsrdma::bench

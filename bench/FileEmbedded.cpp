@@ -1,0 +1,52 @@
+#include "bench/FileEmbedded.h"
+
+#include <unistd.h>
+
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+
+EmbeddedServer::EmbeddedServer(const std::filesystem::path& parent) {
+  if (auto why = server::GaneshaServer::unavailableReason()) {
+    throw std::runtime_error("cannot start the embedded nfs-ganesha: " + *why +
+                             " (run scripts/install-deps.sh, or give --target)");
+  }
+  exportDir_ = parent / ("nfsrdma-bench-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(exportDir_);
+  server::GaneshaOptions go;
+  go.exports.push_back({exportDir_, "/export", false, false, 1});
+  try {
+    server_.emplace(server::GaneshaServer::start(go));
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(exportDir_, ec);
+    throw;
+  }
+}
+
+EmbeddedServer::~EmbeddedServer() {
+  if (server_) server_->stop();
+  std::error_code ec;
+  std::filesystem::remove_all(exportDir_, ec);
+}
+
+std::string EmbeddedServer::url() const {
+  return "nfs://" + server_->address() + ":" + std::to_string(server_->port()) + "/export";
+}
+
+TargetSpec EmbeddedServer::localTarget() const {
+  return TargetSpec::parse("local", "path:" + exportDir_.string());
+}
+
+TargetSpec EmbeddedServer::nfsTarget(const std::string& proto) const {
+  return TargetSpec::parse("nfs-" + proto, "nfs:" + url() + "?proto=" + proto);
+}
+
+TargetSpec EmbeddedServer::libnfsTarget() const { return TargetSpec::parse("libnfs", "libnfs:" + url()); }
+
+std::string EmbeddedServer::description() const {
+  return "nfs-ganesha on " + server_->address() + ":" + std::to_string(server_->port()) + " (started for this run), exporting " +
+         exportDir_.string() + " as /export";
+}
+
+}  // namespace nfsrdma::bench

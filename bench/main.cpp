@@ -20,6 +20,10 @@ constexpr Command kCommands[] = {
      nfsrdma::bench::runLinkCommand},
     {"anchor", "our NFSv4.1 client vs libnfs on the same server (4 KiB QD32, 1 MiB QD8 reads)",
      nfsrdma::bench::runAnchorCommand},
+    {"file", "one file profile (4k-randread, 128k-write, randrw, ...) on nfs, libnfs or a path, fio-style",
+     nfsrdma::bench::runFileCommand},
+    {"compare", "the side-by-side table: profiles x targets (local disk, NFS/TCP, libnfs, NFS/RDMA)",
+     nfsrdma::bench::runCompareCommand},
 };
 
 void usage(std::FILE* out) {

@@ -1,0 +1,57 @@
+#include "bench/FileCli.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::bench {
+
+void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
+  opts.add_options()("size", po::value(&a.size)->default_value(a.size),
+                     "bytes per job (k/m/g/t, binary), split across --nrfiles files")(
+      "runtime", po::value(&a.runtime)->default_value(a.runtime), "seconds per run, time-based (after the ramp)")(
+      "io-bytes", po::value(&a.ioBytes), "bytes per job to transfer instead of a runtime (e.g. 1g)")(
+      "iodepth", po::value(&a.iodepth)->default_value(0),
+      "requests in flight per job (0: the profile's: 32 for 4k, 8 for 128k, 2 for 4m)")(
+      "numjobs", po::value(&a.numjobs)->default_value(a.numjobs),
+      "jobs: threads, each with its own connection/context/ring and its own files")(
+      "ramp", po::value(&a.ramp)->default_value(a.ramp), "seconds run before measuring")(
+      "direct", po::value(&a.direct)->default_value(a.direct), "path engine: 1 = O_DIRECT, 0 = buffered")(
+      "nrfiles", po::value(&a.nrfiles)->default_value(a.nrfiles), "files per job")(
+      "seed", po::value(&a.seed)->default_value(a.seed), "seed of offsets and data pattern (same seed, same run)")(
+      "rwmixread", po::value(&a.rwmixread)->default_value(-1), "percent reads of randrw (-1: the profile's 80)")(
+      "verify", po::bool_switch(&a.verify), "check every byte read; read back and check everything written")(
+      "drop-server-cache", po::bool_switch(&a.dropServerCache),
+      "drop the server's page cache before each read phase (server on this host)")(
+      "work-dir", po::value(&a.workDir)->default_value(a.workDir),
+      "parent of the embedded server's export directory (a disk, not tmpfs)");
+}
+
+FileOptions toFileOptions(const WorkloadArgs& a) {
+  FileOptions o;
+  o.sizeBytes = parseSize(a.size);
+  if (!(a.runtime > 0) || a.runtime > 86400) throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
+  if (!(a.ramp >= 0) || a.ramp > 3600) throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
+  o.runtime = std::chrono::milliseconds(std::llround(a.runtime * 1000));
+  o.ramp = std::chrono::milliseconds(std::llround(a.ramp * 1000));
+  if (!a.ioBytes.empty()) o.ioBytes = parseSize(a.ioBytes);
+  o.iodepth = a.iodepth;
+  o.numjobs = a.numjobs;
+  o.direct = a.direct != 0;
+  o.nrfiles = a.nrfiles;
+  o.seed = a.seed;
+  if (a.rwmixread >= 0) {
+    if (a.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
+    o.rwmixread = static_cast<unsigned>(a.rwmixread);
+  }
+  o.verify = a.verify;
+  o.dropServerCache = a.dropServerCache;
+  return o;
+}
+
+bool progressWanted() { return ::isatty(STDERR_FILENO) == 1; }
+
+}  // namespace nfsrdma::bench

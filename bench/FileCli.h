@@ -1,0 +1,36 @@
+// Command-line options shared by `nfsrdma-bench file` and `compare`: the
+// workload knobs in fio's vocabulary, parsed into FileOptions.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+
+#include "bench/FileProfile.h"
+
+namespace nfsrdma::bench {
+
+struct WorkloadArgs {
+  std::string size = "64m";
+  double runtime = 2;
+  std::string ioBytes;
+  std::uint32_t iodepth = 0;
+  std::uint32_t numjobs = 1;
+  double ramp = 0.3;
+  int direct = 1;
+  std::uint32_t nrfiles = 1;
+  std::uint64_t seed = 1;
+  int rwmixread = -1;
+  bool verify = false;
+  bool dropServerCache = false;
+  std::string workDir = "/var/tmp";
+};
+
+// Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
+// --nrfiles, --seed, --rwmixread, --verify, --drop-server-cache, --work-dir.
+void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
+// Throws std::invalid_argument naming the option.
+FileOptions toFileOptions(const WorkloadArgs& a);
+// True when stderr is a terminal: the live progress line is shown then only.
+bool progressWanted();
+
+}  // namespace nfsrdma::bench

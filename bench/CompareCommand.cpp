@@ -1,0 +1,368 @@
+// `nfsrdma-bench compare`: the main job. Runs profiles x targets and prints
+// the side-by-side table of shared/FIELD-NOTES.md, writes JSON and HTML, and
+// checks each figure against what bounds it. With no --target it runs on its
+// embedded default: nfs-ganesha on 127.0.0.1 exporting a fresh directory on
+// the local disk, measured as `local` (path engine, O_DIRECT), `nfs-tcp` (our
+// client), `libnfs` (the anchor) and `nfs-rdma` when this host has an RDMA
+// device and the client a transport for it (otherwise the column says why).
+// Cells run profile by profile so the targets of one row run back to back.
+#include <boost/program_options.hpp>
+#include <cstdarg>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "bench/BenchCommands.h"
+#include "bench/CompareMatrix.h"
+#include "bench/FileCli.h"
+#include "bench/FileEmbedded.h"
+#include "bench/FileReport.h"
+#include "bench/FileRun.h"
+#include "bench/HtmlReport.h"
+#include "verbs/DeviceDiscovery.h"
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::bench {
+namespace {
+
+constexpr const char* kNoDevice = "no RDMA device — see nfsrdma-server doctor";
+
+struct RdmaDevice {
+  std::string name;  // empty: none
+  double gbps = 0;   // first active port's speed
+};
+
+RdmaDevice findRdmaDevice() {
+  RdmaDevice d;
+  try {
+    for (const auto& dev : verbs::discoverDevices()) {
+      for (const auto& p : dev.ports) {
+        if (d.name.empty() || (d.gbps == 0 && p.state == "ACTIVE")) {
+          d.name = dev.name + " port " + std::to_string(p.number);
+          d.gbps = p.state == "ACTIVE" ? p.gbps : 0;
+        }
+      }
+      if (d.name.empty()) d.name = dev.name;
+    }
+  } catch (const std::exception&) {
+    // NoDeviceError and friends: no device is a normal case here.
+  }
+  return d;
+}
+
+std::optional<double> localMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemTotal:") return kib * 1024.0;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+__attribute__((format(printf, 1, 2))) std::string fmtDouble(const char* f, ...) {
+  char buf[64];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Connects once to see whether the target works; the reason when not.
+std::string probe(const TargetSpec& t) {
+  try {
+    auto e = makeEngine(t);
+    return {};
+  } catch (const std::exception& ex) {
+    std::string why = ex.what();
+    if (why.find("no RDMA transport") != std::string::npos) return "no RDMA transport in this client build yet";
+    return why;
+  }
+}
+
+void addCells(CompareReport& report, const RunResult& r, const FileProfile& p, bool cacheDropped) {
+  for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
+    if ((d == IoDirection::Read && !p.reads()) || (d == IoDirection::Write && !p.writes())) continue;
+    CompareCell c;
+    c.profile = p.name;
+    c.direction = d;
+    c.target = r.target;
+    const DirectionResult& x = r.dir[static_cast<int>(d)];
+    c.ran = r.errors == 0 && x.ops > 0;
+    c.mibPerSecond = r.mibPerSecond(d);
+    c.mbPerSecond = r.mbPerSecond(d);
+    c.iops = r.iops(d);
+    c.ops = x.ops;
+    c.bytes = x.bytes;
+    c.seconds = r.seconds;
+    c.clatUs = {{"min", static_cast<double>(x.clat.min()) / 1e3},
+                {"mean", x.clat.mean() / 1e3},
+                {"max", static_cast<double>(x.clat.max()) / 1e3},
+                {"stdev", x.clat.stdev() / 1e3}};
+    for (double q : kPercentiles) c.clatUs.emplace_back(percentileKey(q), x.clat.percentile(q) / 1e3);
+    c.blockSize = r.blockSize;
+    c.iodepth = r.iodepth;
+    c.numjobs = r.numjobs;
+    c.workingSetBytes = static_cast<double>(r.options.workingSetBytes());
+    c.verified = r.verified;
+    c.verifyMismatches = r.verify.mismatches;
+    c.errors = r.errors;
+    c.firstError = r.firstError;
+    c.cacheDropped = cacheDropped;
+    c.unsupported = r.unsupported;
+    report.cells.push_back(std::move(c));
+  }
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+int runCompareCommand(int argc, char** argv) {
+  po::options_description opts("nfsrdma-bench compare options");
+  std::vector<std::string> targetArgs;
+  std::string profilesArg;
+  std::string jsonPath = "nfsrdma-bench-compare.json";
+  std::string htmlPath = "nfsrdma-bench-compare.html";
+  std::string baselinePath, resultsPath, linkJson, serverMem, diskTarget;
+  double threshold = 10;
+  bool failOnRegression = false;
+  WorkloadArgs wa;
+  opts.add_options()("help,h", "show this help")(
+      "target", po::value(&targetArgs)->composing(),
+      "NAME=ENGINE:LOCATION, repeatable: local=path:/mnt/disk, nfs-tcp=nfs:nfs://host/export, "
+      "nfs-rdma=nfs:nfs://host:20049/export?proto=rdma, libnfs=libnfs:nfs://host/export, knfs=path:/mnt/nfs "
+      "(default: the embedded nfs-ganesha on 127.0.0.1 with local, nfs-tcp, libnfs, nfs-rdma)")(
+      "profiles", po::value(&profilesArg), "comma list (default: all seven: 4k-randread ... randrw)")(
+      "json", po::value(&jsonPath)->default_value(jsonPath), "write the results as JSON here ('' to skip)")(
+      "html", po::value(&htmlPath)->default_value(htmlPath), "write the HTML report here ('' to skip)")(
+      "baseline", po::value(&baselinePath), "a saved compare JSON: show the change and flag regressions")(
+      "threshold", po::value(&threshold)->default_value(threshold), "regression threshold, percent drop of MiB/s")(
+      "fail-on-regression", po::bool_switch(&failOnRegression), "exit 3 when a regression is flagged")(
+      "results", po::value(&resultsPath), "re-render a saved compare JSON instead of running")(
+      "link-json", po::value(&linkJson), "output of `nfsrdma-bench link --json` (or --both): the link bound")(
+      "server-mem", po::value(&serverMem), "the server's RAM (e.g. 256g) when the server is remote")(
+      "disk-target", po::value(&diskTarget), "target whose figures are the server's disk (default: 'local')");
+  wa.runtime = 2;
+  addWorkloadOptions(opts, wa);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
+      return 0;
+    }
+    if (!(threshold > 0) || threshold >= 100) throw std::invalid_argument("--threshold must be in (0, 100) percent");
+
+    CompareReport report;
+    bool anyFailure = false;
+    if (!resultsPath.empty()) {
+      report = compareFromJson(parseJsonFile(resultsPath));
+      if (!vm["json"].defaulted() || !vm["html"].defaulted()) {
+        // Written only when asked for: re-rendering must not clobber a saved run.
+      } else {
+        jsonPath.clear();
+        htmlPath.clear();
+      }
+    } else {
+      std::vector<FileProfile> profiles;
+      for (const auto& n : profilesArg.empty() ? std::vector<std::string>{} : splitList(profilesArg)) {
+        profiles.push_back(profileByName(n));
+      }
+      if (profiles.empty()) profiles = fileProfiles();
+      FileOptions options = toFileOptions(wa);
+      for (const auto& p : profiles) validateOptions(options, p);
+
+      std::unique_ptr<EmbeddedServer> embedded;
+      std::vector<TargetSpec> specs;
+      std::string serverNote;
+      const RdmaDevice rdma = findRdmaDevice();
+      if (targetArgs.empty()) {
+        embedded = std::make_unique<EmbeddedServer>(wa.workDir);
+        serverNote = embedded->description();
+        specs = {embedded->localTarget(), embedded->nfsTarget("tcp"), embedded->libnfsTarget(),
+                 embedded->nfsTarget("rdma")};
+      } else {
+        for (const auto& a : targetArgs) {
+          const auto eq = a.find('=');
+          if (eq == std::string::npos) throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
+          specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
+        }
+      }
+      LinkFigures link;
+      std::string linkSource;
+      if (!linkJson.empty()) {
+        link = linkFiguresFromJson(parseJsonFile(linkJson));
+        linkSource = "nfsrdma-bench link, " + linkJson;
+      }
+      bool allLocal = true;
+      for (auto& s : specs) {
+        s.direct = options.direct;
+        allLocal = allLocal && s.serverIsLocal();
+      }
+      report.diskTarget = diskTarget.empty() ? "local" : diskTarget;
+      if (!serverMem.empty()) {
+        report.serverMemoryBytes = static_cast<double>(parseSize(serverMem));
+        report.serverMemorySource = "--server-mem";
+      } else if (allLocal) {
+        report.serverMemoryBytes = localMemoryBytes();
+        report.serverMemorySource = "this host's /proc/meminfo (the server is local)";
+      }
+
+      // Targets and their availability, then the matrix.
+      const bool progress = progressWanted();
+      std::vector<bool> usable;
+      for (const auto& s : specs) {
+        CompareTarget t;
+        t.name = s.name;
+        t.engine = engineName(s.engine);
+        t.description = s.describe();
+        t.overNetwork = s.name != report.diskTarget;
+        const bool isRdma = s.engine == EngineKind::Nfs && s.nfs.proto == "rdma";
+        if (isRdma && rdma.name.empty()) {
+          t.available = false;
+          t.unavailable = kNoDevice;
+        } else if (isRdma && embedded && !server::ganeshaSupportsNfsRdma()) {
+          t.available = false;
+          t.unavailable = "the embedded nfs-ganesha has no NFS/RDMA listener (Debian's build) — see nfsrdma-server doctor";
+        } else if (std::string why = probe(s); !why.empty()) {
+          t.available = false;
+          t.unavailable = why;
+        }
+        if (s.engine != EngineKind::Path) {
+          if (isRdma && link.rdmaBytesPerSecond) {
+            t.linkBytesPerSecond = link.rdmaBytesPerSecond;
+            t.linkSource = linkSource + " (RDMA)";
+          } else if (isRdma && rdma.gbps > 0) {
+            t.linkBytesPerSecond = rdma.gbps * 1e9 / 8;
+            t.linkSource = rdma.name + " reported speed";
+          } else if (!isRdma && link.tcpBytesPerSecond) {
+            t.linkBytesPerSecond = link.tcpBytesPerSecond;
+            t.linkSource = linkSource + " (TCP)";
+          }
+        }
+        usable.push_back(t.available);
+        report.targets.push_back(std::move(t));
+      }
+      report.ratios = defaultRatios(report.targets);
+      for (const auto& p : profiles) {
+        if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
+        if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
+      }
+
+      report.config = {
+          {"command", "nfsrdma-bench compare"},
+          {"server", serverNote.empty() ? "given with --target" : serverNote},
+          {"workload", "per job " + formatBytes(static_cast<double>(options.sizeBytes)) + " in " +
+                           std::to_string(options.nrfiles) + " file(s), numjobs " + std::to_string(options.numjobs) +
+                           ", iodepth " + (options.iodepth ? std::to_string(options.iodepth) : "per profile (4k 32, 128k 8, 4m 2)") +
+                           (options.ioBytes ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
+                                            : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
+                           " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed)},
+          {"working set", formatBytes(static_cast<double>(options.workingSetBytes()))},
+          {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) + " (" + report.serverMemorySource + ")"
+                                                     : "unknown (give --server-mem)"},
+          {"direct", options.direct ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design" : "buffered"},
+          {"verify", options.verify ? "on: every byte read checked, every write read back" : "off (--verify)"},
+          {"rdma device", rdma.name.empty() ? "none" : rdma.name},
+      };
+      if (progress) std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(), specs.size());
+
+      for (const auto& p : profiles) {
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+          if (!usable[i]) continue;
+          const auto& s = specs[i];
+          RunSettings rs;
+          rs.progress = progress;
+          rs.label = s.name + " " + p.name;
+          try {
+            const RunResult r = runFileBenchmark(s, p, options, rs);
+            bool dropped = false;
+            for (const auto& n : r.notes) dropped = dropped || n.find("cache dropped") != std::string::npos;
+            addCells(report, r, p, dropped);
+            if (!r.ok() && r.unsupported.empty()) anyFailure = true;
+            if (progress) {
+              std::fprintf(stderr, "  %-10s %-14s %s\n", s.name.c_str(), p.name.c_str(),
+                           r.ok() ? "done" : ("FAILED: " + r.firstError).c_str());
+            }
+          } catch (const std::exception& e) {
+            RunResult failed;
+            failed.target = s.name;
+            failed.errors = 1;
+            failed.firstError = e.what();
+            failed.options = options;
+            addCells(report, failed, p, false);
+            anyFailure = true;
+          }
+        }
+      }
+      computeFlags(report);
+
+      // The closing note the issue asks for: our client against the anchor.
+      const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+      const CompareCell* anchor = report.cell("4k-randread", IoDirection::Read, "libnfs");
+      if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
+        report.notes.push_back("4k-randread IOPS: nfs-tcp (our client) " + fmtDouble("%.0f", ours->iops) +
+                               ", libnfs (anchor) " + fmtDouble("%.0f", anchor->iops) + ": " +
+                               fmtDouble("%.2fx", ours->iops / anchor->iops) + " (goal >= 1.20x), same server, same run");
+      }
+      for (const auto& t : report.targets) {
+        if (t.engine == "nfs" && t.available) {
+          report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
+                                 " = threads, each with its own connection and session");
+        }
+      }
+      bool cacheServed = false;
+      for (const auto& c : report.cells) {
+        for (const auto& f : c.flags) cacheServed = cacheServed || f.kind == "server-page-cache";
+      }
+      if (!options.dropServerCache && cacheServed) {
+        report.notes.push_back("flagged reads come from the server's page cache: rerun with --drop-server-cache "
+                               "(server on this host) or a --size above the server's RAM to measure its disk");
+      }
+      report.notes.push_back("this machine may be shared and noisy: compare ratios, not absolute figures");
+    }
+
+    if (!baselinePath.empty()) {
+      const CompareReport before = compareFromJson(parseJsonFile(baselinePath));
+      applyBaseline(report, before, baselinePath, threshold);
+    }
+    std::fputs(formatCompareText(report).c_str(), stdout);
+    if (!jsonPath.empty()) {
+      writeFile(jsonPath, compareToJson(report));
+      std::printf("\n JSON: %s\n", jsonPath.c_str());
+    }
+    if (!htmlPath.empty()) {
+      writeFile(htmlPath, renderHtmlReport(report));
+      std::printf(" HTML: %s\n", htmlPath.c_str());
+    }
+    if (anyFailure) return 1;
+    if (failOnRegression && report.regressions() > 0) return 3;
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace nfsrdma::bench

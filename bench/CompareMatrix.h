@@ -1,0 +1,125 @@
+// The side-by-side report of `nfsrdma-bench compare`: one model (targets,
+// rows of profile and direction, one cell per row and target, ratio columns,
+// limits, flags, baseline changes) rendered as the text table of
+// shared/FIELD-NOTES.md, as JSON (which reads back into the same model, so a
+// saved run can be re-rendered or used as a baseline) and as HTML
+// (HtmlReport.h). Running the matrix is CompareCommand.cpp's job; everything
+// here is pure, so unit tests build reports from numbers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/CacheFlags.h"
+#include "bench/FileJson.h"
+#include "bench/FileProfile.h"
+
+namespace nfsrdma::bench {
+
+struct CompareTarget {
+  std::string name;         // column name: "local", "nfs-tcp", "libnfs", "nfs-rdma"
+  std::string engine;       // "path", "nfs", "libnfs"
+  std::string description;  // where and how
+  bool available = true;
+  std::string unavailable;  // why not, shown in the column: "no RDMA device — see nfsrdma-server doctor"
+  bool overNetwork = true;  // false: the backing disk itself
+  std::optional<double> linkBytesPerSecond;
+  std::string linkSource;
+};
+
+struct CompareCell {
+  std::string profile;
+  IoDirection direction = IoDirection::Read;
+  std::string target;
+  bool ran = false;
+  double mibPerSecond = 0;
+  double mbPerSecond = 0;
+  double iops = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  std::vector<std::pair<std::string, double>> clatUs;  // min, mean, max, p50 ... p99.99 in microseconds
+  std::uint32_t blockSize = 0;
+  std::uint32_t iodepth = 0;
+  std::uint32_t numjobs = 0;
+  double workingSetBytes = 0;
+  bool verified = false;
+  std::uint64_t verifyMismatches = 0;
+  std::uint64_t errors = 0;
+  std::string firstError;
+  bool cacheDropped = false;
+  std::string unsupported;  // the engine cannot run this (shown as n/a, reason in the notes)
+  std::vector<Flag> flags;
+  // Against a baseline:
+  std::optional<double> baselineMibPerSecond;
+  std::optional<double> baselineIops;
+  double changePercent = 0;  // MiB/s, (now - before) / before
+  bool regression = false;
+
+  double clat(const std::string& key) const;
+};
+
+struct CompareRatio {
+  std::string numerator;    // target names
+  std::string denominator;
+  std::string name() const { return numerator + "/" + denominator; }
+};
+
+struct CompareReport {
+  std::vector<std::pair<std::string, std::string>> config;  // banner: name, value
+  std::vector<CompareTarget> targets;
+  std::vector<std::pair<std::string, IoDirection>> rows;   // in report order
+  std::vector<CompareCell> cells;
+  std::vector<CompareRatio> ratios;
+  std::string diskTarget;                  // whose figures bound the others ("local")
+  std::optional<double> serverMemoryBytes;
+  std::string serverMemorySource;
+  std::vector<std::string> notes;          // closing notes
+  std::string baselinePath;                // empty: no baseline
+  double regressionThresholdPercent = 10;
+
+  const CompareCell* cell(const std::string& profile, IoDirection d, const std::string& target) const;
+  CompareCell* cell(const std::string& profile, IoDirection d, const std::string& target);
+  const CompareTarget* target(const std::string& name) const;
+  // numerator/denominator of MiB/s for a row; nullopt when either did not run.
+  std::optional<double> ratio(const CompareRatio& r, const std::string& profile, IoDirection d) const;
+  std::size_t regressions() const;
+  std::size_t warnings() const;
+};
+
+// Ratio columns for the targets present, in this order when both sides
+// exist: nfs-rdma/nfs-tcp, nfs-tcp/libnfs, nfs-tcp/local, nfs-rdma/local.
+std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& targets);
+
+// Fills every cell's flags from the disk target's figures, the targets'
+// links and the server's memory.
+void computeFlags(CompareReport& report);
+
+// The table (rows = profile and direction, columns = targets in MiB/s and
+// IOPS, then ratios; with a baseline a change column per target), then the
+// numbered flags, regressions and notes.
+std::string formatCompareText(const CompareReport& report);
+
+// JSON document "nfsrdma-bench-compare/1" and back. parseCompareJson throws
+// std::runtime_error naming what is missing.
+std::string compareToJson(const CompareReport& report);
+CompareReport compareFromJson(const JsonValue& doc);
+
+// Marks each cell's change against the same cell of `before` and flags
+// drops beyond the threshold (percent of MiB/s, or of IOPS for 4 KiB rows).
+void applyBaseline(CompareReport& report, const CompareReport& before, const std::string& path,
+                   double thresholdPercent);
+
+// Link bandwidth from `nfsrdma-bench link --json` output (single, --tcp or
+// --both): bytes/s of the largest message's average, per transport;
+// nullopt for a transport the file does not hold.
+struct LinkFigures {
+  std::optional<double> rdmaBytesPerSecond;
+  std::optional<double> tcpBytesPerSecond;
+};
+LinkFigures linkFiguresFromJson(const JsonValue& doc);
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,20 @@
+// The compare report as one self-contained HTML page: no script, no external
+// style sheet, font or image, so it opens from a file, an e-mail or a CI
+// artifact store alike. It holds the configuration, the table (same rows,
+// columns, flags and changes as the text), one SVG bar chart per row
+// (MiB/s per target, bars of flagged figures hatched in the legend colour),
+// the completion-latency percentiles per cell, and the notes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "bench/CompareMatrix.h"
+
+namespace nfsrdma::bench {
+
+std::string renderHtmlReport(const CompareReport& report);
+// Text escaped for HTML element content and attribute values.
+std::string htmlEscape(std::string_view s);
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,242 @@
+// The file benchmark against a real nfs-ganesha on loopback: each engine
+// (nfs = our client, libnfs, path = the export's directory through io_uring)
+// runs each profile briefly with --verify and must see 0 mismatches; a byte
+// flipped on the server's disk is found at its offset; the `file` and
+// `compare` commands run end to end, their JSON follows the schema, and a
+// saved compare result with an injected 20% regression is flagged.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "bench/CompareMatrix.h"
+#include "bench/FileJson.h"
+#include "bench/FileRun.h"
+#include "tests/integration/client/GaneshaFixture.h"
+#include "verbs/DeviceDiscovery.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+using nfsrdma::testing::GaneshaEnvironment;
+
+std::string url() {
+  return "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export";
+}
+
+TargetSpec target(EngineKind k) {
+  switch (k) {
+    case EngineKind::Nfs: return TargetSpec::parse("nfs-tcp", "nfs:" + url());
+    case EngineKind::Libnfs: return TargetSpec::parse("libnfs", "libnfs:" + url());
+    case EngineKind::Path: break;
+  }
+  return TargetSpec::parse("local", "path:" + GaneshaEnvironment::get().exportDir().string());
+}
+
+FileOptions shortOptions() {
+  FileOptions o;
+  o.sizeBytes = 8ULL << 20;
+  o.runtime = std::chrono::milliseconds(300);
+  o.ramp = std::chrono::milliseconds(0);
+  o.verify = true;
+  o.seed = 11;
+  return o;
+}
+
+std::pair<int, std::string> runTool(const std::string& args) {
+  std::string out;
+  FILE* f = ::popen((std::string("timeout 600 ") + NFSRDMA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
+  if (f == nullptr) return {-1, ""};
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
+  const int status = ::pclose(f);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class EveryEngineAndProfile : public ::testing::TestWithParam<std::tuple<EngineKind, std::string>> {};
+
+TEST_P(EveryEngineAndProfile, RunsWithVerifyAndZeroMismatches) {
+  NFSRDMA_NEED_GANESHA();
+  const auto [engine, name] = GetParam();
+  const FileProfile p = profileByName(name);
+  const RunResult r = runFileBenchmark(target(engine), p, shortOptions());
+  if (!unsupportedReason(target(engine), p).empty()) {
+    EXPECT_FALSE(r.unsupported.empty());
+    GTEST_SKIP() << r.unsupported;
+  }
+  EXPECT_EQ(r.errors, 0U) << r.firstError;
+  EXPECT_EQ(r.verify.mismatches, 0U);
+  EXPECT_GT(r.verify.unitsChecked, 0U);
+  if (p.reads()) {
+    EXPECT_GT(r.dir[0].ops, 0U);
+    EXPECT_GT(r.dir[0].clat.percentile(99.99), 0);
+  }
+  if (p.writes()) {
+    EXPECT_GT(r.dir[1].ops, 0U);
+  }
+  EXPECT_GT(r.seconds, 0.2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ganesha, EveryEngineAndProfile,
+    ::testing::Combine(::testing::Values(EngineKind::Nfs, EngineKind::Libnfs, EngineKind::Path),
+                       ::testing::Values("4k-randread", "4k-randwrite", "128k-read", "128k-write", "4m-read",
+                                         "4m-write", "randrw")),
+    [](const auto& pinfo) {
+      std::string n = std::string(engineName(std::get<0>(pinfo.param))) + "_" + std::get<1>(pinfo.param);
+      for (char& c : n) {
+        if (c == '-') c = '_';
+      }
+      return n;
+    });
+
+TEST(FileBench, NumjobsRunOneConnectionEach) {
+  NFSRDMA_NEED_GANESHA();
+  FileOptions o = shortOptions();
+  o.numjobs = 3;
+  o.nrfiles = 2;
+  const RunResult r = runFileBenchmark(target(EngineKind::Nfs), profileByName("randrw"), o);
+  EXPECT_EQ(r.errors, 0U) << r.firstError;
+  EXPECT_EQ(r.verify.mismatches, 0U);
+  EXPECT_EQ(r.numjobs, 3U);
+  EXPECT_NE(r.notes.at(0).find("its own connection"), std::string::npos);
+  for (std::uint32_t j = 0; j < 3; ++j) {
+    for (std::uint32_t f = 0; f < 2; ++f) {
+      EXPECT_TRUE(std::filesystem::exists(GaneshaEnvironment::get().exportDir() / benchFileName(o, j, f)));
+    }
+  }
+}
+
+TEST(FileBench, VerifyFindsAByteFlippedOnTheServersDiskAtItsOffset) {
+  NFSRDMA_NEED_GANESHA();
+  FileOptions o = shortOptions();
+  o.seed = 4242;
+  o.ioBytes = o.sizeBytes;  // one full sequential pass: every block is read
+  const FileProfile p = profileByName("128k-read");
+  ASSERT_EQ(runFileBenchmark(target(EngineKind::Path), p, o).verify.mismatches, 0U);
+  const auto file = GaneshaEnvironment::get().exportDir() / benchFileName(o, 0, 0);
+  const std::uint64_t where = 5 * 4096 * 7 + 1234;
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(where));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(where));
+    f.put(static_cast<char>(c ^ 0x5A));
+  }
+  for (EngineKind k : {EngineKind::Nfs, EngineKind::Libnfs}) {
+    const RunResult r = runFileBenchmark(target(k), p, o);
+    EXPECT_EQ(r.errors, 0U) << r.firstError;
+    ASSERT_EQ(r.verify.mismatches, 1U) << engineName(k);
+    EXPECT_EQ(r.verify.first.at(0).offset, where / 4096 * 4096);
+    EXPECT_EQ(r.verify.first.at(0).firstBadByte, where);
+    EXPECT_EQ(r.verify.first.at(0).kind, "payload corrupt (checksum mismatch)");
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(FileBench, RdmaTargetWithoutTransportSaysSo) {
+  NFSRDMA_NEED_GANESHA();
+  const TargetSpec t = TargetSpec::parse("nfs-rdma", "nfs:" + url() + "?proto=rdma");
+  try {
+    runFileBenchmark(t, profileByName("4k-randread"), shortOptions());
+    GTEST_SKIP() << "this client build has an RDMA transport";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("RDMA"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
+  NFSRDMA_NEED_GANESHA();
+  const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile randrw --runtime 0.3 --ramp 0 --size 8m --verify --json -");
+  ASSERT_EQ(rc, 0) << out;
+  const JsonValue doc = parseJson(out);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/1");
+  const JsonValue* r = doc.find("result");
+  ASSERT_NE(r, nullptr);
+  for (const char* dir : {"read", "write"}) {
+    const JsonValue* d = r->find(dir);
+    ASSERT_TRUE(d != nullptr && d->isObject()) << dir;
+    for (const char* k : {"ops", "bytes", "iops", "mib_per_s", "mb_per_s"}) EXPECT_GT(d->num(k), 0) << k;
+    for (const char* k : {"p50", "p90", "p99", "p99_9", "p99_99"}) EXPECT_GT(d->find("clat_us")->num(k), 0) << k;
+  }
+  EXPECT_EQ(r->find("verify")->num("mismatches", -1), 0);
+  EXPECT_GT(r->find("verify")->num("blocks_checked"), 0);
+}
+
+TEST(FileCommand, TextFollowsFioConventions) {
+  NFSRDMA_NEED_GANESHA();
+  const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile 4k-randwrite --runtime 0.3 --ramp 0 --size 8m --verify");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("  write: IOPS="), std::string::npos) << out;
+  EXPECT_NE(out.find("clat percentiles (usec): p50="), std::string::npos) << out;
+  EXPECT_NE(out.find("  WRITE: bw="), std::string::npos) << out;
+  EXPECT_NE(out.find("MiB/s ("), std::string::npos);
+  EXPECT_NE(out.find(", 0 mismatches"), std::string::npos);
+  EXPECT_EQ(out.find("\r"), std::string::npos);  // no progress line when not a terminal
+}
+
+TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
+  NFSRDMA_NEED_GANESHA();
+  const auto dir = std::filesystem::temp_directory_path() / ("nfsrdma-compare-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string json = (dir / "run.json").string(), html = (dir / "run.html").string();
+  const auto [rc, out] = runTool("compare --profiles 4k-randread,128k-write --runtime 0.5 --ramp 0.1 --size 16m --verify "
+                                 "--work-dir " + dir.string() + " --json " + json + " --html " + html);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("| 4k-randread | read "), std::string::npos) << out;
+  EXPECT_NE(out.find("| 128k-write  | write "), std::string::npos) << out;
+  EXPECT_NE(out.find("local MiB/s"), std::string::npos);
+  EXPECT_NE(out.find("nfs-tcp IOPS"), std::string::npos);
+  EXPECT_NE(out.find("libnfs MiB/s"), std::string::npos);
+  EXPECT_NE(out.find("nfs-tcp/libnfs"), std::string::npos);
+  EXPECT_NE(out.find("4k-randread IOPS: nfs-tcp (our client)"), std::string::npos);
+  bool haveDevice = true;
+  try {
+    haveDevice = !verbs::discoverDevices().empty();
+  } catch (const std::exception&) {
+    haveDevice = false;
+  }
+  if (!haveDevice) {
+    EXPECT_NE(out.find("nfs-rdma: no RDMA device — see nfsrdma-server doctor"), std::string::npos) << out;
+  }
+
+  const JsonValue doc = parseJsonFile(json);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/1");
+  CompareReport saved = compareFromJson(doc);
+  std::size_t ran = 0;
+  for (const auto& c : saved.cells) {
+    if (!c.ran) continue;
+    ++ran;
+    EXPECT_TRUE(c.verified);
+    EXPECT_EQ(c.verifyMismatches, 0U) << c.target << " " << c.profile;
+    EXPECT_GT(c.clat("p99_99"), 0);
+  }
+  EXPECT_GE(ran, 5U);  // local x2, nfs-tcp x2, libnfs read
+  std::ifstream h(html);
+  std::stringstream hs;
+  hs << h.rdbuf();
+  EXPECT_NE(hs.str().find("<table id=\"compare-table\">"), std::string::npos);
+
+  // A baseline 25% faster than this run: this run is a 20% regression.
+  CompareCell* c = saved.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  ASSERT_NE(c, nullptr);
+  c->mibPerSecond *= 1.25;
+  c->iops *= 1.25;
+  const std::string baseline = (dir / "baseline.json").string();
+  std::ofstream(baseline) << compareToJson(saved);
+  const auto [rc2, out2] = runTool("compare --results " + json + " --baseline " + baseline);
+  EXPECT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("REGRESSION 4k-randread read nfs-tcp"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("-20.0%!"), std::string::npos) << out2;
+  const auto [rc3, out3] = runTool("compare --results " + json + " --baseline " + baseline + " --fail-on-regression");
+  EXPECT_EQ(rc3, 3) << out3;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

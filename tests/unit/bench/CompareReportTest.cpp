@@ -1,0 +1,136 @@
+// The compare report from numbers: the field-notes table rendered as text,
+// JSON (schema checked, read back), baseline regressions, link JSON.
+#include <gtest/gtest.h>
+
+#include "bench/CompareMatrix.h"
+#include "bench/HtmlReport.h"
+#include "tests/unit/bench/FieldReport.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+TEST(CompareReport, TextTableHasFieldNotesShape) {
+  const CompareReport r = testing::fieldNotesReport();
+  const std::string text = formatCompareText(r);
+  EXPECT_NE(text.find("| test "), std::string::npos) << text;
+  EXPECT_NE(text.find("local MiB/s"), std::string::npos);
+  EXPECT_NE(text.find("nfs-rdma IOPS"), std::string::npos);
+  EXPECT_NE(text.find("nfs-rdma/nfs-tcp"), std::string::npos);
+  EXPECT_NE(text.find("| 4m-read "), std::string::npos);
+  EXPECT_NE(text.find("43417.6 [2]"), std::string::npos) << text;  // 42.4 GiB/s, flagged
+  EXPECT_NE(text.find("16896.0 [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("served from the server's page cache"), std::string::npos);
+  EXPECT_EQ(r.warnings(), 2U);
+  // The 4M RDMA read over TCP's: 42.4 GiB/s / 2754 MiB/s.
+  EXPECT_NE(text.find("15.77x"), std::string::npos) << text;
+}
+
+TEST(CompareReport, UnavailableTargetSaysWhyInItsColumn) {
+  CompareReport r = testing::fieldNotesReport();
+  r.targets[1].available = false;
+  r.targets[1].unavailable = "no RDMA device — see nfsrdma-server doctor";
+  const std::string text = formatCompareText(r);
+  EXPECT_NE(text.find("| nfs-rdma: no RDMA device — see nfsrdma-server doctor |"), std::string::npos) << text;
+}
+
+// Schema of "nfsrdma-bench-compare/1": the keys and kinds every consumer relies on.
+void checkSchema(const JsonValue& doc) {
+  ASSERT_TRUE(doc.isObject());
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/1");
+  for (const char* k : {"config", "limits"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isObject()) << k;
+  for (const char* k : {"targets", "rows", "results", "ratios", "notes"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isArray()) << k;
+  for (const auto& t : doc.find("targets")->array) {
+    for (const char* k : {"name", "engine", "description", "unavailable", "link_source"}) EXPECT_TRUE(t.find(k) && t.find(k)->isString()) << k;
+    EXPECT_EQ(t.find("available")->kind, JsonValue::Kind::Bool);
+  }
+  for (const auto& c : doc.find("results")->array) {
+    for (const char* k : {"profile", "direction", "target", "first_error"}) EXPECT_TRUE(c.find(k) && c.find(k)->isString()) << k;
+    for (const char* k : {"mib_per_s", "mb_per_s", "iops", "ops", "bytes", "run_s", "block_bytes", "iodepth", "numjobs",
+                          "working_set_bytes", "verify_mismatches", "errors"}) {
+      EXPECT_TRUE(c.find(k) && c.find(k)->isNumber()) << k;
+    }
+    const JsonValue* clat = c.find("clat_us");
+    ASSERT_TRUE(clat && clat->isObject());
+    for (const char* k : {"min", "mean", "max", "p50", "p90", "p99", "p99_9", "p99_99"}) {
+      EXPECT_TRUE(clat->find(k) && clat->find(k)->isNumber()) << k;
+    }
+    ASSERT_TRUE(c.find("flags") && c.find("flags")->isArray());
+    for (const auto& f : c.find("flags")->array) {
+      EXPECT_TRUE(f.str("severity") == "warning" || f.str("severity") == "info");
+      EXPECT_FALSE(f.str("message").empty());
+    }
+  }
+}
+
+TEST(CompareReport, JsonFollowsTheSchemaAndReadsBack) {
+  const CompareReport r = testing::fieldNotesReport();
+  const std::string json = compareToJson(r);
+  const JsonValue doc = parseJson(json);
+  checkSchema(doc);
+  const CompareReport back = compareFromJson(doc);
+  EXPECT_EQ(formatCompareText(back), formatCompareText(r));
+}
+
+TEST(CompareReport, BaselineFlagsAnInjectedTwentyPercentRegressionOnly) {
+  const CompareReport before = testing::fieldNotesReport();
+  CompareReport now = testing::fieldNotesReport();
+  CompareCell* c = now.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  ASSERT_NE(c, nullptr);
+  c->mibPerSecond *= 0.8;
+  c->iops *= 0.8;
+  CompareCell* small = now.cell("4m-write", IoDirection::Write, "local");
+  small->mibPerSecond *= 0.95;  // noise, under the threshold
+  applyBaseline(now, before, "old.json", 10);
+  EXPECT_EQ(now.regressions(), 1U);
+  EXPECT_TRUE(c->regression);
+  EXPECT_NEAR(c->changePercent, -20, 1e-9);
+  EXPECT_FALSE(small->regression);
+  const std::string text = formatCompareText(now);
+  EXPECT_NE(text.find("REGRESSION 4k-randread read nfs-tcp"), std::string::npos) << text;
+  EXPECT_NE(text.find("-20.0%!"), std::string::npos) << text;
+  EXPECT_NE(renderHtmlReport(now).find("class=\"num reg\""), std::string::npos);
+  // Through JSON, as `compare --results now.json --baseline old.json` does it.
+  CompareReport reread = compareFromJson(parseJson(compareToJson(now)));
+  applyBaseline(reread, compareFromJson(parseJson(compareToJson(before))), "old.json", 10);
+  EXPECT_EQ(reread.regressions(), 1U);
+}
+
+TEST(CompareReport, LinkFiguresFromLinkJson) {
+  const JsonValue both = parseJson(
+      R"({"rdma": {"test": "rdma_write_bw", "unit": "Gb/sec", "results": [{"bytes": 4096, "bw_average_gbps": 100.0},)"
+      R"( {"bytes": 65536, "bw_average_gbps": 389.00}]}, "tcp": {"test": "tcp_bw", "unit": "Gb/sec",)"
+      R"( "results": [{"bytes": 65536, "bw_average_gbps": 23.4}]}, "ratio": []})");
+  const LinkFigures f = linkFiguresFromJson(both);
+  ASSERT_TRUE(f.rdmaBytesPerSecond && f.tcpBytesPerSecond);
+  EXPECT_DOUBLE_EQ(*f.rdmaBytesPerSecond, 389.0e9 / 8);
+  EXPECT_DOUBLE_EQ(*f.tcpBytesPerSecond, 23.4e9 / 8);
+  const LinkFigures m = linkFiguresFromJson(
+      parseJson(R"({"test": "tcp_bw", "unit": "MiB/sec", "results": [{"bytes": 65536, "bw_average_mibps": 1024}]})"));
+  EXPECT_FALSE(m.rdmaBytesPerSecond);
+  EXPECT_DOUBLE_EQ(*m.tcpBytesPerSecond, 1024 * 1048576.0);
+}
+
+TEST(CompareReport, HtmlIsSelfContainedWithTableChartsAndPercentiles) {
+  const std::string html = renderHtmlReport(testing::fieldNotesReport());
+  EXPECT_NE(html.find("<table id=\"compare-table\">"), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_NE(html.find("<th>p99.99</th>"), std::string::npos);
+  EXPECT_NE(html.find("served from the server&#39;s page cache"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external resource
+  EXPECT_EQ(htmlEscape("<a href=\"x\">&</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
+}
+
+TEST(CompareReport, DefaultRatiosFollowTheTargetsPresent) {
+  std::vector<CompareTarget> t(3);
+  t[0].name = "local";
+  t[1].name = "nfs-tcp";
+  t[2].name = "libnfs";
+  const auto r = defaultRatios(t);
+  ASSERT_EQ(r.size(), 2U);
+  EXPECT_EQ(r[0].name(), "nfs-tcp/libnfs");
+  EXPECT_EQ(r[1].name(), "nfs-tcp/local");
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -240,6 +240,30 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          std::string("NFSv4 ") + what + " time in seconds"});
   }
+  // The TCP listener, when absent: once any listener exists (ours for RDMA),
+  // starting nfsd no longer opens the default TCP one, so it is asked for.
+  if (config.tcp.enabled && state.portList && !state.hasListener("tcp", config.tcp.port)) {
+    const std::string port = std::to_string(config.tcp.port);
+    if (!state.nfsdctl.empty()) {
+      add({ChangeKind::RunCommand,
+           Stage::Ports,
+           HostPaths::kPortList,
+           state.portList,
+           "",
+           false,
+           {state.nfsdctl, "listener", "+tcp::" + port},
+           "open the TCP listener (nfsdctl is installed)"});
+    } else {
+      add({ChangeKind::KernelValue,
+           Stage::Ports,
+           HostPaths::kPortList,
+           state.portList,
+           "tcp " + port + "\n",
+           true,
+           {},
+           "open the TCP listener"});
+    }
+  }
   // The RDMA listener: only when absent (a second write fails with EADDRINUSE).
   if (config.rdma.enabled && state.portList && !state.hasListener("rdma", config.rdma.port)) {
     const std::string port = std::to_string(config.rdma.port);

@@ -90,6 +90,20 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
     }
     if (!any) o << "  (none)\n";
   }
+  // The kernel's export cache fills on demand; etab is what exportfs handed it.
+  o << "exports given to the kernel by exportfs (/var/lib/nfs/etab):\n";
+  if (auto etab = readFileIfExists(paths.resolve("/var/lib/nfs/etab"))) {
+    std::istringstream in(*etab);
+    bool any = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      o << "  " << line << "\n";
+      any = true;
+    }
+    if (!any) o << "  (none)\n";
+  } else {
+    o << "  (not available)\n";
+  }
   auto own = readFileIfExists(paths.resolve(HostPaths::kOwnExports));
   o << "our exports file " << HostPaths::kOwnExports << ": " << (own ? "present" : "absent")
     << "\n";

@@ -130,7 +130,8 @@ TEST_F(ServerPlanFlow, PlanApplyApplyRollback) {
             "# manage-gids=n\n"
             "\tdescriptors = 0\n");
   EXPECT_EQ(host.read("etc/exports"), pristine.at("etc/exports"));
-  EXPECT_EQ(host.read("proc/fs/nfsd/portlist"), "rdma 20049\n");
+  // Once our RDMA listener exists nfsd opens no default TCP one, so apply asks for it too.
+  EXPECT_EQ(host.read("proc/fs/nfsd/portlist"), "tcp 2049\nrdma 20049\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/threads"), "64\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/versions"), "-2 -3 +4 +4.1 +4.2\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/nfsv4leasetime"), "60\n");

@@ -17,6 +17,8 @@ packages=(
   libibverbs-dev librdmacm-dev liburing-dev libgtest-dev libgmock-dev libssl-dev
   # real servers and peers used by the tests
   nfs-ganesha nfs-ganesha-vfs libnfs-utils
+  # headless rendering of the compare report in tests
+  chromium
   # RDMA userspace (also copied into the VM testbed's initramfs)
   rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest iproute2 kmod fio
   # VM testbed

@@ -6,4 +6,4 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
 NFSRDMA_BUILD_DIR=$root/build bash "$root/scripts/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-exec "$root/build/bin/nfsrdma-bench" "${@:-anchor}"
+exec "$root/build/bin/nfsrdma-bench" "${@:-compare}"

@@ -21,8 +21,9 @@ packages=(
   chromium
   # RDMA userspace (also copied into the VM testbed's initramfs)
   rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest iproute2 kmod fio
-  # VM testbed
-  qemu-system-x86 cpio zstd busybox-static
+  # VM testbed: qemu and initramfs tools; the guest's knfsd, mount.nfs and
+  # ps/pkill are copied from these host packages (nothing of them runs on the host)
+  qemu-system-x86 cpio zstd busybox-static nfs-kernel-server nfs-common procps
 )
 
 missing=()

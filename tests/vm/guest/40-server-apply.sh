@@ -1,0 +1,63 @@
+#!/bin/sh
+# Why: `nfsrdma-server apply` must configure the real knfsd from YAML (export
+# with insecure, the rdma 20049 listener, versions, threads), `status` must
+# read it back, a second apply must change nothing, and the kernel client
+# must then mount it over RDMA and move data byte-exact.
+# vm-timeout: 240
+set -eu
+. "$VM_LIB/vm.sh"
+. "$VM_LIB/knfsd.sh"
+command -v nfsrdma-server >/dev/null || vm_fail "nfsrdma-server is not in the overlay"
+KNFSD_EXPORT=/srv/apply
+mnt=$VM_TMP/mnt
+mkdir -p "$KNFSD_EXPORT" "$mnt"
+mount -t tmpfs -o size=64m apply-export "$KNFSD_EXPORT" || vm_fail "tmpfs for $KNFSD_EXPORT"
+chmod 0777 "$KNFSD_EXPORT"
+# Leave the guest as the next test expects it: our exports file gone, knfsd stopped.
+trap 'umount -f "$mnt" 2>/dev/null || true; nfsrdma-server rollback >/dev/null 2>&1 || true;
+  rm -f /etc/exports.d/nfsrdma.exports; knfsd_stop' EXIT
+trap 'exit 143' TERM INT
+cat >server.yaml <<YAML
+exports:
+  - path: $KNFSD_EXPORT
+    clients:
+      - host: 198.18.0.0/15
+        access: rw
+        squash: no_root_squash
+        insecure: true
+        fsid: 7
+transports:
+  tcp: {enabled: true, port: 2049}
+  rdma: {enabled: true, port: 20049}
+nfsd:
+  threads: 8
+  versions: ["4.1", "4.2"]
+  lease_time: 10
+  grace_time: 10
+YAML
+mkdir -p /var/lib/nfs/v4recovery
+rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
+nfsrdma-server apply server.yaml >apply1.txt 2>&1 || { cat apply1.txt; vm_fail "first apply"; }
+cat apply1.txt
+grep -q '^rdma 20049$' /proc/fs/nfsd/portlist || vm_fail "apply did not add 'rdma 20049' to the port list"
+[ "$(cat /proc/fs/nfsd/threads)" = 8 ] || vm_fail "apply left $(cat /proc/fs/nfsd/threads) nfsd threads, expected 8"
+exportfs -v | grep -q "$KNFSD_EXPORT" || vm_fail "the kernel does not export $KNFSD_EXPORT"
+exportfs -v | grep "$KNFSD_EXPORT" -A1 | grep -q insecure || vm_fail "the export lacks insecure"
+nfsrdma-server status >status.txt 2>&1 || { cat status.txt; vm_fail "status"; }
+cat status.txt
+grep -q 'rdma 20049' status.txt || vm_fail "status does not show the rdma 20049 listener"
+grep -q "$KNFSD_EXPORT" status.txt || vm_fail "status does not show the export"
+nfsrdma-server apply server.yaml >apply2.txt 2>&1 || { cat apply2.txt; vm_fail "second apply"; }
+cat apply2.txt
+grep -qi 'no change' apply2.txt || vm_fail "the second apply changed something"
+[ "$(grep -c '^rdma 20049$' /proc/fs/nfsd/portlist)" -le 2 ] || vm_fail "the second apply added the listener again"
+echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+vm_wait 20 "svcrdma on 20049" vm_rdma_listening 20049 || vm_fail "svcrdma not listening on 20049"
+timeout 60 mount.nfs "$SERVER_IP:$KNFSD_EXPORT" "$mnt" -o vers=4.2,proto=rdma,port=20049,retry=0 ||
+  vm_fail "kernel proto=rdma mount of the applied export"
+head -c 4194304 /dev/urandom >src.bin
+dd if=src.bin of="$mnt/applied.bin" bs=1M conv=fsync status=none || vm_fail "write through the mount"
+[ "$(sha256sum <"$KNFSD_EXPORT/applied.bin" | cut -d' ' -f1)" = "$(sha256sum <src.bin | cut -d' ' -f1)" ] ||
+  vm_fail "data written over RDMA differs on the server"
+umount "$mnt"
+echo "apply, status and a second no-op apply on the real knfsd; RDMA mount byte-exact"

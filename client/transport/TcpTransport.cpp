@@ -338,13 +338,6 @@ void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
   }
 }
 
-void TcpTransport::setReceiveLowWater(std::size_t bytes) {
-  int want = static_cast<int>(std::min<std::size_t>(bytes, 512 * 1024));
-  if (want < 1) want = 1;
-  if (want == lowWater_) return;
-  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof want) == 0) lowWater_ = want;
-}
-
 Error TcpTransport::readLargeRecord(bool& drained) {
   drained = false;
   while (largeHave_ < large_.size()) {
@@ -358,7 +351,6 @@ Error TcpTransport::readLargeRecord(bool& drained) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         drained = true;
-        setReceiveLowWater(large_.size() - largeHave_);
         return {};
       }
       return errnoError(errno, "recv on " + description_);
@@ -366,7 +358,6 @@ Error TcpTransport::readLargeRecord(bool& drained) {
     largeHave_ += static_cast<std::size_t>(n);
   }
   largeActive_ = false;
-  setReceiveLowWater(1);
   dispatching_ = true;
   deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
   dispatching_ = false;
@@ -438,10 +429,6 @@ Error TcpTransport::parseRecords() {
         largeLast_ = last;
         largeActive_ = true;
         inStart_ = inEnd_ = 0;
-        // Wake only when the rest of the record is there (bounded by half the
-        // receive buffer, which the kernel caps it at anyway): one wakeup per
-        // record instead of one per arriving segment.
-        setReceiveLowWater(len - have);
       }
       break;
     }

@@ -53,7 +53,6 @@ class TcpTransport final : public Transport {
   Error readLargeRecord(bool& drained);
   void deliver(std::span<const std::uint8_t> fragment, bool last);
   std::chrono::microseconds coalesceDelay();
-  void setReceiveLowWater(std::size_t bytes);
   Error parseRecords();
   Error flushPendingLocked();
   Error flushCork();
@@ -89,7 +88,6 @@ class TcpTransport final : public Transport {
   std::size_t largeHave_ = 0;
   bool largeLast_ = false;
   bool largeActive_ = false;
-  int lowWater_ = 1;  // SO_RCVLOWAT now in force
   // Reply pacing (I/O thread only).
   bool coalesce_ = true;
   std::size_t repliesInBatch_ = 0;

@@ -215,11 +215,12 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   return parts;
 }
 
-Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error(CompoundDecoder&)>& decode) {
+Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error(CompoundDecoder&)>& decode,
+                  const rpc::CallHints& hints) {
   if (rpc_->onIoThread()) {
     return makeError(ClientErrc::kInvalidArgument, "synchronous NFS call from an I/O callback (it would deadlock)");
   }
-  return session_->roundTrip(encode, decode);
+  return session_->roundTrip(encode, decode, hints);
 }
 
 namespace {
@@ -593,6 +594,8 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
       std::min<std::size_t>(64 * 1024, session_->fore().maxResponseSize - kIoOverhead));
   // Bounded: a directory of a million entries at ~100 per round needs 10,000 rounds.
   constexpr int kMaxRounds = 100000;
+  rpc::CallHints readdirHints;
+  readdirHints.maxReplySize = maxCount + kIoOverhead;
   for (int round = 0;; ++round) {
     if (round == kMaxRounds) {
       check(makeError(std::make_error_code(std::errc::too_many_files_open), parts.full + ": READDIR did not reach its end"));
@@ -617,7 +620,8 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
             out.push_back(DirectoryEntry{std::move(e.name), std::move(e.attrs)});
           }
           return {};
-        }));
+        },
+        readdirHints));
     if (eof) break;
     if (got == 0) {
       check(makeError(ClientErrc::kMalformedReply, parts.full + ": READDIR returned no entries and no end of directory"));

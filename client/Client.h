@@ -137,7 +137,10 @@ class Client {
   explicit Client(const ClientOptions& options);
   struct PathParts;
   PathParts split(std::string_view path, bool wantParent, const char* what) const;
-  Error run(const nfs4::Session::Encode& encode, const std::function<Error(nfs4::CompoundDecoder&)>& decode);
+  // hints.maxReplySize: replies that may exceed ~1 KiB (READDIR) say so, so
+  // RPC-over-RDMA provides a Reply chunk.
+  Error run(const nfs4::Session::Encode& encode, const std::function<Error(nfs4::CompoundDecoder&)>& decode,
+            const rpc::CallHints& hints = {});
   void commitAndCheck(OpenFile::State& st, const std::string& what);
 
   ClientOptions options_;

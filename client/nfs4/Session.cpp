@@ -130,12 +130,12 @@ Error Session::sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>&
   return future.get();
 }
 
-Error Session::roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode) {
+Error Session::roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode,
+                         const rpc::CallHints& hints) {
   std::promise<Error> done;
   auto future = done.get_future();
-  submit(encode, [&](const Error& err, CompoundDecoder* d) {
-    done.set_value(err ? err : decode(*d));
-  });
+  submit(
+      encode, [&](const Error& err, CompoundDecoder* d) { done.set_value(err ? err : decode(*d)); }, hints);
   return future.get();
 }
 

@@ -72,7 +72,8 @@ class Session {
 
   // A synchronous round trip for setup and tests: submit() and wait.
   // Must not be called from the transport's I/O thread (it would deadlock).
-  Error roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode);
+  Error roundTrip(const Encode& encode, const std::function<Error(CompoundDecoder&)>& decode,
+                  const rpc::CallHints& hints = {});
 
  private:
   struct Waiting {

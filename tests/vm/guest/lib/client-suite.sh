@@ -27,6 +27,18 @@ client_suite() {
   done
   timeout 60 nfsrdma-client ls "$_base$_q" >ls.txt || vm_fail "ls over $_proto"
   [ "$(grep -c ' f[0-9]*$' ls.txt)" -eq 5 ] || { cat ls.txt; vm_fail "ls over $_proto does not show the 5 files"; }
+  # 1,000 entries: several READDIR rounds, each reply larger than the inline size (RDMA: Reply chunk).
+  mkdir -p "$KNFSD_EXPORT/many"
+  _i=0
+  while [ "$_i" -lt 1000 ]; do
+    : >"$KNFSD_EXPORT/many/entry-with-a-longish-name-$_i"
+    _i=$((_i + 1))
+  done
+  timeout 120 nfsrdma-client ls "$_base/many$_q" >many.txt || vm_fail "ls of a 1,000-entry directory over $_proto"
+  [ "$(grep -c ' entry-with-a-longish-name-[0-9]*$' many.txt)" -eq 1000 ] ||
+    vm_fail "ls over $_proto listed $(wc -l <many.txt) of 1,000 entries"
+  rm -rf "$KNFSD_EXPORT/many"
+  echo "1,000-entry directory listed completely over $_proto"
   timeout 60 nfsrdma-client rename "$_base/f1$_q" "$_base/renamed$_q" || vm_fail "rename over $_proto"
   [ -f "$KNFSD_EXPORT/renamed" ] && [ ! -e "$KNFSD_EXPORT/f1" ] || vm_fail "rename over $_proto did not happen on the server"
   timeout 60 nfsrdma-client rm "$_base/renamed$_q" || vm_fail "rm over $_proto"

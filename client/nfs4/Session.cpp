@@ -64,6 +64,10 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc)
   if (created.fore.maxRequests == 0) {
     throw NfsException(makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots"));
   }
+  // The grant comes from the network: never more slots (memory, requests in
+  // flight) or larger replies (input buffers) than we asked for.
+  created.fore.maxRequests = std::min(created.fore.maxRequests, fore.maxRequests);
+  created.fore.maxResponseSize = std::min(created.fore.maxResponseSize, fore.maxResponseSize);
   sessionId_ = created.session;
   fore_ = created.fore;
   slots_ = SlotTable(created.fore.maxRequests);
@@ -209,13 +213,19 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   const SequenceResult seq = d.sequence();
-  if (!d.ok() || seq.session != sessionId_ || seq.slot != slot || seq.sequenceId != sequenceId) {
+  if (!d.ok()) {
+    releaseAndPump(slot, SlotOutcome::kUnknown);
+    decode(malformedError(d), nullptr);
+    return;
+  }
+  if (seq.session != sessionId_ || seq.slot != slot || seq.sequenceId != sequenceId) {
     releaseAndPump(slot, SlotOutcome::kUnknown);
     decode(makeError(ClientErrc::kSequenceMismatch,
-                     d.ok() ? "SEQUENCE reply for slot " + std::to_string(seq.slot) + " sequence " +
-                                  std::to_string(seq.sequenceId) + ", expected slot " +
-                                  std::to_string(slot) + " sequence " + std::to_string(sequenceId)
-                            : malformedError(d).message()),
+                     std::string("SEQUENCE reply for ") +
+                         (seq.session != sessionId_ ? "another session, " : "") + "slot " +
+                         std::to_string(seq.slot) + " sequence " + std::to_string(seq.sequenceId) +
+                         ", expected slot " + std::to_string(slot) + " sequence " +
+                         std::to_string(sequenceId)),
            nullptr);
     return;
   }

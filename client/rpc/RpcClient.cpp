@@ -56,7 +56,11 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
                                                        hints.maxReplySize});
   if (e) {
     std::lock_guard lock(mu_);
-    pending_.erase(xid);
+    // A transport failure or shutdown racing this send may already have taken
+    // the call out of pending_ and run its callback with the error: that
+    // callback is then the one report, and returning e too would report the
+    // call twice (Session::issue would release its slot twice).
+    if (pending_.erase(xid) == 0) return {};
     inFlight_.store(pending_.size(), std::memory_order_relaxed);
     return e;
   }

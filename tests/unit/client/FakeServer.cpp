@@ -1,0 +1,338 @@
+#include "tests/unit/client/FakeServer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "client/nfs4/Nfs4Constants.h"
+#include "client/xdr/XdrDecoder.h"
+
+namespace nfsrdma::testpeer {
+namespace {
+
+using nfs4::Op;
+
+constexpr std::uint32_t kErrNotSupp = 10004;
+constexpr std::uint32_t kMaxBitmapWords = 8;
+
+bool readChannelAttrs(xdr::XdrDecoder& dec, nfs4::ChannelAttrs& c) {
+  c.headerPadSize = dec.getU32();
+  c.maxRequestSize = dec.getU32();
+  c.maxResponseSize = dec.getU32();
+  c.maxResponseSizeCached = dec.getU32();
+  c.maxOperations = dec.getU32();
+  c.maxRequests = dec.getU32();
+  const std::uint32_t ird = dec.getU32();
+  if (ird > 1) return false;
+  for (std::uint32_t i = 0; i < ird; ++i) (void)dec.getU32();
+  return dec.ok();
+}
+
+void putChannelAttrs(xdr::XdrEncoder& enc, const nfs4::ChannelAttrs& c) {
+  enc.putU32(c.headerPadSize);
+  enc.putU32(c.maxRequestSize);
+  enc.putU32(c.maxResponseSize);
+  enc.putU32(c.maxResponseSizeCached);
+  enc.putU32(c.maxOperations);
+  enc.putU32(c.maxRequests);
+  enc.putU32(0);  // no rdma_ird
+}
+
+nfs4::SessionId makeSessionId() {
+  nfs4::SessionId id{};
+  for (std::size_t i = 0; i < id.size(); ++i) id[i] = static_cast<std::uint8_t>(0xa0 + i);
+  return id;
+}
+
+}  // namespace
+
+std::optional<CompoundCall> parseCompound(const RpcCall& call) {
+  CompoundCall c;
+  c.rpc = call;
+  xdr::XdrDecoder dec(call.args);
+  (void)dec.getOpaque(nfs4::kOpaqueLimit);  // tag
+  const std::uint32_t minor = dec.getU32();
+  const std::uint32_t count = dec.getU32();
+  if (!dec.ok() || minor != nfs4::kMinorVersion) return std::nullopt;
+  for (std::uint32_t i = 0; i < count && dec.ok(); ++i) {
+    const std::uint32_t op = dec.getU32();
+    c.ops.push_back(op);
+    switch (static_cast<Op>(op)) {
+      case Op::kSequence: {
+        SequenceArgs s;
+        const auto sid = dec.getFixedOpaque(nfs4::kSessionIdSize);
+        if (sid.size() == s.session.size()) std::memcpy(s.session.data(), sid.data(), sid.size());
+        s.sequenceId = dec.getU32();
+        s.slot = dec.getU32();
+        s.highestSlot = dec.getU32();
+        s.cacheThis = dec.getBool();
+        if (i == 0) c.sequence = s;
+        break;
+      }
+      case Op::kPutRootFh: break;
+      case Op::kGetAttr: {
+        const std::uint32_t n = dec.getU32();
+        if (n > kMaxBitmapWords) return std::nullopt;
+        for (std::uint32_t w = 0; w < n; ++w) {
+          const std::uint32_t v = dec.getU32();
+          if (w < nfs4::Bitmap::kWords) c.getAttrRequest.setWord(w, v);
+        }
+        break;
+      }
+      case Op::kReclaimComplete: (void)dec.getBool(); break;
+      case Op::kExchangeId: {
+        (void)dec.getFixedOpaque(nfs4::kVerifierSize);
+        (void)dec.getOpaque(nfs4::kOpaqueLimit);  // co_ownerid
+        (void)dec.getU32();                       // flags
+        if (dec.getU32() != nfs4::kSp4None) return std::nullopt;
+        const std::uint32_t impls = dec.getU32();
+        if (impls > 1) return std::nullopt;
+        for (std::uint32_t k = 0; k < impls; ++k) {
+          (void)dec.getOpaque(nfs4::kOpaqueLimit);
+          (void)dec.getOpaque(nfs4::kOpaqueLimit);
+          (void)dec.getU64();
+          (void)dec.getU32();
+        }
+        break;
+      }
+      case Op::kCreateSession: {
+        (void)dec.getU64();  // client id
+        c.createSessionSequence = dec.getU32();
+        (void)dec.getU32();  // flags
+        nfs4::ChannelAttrs back;
+        if (!readChannelAttrs(dec, c.foreRequested) || !readChannelAttrs(dec, back)) return std::nullopt;
+        (void)dec.getU32();  // cb_program
+        const std::uint32_t secs = dec.getU32();
+        for (std::uint32_t k = 0; k < secs && dec.ok(); ++k) {
+          if (dec.getU32() != rpc::kAuthNone) return std::nullopt;  // only AUTH_NONE is expected
+        }
+        break;
+      }
+      case Op::kDestroySession: (void)dec.getFixedOpaque(nfs4::kSessionIdSize); break;
+      case Op::kDestroyClientId: (void)dec.getU64(); break;
+      default: return dec.ok() ? std::optional<CompoundCall>(std::move(c)) : std::nullopt;
+    }
+  }
+  if (!dec.ok()) return std::nullopt;
+  return c;
+}
+
+FakeNfs41Server::FakeNfs41Server(ScriptedPeer& peer, FakeServerConfig config)
+    : peer_(peer), config_(config), sessionId_(makeSessionId()) {
+  peer_.serve([this](ScriptedPeer& p, const RpcCall& call) { onCall(p, call); },
+              [this](ScriptedPeer& p) { onIdle(p); });
+}
+
+FakeNfs41Server::~FakeNfs41Server() { peer_.stopServing(); }
+
+void FakeNfs41Server::scriptNextSequence(SequenceScript script) {
+  std::lock_guard lock(mu_);
+  scripts_.push_back(std::move(script));
+}
+
+void FakeNfs41Server::scriptEverySequence(SequenceScript script) {
+  std::lock_guard lock(mu_);
+  everySequence_ = std::move(script);
+}
+
+FakeNfs41Server::Stats FakeNfs41Server::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+bool FakeNfs41Server::waitSequenced(std::size_t n, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return stats_.sequenced >= n; });
+}
+
+void FakeNfs41Server::checkSequenceLocked(const SequenceArgs& a) {
+  auto violation = [this](std::string what) { stats_.violations.push_back(std::move(what)); };
+  if (a.session != sessionId_) violation("SEQUENCE for another session");
+  if (a.slot >= config_.grantedSlots) {
+    violation("slot " + std::to_string(a.slot) + " beyond the " + std::to_string(config_.grantedSlots) +
+              " granted");
+  }
+  if (!busySlots_.insert(a.slot).second) {
+    violation("a second request on slot " + std::to_string(a.slot) + " while one is in flight");
+  }
+  const std::uint32_t expected = lastSequenceId_[a.slot] + 1;
+  if (a.sequenceId != expected) {
+    violation("slot " + std::to_string(a.slot) + ": sequence id " + std::to_string(a.sequenceId) +
+              ", expected " + std::to_string(expected));
+  }
+  if (a.highestSlot < a.slot) {
+    violation("highest slot " + std::to_string(a.highestSlot) + " below the slot used, " +
+              std::to_string(a.slot));
+  }
+  stats_.maxInFlight = std::max(stats_.maxInFlight, busySlots_.size());
+}
+
+void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
+  auto c = parseCompound(call);
+  if (!c || call.program != nfs4::kNfsProgram || call.procedure != nfs4::kProcCompound) {
+    {
+      std::lock_guard lock(mu_);
+      stats_.violations.push_back("a call that is not an NFSv4.1 COMPOUND");
+    }
+    (void)peer.sendRecord(acceptErrorReply(call.xid, rpc::AcceptStat::kGarbageArgs));
+    return;
+  }
+  SequenceScript script;
+  bool flush = false;
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.compounds;
+    stats_.opLists.push_back(c->ops);
+    for (std::uint32_t op : c->ops) {
+      if (op == static_cast<std::uint32_t>(Op::kDestroySession)) ++stats_.destroySession;
+      if (op == static_cast<std::uint32_t>(Op::kDestroyClientId)) ++stats_.destroyClientId;
+    }
+    if (c->sequence) {
+      ++stats_.sequenced;
+      checkSequenceLocked(*c->sequence);
+      if (!scripts_.empty()) {
+        script = std::move(scripts_.front());
+        scripts_.pop_front();
+      } else if (everySequence_) {
+        script = *everySequence_;
+      }
+      cv_.notify_all();
+      if (script.drop) return;
+      if (config_.holdBatch > 1 && !script.hangUp) {
+        held_.push_back({*c, std::move(script)});
+        flush = held_.size() >= config_.holdBatch;
+        if (!flush) return;
+      }
+    }
+  }
+  if (flush) {
+    flushHeld(peer);
+    return;
+  }
+  if (script.hangUp) {
+    peer.hangUp();
+    return;
+  }
+  answer(peer, *c, script);
+}
+
+void FakeNfs41Server::onIdle(ScriptedPeer& peer) { flushHeld(peer); }
+
+void FakeNfs41Server::flushHeld(ScriptedPeer& peer) {
+  std::vector<Held> held;
+  {
+    std::lock_guard lock(mu_);
+    held.swap(held_);
+  }
+  for (auto it = held.rbegin(); it != held.rend(); ++it) answer(peer, it->call, it->script);
+}
+
+void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script) {
+  Bytes results;
+  if (script.rawResults) {
+    results = script.rawResults(c);
+  } else {
+    XdrBuilder body;
+    xdr::XdrEncoder& enc = body.enc();
+    std::uint32_t compoundStatus = nfs4::kNfs4Ok;
+    std::uint32_t count = 0;
+    for (std::uint32_t op : c.ops) {
+      ++count;
+      enc.putU32(op);
+      std::uint32_t status = nfs4::kNfs4Ok;
+      switch (static_cast<Op>(op)) {
+        case Op::kSequence: {
+          const SequenceArgs& a = c.sequence.value();
+          SequenceReply r;
+          r.session = sessionId_;
+          r.sequenceId = a.sequenceId;
+          r.slot = a.slot;
+          r.highestSlot = a.highestSlot;
+          r.targetHighestSlot = config_.grantedSlots - 1;
+          if (script.edit) script.edit(r);
+          status = r.status;
+          enc.putU32(status);
+          if (status == nfs4::kNfs4Ok) {
+            enc.putFixedOpaque(r.session);
+            enc.putU32(r.sequenceId);
+            enc.putU32(r.slot);
+            enc.putU32(r.highestSlot);
+            enc.putU32(r.targetHighestSlot);
+            enc.putU32(r.statusFlags);
+          }
+          std::lock_guard lock(mu_);
+          busySlots_.erase(a.slot);
+          if (status == nfs4::kNfs4Ok) lastSequenceId_[a.slot] = a.sequenceId;  // executed
+          break;
+        }
+        case Op::kExchangeId:
+          status = config_.exchangeIdStatus;
+          enc.putU32(status);
+          if (status == nfs4::kNfs4Ok) {
+            enc.putU64(config_.clientId);
+            enc.putU32(1);  // sequence id for CREATE_SESSION
+            enc.putU32(nfs4::kExchgIdFlagUseNonPnfs);
+            enc.putU32(nfs4::kSp4None);
+            enc.putU64(0);  // server_owner.so_minor_id
+            enc.putString("scripted-peer");
+            enc.putString("scripted-peer-scope");
+            enc.putU32(0);  // no implementation id
+          }
+          break;
+        case Op::kCreateSession:
+          status = config_.createSessionStatus;
+          enc.putU32(status);
+          if (status == nfs4::kNfs4Ok) {
+            enc.putFixedOpaque(sessionId_);
+            enc.putU32(c.createSessionSequence);
+            enc.putU32(0);  // flags
+            nfs4::ChannelAttrs fore = c.foreRequested;
+            fore.maxRequests = config_.grantedSlots;
+            putChannelAttrs(enc, fore);
+            nfs4::ChannelAttrs back;
+            back.maxRequestSize = 4096;
+            back.maxResponseSize = 4096;
+            back.maxOperations = 2;
+            back.maxRequests = 1;
+            putChannelAttrs(enc, back);
+          }
+          break;
+        case Op::kGetAttr:
+          enc.putU32(status);
+          if (c.getAttrRequest.test(nfs4::attr::kLeaseTime)) {
+            enc.putU32(1);
+            enc.putU32(1U << nfs4::attr::kLeaseTime);
+            enc.putU32(4);
+            enc.putU32(config_.leaseSeconds);
+          } else {
+            enc.putU32(0);
+            enc.putU32(0);
+          }
+          break;
+        case Op::kPutRootFh:
+        case Op::kReclaimComplete:
+        case Op::kDestroySession:
+        case Op::kDestroyClientId: enc.putU32(status); break;
+        default:
+          status = kErrNotSupp;
+          enc.putU32(status);
+          break;
+      }
+      if (status != nfs4::kNfs4Ok) {
+        compoundStatus = status;
+        break;
+      }
+    }
+    XdrBuilder head(64);
+    head.enc().putU32(compoundStatus);
+    head.enc().putString("");  // tag
+    head.enc().putU32(count);
+    results = concat({head.bytes(), body.bytes()});
+  }
+  if (script.rawResults && c.sequence) {
+    std::lock_guard lock(mu_);
+    busySlots_.erase(c.sequence->slot);
+  }
+  (void)peer.sendRecord(successReply(c.rpc.xid, results));
+}
+
+}  // namespace nfsrdma::testpeer

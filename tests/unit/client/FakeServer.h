@@ -1,0 +1,158 @@
+// A scripted NFSv4.1 server on a ScriptedPeer, for nfs4::Session tests.
+//
+// It answers just enough for a session's life: EXCHANGE_ID, CREATE_SESSION,
+// SEQUENCE, RECLAIM_COMPLETE, PUTROOTFH, GETATTR (lease_time only),
+// DESTROY_SESSION and DESTROY_CLIENTID. A test scripts what happens to the
+// next SEQUENCE-bearing COMPOUNDs (a wrong slot, sequence id or session in
+// the reply, an error status, silence, a hang-up, raw damaged results), and
+// the server checks the client in turn: slot ids within the grant, one
+// request per slot at a time, sequence ids advancing by exactly one after a
+// request was executed. Replies can be held back and released in batches, so
+// the test sees how many requests the client really has in flight.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client/nfs4/Compound.h"
+#include "tests/unit/client/ScriptedPeer.h"
+
+namespace nfsrdma::testpeer {
+
+struct SequenceArgs {
+  nfs4::SessionId session{};
+  std::uint32_t sequenceId = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t highestSlot = 0;
+  bool cacheThis = false;
+};
+
+// A COMPOUND call as the server decoded it.
+struct CompoundCall {
+  RpcCall rpc;
+  std::vector<std::uint32_t> ops;  // op numbers; parsing stops after an op it does not know
+  std::optional<SequenceArgs> sequence;
+  nfs4::Bitmap getAttrRequest;
+  nfs4::ChannelAttrs foreRequested;  // CREATE_SESSION
+  std::uint32_t createSessionSequence = 0;
+};
+
+// Decodes COMPOUND arguments; nullopt if they do not parse.
+std::optional<CompoundCall> parseCompound(const RpcCall& call);
+
+// The SEQUENCE result about to be sent; a script may change any field.
+struct SequenceReply {
+  std::uint32_t status = nfs4::kNfs4Ok;
+  nfs4::SessionId session{};
+  std::uint32_t sequenceId = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t highestSlot = 0;
+  std::uint32_t targetHighestSlot = 0;
+  std::uint32_t statusFlags = 0;
+};
+
+// What to do with one SEQUENCE-bearing COMPOUND.
+struct SequenceScript {
+  std::function<void(SequenceReply&)> edit;  // change the SEQUENCE result
+  bool drop = false;                         // never answer
+  bool hangUp = false;                       // close the connection instead of answering
+  // COMPOUND4res bytes to send instead of the real results (damaged replies).
+  std::function<Bytes(const CompoundCall&)> rawResults;
+};
+
+inline SequenceScript editSequence(std::function<void(SequenceReply&)> edit) {
+  SequenceScript s;
+  s.edit = std::move(edit);
+  return s;
+}
+inline SequenceScript dropSequence() {
+  SequenceScript s;
+  s.drop = true;
+  return s;
+}
+inline SequenceScript hangUpOnSequence() {
+  SequenceScript s;
+  s.hangUp = true;
+  return s;
+}
+inline SequenceScript rawSequenceResults(std::function<Bytes(const CompoundCall&)> results) {
+  SequenceScript s;
+  s.rawResults = std::move(results);
+  return s;
+}
+
+struct FakeServerConfig {
+  std::uint32_t grantedSlots = 4;  // ca_maxrequests in the CREATE_SESSION reply
+  std::uint32_t leaseSeconds = 75;
+  std::uint32_t exchangeIdStatus = nfs4::kNfs4Ok;
+  std::uint32_t createSessionStatus = nfs4::kNfs4Ok;
+  std::uint64_t clientId = 0x1122334455667788ULL;
+  // SEQUENCE COMPOUNDs are held until this many wait (or the client goes
+  // quiet), then answered together in reverse order; 1 answers at once.
+  std::size_t holdBatch = 1;
+};
+
+class FakeNfs41Server {
+ public:
+  struct Stats {
+    std::size_t compounds = 0;
+    std::size_t sequenced = 0;      // COMPOUNDs that started with SEQUENCE
+    std::size_t maxInFlight = 0;    // most SEQUENCE COMPOUNDs received and not yet answered
+    std::size_t destroySession = 0;
+    std::size_t destroyClientId = 0;
+    std::vector<std::vector<std::uint32_t>> opLists;  // every COMPOUND's ops, in arrival order
+    std::vector<std::string> violations;              // protocol errors of the client
+  };
+
+  // Starts answering on peer (which must outlive this object).
+  FakeNfs41Server(ScriptedPeer& peer, FakeServerConfig config);
+  ~FakeNfs41Server();  // stops answering
+  FakeNfs41Server(const FakeNfs41Server&) = delete;
+  FakeNfs41Server& operator=(const FakeNfs41Server&) = delete;
+
+  // Applies to the next SEQUENCE COMPOUND that arrives (scripts queue in order).
+  void scriptNextSequence(SequenceScript script);
+  // Applies to every SEQUENCE COMPOUND once the queued scripts are used up.
+  void scriptEverySequence(SequenceScript script);
+
+  Stats stats() const;
+  nfs4::SessionId sessionId() const { return sessionId_; }
+  // Waits (bounded) until n SEQUENCE COMPOUNDs have arrived.
+  bool waitSequenced(std::size_t n, std::chrono::milliseconds timeout = kPeerWait);
+
+ private:
+  struct Held {
+    CompoundCall call;
+    SequenceScript script;
+  };
+
+  void onCall(ScriptedPeer& peer, const RpcCall& call);
+  void onIdle(ScriptedPeer& peer);
+  // Checks a SEQUENCE against the slot table; call with mu_ held.
+  void checkSequenceLocked(const SequenceArgs& args);
+  // Builds and sends the reply to c (mu_ not held).
+  void answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script);
+  void flushHeld(ScriptedPeer& peer);
+
+  ScriptedPeer& peer_;
+  const FakeServerConfig config_;
+  const nfs4::SessionId sessionId_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<SequenceScript> scripts_;
+  std::optional<SequenceScript> everySequence_;
+  std::vector<Held> held_;
+  std::map<std::uint32_t, std::uint32_t> lastSequenceId_;  // per slot, last executed
+  std::set<std::uint32_t> busySlots_;                     // received, not answered
+  Stats stats_;
+};
+
+}  // namespace nfsrdma::testpeer

@@ -1,0 +1,482 @@
+// nfs4::Session against a scripted NFSv4.1 server: setup (EXCHANGE_ID,
+// CREATE_SESSION, RECLAIM_COMPLETE, GETATTR lease_time), the SEQUENCE check
+// on every reply (wrong slot, sequence id or session; error statuses;
+// damaged results), slot accounting under load (never more requests in
+// flight than slots granted), and failures (silence, hang-up, setup errors)
+// that must end every request's callback exactly once, in bounded time.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/nfs4/Nfs4Status.h"
+#include "client/nfs4/Session.h"
+#include "client/rpc/RpcClient.h"
+#include "tests/unit/client/FakeServer.h"
+#include "tests/unit/client/ScriptedPeer.h"
+
+namespace nfsrdma::testpeer {
+namespace {
+
+using namespace std::chrono_literals;
+using nfs4::Op;
+
+constexpr auto kTimeout = 300ms;  // in the tests about timeouts
+// Elsewhere a timeout must not fire even when a loaded machine stalls the
+// server thread for a while.
+constexpr auto kReplyTimeout = 5s;
+constexpr auto kWait = 3s;
+constexpr auto kTimeoutSlack =
+    2 * std::chrono::milliseconds(transport::Transport::kTickIntervalMs) + 500ms;
+constexpr std::uint32_t kAskedSlots = 8;
+
+struct Outcome {
+  int fired = 0;
+  Error error;
+  bool hadResults = false;
+};
+
+// Decode callbacks for numbered submissions.
+class Completions {
+ public:
+  nfs4::Session::Decode callback(std::size_t i) {
+    return [this, i](const Error& error, nfs4::CompoundDecoder* results) {
+      std::lock_guard lock(mu_);
+      Outcome& o = outcomes_[i];
+      ++o.fired;
+      o.error = error;
+      o.hadResults = results != nullptr;
+      cv_.notify_all();
+    };
+  }
+  bool waitAll(std::size_t n, std::chrono::milliseconds timeout = kWait) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] {
+      std::size_t done = 0;
+      for (const auto& [i, o] : outcomes_) done += (i < n && o.fired > 0) ? 1 : 0;
+      return done == n;
+    });
+  }
+  Outcome get(std::size_t i) const {
+    std::lock_guard lock(mu_);
+    auto it = outcomes_.find(i);
+    return it == outcomes_.end() ? Outcome{} : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::size_t, Outcome> outcomes_;
+};
+
+class SessionTest : public ::testing::Test {
+ protected:
+  // Connects an RpcClient to a fake server with this configuration.
+  void startServer(FakeServerConfig config = {}, std::chrono::milliseconds timeout = kReplyTimeout) {
+    timeout_ = timeout;
+    Connection c = connectSocketPair();
+    peer_ = std::move(c.peer);
+    server_ = std::make_unique<FakeNfs41Server>(*peer_, config);
+    rpc::AuthSysParams sys;
+    sys.machineName = "session-test";
+    sys.uid = 1000;
+    sys.gid = 1000;
+    rpc_ = std::make_unique<rpc::RpcClient>(std::move(c.transport), nfs4::kNfsProgram, nfs4::kNfsVersion,
+                                            rpc::Credential::sys(sys), timeout);
+  }
+  static nfs4::SessionOptions options() {
+    nfs4::SessionOptions o;
+    o.slots = kAskedSlots;
+    o.ownerId = "session-test-owner";
+    return o;
+  }
+  // A server with this configuration and a session set up against it.
+  void startSession(FakeServerConfig config = {}, std::chrono::milliseconds timeout = kReplyTimeout) {
+    startServer(config, timeout);
+    session_ = std::make_unique<nfs4::Session>(*rpc_, options());
+  }
+  // Submits a COMPOUND of SEQUENCE alone.
+  void submitBare(std::size_t i) {
+    session_->submit([](nfs4::CompoundEncoder&) {}, completions_.callback(i));
+  }
+  Outcome runBare(std::size_t i) {
+    submitBare(i);
+    EXPECT_TRUE(completions_.waitAll(i + 1, timeout_ + kTimeoutSlack + kWait)) << "request " << i;
+    return completions_.get(i);
+  }
+  void expectNoViolations() {
+    for (const auto& v : server_->stats().violations) ADD_FAILURE() << "client broke the protocol: " << v;
+  }
+
+  // Destroyed bottom-up: session (DESTROY_SESSION, DESTROY_CLIENTID while the
+  // server still answers), then the RPC client, the server, the peer.
+  Completions completions_;
+  std::chrono::milliseconds timeout_ = kReplyTimeout;
+  std::unique_ptr<ScriptedPeer> peer_;
+  std::unique_ptr<FakeNfs41Server> server_;
+  std::unique_ptr<rpc::RpcClient> rpc_;
+  std::unique_ptr<nfs4::Session> session_;
+};
+
+constexpr std::uint32_t op(Op o) { return static_cast<std::uint32_t>(o); }
+
+// ------------------------------------------------------------ setup
+
+TEST_F(SessionTest, SetsUpWithTheGrantedSlotsAndLeaseAndClosesCleanly) {
+  FakeServerConfig config;
+  config.grantedSlots = 4;
+  config.leaseSeconds = 75;
+  startSession(config);
+  EXPECT_EQ(session_->clientId(), config.clientId);
+  EXPECT_EQ(session_->id(), server_->sessionId());
+  EXPECT_EQ(session_->fore().maxRequests, 4U);
+  EXPECT_EQ(session_->stats().slots, 4U);
+  EXPECT_EQ(session_->leaseSeconds(), 75U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Outcome o = runBare(i);
+    EXPECT_FALSE(o.error) << o.error.message();
+    EXPECT_TRUE(o.hadResults);
+  }
+  EXPECT_FALSE(session_->close());
+  const auto s = server_->stats();
+  const std::vector<std::vector<std::uint32_t>> expected = {
+      {op(Op::kExchangeId)},
+      {op(Op::kCreateSession)},
+      {op(Op::kSequence), op(Op::kReclaimComplete)},
+      {op(Op::kSequence), op(Op::kPutRootFh), op(Op::kGetAttr)},
+      {op(Op::kSequence)},
+      {op(Op::kSequence)},
+      {op(Op::kSequence)},
+      {op(Op::kDestroySession)},
+      {op(Op::kDestroyClientId)},
+  };
+  EXPECT_EQ(s.opLists, expected);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, CreateSessionErrorThrowsWithTheStatusName) {
+  FakeServerConfig config;
+  config.createSessionStatus = 10022;  // NFS4ERR_STALE_CLIENTID
+  startServer(config);
+  try {
+    nfs4::Session session(*rpc_, options());
+    FAIL() << "the session was created";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(10022));
+    EXPECT_STREQ(e.what(), "CREATE_SESSION: NFS4ERR_STALE_CLIENTID (stale client id)");
+  }
+}
+
+TEST_F(SessionTest, ExchangeIdErrorThrowsWithTheStatusName) {
+  FakeServerConfig config;
+  config.exchangeIdStatus = 10006;  // NFS4ERR_SERVERFAULT
+  startServer(config);
+  try {
+    nfs4::Session session(*rpc_, options());
+    FAIL() << "the session was created";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(10006));
+    EXPECT_STREQ(e.what(), "EXCHANGE_ID: NFS4ERR_SERVERFAULT (server fault)");
+  }
+  EXPECT_EQ(server_->stats().compounds, 1U);
+}
+
+TEST_F(SessionTest, CreateSessionGrantingNoSlotsThrows) {
+  FakeServerConfig config;
+  config.grantedSlots = 0;
+  startServer(config);
+  try {
+    nfs4::Session session(*rpc_, options());
+    FAIL() << "the session was created";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), make_error_code(ClientErrc::kMalformedReply));
+    EXPECT_STREQ(e.what(), "CREATE_SESSION granted no slots: malformed reply from the server");
+  }
+}
+
+TEST_F(SessionTest, CreateSessionGrantingFarMoreSlotsThanAskedIsBounded) {
+  FakeServerConfig config;
+  config.grantedSlots = 0xffffffffU;
+  startServer(config);
+  // Either clamp to what was asked for or refuse with an NfsException; any
+  // other exception, or an abort, fails.
+  try {
+    nfs4::Session session(*rpc_, options());
+    EXPECT_LE(session.fore().maxRequests, kAskedSlots);
+    EXPECT_LE(session.stats().slots, kAskedSlots);
+  } catch (const NfsException& e) {
+    SUCCEED() << e.what();
+  }
+}
+
+TEST_F(SessionTest, PeerThatNeverAnswersSetupFailsWithinTheTimeout) {
+  startServer({}, kTimeout);
+  peer_->stopServing();  // nobody answers EXCHANGE_ID
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    nfs4::Session session(*rpc_, options());
+    FAIL() << "the session was created";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), make_error_code(ClientErrc::kTimedOut));
+  }
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, kTimeout + kTimeoutSlack);
+}
+
+// ------------------------------------------------------------ the SEQUENCE check
+
+// After setup the client used slot 0 twice (RECLAIM_COMPLETE, GETATTR), so
+// the next request goes out on slot 0 with sequence id 3.
+TEST_F(SessionTest, ReplyForAnotherSlotIsASequenceMismatch) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.slot = 1; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.fired, 1);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kSequenceMismatch)) << o.error.message();
+  EXPECT_EQ(o.error.context, "SEQUENCE reply for slot 1 sequence 3, expected slot 0 sequence 3");
+  EXPECT_FALSE(o.hadResults);
+  // The slot is retired; the next request runs on another one.
+  const Outcome next = runBare(1);
+  EXPECT_FALSE(next.error) << next.error.message();
+  EXPECT_EQ(session_->stats().retiredSlots, 1U);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, ReplyWithAnotherSequenceIdIsASequenceMismatch) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.sequenceId += 5; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kSequenceMismatch)) << o.error.message();
+  EXPECT_EQ(o.error.context, "SEQUENCE reply for slot 0 sequence 8, expected slot 0 sequence 3");
+  EXPECT_FALSE(runBare(1).error);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, ReplyForAnotherSessionIsASequenceMismatch) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.session[0] ^= 0xffU; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kSequenceMismatch)) << o.error.message();
+  EXPECT_NE(o.error.context.find("slot 0"), std::string::npos) << o.error.message();
+  EXPECT_FALSE(runBare(1).error);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, SequenceErrorStatusIsReportedByNameAndTheSlotIsReused) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.fired, 1);
+  EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrBadSession));
+  EXPECT_EQ(o.error.message(), "SEQUENCE: NFS4ERR_BADSESSION (unknown session)");
+  // SEQUENCE failed, so nothing ran: the same slot and sequence id go out
+  // again (the server checks), and no slot is retired.
+  EXPECT_FALSE(runBare(1).error);
+  EXPECT_EQ(session_->stats().retiredSlots, 0U);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, SeqMisorderedIsReportedByName) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrSeqMisordered; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrSeqMisordered));
+  EXPECT_NE(o.error.message().find("NFS4ERR_SEQ_MISORDERED"), std::string::npos) << o.error.message();
+}
+
+Bytes compoundResults(std::uint32_t status, std::uint32_t count, std::initializer_list<std::uint32_t> rest) {
+  XdrBuilder b(256);
+  b.enc().putU32(status);
+  b.enc().putString("");
+  b.enc().putU32(count);
+  for (auto w : rest) b.enc().putU32(w);
+  return b.bytes();
+}
+
+TEST_F(SessionTest, ResultsNotStartingWithSequenceAreMalformed) {
+  startSession();
+  server_->scriptNextSequence(rawSequenceResults([](const CompoundCall&) {
+    return compoundResults(0, 1, {op(Op::kPutRootFh), 0});
+  }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kMalformedReply)) << o.error.message();
+  EXPECT_EQ(o.error.context, "COMPOUND reply: result for op 24 where SEQUENCE was expected");
+  EXPECT_FALSE(runBare(1).error);
+}
+
+TEST_F(SessionTest, ResultsWithNoOperationsAreMalformed) {
+  startSession();
+  server_->scriptNextSequence(rawSequenceResults([](const CompoundCall&) { return compoundResults(0, 0, {}); }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kMalformedReply)) << o.error.message();
+  EXPECT_EQ(o.error.context, "COMPOUND reply: no result for SEQUENCE (the server returned 0)");
+}
+
+TEST_F(SessionTest, TruncatedCompoundHeaderIsMalformed) {
+  startSession();
+  server_->scriptNextSequence(rawSequenceResults([](const CompoundCall&) { return word(0); }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kMalformedReply)) << o.error.message();
+  EXPECT_EQ(o.error.context, "COMPOUND reply: truncated COMPOUND header");
+}
+
+TEST_F(SessionTest, TruncatedSequenceResultIsMalformedNotAMismatch) {
+  startSession();
+  server_->scriptNextSequence(rawSequenceResults([this](const CompoundCall&) {
+    Bytes r = compoundResults(0, 1, {op(Op::kSequence), 0});
+    const auto sid = server_->sessionId();
+    r.insert(r.end(), sid.begin(), sid.end());  // and nothing after the session id
+    return r;
+  }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kMalformedReply)) << o.error.message();
+  EXPECT_EQ(o.error.context, "COMPOUND reply: truncated SEQUENCE result");
+}
+
+TEST_F(SessionTest, HugeTargetHighestSlotDoesNotStallTheSession) {
+  // sr_target_highest_slotid 0xffffffff once wrapped targetHighest_ + 1 to
+  // zero slots and every later request waited forever (fixed in 8cddf0d).
+  startSession({}, kTimeout);
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.targetHighestSlot = 0xffffffffU; }));
+  EXPECT_FALSE(runBare(0).error);
+  submitBare(1);
+  ASSERT_TRUE(completions_.waitAll(2, kTimeout + kTimeoutSlack)) << "the next request never left";
+  EXPECT_FALSE(completions_.get(1).error) << completions_.get(1).error.message();
+}
+
+TEST_F(SessionTest, LowerTargetHighestSlotIsHonoured) {
+  FakeServerConfig config;
+  config.holdBatch = 2;
+  startSession(config);
+  // From now on the server wants slot 0 only: never two requests at once.
+  server_->scriptEverySequence(editSequence([](SequenceReply& r) { r.targetHighestSlot = 0; }));
+  EXPECT_FALSE(runBare(0).error);
+  const std::size_t before = server_->stats().sequenced;
+  for (std::size_t i = 1; i <= 20; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(21));
+  for (std::size_t i = 1; i <= 20; ++i) EXPECT_FALSE(completions_.get(i).error) << i;
+  EXPECT_EQ(server_->stats().sequenced - before, 20U);
+  EXPECT_EQ(server_->stats().maxInFlight, 1U);
+  expectNoViolations();
+}
+
+// ------------------------------------------------------------ slots under load
+
+TEST_F(SessionTest, MoreSubmissionsThanSlotsNeverExceedTheGrant) {
+  FakeServerConfig config;
+  config.grantedSlots = 4;
+  config.holdBatch = 4;  // the server answers only when it holds 4 (or the client goes quiet)
+  startSession(config);
+  constexpr std::size_t kRequests = 200;
+  for (std::size_t i = 0; i < kRequests; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(kRequests));
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1) << i;
+    EXPECT_FALSE(o.error) << i << ": " << o.error.message();
+  }
+  const auto s = server_->stats();
+  EXPECT_EQ(s.maxInFlight, 4U) << "requests in flight at the server";
+  EXPECT_GT(session_->stats().waitedForSlot, 0U);
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, ConcurrentSubmittersNeverExceedTheGrant) {
+  FakeServerConfig config;
+  config.grantedSlots = 3;
+  config.holdBatch = 3;
+  startSession(config);
+  constexpr std::size_t kThreads = 4;
+  constexpr std::size_t kEach = 50;
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t] {
+      for (std::size_t i = 0; i < kEach; ++i) submitBare(t * kEach + i);
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(completions_.waitAll(kThreads * kEach));
+  for (std::size_t i = 0; i < kThreads * kEach; ++i) EXPECT_FALSE(completions_.get(i).error) << i;
+  EXPECT_LE(server_->stats().maxInFlight, 3U);
+  expectNoViolations();
+}
+
+// ------------------------------------------------------------ failures
+
+TEST_F(SessionTest, UnansweredRequestTimesOutAndRetiresItsSlot) {
+  startSession({}, kTimeout);
+  server_->scriptNextSequence(dropSequence());
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome o = runBare(0);
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, kTimeout + kTimeoutSlack);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kTimedOut)) << o.error.message();
+  EXPECT_EQ(session_->stats().retiredSlots, 1U);
+  EXPECT_FALSE(runBare(1).error);  // on the next slot, sequence id 1 (the server checks)
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, EverySlotLostFailsTheQueueInsteadOfHanging) {
+  FakeServerConfig config;
+  config.grantedSlots = 2;
+  startSession(config, kTimeout);
+  server_->scriptEverySequence(dropSequence());
+  for (std::size_t i = 0; i < 5; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(5, kTimeout + kTimeoutSlack + kWait));
+  for (std::size_t i = 0; i < 5; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1);
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kTimedOut)) << o.error.message();
+  }
+  EXPECT_EQ(completions_.get(4).error.context, "every session slot was lost to timeouts");
+  // Later requests fail at once.
+  submitBare(5);
+  ASSERT_TRUE(completions_.waitAll(6, 100ms));
+  EXPECT_EQ(completions_.get(5).error.code, make_error_code(ClientErrc::kTimedOut));
+}
+
+TEST_F(SessionTest, HangUpDuringARequestFailsItAndCloseDoesNotHang) {
+  startSession();
+  server_->scriptNextSequence(hangUpOnSequence());
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionClosed)) << o.error.message();
+  submitBare(1);
+  ASSERT_TRUE(completions_.waitAll(2, 500ms));
+  EXPECT_EQ(completions_.get(1).error.code, make_error_code(ClientErrc::kConnectionClosed));
+  const auto t0 = std::chrono::steady_clock::now();
+  const Error e = session_->close();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed)) << e.message();
+}
+
+TEST_F(SessionTest, DestroyedWithRequestsInFlightAndWaitingEndsEachOnce) {
+  FakeServerConfig config;
+  config.grantedSlots = 2;
+  startSession(config, kTimeout);
+  server_->scriptEverySequence(dropSequence());
+  for (std::size_t i = 0; i < 6; ++i) submitBare(i);
+  ASSERT_TRUE(server_->waitSequenced(2 + 2));  // setup used 2, then one per slot
+  const auto t0 = std::chrono::steady_clock::now();
+  session_.reset();
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, kTimeout + kTimeoutSlack + 1s);
+  for (std::size_t i = 0; i < 6; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1) << "request " << i;
+    EXPECT_TRUE(o.error) << "request " << i;
+  }
+}
+
+TEST_F(SessionTest, SubmitAfterCloseFailsAtOnce) {
+  startSession();
+  EXPECT_FALSE(session_->close());
+  submitBare(0);
+  ASSERT_TRUE(completions_.waitAll(1, 100ms));
+  EXPECT_EQ(completions_.get(0).error.code, make_error_code(ClientErrc::kShutdown));
+  EXPECT_EQ(completions_.get(0).error.context, "session closed");
+}
+
+}  // namespace
+}  // namespace nfsrdma::testpeer

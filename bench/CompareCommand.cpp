@@ -89,9 +89,7 @@ std::string probe(const TargetSpec& t) {
     auto e = makeEngine(t);
     return {};
   } catch (const std::exception& ex) {
-    std::string why = ex.what();
-    if (why.find("no RDMA transport") != std::string::npos) return "no RDMA transport in this client build yet";
-    return why;
+    return ex.what();
   }
 }
 

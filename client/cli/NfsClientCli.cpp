@@ -29,6 +29,7 @@ namespace {
 
 constexpr std::size_t kCopyChunk = 16U << 20;
 bool g_printStats = false;
+std::string g_proto;  // --proto: the transport for URLs that do not name one
 
 // With --stats: the RPC, session and transport counters of a client, to stderr.
 void printStats(const Client& c) {
@@ -55,7 +56,11 @@ bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
 
 Remote parseRemote(const std::string& url) {
   Remote r;
-  r.options = ClientOptions::fromUrl(url);
+  std::string u = url;
+  if (!g_proto.empty() && u.find("proto=") == std::string::npos) {
+    u += (u.find('?') == std::string::npos ? "?" : "&") + ("proto=" + g_proto);
+  }
+  r.options = ClientOptions::fromUrl(u);
   r.path = r.options.exportPath;
   r.options.exportPath = "/";
   return r;
@@ -305,7 +310,8 @@ int main(int argc, char** argv) {
   }
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")(
-      "stats", po::bool_switch(&g_printStats), "print RPC, session and transport counters (stderr) at the end");
+      "stats", po::bool_switch(&g_printStats), "print RPC, session and transport counters (stderr) at the end")(
+      "proto", po::value(&g_proto), "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
   po::options_description all;

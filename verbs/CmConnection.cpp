@@ -1,0 +1,198 @@
+// rdma_cm client and listener flows with bounded waits and messages that name
+// the peer and the failing step.
+#include "verbs/CmConnection.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "verbs/VerbsError.h"
+
+namespace nfsrdma::verbs {
+
+std::string SocketAddress::toString() const {
+  char text[INET6_ADDRSTRLEN] = {};
+  std::uint16_t port = 0;
+  if (storage.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&storage);
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    port = ntohs(in->sin_port);
+    return std::string(text) + ":" + std::to_string(port);
+  }
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&storage);
+  inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+  port = ntohs(in6->sin6_port);
+  return "[" + std::string(text) + "]:" + std::to_string(port);
+}
+
+SocketAddress resolveSocketAddress(const std::string& host, std::uint16_t port, bool passive) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  addrinfo* result = nullptr;
+  const std::string service = std::to_string(port);
+  const int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &result);
+  if (rc != 0 || result == nullptr) {
+    throw std::runtime_error("getaddrinfo(" + (host.empty() ? std::string("*") : host) +
+                             "): " + gai_strerror(rc));
+  }
+  SocketAddress out;
+  // Prefer IPv4 when both are offered: RoCE setups name hosts by IPv4.
+  const addrinfo* pick = result;
+  for (const addrinfo* a = result; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      pick = a;
+      break;
+    }
+  }
+  std::memcpy(&out.storage, pick->ai_addr, pick->ai_addrlen);
+  out.length = pick->ai_addrlen;
+  freeaddrinfo(result);
+  return out;
+}
+
+namespace {
+
+std::string peerOf(const CmClientOptions& o) { return o.host + ":" + std::to_string(o.port); }
+
+// Waits for `want` on the channel (events of other ids are not expected on a
+// client channel used one connection at a time).
+CmEvent expectEvent(CmEventChannel& channel, rdma_cm_event_type want, const std::string& step,
+                    const CmClientOptions& o) {
+  // The verbs were given o.timeout; wait a little longer so their own error
+  // event (ADDR_ERROR, UNREACHABLE), which says more, arrives first.
+  const auto wait = o.timeout + std::chrono::milliseconds(2000);
+  std::optional<CmEvent> e = channel.wait(wait);
+  if (!e) {
+    throw std::runtime_error("no link server at " + peerOf(o) + " (" + step + ": no answer within " +
+                             std::to_string(wait.count()) + " ms)");
+  }
+  if (e->type() == want) return std::move(*e);
+  std::string why = e->describe();
+  if (e->type() == RDMA_CM_EVENT_REJECTED) {
+    why = "connection rejected (" + why + "); is 'nfsrdma-bench link --server' running there?";
+  } else if (e->type() == RDMA_CM_EVENT_UNREACHABLE) {
+    why = "peer unreachable (" + why + ")";
+  } else if (e->type() == RDMA_CM_EVENT_ADDR_ERROR || e->type() == RDMA_CM_EVENT_ROUTE_ERROR) {
+    why = "no RDMA route (" + why + "); is the address on an RDMA device's netdev?";
+  }
+  throw std::runtime_error("no link server at " + peerOf(o) + " (" + step + ": " + why + ")");
+}
+
+}  // namespace
+
+void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
+  const SocketAddress dst = resolveSocketAddress(o.host, o.port, false);
+  std::optional<SocketAddress> src;
+  if (!o.bindAddress.empty()) src = resolveSocketAddress(o.bindAddress, 0, false);
+  const int ms = static_cast<int>(o.timeout.count());
+  id.resolveAddress(src ? src->get() : nullptr, dst.get(), ms);
+  (void)expectEvent(channel, RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr", o);
+  id.resolveRoute(ms);
+  (void)expectEvent(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route", o);
+}
+
+std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
+                                 std::span<const std::byte> privateData,
+                                 const CmClientOptions& o) {
+  rdma_conn_param param{};
+  param.private_data = privateData.data();
+  param.private_data_len = static_cast<std::uint8_t>(privateData.size());
+  param.initiator_depth = o.initiatorDepth;
+  param.responder_resources = o.responderResources;
+  param.retry_count = 7;
+  param.rnr_retry_count = 7;  // 7 = retry forever on receiver-not-ready
+  id.connect(param);
+  CmEvent e = expectEvent(channel, RDMA_CM_EVENT_ESTABLISHED, "rdma_connect", o);
+  const auto data = e.privateData();
+  return {data.begin(), data.end()};
+}
+
+CmListener CmListener::listen(CmEventChannel& channel, const std::string& bindAddress,
+                              std::uint16_t port, int backlog) {
+  CmId id = CmId::create(channel);
+  const SocketAddress addr = resolveSocketAddress(bindAddress, port, true);
+  id.bindAddress(addr.get());
+  id.listen(backlog);
+  return CmListener(channel, std::move(id));
+}
+
+std::uint16_t CmListener::port() const noexcept { return ntohs(rdma_get_src_port(id_.get())); }
+
+bool CmListener::pump(std::chrono::milliseconds timeout) {
+  std::optional<CmEvent> e = channel_->wait(timeout);
+  if (!e) return false;
+  switch (e->type()) {
+    case RDMA_CM_EVENT_CONNECT_REQUEST: {
+      const auto data = e->privateData();
+      requests_.push_back(Request{CmId::adopt(e->id()), {data.begin(), data.end()}});
+      break;
+    }
+    case RDMA_CM_EVENT_ESTABLISHED:
+      established_.insert(e->id());
+      break;
+    case RDMA_CM_EVENT_DISCONNECTED:
+      disconnected_.insert(e->id());
+      break;
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_REJECTED:
+      failed_.insert(e->id());
+      break;
+    default:  // TIMEWAIT_EXIT and others: nothing to track
+      break;
+  }
+  return true;
+}
+
+std::optional<CmListener::Request> CmListener::waitRequest(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (requests_.empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !pump(left)) return std::nullopt;
+  }
+  Request r = std::move(requests_.front());
+  requests_.pop_front();
+  return r;
+}
+
+void CmListener::accept(CmId& cmId, std::span<const std::byte> privateData,
+                        std::chrono::milliseconds timeout, std::uint8_t responderResources,
+                        std::uint8_t initiatorDepth) {
+  rdma_conn_param param{};
+  param.private_data = privateData.data();
+  param.private_data_len = static_cast<std::uint8_t>(privateData.size());
+  param.responder_resources = responderResources;
+  param.initiator_depth = initiatorDepth;
+  param.rnr_retry_count = 7;
+  cmId.accept(param);
+  rdma_cm_id* id = cmId.get();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (established_.count(id) == 0) {
+    if (failed_.count(id) != 0 || disconnected_.count(id) != 0) {
+      throw std::runtime_error("rdma_accept: the client went away before the connection was established");
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw std::runtime_error("rdma_accept: no ESTABLISHED event in time");
+    (void)pump(left);
+  }
+  established_.erase(id);
+}
+
+bool CmListener::waitDisconnected(rdma_cm_id* id, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (disconnected_.count(id) == 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !pump(left)) return false;
+  }
+  disconnected_.erase(id);
+  return true;
+}
+
+}  // namespace nfsrdma::verbs

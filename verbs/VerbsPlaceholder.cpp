@@ -1,2 +1,0 @@
-// Replaced by the verbs layer (device discovery, RAII owners).
-namespace nfsrdma::verbs {}

@@ -43,7 +43,10 @@ std::size_t ReportTable::columnStart(std::size_t col) const {
 }
 
 std::string ReportTable::cell(std::size_t row, std::size_t col) const {
-  return formatNumber(value(row, col), columns_.at(col).decimals);
+  const ReportColumn& c = columns_.at(col);
+  const double v = value(row, col);
+  const bool widen = c.widenBelowOne && v != 0 && std::fabs(v) < 1;
+  return formatNumber(v, widen ? std::max(c.decimals, 6) : c.decimals);
 }
 
 namespace {
@@ -104,8 +107,8 @@ ReportTable bandwidthTable(BandwidthUnit unit) {
   const std::string k = unitKey(unit);
   return ReportTable({{"#bytes", "bytes", 0},
                       {"#iterations", "iterations", 0},
-                      {"BW peak[" + u + "]", "bw_peak_" + k, 2},
-                      {"BW average[" + u + "]", "bw_average_" + k, 2},
+                      {"BW peak[" + u + "]", "bw_peak_" + k, 2, true},
+                      {"BW average[" + u + "]", "bw_average_" + k, 2, true},
                       {"MsgRate[Mpps]", "msg_rate_mpps", 6}});
 }
 

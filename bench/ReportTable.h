@@ -19,6 +19,9 @@ struct ReportColumn {
   std::string header;  // text header, unit in brackets: "BW average[Gb/sec]"
   std::string key;     // JSON/CSV key: "bw_average_gbps"
   int decimals = 0;    // 0: integer
+  // Values below 1 get 6 decimals (as perftest prints slow links, e.g.
+  // "0.037945" Gb/s under emulation) so ratios of small figures keep their digits.
+  bool widenBelowOne = false;
 };
 
 class ReportTable {

@@ -47,27 +47,27 @@ std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
 }
 
 int runServer(const LinkOptions& o) {
-  std::atomic<bool> finished{false};
+  LinkServerState state;
   if (o.tcp) {
-    runTcpServer(o, finished);
+    runTcpServer(o, state);
     return 0;
   }
   (void)verbs::DeviceList::open();  // the clear no-device error before anything starts
   std::exception_ptr tcpError;
   std::thread tcp([&] {
     try {
-      runTcpServer(o, finished);
+      runTcpServer(o, state);
     } catch (...) {
       tcpError = std::current_exception();
-      finished = true;
+      state.finished = true;
     }
   });
   std::exception_ptr rdmaError;
   try {
-    runRdmaServer(o, finished);
+    runRdmaServer(o, state);
   } catch (...) {
     rdmaError = std::current_exception();
-    finished = true;
+    state.finished = true;
   }
   tcp.join();
   if (rdmaError) std::rethrow_exception(rdmaError);
@@ -97,9 +97,9 @@ int runClient(const LinkOptions& o) {
   const LinkRunReport rdma = runRdmaClient(o, false);
   const LinkRunReport tcp = runTcpClient(o, true);
   ReportTable ratio({{"#bytes", "bytes", 0},
-                     {"RDMA BW average[" + std::string(unitLabel(o.unit)) + "]", "rdma_bw_average", 2},
-                     {"TCP BW average[" + std::string(unitLabel(o.unit)) + "]", "tcp_bw_average", 2},
-                     {"RDMA/TCP", "rdma_over_tcp", 2}});
+                     {"RDMA BW average[" + std::string(unitLabel(o.unit)) + "]", "rdma_bw_average", 2, true},
+                     {"TCP BW average[" + std::string(unitLabel(o.unit)) + "]", "tcp_bw_average", 2, true},
+                     {"RDMA/TCP", "rdma_over_tcp", 3}});
   for (std::size_t i = 0; i < rdma.bandwidth.size() && i < tcp.bandwidth.size(); ++i) {
     const double a = bandwidthIn(o.unit, rdma.bandwidth[i].averageBytesPerSecond());
     const double b = bandwidthIn(o.unit, tcp.bandwidth[i].averageBytesPerSecond());

@@ -49,6 +49,7 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
       ("qp,q", po::value(&o.qps)->default_value(o.qps), "number of QPs (connections)")
       ("tx-depth,t", po::value(&o.txDepth)->default_value(o.txDepth), "send queue depth per QP")
       ("cq-mod", po::value(&o.cqModeration)->default_value(o.cqModeration), "signal one completion every N sends")
+      ("post-list", po::value(&o.postList)->default_value(o.postList), "work requests per ibv_post_send call")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "both sides write at once; reports the sum")
       ("verify", po::bool_switch(&o.verify), "check every transferred byte against the sender's pattern")
       ("port,p", po::value(&port)->default_value(port), "rdma_cm / TCP port")
@@ -102,11 +103,15 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (o.txDepth == 0 || o.txDepth > 8192) throw std::invalid_argument("--tx-depth must be 1..8192");
   if (o.cqModeration == 0) throw std::invalid_argument("--cq-mod must be at least 1");
   o.cqModeration = std::min(o.cqModeration, o.txDepth);
+  if (o.postList == 0 || o.postList > o.txDepth) throw std::invalid_argument("--post-list must be 1..tx-depth");
   if (o.streams == 0 || o.streams > 128) throw std::invalid_argument("-P must be 1..128");
   if (o.durationSeconds < 0 || o.durationSeconds > 3600) throw std::invalid_argument("-D must be 0..3600");
   if (timeoutSec <= 0 || idleSec <= 0) throw std::invalid_argument("timeouts must be positive");
   o.timeout = std::chrono::seconds(timeoutSec);
   o.idleTimeout = std::chrono::seconds(idleSec);
+  if (o.bidirectional && (o.test != LinkTest::Write || o.tcp)) {
+    throw std::invalid_argument("-b is for the RDMA WRITE test");
+  }
   if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");
   if (o.both && o.test != LinkTest::Write) throw std::invalid_argument("--both compares RDMA WRITE with TCP");
   return o;

@@ -34,6 +34,7 @@ struct LinkOptions {
   std::uint32_t qps = 1;
   std::uint32_t txDepth = 128;
   std::uint32_t cqModeration = 100;
+  std::uint32_t postList = 1;   // WRs per ibv_post_send (perftest --post_list)
   bool bidirectional = false;
   bool verify = false;
   int cpu = -1;                 // --cpu: pin to this CPU

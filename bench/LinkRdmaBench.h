@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/LinkOptions.h"
+#include "bench/LinkServerState.h"
 #include "bench/LinkStats.h"
 #include "bench/ReportTable.h"
 
@@ -33,9 +34,10 @@ struct LinkRunReport {
 // std::system_error (verbs) or std::runtime_error (peer, verify).
 LinkRunReport runRdmaClient(const LinkOptions& options, bool lastSession);
 
-// Serves RDMA sessions until one marked last ends (sets finished), the idle
-// timeout passes, or finished is set by someone else. Progress lines go to
-// stderr ("listening on ..."), which scripts wait for. Throws on setup errors.
-void runRdmaServer(const LinkOptions& options, std::atomic<bool>& finished);
+// Serves RDMA sessions until one marked last ends (sets state.finished), the
+// server has been idle for options.idleTimeout, or state.finished is set by
+// the TCP listener. Progress lines go to stderr ("listening on ..."), which
+// scripts wait for. Throws on setup errors.
+void runRdmaServer(const LinkOptions& options, LinkServerState& state);
 
 }  // namespace nfsrdma::bench

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -209,24 +210,10 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
         }
       });
     }
-    // Sample progress for the peak while the streams run (bounded by the
-    // threads' own bounds: they end on count, deadline or socket timeout).
-    std::vector<ProgressSample> samples;
-    std::thread sampler;
-    std::atomic<bool> running{true};
-    sampler = std::thread([&] {
-      while (running.load()) {
-        std::uint64_t total = 0;
-        for (auto& s : sent) total += s.load(std::memory_order_relaxed);
-        samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), total / size});
-        std::this_thread::sleep_for(10ms);
-      }
-    });
+    // Threads end on count, deadline or their socket timeouts.
     for (auto& t : threads) t.join();
-    const auto done = recvWords<2>(control.get(), "recv(step result)");
+    const auto done = recvWords<3>(control.get(), "recv(step result)");
     const auto end = Clock::now();
-    running = false;
-    sampler.join();
     for (const auto& e : errors)
       if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
     std::uint64_t total = 0;
@@ -244,8 +231,7 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
     r.messages = total / size;
     r.iterations = r.messages / o.streams;
     r.seconds = std::chrono::duration<double>(end - start).count();
-    r.peakBytesPerSecond = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, r.messages / 10)) *
-                           static_cast<double>(size);
+    r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
     report.bandwidth.push_back(r);
   }
   sendWords<3>(control.get(), {0, 0, 0}, "send(bye)");
@@ -269,7 +255,8 @@ Socket acceptWithin(int listenFd, std::chrono::milliseconds timeout, const std::
 }
 
 // Reads a stream to EOF; returns bytes and whether they matched the pattern.
-std::pair<std::uint64_t, bool> drainStream(int fd, const std::vector<char>& pattern, bool verify) {
+std::pair<std::uint64_t, bool> drainStream(int fd, const std::vector<char>& pattern, bool verify,
+                                           std::atomic<std::uint64_t>& progress) {
   std::vector<char> buf(1u << 20);
   std::uint64_t total = 0;
   bool ok = true;
@@ -291,11 +278,14 @@ std::pair<std::uint64_t, bool> drainStream(int fd, const std::vector<char>& patt
       }
     }
     total += n;
+    progress.store(total, std::memory_order_relaxed);
   }
   return {total, ok};
 }
 
-void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, std::atomic<bool>& finished) {
+void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkServerState& state) {
+  const LinkSessionScope active(state);
+  const std::atomic<bool>& finished = state.finished;
   const auto idle = std::chrono::duration_cast<std::chrono::seconds>(o.idleTimeout);
   setTimeouts(control.get(), idle);
   const auto hello = recvWords<4>(control.get(), "recv(hello)");
@@ -326,17 +316,33 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, std::at
     }
     std::vector<std::pair<std::uint64_t, bool>> results(streams);
     std::vector<std::string> errors(streams);
+    std::vector<std::atomic<std::uint64_t>> received(streams);
     std::vector<std::thread> threads;
     for (std::uint32_t i = 0; i < streams; ++i) {
       threads.emplace_back([&, i] {
         try {
-          results[i] = drainStream(data[i].get(), pattern, verify);
+          results[i] = drainStream(data[i].get(), pattern, verify, received[i]);
         } catch (const std::exception& e) {
           errors[i] = e.what();
         }
       });
     }
+    // The peak is sampled where the bytes arrive: the sender's side would
+    // count what its socket buffers swallowed in the first milliseconds.
+    std::vector<ProgressSample> samples;
+    std::atomic<bool> running{true};
+    const auto start = Clock::now();
+    std::thread sampler([&] {
+      while (running.load()) {  // ends when the streams are drained
+        std::uint64_t sum = 0;
+        for (auto& r : received) sum += r.load(std::memory_order_relaxed);
+        samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
+        std::this_thread::sleep_for(10ms);
+      }
+    });
     for (auto& t : threads) t.join();
+    running = false;
+    sampler.join();
     for (const auto& e : errors)
       if (!e.empty()) throw std::runtime_error(e);
     std::uint64_t total = 0;
@@ -345,14 +351,17 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, std::at
       total += r.first;
       ok = ok && r.second;
     }
-    sendWords<2>(control.get(), {total, ok ? 1u : 0u}, "send(step result)");
+    // Peak in bytes/s over windows of at least a tenth of the bytes.
+    const double peak = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, total / 10));
+    sendWords<3>(control.get(), {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)},
+                 "send(step result)");
   }
-  if ((hello[3] & kFlagLast) != 0 && !o.keepServing) finished = true;
+  if ((hello[3] & kFlagLast) != 0 && !o.keepServing) state.finished = true;
 }
 
 }  // namespace
 
-void runTcpServer(const LinkOptions& o, std::atomic<bool>& finished) {
+void runTcpServer(const LinkOptions& o, LinkServerState& state) {
   const verbs::SocketAddress addr = verbs::resolveSocketAddress(o.bindAddress, o.port, true);
   Socket listener(::socket(addr.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (listener.get() < 0) fail("socket", errno);
@@ -361,19 +370,21 @@ void runTcpServer(const LinkOptions& o, std::atomic<bool>& finished) {
   if (::bind(listener.get(), addr.get(), addr.length) != 0) fail("bind(" + addr.toString() + ")", errno);
   if (::listen(listener.get(), 64) != 0) fail("listen", errno);
   std::fprintf(stderr, "nfsrdma-bench link: listening (tcp) on %s\n", addr.toString().c_str());
-  auto idleSince = Clock::now();
-  while (!finished) {
-    Socket control = acceptWithin(listener.get(), 1s, finished);
+  while (!state.finished) {  // each pass waits at most 1 s; idle timeout ends it
+    Socket control = acceptWithin(listener.get(), 1s, state.finished);
     if (control.get() < 0) {
-      if (Clock::now() - idleSince > o.idleTimeout) finished = true;
+      if (state.idleFor(o.idleTimeout)) {
+        std::fprintf(stderr, "nfsrdma-bench link: no client for %lld s, stopping\n",
+                     static_cast<long long>(o.idleTimeout.count()));
+        state.finished = true;
+      }
       continue;
     }
     try {
-      serveTcpSession(o, listener.get(), std::move(control), finished);
+      serveTcpSession(o, listener.get(), std::move(control), state);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "nfsrdma-bench link: TCP session failed: %s\n", e.what());
     }
-    idleSince = Clock::now();
   }
 }
 

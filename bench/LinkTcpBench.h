@@ -17,8 +17,8 @@ namespace nfsrdma::bench {
 // std::runtime_error naming the step and errno text.
 LinkRunReport runTcpClient(const LinkOptions& options, bool lastSession);
 
-// Serves TCP sessions until finished is set (by a last session here or by
-// the RDMA server) or the idle timeout passes.
-void runTcpServer(const LinkOptions& options, std::atomic<bool>& finished);
+// Serves TCP sessions until state.finished is set (by a last session here or
+// by the RDMA listener) or the whole server has been idle for the timeout.
+void runTcpServer(const LinkOptions& options, LinkServerState& state);
 
 }  // namespace nfsrdma::bench

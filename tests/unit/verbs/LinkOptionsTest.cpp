@@ -1,0 +1,74 @@
+// Why: perftest users will type their ib_write_bw habits (-s -a -n -D -q -t
+// -b --report_gbits); those must mean the same here, and bad input must be a
+// message, not a crash.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/LinkOptions.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+std::optional<LinkOptions> parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "link");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return parseLinkOptions(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(LinkOptions, PerftestDefaults) {
+  const auto o = parse({"198.18.0.1"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->host, "198.18.0.1");
+  EXPECT_EQ(o->port, 18515);
+  EXPECT_EQ(o->size, 65536u);
+  EXPECT_EQ(o->iterations, 5000u);
+  EXPECT_EQ(o->txDepth, 128u);
+  EXPECT_EQ(o->unit, BandwidthUnit::MiBPerSecond);
+  EXPECT_EQ(o->test, LinkTest::Write);
+}
+
+TEST(LinkOptions, PerftestLetters) {
+  const auto o = parse({"-s", "1048576", "-n", "300", "-q", "2", "-t", "64", "-b", "--report_gbits",
+                        "-D", "3", "--verify", "host"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->size, 1048576u);
+  EXPECT_EQ(o->iterations, 300u);
+  EXPECT_EQ(o->qps, 2u);
+  EXPECT_EQ(o->txDepth, 64u);
+  EXPECT_EQ(o->cqModeration, 64u);  // never above the TX depth
+  EXPECT_TRUE(o->bidirectional);
+  EXPECT_TRUE(o->verify);
+  EXPECT_DOUBLE_EQ(o->durationSeconds, 3.0);
+  EXPECT_EQ(o->unit, BandwidthUnit::GbitPerSecond);
+}
+
+TEST(LinkOptions, LatencyDefaultsLikeSendLat) {
+  const auto o = parse({"--test", "lat", "host"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->test, LinkTest::SendLatency);
+  EXPECT_EQ(o->size, 2u);
+  EXPECT_EQ(o->iterations, 1000u);
+}
+
+TEST(LinkOptions, ServerTakesNoHost) {
+  EXPECT_TRUE(parse({"--server"}));
+  EXPECT_THROW(parse({"--server", "host"}), std::invalid_argument);
+  EXPECT_THROW(parse({}), std::invalid_argument);
+}
+
+TEST(LinkOptions, BadValuesAreMessages) {
+  EXPECT_THROW(parse({"-s", "0", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"-s", "16777216", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"--test", "atomic", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"--tcp", "--both", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"--no-such-option", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"-p", "70000", "h"}), std::invalid_argument);
+  EXPECT_THROW(parse({"-b", "--test", "read", "h"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -240,10 +240,12 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          std::string("NFSv4 ") + what + " time in seconds"});
   }
-  // The TCP listener, when absent: once any listener exists (ours for RDMA),
-  // starting nfsd no longer opens the default TCP one, so it is asked for.
-  if (config.tcp.enabled && state.portList && !state.hasListener("tcp", config.tcp.port)) {
-    const std::string port = std::to_string(config.tcp.port);
+  // Listeners, each only when absent (a second write fails with EADDRINUSE).
+  // TCP is asked for too: once any listener exists (ours for RDMA), starting
+  // nfsd no longer opens the default TCP one.
+  auto addListener = [&](bool enabled, const char* transport, const char* label, std::uint16_t portNumber) {
+    if (!enabled || !state.portList || state.hasListener(transport, portNumber)) return;
+    const std::string port = std::to_string(portNumber);
     if (!state.nfsdctl.empty()) {
       add({ChangeKind::RunCommand,
            Stage::Ports,
@@ -251,42 +253,21 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
            state.portList,
            "",
            false,
-           {state.nfsdctl, "listener", "+tcp::" + port},
-           "open the TCP listener (nfsdctl is installed)"});
+           {state.nfsdctl, "listener", std::string("+") + transport + "::" + port},
+           std::string("open the ") + label + " listener (nfsdctl is installed)"});
     } else {
       add({ChangeKind::KernelValue,
            Stage::Ports,
            HostPaths::kPortList,
            state.portList,
-           "tcp " + port + "\n",
+           std::string(transport) + " " + port + "\n",
            true,
            {},
-           "open the TCP listener"});
+           std::string("open the ") + label + " listener"});
     }
-  }
-  // The RDMA listener: only when absent (a second write fails with EADDRINUSE).
-  if (config.rdma.enabled && state.portList && !state.hasListener("rdma", config.rdma.port)) {
-    const std::string port = std::to_string(config.rdma.port);
-    if (!state.nfsdctl.empty()) {
-      add({ChangeKind::RunCommand,
-           Stage::Ports,
-           HostPaths::kPortList,
-           state.portList,
-           "",
-           false,
-           {state.nfsdctl, "listener", "+rdma::" + port},
-           "open the RDMA listener (nfsdctl is installed)"});
-    } else {
-      add({ChangeKind::KernelValue,
-           Stage::Ports,
-           HostPaths::kPortList,
-           state.portList,
-           "rdma " + port + "\n",
-           true,
-           {},
-           "open the RDMA listener"});
-    }
-  }
+  };
+  addListener(config.tcp.enabled, "tcp", "TCP", config.tcp.port);
+  addListener(config.rdma.enabled, "rdma", "RDMA", config.rdma.port);
   // Threads.
   if (state.threads && trimmed(*state.threads) != std::to_string(config.nfsd.threads)) {
     const std::string n = std::to_string(config.nfsd.threads);

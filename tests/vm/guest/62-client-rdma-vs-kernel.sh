@@ -33,6 +33,15 @@ timeout 120 nfsrdma-client cp "$url/kernel.bin$q" kernel-back.bin || vm_fail "nf
 [ "$(sha256sum <kernel-back.bin | cut -d' ' -f1)" = "$(sha256sum <"$mnt/kernel.bin" | cut -d' ' -f1)" ] ||
   vm_fail "file written through the kernel's rdma mount differs when read by nfsrdma over RDMA"
 echo "cross-client: nfsrdma(rdma) -> kernel(rdma) and kernel(rdma) -> nfsrdma(rdma) byte-exact"
+# Per-I/O memory registration moves the same bytes.
+timeout 120 nfsrdma-client --stats cp ours.bin "$url/perio.bin$q&memreg=per-io" 2>perio.stats ||
+  { cat perio.stats; vm_fail "cp with memreg=per-io"; }
+grep -q 'memreg=per-io' perio.stats || { cat perio.stats; vm_fail "--stats does not show memreg=per-io"; }
+timeout 120 nfsrdma-client cp "$url/perio.bin$q&memreg=per-io" perio-back.bin || vm_fail "cp back with memreg=per-io"
+[ "$(sha256sum <perio-back.bin | cut -d' ' -f1)" = "$(sha256sum <ours.bin | cut -d' ' -f1)" ] ||
+  vm_fail "memreg=per-io round trip differs"
+grep '^xprt: rdma' perio.stats
+echo "memreg=per-io: round trip byte-exact"
 
 # Ours.
 runtime=5

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Why: our userspace NFSv4.1 client over RPC-over-RDMA (rxe1 -> rxe0, port
 # 20049) against the kernel's svcrdma must pass the same functional checks as
-# over TCP: byte-exact round trips to 16 MiB, listing, rename, remove, errors.
-# vm-timeout: 300
+# over TCP: byte-exact round trips to 64 MiB, listing, rename, remove, errors.
+# vm-timeout: 420
 set -eu
 . "$VM_LIB/vm.sh"
 . "$VM_LIB/knfsd.sh"
 . "$VM_LIB/client-suite.sh"
-client_suite rdma 20049
+CLIENT_SUITE_MAX=67108864 client_suite rdma 20049

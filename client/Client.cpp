@@ -33,9 +33,14 @@ const nfs4::Bitmap kStatAttrs{nfs4::attr::kType,      nfs4::attr::kChange,      
 const nfs4::Bitmap kDirAttrs{nfs4::attr::kType, nfs4::attr::kSize, nfs4::attr::kFileId, nfs4::attr::kMode,
                              nfs4::attr::kOwner, nfs4::attr::kOwnerGroup, nfs4::attr::kTimeModify};
 
+// The error for a reply that did not decode, naming what was being done.
+Error malformedReply(const CompoundDecoder& d, const std::string& what) {
+  return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+}
+
 Error expectOk(CompoundDecoder& d, Op op, const std::string& what) {
   const std::uint32_t st = d.next(op);
-  if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+  if (!d.ok()) return malformedReply(d, what);
   if (st != nfs4::kNfs4Ok) return makeError(nfs4::statusError(st), what);
   return {};
 }
@@ -151,7 +156,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
         root_ = d.getFh();
         if (Error x = expectOk(d, Op::kGetAttr, what)) return x;
         rootAttrs = d.getAttr();
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        if (!d.ok()) return malformedReply(d, what);
         return {};
       });
   if (!e && rootAttrs.type != FileType::kDirectory) {
@@ -269,7 +274,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
         st->fh = d.getFh();
         if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
         nfs4::Attributes a = d.getAttr();
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        if (!d.ok()) return malformedReply(d, parts.full);
         st->sizeAtOpen = a.size;
         return {};
       }));
@@ -286,7 +291,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
             if (Error e = expectOk(d, Op::kPutFh, parts.full)) return e;
             const std::uint32_t s = d.next(Op::kSetAttr);
             d.setAttr();
-            if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+            if (!d.ok()) return malformedReply(d, parts.full);
             return s == nfs4::kNfs4Ok ? Error{} : makeError(nfs4::statusError(s), "truncate " + st->path);
           }));
       st->sizeAtOpen = 0;
@@ -312,7 +317,7 @@ void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
         if (Error e = expectOk(d, Op::kPutFh, what)) return e;
         if (Error e = expectOk(d, Op::kCommit, what)) return e;
         committed = d.commit();
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        if (!d.ok()) return malformedReply(d, what);
         return {};
       }));
   std::lock_guard lock(st.mu);
@@ -399,13 +404,13 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
         const std::uint32_t s1 = d->next(Op::kPutFh);
         const std::uint32_t s2 = s1 == nfs4::kNfs4Ok ? d->next(Op::kRead) : s1;
         if (!d->ok()) {
-          r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": " + d->malformedReason());
+          r.error = malformedReply(*d, "read " + st->path);
         } else if (s2 != nfs4::kNfs4Ok) {
           r.error = makeError(nfs4::statusError(s2), "read " + st->path);
         } else {
           nfs4::ReadResult rr = d->read();
           if (!d->ok()) {
-            r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": " + d->malformedReason());
+            r.error = malformedReply(*d, "read " + st->path);
           } else if (rr.placed) {
             if (rr.placedLength > buf.size()) {
               r.error = makeError(ClientErrc::kMalformedReply, "read " + st->path + ": server placed " +
@@ -456,13 +461,13 @@ void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> dat
         const std::uint32_t s1 = d->next(Op::kPutFh);
         const std::uint32_t s2 = s1 == nfs4::kNfs4Ok ? d->next(Op::kWrite) : s1;
         if (!d->ok()) {
-          r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": " + d->malformedReason());
+          r.error = malformedReply(*d, "write " + st->path);
         } else if (s2 != nfs4::kNfs4Ok) {
           r.error = makeError(nfs4::statusError(s2), "write " + st->path);
         } else {
           nfs4::WriteResult wr = d->write();
           if (!d->ok()) {
-            r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": " + d->malformedReason());
+            r.error = malformedReply(*d, "write " + st->path);
           } else if (wr.count > requested) {
             r.error = makeError(ClientErrc::kMalformedReply, "write " + st->path + ": server claims " +
                                                                  std::to_string(wr.count) + " bytes of a " +
@@ -561,7 +566,7 @@ Attributes Client::stat(std::string_view path) {
         if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
         if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
         out = d.getAttr();
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        if (!d.ok()) return malformedReply(d, parts.full);
         return {};
       }));
   return out;
@@ -579,7 +584,7 @@ Attributes Client::fstat(const OpenFile& file) {
         if (Error e = expectOk(d, Op::kPutFh, what)) return e;
         if (Error e = expectOk(d, Op::kGetAttr, what)) return e;
         out = d.getAttr();
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        if (!d.ok()) return malformedReply(d, what);
         return {};
       }));
   return out;
@@ -611,7 +616,7 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
           if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
           if (Error e = expectOk(d, Op::kReadDir, parts.full)) return e;
           nfs4::ReadDirResult r = d.readDir();
-          if (!d.ok()) return makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+          if (!d.ok()) return malformedReply(d, parts.full);
           verf = r.cookieVerf;
           eof = r.eof;
           got = r.entries.size();
@@ -641,7 +646,7 @@ void Client::mkdir(std::string_view path, std::uint32_t mode) {
         if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
         if (Error e = expectOk(d, Op::kCreate, parts.full)) return e;
         d.createDirectory();
-        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        return d.ok() ? Error{} : malformedReply(d, parts.full);
       }));
 }
 
@@ -656,7 +661,7 @@ void Client::unlink(std::string_view path) {
         if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
         if (Error e = expectOk(d, Op::kRemove, parts.full)) return e;
         d.changeInfo();
-        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, parts.full + ": " + d.malformedReason());
+        return d.ok() ? Error{} : malformedReply(d, parts.full);
       }));
 }
 
@@ -677,7 +682,7 @@ void Client::rename(std::string_view from, std::string_view to) {
         if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
         if (Error e = expectOk(d, Op::kRename, what)) return e;
         d.rename();
-        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+        return d.ok() ? Error{} : malformedReply(d, what);
       }));
 }
 
@@ -686,7 +691,7 @@ Error setAttrReply(CompoundDecoder& d, std::size_t lookups, const std::string& w
   if (Error e = expectLookups(d, lookups, what)) return e;
   const std::uint32_t s = d.next(Op::kSetAttr);
   d.setAttr();
-  if (!d.ok()) return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+  if (!d.ok()) return malformedReply(d, what);
   return s == nfs4::kNfs4Ok ? Error{} : makeError(nfs4::statusError(s), what);
 }
 }  // namespace

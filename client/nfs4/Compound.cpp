@@ -456,12 +456,14 @@ ReadResult CompoundDecoder::read() {
   r.eof = dec_.getBool();
   std::uint32_t placed = 0;
   if (dec_.nextPlacedBulk(placed)) {
-    // RPC-over-RDMA Write chunk: the length stays in the stream, the bytes do not.
+    // Placed by the transport (an RDMA Write chunk, or TCP receiving the
+    // record's tail into the caller's buffer): the length stays in the
+    // stream, the bytes do not.
     r.placed = true;
     r.placedLength = dec_.getU32();
     if (dec_.ok() && r.placedLength != placed) {
       markMalformed("READ says " + std::to_string(r.placedLength) + " bytes but the server wrote " +
-                    std::to_string(placed) + " into the Write chunk");
+                    std::to_string(placed) + " directly into the read buffer");
     }
   } else {
     r.data = dec_.getOpaque(0xffffffffU);

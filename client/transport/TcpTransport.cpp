@@ -201,25 +201,64 @@ Error TcpTransport::send(const OutgoingMessage& message) {
     iov[count++] = {const_cast<std::uint8_t*>(s.data), s.size};
   }
 
-  if (onIoThread() && dispatching_ && message.size <= kCorkLimit) {
-    appendIov(cork_, iov.data(), count, 0);
+  // Registered before the call leaves: its reply may come back at once.
+  const bool placing = message.directReplies.size() == 1 && message.directReplies[0].size() >= kMinDirectPlacement;
+  if (placing) {
+    std::lock_guard lock(placeMutex_);
+    placements_[message.xid] = message.directReplies[0];
+    placementCount_.store(placements_.size(), std::memory_order_relaxed);
+  }
+  Error e = sendRecord(iov.data(), count, message.size);
+  if (e && placing) takePlacement(message.xid);
+  return e;
+}
+
+Error TcpTransport::sendRecord(iovec* iov, std::size_t count, std::size_t size) {
+  if (onIoThread() && dispatching_ && size <= kCorkLimit) {
+    appendIov(cork_, iov, count, 0);
     return {};
   }
   std::lock_guard lock(sendMutex_);
   if (fd_ < 0) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
   if (!pendingOut_.empty()) {
-    appendIov(pendingOut_, iov.data(), count, 0);
+    appendIov(pendingOut_, iov, count, 0);
     return {};
   }
-  const ssize_t n = sendSome(fd_, iov.data(), count);
+  const ssize_t n = sendSome(fd_, iov, count);
   if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
   const auto written = static_cast<std::size_t>(n);
-  if (written < message.size + 4) {
-    appendIov(pendingOut_, iov.data(), count, written);
+  if (written < size + 4) {
+    appendIov(pendingOut_, iov, count, written);
     hasPendingOut_.store(true);
     if (!onIoThread()) wake();
   }
   return {};
+}
+
+std::span<std::uint8_t> TcpTransport::takePlacement(std::uint32_t xid) {
+  std::lock_guard lock(placeMutex_);
+  auto it = placements_.find(xid);
+  if (it == placements_.end()) return {};
+  const std::span<std::uint8_t> dst = it->second;
+  placements_.erase(it);
+  placementCount_.store(placements_.size(), std::memory_order_relaxed);
+  return dst;
+}
+
+void TcpTransport::abandon(std::uint32_t xid) {
+  std::lock_guard lock(placeMutex_);
+  if (placements_.erase(xid) != 0) placementCount_.store(placements_.size(), std::memory_order_relaxed);
+  // Its record is arriving now: the rest goes to scratch, never to a buffer
+  // the caller is about to free.
+  if (placeActive_ && placeXid_ == xid && placeDst_.data() != discard_.data()) {
+    discard_.assign(placeDst_.size(), 0);
+    placeDst_ = discard_;
+  }
+}
+
+std::string TcpTransport::statsLine() const {
+  return "xprt: " + description_ + " direct_replies=" + std::to_string(placedReplies_.load()) +
+         " direct_fallbacks=" + std::to_string(placementFallbacks_.load());
 }
 
 Error TcpTransport::flushPendingLocked() {
@@ -340,12 +379,34 @@ void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
 
 Error TcpTransport::readLargeRecord(bool& drained) {
   drained = false;
-  while (largeHave_ < large_.size()) {
-    const ssize_t n = ::recv(fd_, large_.data() + largeHave_, large_.size() - largeHave_, MSG_DONTWAIT);
+  const std::size_t total = large_.size() + placeDst_.size() + placePad_;
+  while (largeHave_ < total) {
+    // Scatter into what is still missing of: large_, the caller's buffer, the pad.
+    std::array<iovec, 3> iov{};
+    std::size_t count = 0;
+    std::size_t skip = largeHave_;
+    auto add = [&](std::uint8_t* base, std::size_t len) {
+      if (skip >= len) {
+        skip -= len;
+        return;
+      }
+      iov[count++] = {base + skip, len - skip};
+      skip = 0;
+    };
+    std::unique_lock lock(placeMutex_, std::defer_lock);
+    if (placeActive_) lock.lock();  // abandon() must not free the destination under us
+    add(large_.data(), large_.size());
+    add(placeDst_.data(), placeDst_.size());
+    add(padScratch_.data(), placePad_);
+    msghdr msg{};
+    msg.msg_iov = iov.data();
+    msg.msg_iovlen = count;
+    const ssize_t n = ::recvmsg(fd_, &msg, MSG_DONTWAIT);
+    if (lock.owns_lock()) lock.unlock();
     if (n == 0) {
       return makeError(ClientErrc::kConnectionClosed,
                        description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) + " of " +
-                           std::to_string(large_.size()) + " bytes received)");
+                           std::to_string(total) + " bytes received)");
     }
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -359,13 +420,76 @@ Error TcpTransport::readLargeRecord(bool& drained) {
   }
   largeActive_ = false;
   dispatching_ = true;
-  deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
+  if (placeActive_) {
+    std::span<std::uint8_t> dst;
+    {
+      std::lock_guard lock(placeMutex_);
+      dst = placeDst_;
+      placeDst_ = {};
+      placeActive_ = false;
+    }
+    const std::size_t head = large_.size();
+    // The data's XDR length is the last word before the tail: it says whether
+    // the server sent as much as was asked for.
+    if (getBe32(large_.data() + head - 4) == dst.size()) {
+      ++placedReplies_;
+      ++repliesInBatch_;
+      const std::array<std::uint32_t, 1> placed{static_cast<std::uint32_t>(dst.size())};
+      sink_->onMessage(std::span<const std::uint8_t>(large_.data(), head), placed);
+    } else {
+      // A shorter reply: its tail is not the data. Put the record back
+      // together and let the decoder find the data itself.
+      ++placementFallbacks_;
+      large_.insert(large_.end(), dst.begin(), dst.end());
+      large_.insert(large_.end(), padScratch_.begin(), padScratch_.begin() + static_cast<std::ptrdiff_t>(placePad_));
+      deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), true);
+    }
+    placePad_ = 0;
+  } else {
+    deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
+  }
   dispatching_ = false;
   return flushCork();
 }
 
+void TcpTransport::beginLargeRecord(std::size_t len, bool last, std::size_t have) {
+  const std::uint8_t* body = in_.data() + inStart_ + 4;
+  std::span<std::uint8_t> dst;
+  if (!assembling_ && placementCount_.load(std::memory_order_relaxed) > 0) dst = takePlacement(getBe32(body));
+  const std::size_t padded = (dst.size() + 3) & ~std::size_t{3};
+  // Placement needs a single-fragment record that can hold the data plus a
+  // reply header in front of it; anything else is received whole.
+  if (!dst.empty() && last && len >= padded + 8) {
+    large_.resize(len - padded);
+    {
+      std::lock_guard lock(placeMutex_);
+      placeDst_ = dst;
+      placeXid_ = getBe32(body);
+      placeActive_ = true;
+    }
+    placePad_ = padded - dst.size();
+    // Scatter what already arrived over the same three parts.
+    std::size_t done = 0;
+    const auto part = [&](std::uint8_t* to, std::size_t size) {
+      const std::size_t n = std::min(size, have - done);
+      if (n > 0) std::memcpy(to, body + done, n);
+      done += n;
+    };
+    part(large_.data(), large_.size());
+    part(dst.data(), dst.size());
+    part(padScratch_.data(), placePad_);
+  } else {
+    large_.resize(len);
+    std::memcpy(large_.data(), body, have);
+  }
+  largeHave_ = have;
+  largeLast_ = last;
+  largeActive_ = true;
+  inStart_ = inEnd_ = 0;
+}
+
 Error TcpTransport::readAndDispatch() {
-  for (int round = 0; round < kMaxReadsPerWakeup; ++round) {
+  for (int round = 0; round < kMaxReadsPerWakeup && !stopping_.load(); ++round) {
     if (largeActive_) {
       bool drained = false;
       if (Error e = readLargeRecord(drained)) return e;
@@ -419,20 +543,21 @@ Error TcpTransport::parseRecords() {
                            " bytes exceeds the negotiated maximum of " + std::to_string(maxIncoming));
     }
     if (inEnd_ - inStart_ < 4 + len) {
-      if (4 + len > in_.size() / 2) {
-        // Large and incomplete: move what we have to its own buffer once and
-        // let the rest arrive there.
-        const std::size_t have = inEnd_ - inStart_ - 4;
-        large_.resize(len);
-        std::memcpy(large_.data(), in_.data() + inStart_ + 4, have);
-        largeHave_ = have;
-        largeLast_ = last;
-        largeActive_ = true;
-        inStart_ = inEnd_ = 0;
+      // Large and incomplete: move what we have to its own buffer once and
+      // let the rest arrive there (or in the caller's buffer). Waits for
+      // the XID first, which says whether a caller's buffer awaits the data.
+      const std::size_t have = inEnd_ - inStart_ - 4;
+      if (have >= 4 && (4 + len > in_.size() / 2 || (len >= kMinDirectPlacement && !assembling_ &&
+                                                      placementCount_.load(std::memory_order_relaxed) > 0))) {
+        beginLargeRecord(len, last, have);
       }
       break;
     }
     std::span<const std::uint8_t> fragment(in_.data() + inStart_ + 4, len);
+    // A reply that arrived whole ends its call's registration, if any.
+    if (!assembling_ && len >= 4 && placementCount_.load(std::memory_order_relaxed) > 0) {
+      takePlacement(getBe32(fragment.data()));
+    }
     inStart_ += 4 + len;
     deliver(fragment, last);
   }

@@ -123,6 +123,40 @@ TEST_F(ClientGanesha, RoundTripsAreByteExact) {
   }
 }
 
+// Over TCP the transport receives a large READ reply's data straight into
+// the caller's buffer; a reply shorter than asked (EOF) arrives whole. Both
+// must give the same bytes, and the counters say which path each took.
+TEST_F(ClientGanesha, LargeReadsArePlacedDirectlyAndShortOnesAreNot) {
+  const std::size_t size = (3U << 20) + 7;
+  auto data = randomBytes(size, 31);
+  OpenFile w = client_->open("placed", writeFlags());
+  client_->pwrite(w, data, 0);
+  client_->close(w);
+  auto directReplies = [&] {
+    const std::string line = client_->transportStats();
+    const auto at = line.find("direct_replies=");
+    return at == std::string::npos ? -1L : std::stol(line.substr(at + 15));
+  };
+  const long before = directReplies();
+  ASSERT_GE(before, 0) << client_->transportStats();
+  OpenFile r = client_->open("placed", {});
+  std::vector<std::uint8_t> back(size, 0);
+  std::vector<std::uint8_t> chunk(1U << 20);
+  std::size_t at = 0;
+  for (int i = 0; i < 4; ++i) {  // three full 1 MiB READs, then 7 bytes at EOF
+    std::fill(chunk.begin(), chunk.end(), 0xAA);
+    const std::size_t got = client_->pread(r, chunk, at);
+    ASSERT_EQ(got, std::min<std::size_t>(chunk.size(), size - at));
+    std::copy_n(chunk.begin(), got, back.begin() + static_cast<std::ptrdiff_t>(at));
+    at += got;
+  }
+  client_->close(r);
+  EXPECT_EQ(at, size);
+  EXPECT_EQ(sha256(back), sha256(data));
+  EXPECT_EQ(directReplies() - before, 3) << client_->transportStats();
+  client_->unlink("placed");
+}
+
 TEST_F(ClientGanesha, FileSyncWritesNeedNoCommit) {
   auto data = randomBytes(300000, 9);
   OpenFile w = client_->open("filesync", writeFlags());

@@ -5,6 +5,7 @@
 // mid-record) ends in exactly one transport error, never a crash or a hang.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -24,10 +25,11 @@ constexpr auto kWait = 3s;  // bound on every wait for the client
 // Records what the transport delivers, and lets the test wait for it.
 class RecordingSink final : public transport::TransportSink {
  public:
-  using transport::TransportSink::onMessage;  // the direct-placement variant forwards here
-  void onMessage(std::span<const std::uint8_t> message) override {
+  void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
+  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
     std::lock_guard lock(mu_);
     messages_.emplace_back(message.begin(), message.end());
+    placed_.emplace_back(placed.begin(), placed.end());
     cv_.notify_all();
   }
   void onTransportError(const Error& error) override {
@@ -62,12 +64,18 @@ class RecordingSink final : public transport::TransportSink {
     std::lock_guard lock(mu_);
     return errors_;
   }
+  // Per message, the lengths the transport placed directly (empty: none).
+  std::vector<std::vector<std::uint32_t>> placed() const {
+    std::lock_guard lock(mu_);
+    return placed_;
+  }
 
  private:
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Bytes> messages_;
   std::vector<Error> errors_;
+  std::vector<std::vector<std::uint32_t>> placed_;
   std::size_t ticks_ = 0;
 };
 
@@ -384,6 +392,129 @@ TEST_F(TcpTransportTest, CloseWhileALargeRecordIsHalfReceivedDoesNotHang) {
   transport().close();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
   EXPECT_TRUE(sink_.messages().empty());
+}
+
+// ---- direct placement: a READ reply's data lands in the caller's buffer
+
+// A reply shaped like a READ's: XID, some header words, the data's XDR
+// length, the data, the XDR pad. Returns the record body; 'head' gets the
+// part before the data (what a placing transport hands up).
+Bytes readShapedReply(std::uint32_t xid, const Bytes& data, Bytes& head) {
+  head = concat({word(xid), pattern(92, 3), word(static_cast<std::uint32_t>(data.size()))});
+  const std::size_t pad = (4 - data.size() % 4) % 4;
+  return concat({head, data, Bytes(pad, 0)});
+}
+
+class TcpPlacementTest : public TcpTransportTest {
+ protected:
+  // Sends a call with XID xid whose reply should land in dst.
+  void callWithDestination(std::uint32_t xid, std::span<std::uint8_t> dst) {
+    static const Bytes call = pattern(64, 9);
+    xdr::ConstBuffer seg;
+    transport::OutgoingMessage out = outgoing(call, seg);
+    out.xid = xid;
+    dest_ = dst;
+    out.directReplies = {&dest_, 1};
+    ASSERT_FALSE(transport().send(out));
+  }
+  std::span<std::uint8_t> dest_;
+};
+
+TEST_F(TcpPlacementTest, LargeReadReplyLandsInTheCallersBuffer) {
+  transport().setMaxIncomingMessage(2U << 20);
+  for (const std::size_t size : {std::size_t{200000}, std::size_t{200001}, std::size_t{1U << 20}}) {
+    SCOPED_TRACE(size);
+    const auto xid = static_cast<std::uint32_t>(1000 + size);
+    Bytes dst(size, 0);
+    callWithDestination(xid, dst);
+    const Bytes data = pattern(size, static_cast<std::uint32_t>(size));
+    Bytes head;
+    const std::size_t before = sink_.messages().size();
+    ASSERT_TRUE(peer().trickle(frame(readShapedReply(xid, data, head)), 65536 + 5));
+    ASSERT_TRUE(sink_.waitMessages(before + 1));
+    EXPECT_TRUE(sameBytes(sink_.messages().back(), head));
+    EXPECT_EQ(sink_.placed().back(), std::vector<std::uint32_t>{static_cast<std::uint32_t>(size)});
+    EXPECT_TRUE(sameBytes(dst, data));
+  }
+  EXPECT_NE(transport().statsLine().find("direct_replies=3 direct_fallbacks=0"), std::string::npos)
+      << transport().statsLine();
+  EXPECT_TRUE(sink_.errors().empty());
+}
+
+TEST_F(TcpPlacementTest, RecordsAroundAPlacedReplyAreUntouched) {
+  transport().setMaxIncomingMessage(2U << 20);
+  Bytes dst(300000, 0);
+  callWithDestination(77, dst);
+  const Bytes data = pattern(dst.size(), 5);
+  Bytes head;
+  const Bytes small = pattern(40, 6);
+  const Bytes large = pattern(500000, 7);  // no registration: received whole
+  ASSERT_TRUE(peer().send(concat({frame(small), frame(readShapedReply(77, data, head)), frame(large), frame(small)})));
+  ASSERT_TRUE(sink_.waitMessages(4));
+  const auto got = sink_.messages();
+  const auto placed = sink_.placed();
+  EXPECT_TRUE(sameBytes(got[0], small));
+  EXPECT_TRUE(sameBytes(got[1], head));
+  EXPECT_EQ(placed[1].size(), 1U);
+  EXPECT_TRUE(sameBytes(got[2], large));
+  EXPECT_TRUE(placed[2].empty());
+  EXPECT_TRUE(sameBytes(got[3], small));
+  EXPECT_TRUE(sameBytes(dst, data));
+}
+
+TEST_F(TcpPlacementTest, ReplyCarryingOtherThanTheAskedLengthIsDeliveredWhole) {
+  transport().setMaxIncomingMessage(2U << 20);
+  // The server sent more than asked (a broken server) and, second, less (EOF):
+  // the tail is not the data, so the record arrives whole for the decoder.
+  Bytes dst(100000, 0);
+  callWithDestination(5, dst);
+  Bytes head;
+  const Bytes longer = readShapedReply(5, pattern(150000, 1), head);
+  ASSERT_TRUE(peer().send(frame(longer)));
+  ASSERT_TRUE(sink_.waitMessages(1));
+  EXPECT_TRUE(sameBytes(sink_.messages().back(), longer));
+  EXPECT_TRUE(sink_.placed().back().empty());
+
+  callWithDestination(6, dst);
+  const Bytes shorter = readShapedReply(6, pattern(60000, 2), head);
+  ASSERT_TRUE(peer().send(frame(shorter)));
+  ASSERT_TRUE(sink_.waitMessages(2));
+  EXPECT_TRUE(sameBytes(sink_.messages().back(), shorter));
+  EXPECT_TRUE(sink_.placed().back().empty());
+  EXPECT_NE(transport().statsLine().find("direct_replies=0"), std::string::npos) << transport().statsLine();
+}
+
+TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) {
+  transport().setMaxIncomingMessage(2U << 20);
+  Bytes dst(100000, 0);
+  callWithDestination(9, dst);
+  const Bytes error = concat({word(9), pattern(20, 4)});  // e.g. NFS4ERR_IO: no data
+  ASSERT_TRUE(peer().send(frame(error)));
+  ASSERT_TRUE(sink_.waitMessages(1));
+  // A later record with the same XID (a duplicate reply) must not reach dst.
+  Bytes head;
+  const Bytes dup = readShapedReply(9, pattern(dst.size(), 8), head);
+  ASSERT_TRUE(peer().send(frame(dup)));
+  ASSERT_TRUE(sink_.waitMessages(2));
+  EXPECT_TRUE(sameBytes(sink_.messages().back(), dup));
+  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
+}
+
+TEST_F(TcpPlacementTest, AbandonedCallsBufferIsNotWrittenAfterwards) {
+  transport().setMaxIncomingMessage(2U << 20);
+  Bytes dst(1U << 20, 0);
+  callWithDestination(11, dst);
+  Bytes head;
+  const Bytes reply = frame(readShapedReply(11, pattern(dst.size(), 9), head));
+  const std::size_t half = reply.size() / 2;
+  ASSERT_TRUE(peer().send(std::span<const std::uint8_t>(reply.data(), half)));
+  ASSERT_TRUE(peer().waitConsumed());
+  transport().abandon(11);  // the call timed out; its caller may free dst now
+  const Bytes snapshot = dst;
+  ASSERT_TRUE(peer().send(std::span<const std::uint8_t>(reply.data() + half, reply.size() - half)));
+  ASSERT_TRUE(sink_.waitMessages(1));
+  EXPECT_TRUE(sameBytes(dst, snapshot));
+  EXPECT_TRUE(sink_.errors().empty());
 }
 
 // Real TCP: segmenting, and the SO_RCVLOWAT the large-record path sets.

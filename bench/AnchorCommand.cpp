@@ -156,8 +156,9 @@ int runAnchorCommand(int argc, char** argv) {
       rows.push_back(std::move(r));
     }
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-    std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
+    if (only.empty()) std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
     for (const auto& r : rows) {
+      if (!only.empty()) break;  // one client ran: nothing to compare
       std::printf(" %-18s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
                   ratio(r.ours.iops(), r.anchor.iops()), ratio(r.ours.mibPerSecond(), r.anchor.mibPerSecond()),
                   ratio(r.ours.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
@@ -166,18 +167,20 @@ int runAnchorCommand(int argc, char** argv) {
       std::ofstream js(jsonPath);
       js << "{\n  \"benchmark\": \"anchor\",\n  \"server\": \"" << jsonEscape(options.url()) << "\",\n"
          << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& r = rows[i];
+      const char* sep = "";
+      for (const auto& r : rows) {
         for (const ReadMeasurement* m : {&r.ours, &r.anchor}) {
-          js << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
+          if (m->client.empty()) continue;  // not run (--only)
+          js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
              << "\", \"block_bytes\": " << r.w->blockSize << ", \"iodepth\": " << r.w->queueDepth
              << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes << ", \"seconds\": " << m->seconds
              << ", \"iops\": " << m->iops() << ", \"mib_per_s\": " << m->mibPerSecond()
              << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp() << ", \"error\": \"" << jsonEscape(m->error)
-             << "\"}" << (i + 1 == rows.size() && m == &r.anchor ? "\n" : ",\n");
+             << "\"}";
+          sep = ",\n";
         }
       }
-      js << "  ]\n}\n";
+      js << "\n  ]\n}\n";
       if (!js) throw std::runtime_error("cannot write " + jsonPath);
     }
     client->unlink(kFileName);

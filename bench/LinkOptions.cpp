@@ -50,6 +50,8 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
       ("tx-depth,t", po::value(&o.txDepth)->default_value(o.txDepth), "send queue depth per QP")
       ("cq-mod", po::value(&o.cqModeration)->default_value(o.cqModeration), "signal one completion every N sends")
       ("post-list", po::value(&o.postList)->default_value(o.postList), "work requests per ibv_post_send call")
+      ("qp-timeout,u", po::value(&o.qpTimeout)->default_value(o.qpTimeout),
+       "QP ACK timeout exponent: retransmit after 4.096 us * 2^N (perftest's default 14, 67 ms)")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "both sides write at once; reports the sum")
       ("verify", po::bool_switch(&o.verify), "check every transferred byte against the sender's pattern")
       ("port,p", po::value(&port)->default_value(port), "rdma_cm / TCP port")
@@ -102,6 +104,7 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (o.qps == 0 || o.qps > 64) throw std::invalid_argument("--qp must be 1..64");
   if (o.txDepth == 0 || o.txDepth > 8192) throw std::invalid_argument("--tx-depth must be 1..8192");
   if (o.cqModeration == 0) throw std::invalid_argument("--cq-mod must be at least 1");
+  if (o.qpTimeout > 31) throw std::invalid_argument("--qp-timeout must be 0..31 (an exponent)");
   o.cqModeration = std::min(o.cqModeration, o.txDepth);
   if (o.postList == 0 || o.postList > o.txDepth) throw std::invalid_argument("--post-list must be 1..tx-depth");
   if (o.streams == 0 || o.streams > 128) throw std::invalid_argument("-P must be 1..128");

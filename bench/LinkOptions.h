@@ -35,6 +35,7 @@ struct LinkOptions {
   std::uint32_t txDepth = 128;
   std::uint32_t cqModeration = 100;
   std::uint32_t postList = 1;   // WRs per ibv_post_send (perftest --post_list)
+  std::uint32_t qpTimeout = 14; // ACK timeout exponent, 4.096 us * 2^N (perftest -u)
   bool bidirectional = false;
   bool verify = false;
   int cpu = -1;                 // --cpu: pin to this CPU

@@ -59,6 +59,11 @@ void CmId::resolveRoute(int timeoutMs) {
   check(rdma_resolve_route(get(), timeoutMs), "rdma_resolve_route");
 }
 
+void CmId::setAckTimeout(std::uint8_t exponent) {
+  check(rdma_set_option(get(), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &exponent, sizeof exponent),
+        "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
+}
+
 void CmId::connect(rdma_conn_param& param) { check(rdma_connect(get(), &param), "rdma_connect"); }
 
 void CmId::accept(rdma_conn_param& param) { check(rdma_accept(get(), &param), "rdma_accept"); }

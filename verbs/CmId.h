@@ -36,6 +36,11 @@ class CmId {
   void listen(int backlog);
   void resolveAddress(const sockaddr* source, const sockaddr* destination, int timeoutMs);
   void resolveRoute(int timeoutMs);
+  // The QP's local ACK timeout exponent (4.096 us * 2^exp before a
+  // retransmit). rdma_cm otherwise derives it from the path's packet life
+  // time, which for RoCE is about half a second; perftest uses 14 (67 ms).
+  // Before connect() on the active side, before accept() on the passive one.
+  void setAckTimeout(std::uint8_t exponent);
   void connect(rdma_conn_param& param);
   void accept(rdma_conn_param& param);
   void reject(std::span<const std::byte> privateData);

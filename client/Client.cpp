@@ -125,6 +125,9 @@ Client::Client(const ClientOptions& options) : options_(options) {
   so.slots = options_.queueDepth;
   so.maxRequestSize = static_cast<std::uint32_t>(options_.maxIoSize + kIoOverhead + 4096);
   so.maxResponseSize = so.maxRequestSize;
+  // Room for a vectored READ (SEQUENCE, PUTFH and the READs) and the
+  // longest path walk; the server may grant fewer.
+  so.maxOperations = static_cast<std::uint32_t>(kMaxReadsPerCompound + 2);
   so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
   openOwner_ = "open:" + unique;
   session_ = std::make_unique<nfs4::Session>(*rpc_, so);
@@ -431,6 +434,108 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
           }
         }
         done(r);
+      },
+      hints);
+}
+
+std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
+  // Per READ in the reply: opcode, status, eof, length and up to 3 pad bytes.
+  constexpr std::size_t kPerRead = 24;
+  const auto& fore = session_->fore();
+  const std::size_t room = fore.maxResponseSize > kIoOverhead ? fore.maxResponseSize - kIoOverhead : 0;
+  // The server's ca_maxoperations counts SEQUENCE and PUTFH too.
+  const std::size_t ops = fore.maxOperations > 2 ? fore.maxOperations - 2 : 1;
+  return std::clamp<std::size_t>(std::min(room / (blockSize + kPerRead), ops), 1, kMaxReadsPerCompound);
+}
+
+void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done) {
+  if (reads.empty()) return;
+  if (reads.size() == 1) {
+    preadAsync(file, reads[0].buf, reads[0].offset,
+               [done = std::move(done)](const IoResult& r) { done(0, r); });
+    return;
+  }
+  if (options_.proto == "rdma") {
+    const Error e = makeError(ClientErrc::kInvalidArgument,
+                              "read " + file.path() + ": vectored READs need proto=tcp (over RDMA each READ's data is "
+                                                      "placed by its own Write chunk, one READ per COMPOUND)");
+    for (std::size_t i = 0; i < reads.size(); ++i) done(i, IoResult{e, 0, false});
+    return;
+  }
+  std::size_t largest = 0;
+  for (const ReadVector& r : reads) largest = std::max(largest, r.buf.size());
+  if (reads.size() > maxReadsPerCompound(largest) || largest > maxIo_) {
+    const Error e = makeError(ClientErrc::kInvalidArgument,
+                              "read " + file.path() + ": " + std::to_string(reads.size()) + " reads of up to " +
+                                  std::to_string(largest) + " bytes do not fit one COMPOUND (at most " +
+                                  std::to_string(maxReadsPerCompound(largest)) + ")");
+    for (std::size_t i = 0; i < reads.size(); ++i) done(i, IoResult{e, 0, false});
+    return;
+  }
+  auto st = file.state_;
+  // The reply holds every READ's data in line (no direct placement), so the
+  // transport is told how large it may be (RDMA sizes its Reply chunk by it).
+  rpc::CallHints hints;
+  hints.maxReplySize = kIoOverhead + reads.size() * (largest + 24);
+  auto vec = std::make_shared<std::vector<ReadVector>>(reads.begin(), reads.end());
+  session_->submit(
+      [st, vec](CompoundEncoder& c) {
+        c.putFh(st->fh);
+        for (const ReadVector& r : *vec) c.read(st->stateId, r.offset, static_cast<std::uint32_t>(r.buf.size()));
+      },
+      [this, file, st, vec, done = std::move(done)](const Error& err, CompoundDecoder* d) {
+        const std::string what = "read " + st->path;
+        if (err) {
+          Error e = err;
+          e.context = what + (err.context.empty() ? "" : ": " + err.context);
+          for (std::size_t i = 0; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          return;
+        }
+        std::uint32_t status = d->next(Op::kPutFh);
+        if (d->ok() && status != nfs4::kNfs4Ok) {  // no READ ran; they would all fail the same way
+          const Error e = makeError(nfs4::statusError(status), what);
+          for (std::size_t i = 0; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          return;
+        }
+        std::size_t i = 0;
+        for (; i < vec->size() && status == nfs4::kNfs4Ok && d->ok(); ++i) {
+          status = d->next(Op::kRead);
+          if (!d->ok() || status != nfs4::kNfs4Ok) break;
+          const nfs4::ReadResult rr = d->read();
+          IoResult r;
+          if (!d->ok()) {
+            r.error = malformedReply(*d, what);
+          } else if (rr.data.size() > (*vec)[i].buf.size()) {
+            r.error = makeError(ClientErrc::kMalformedReply,
+                                what + ": server returned " + std::to_string(rr.data.size()) + " bytes for a " +
+                                    std::to_string((*vec)[i].buf.size()) + "-byte READ");
+          } else {
+            if (!rr.data.empty()) std::memcpy((*vec)[i].buf.data(), rr.data.data(), rr.data.size());
+            r.bytes = rr.data.size();
+            r.eof = rr.eof;
+          }
+          done(i, r);
+          if (r.error) {
+            ++i;
+            break;
+          }
+        }
+        if (i >= vec->size()) return;
+        if (!d->ok()) {
+          const Error e = malformedReply(*d, what);
+          for (; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          return;
+        }
+        // The READ at i failed: it gets its status; the ones after it never
+        // ran and go again on their own.
+        if (status != nfs4::kNfs4Ok) {
+          done(i, IoResult{makeError(nfs4::statusError(status), what), 0, false});
+          ++i;
+        }
+        if (i >= vec->size()) return;
+        const std::size_t first = i;
+        std::vector<ReadVector> rest(vec->begin() + static_cast<std::ptrdiff_t>(first), vec->end());
+        preadvAsync(file, rest, [done, first](std::size_t j, const IoResult& r) { done(first + j, r); });
       },
       hints);
 }

@@ -124,6 +124,24 @@ class Client {
   void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
                    StableHow stable, IoCallback done);
 
+  // Vectored READ: several reads of one file in one COMPOUND (PUTFH, READ,
+  // READ, ...), so the server pays its per-RPC cost once for all of them
+  // (the vNFS idea, FAST '17). At most kMaxReadsPerCompound reads whose
+  // replies fit the session's maximum response. done(i, result) fires once
+  // per read, on the I/O thread. A READ that fails stops the COMPOUND (RFC
+  // 8881 section 2.10.6.4 is not involved: COMPOUND itself stops at the
+  // first error), so the reads after it are sent again in a COMPOUND of
+  // their own and get their own results.
+  struct ReadVector {
+    std::span<std::uint8_t> buf;
+    std::uint64_t offset = 0;
+  };
+  static constexpr std::size_t kMaxReadsPerCompound = 16;
+  using VectorCallback = std::function<void(std::size_t index, const IoResult&)>;
+  void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done);
+  // The most reads preadvAsync takes at once for this block size.
+  std::size_t maxReadsPerCompound(std::size_t blockSize) const;
+
   std::uint32_t maxInFlight() const { return session_->fore().maxRequests; }
   std::size_t maxIoSize() const { return maxIo_; }
   const ClientOptions& options() const { return options_; }

@@ -107,14 +107,21 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     } else if (key == "bind") {
       if (value.empty()) bad(url, "bind= needs a local address");
       o.bindAddress = std::string(value);
+    } else if (key == "reads-per-compound") {
+      o.readsPerCompound = number<std::uint32_t>(url, key, value, 1, 16);
     } else if (key == "machine") {
       o.machineName = std::string(value);
     } else {
       bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg, bind)");
+                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg, bind, "
+                   "reads-per-compound)");
     }
   }
   if (o.proto == "rdma" && !portGiven) o.port = 20049;
+  if (o.proto == "rdma" && o.readsPerCompound > 1) {
+    bad(url, "reads-per-compound=" + std::to_string(o.readsPerCompound) +
+                 " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, one READ per COMPOUND");
+  }
   return o;
 }
 

@@ -22,13 +22,17 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{30000};
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
-  bool perIoRegistration = false;
-  std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses  // RDMA: memreg=per-io instead of the pooled default
+  bool perIoRegistration = false;  // RDMA: memreg=per-io instead of the pooled default
+  std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
+  // For drivers that keep a queue (the file benchmark's nfs engine): up to
+  // this many queued READs of one file share a COMPOUND (Client::preadvAsync).
+  std::uint32_t readsPerCompound = 1;
 
   // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
   // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
   // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms), qd,
-  // iosize, machine, memreg (pooled | per-io), bind (local address).
+  // iosize, machine, memreg (pooled | per-io), bind (local address),
+  // reads-per-compound (1..16, TCP only).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -155,6 +156,81 @@ TEST_F(ClientGanesha, LargeReadsArePlacedDirectlyAndShortOnesAreNot) {
   EXPECT_EQ(sha256(back), sha256(data));
   EXPECT_EQ(directReplies() - before, 3) << client_->transportStats();
   client_->unlink("placed");
+}
+
+// Vectored reads: many READs in one COMPOUND, each result byte-exact and
+// in its own buffer, including reads at and past EOF.
+TEST_F(ClientGanesha, VectoredReadsAreByteExact) {
+  const std::size_t size = (1U << 20) + 123;
+  auto data = randomBytes(size, 41);
+  OpenFile w = client_->open("vectored", writeFlags());
+  client_->pwrite(w, data, 0);
+  client_->close(w);
+  OpenFile r = client_->open("vectored", {});
+  const std::size_t n = client_->maxReadsPerCompound(4096);
+  ASSERT_EQ(n, Client::kMaxReadsPerCompound);
+  std::vector<std::vector<std::uint8_t>> bufs(n, std::vector<std::uint8_t>(4096, 0xAA));
+  std::vector<Client::ReadVector> reads(n);
+  std::mt19937_64 rng(5);
+  for (std::size_t i = 0; i < n; ++i) reads[i] = {bufs[i], rng() % (size - 4096)};
+  reads[n - 2].offset = size - 100;  // 100 bytes, then EOF
+  reads[n - 1].offset = size + 4096;  // past EOF: 0 bytes
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<IoResult>> results(n);
+  std::size_t got = 0;
+  client_->preadvAsync(r, reads, [&](std::size_t i, const IoResult& res) {
+    std::lock_guard lock(mu);
+    results.at(i) = res;
+    ++got;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return got == n; })) << got << " of " << n;
+  }
+  EXPECT_EQ(got, n);  // exactly once each
+  for (std::size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_TRUE(results[i].has_value());
+    ASSERT_FALSE(results[i]->error) << results[i]->error.message();
+    const std::size_t want = reads[i].offset >= size ? 0 : std::min<std::size_t>(4096, size - reads[i].offset);
+    ASSERT_EQ(results[i]->bytes, want);
+    EXPECT_TRUE(std::equal(bufs[i].begin(), bufs[i].begin() + static_cast<std::ptrdiff_t>(want),
+                           data.begin() + static_cast<std::ptrdiff_t>(std::min(reads[i].offset, std::uint64_t{size}))));
+  }
+  EXPECT_TRUE(results[n - 1]->eof);
+
+  // A READ the server refuses stops the COMPOUND: it gets its own error and
+  // the READs after it still get their data.
+  std::vector<Client::ReadVector> bad = {{bufs[0], 0}, {bufs[1], ~std::uint64_t{0} - 10}, {bufs[2], 8192}};
+  std::fill(bufs[2].begin(), bufs[2].end(), 0);
+  got = 0;
+  results.assign(3, std::nullopt);
+  client_->preadvAsync(r, bad, [&](std::size_t i, const IoResult& res) {
+    std::lock_guard lock(mu);
+    results.at(i) = res;
+    ++got;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return got == 3; })) << got << " of 3";
+  }
+  EXPECT_FALSE(results[0]->error);
+  EXPECT_TRUE(results[1]->error) << "a READ at offset 2^64-11 succeeded with " << results[1]->bytes << " bytes";
+  EXPECT_NE(results[1]->error.message().find("NFS4ERR_"), std::string::npos) << results[1]->error.message();
+  ASSERT_FALSE(results[2]->error) << results[2]->error.message();
+  EXPECT_TRUE(std::equal(bufs[2].begin(), bufs[2].end(), data.begin() + 8192));
+
+  // More than fit one COMPOUND: each read fails with a message saying so.
+  std::vector<Client::ReadVector> many(n + 1, Client::ReadVector{bufs[0], 0});
+  std::vector<std::string> errors;
+  client_->preadvAsync(r, many, [&](std::size_t, const IoResult& res) { errors.push_back(res.error.message()); });
+  ASSERT_EQ(errors.size(), n + 1);
+  EXPECT_NE(errors[0].find("do not fit one COMPOUND"), std::string::npos) << errors[0];
+  client_->close(r);
+  client_->unlink("vectored");
 }
 
 TEST_F(ClientGanesha, FileSyncWritesNeedNoCommit) {

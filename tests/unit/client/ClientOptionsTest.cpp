@@ -1,0 +1,68 @@
+// ClientOptions::fromUrl: libnfs's URL shape plus our keys. Each bad input
+// must throw a message naming the URL part and what was expected.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "client/ClientOptions.h"
+#include "client/Error.h"
+
+namespace nfsrdma {
+namespace {
+
+std::string errorOf(const std::string& url) {
+  try {
+    (void)ClientOptions::fromUrl(url);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(ClientOptions, DefaultsAndEveryKey) {
+  const ClientOptions d = ClientOptions::fromUrl("nfs://srv/export/");
+  EXPECT_EQ(d.host, "srv");
+  EXPECT_EQ(d.port, 2049);
+  EXPECT_EQ(d.exportPath, "/export");
+  EXPECT_EQ(d.proto, "tcp");
+  EXPECT_EQ(d.readsPerCompound, 1U);
+  EXPECT_EQ(d.queueDepth, 32U);
+
+  const ClientOptions o = ClientOptions::fromUrl(
+      "nfs://10.0.0.5:2050/a/b?version=4.1&uid=1000&gid=100&gids=4,24&timeout=1500&qd=64&iosize=65536"
+      "&machine=node7&bind=10.0.0.9&reads-per-compound=8");
+  EXPECT_EQ(o.port, 2050);
+  EXPECT_EQ(o.exportPath, "/a/b");
+  EXPECT_EQ(o.uid, 1000U);
+  EXPECT_EQ(o.gid, 100U);
+  EXPECT_EQ(o.gids, (std::vector<std::uint32_t>{4, 24}));
+  EXPECT_EQ(o.timeout.count(), 1500);
+  EXPECT_EQ(o.queueDepth, 64U);
+  EXPECT_EQ(o.maxIoSize, 65536U);
+  EXPECT_EQ(o.machineName, "node7");
+  EXPECT_EQ(o.bindAddress, "10.0.0.9");
+  EXPECT_EQ(o.readsPerCompound, 8U);
+  EXPECT_EQ(o.url(), "nfs://10.0.0.5:2050/a/b");
+
+  const ClientOptions r = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=per-io");
+  EXPECT_EQ(r.port, 20049) << "proto=rdma without a port uses 20049";
+  EXPECT_TRUE(r.perIoRegistration);
+}
+
+TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
+  EXPECT_NE(errorOf("nfs://srv/e?version=4.0").find("nfsrdma speaks NFSv4.1"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?proto=udp").find("proto=udp (expected tcp or rdma)"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?memreg=x").find("expected pooled or per-io"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?colour=red").find("unknown option 'colour'"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?uid").find("has no value"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=17").find("reads-per-compound"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=0").find("reads-per-compound"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?proto=rdma&reads-per-compound=2").find("needs proto=tcp"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?gids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17").find("16 groups"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?bind=").find("bind= needs a local address"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?qd=0").find("qd"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nfsrdma

@@ -70,13 +70,16 @@ int runAnchorCommand(int argc, char** argv) {
   double runtime = 5;
   std::string jsonPath;
   std::string only;
+  std::uint32_t readsPerCompound = 8;
   opts.add_options()("help,h", "show this help")(
       "url", po::value(&url),
       "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting a temp dir)")(
       "size-mib", po::value(&sizeMiB)->default_value(256), "test file size in MiB")(
       "runtime", po::value(&runtime)->default_value(5), "seconds per run")(
       "json", po::value(&jsonPath), "also write the results as JSON to this file")(
-      "only", po::value(&only), "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios");
+      "only", po::value(&only), "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
+      "reads-per-compound", po::value(&readsPerCompound)->default_value(readsPerCompound),
+      "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: no such row)");
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
@@ -133,18 +136,33 @@ int runAnchorCommand(int argc, char** argv) {
     struct Row {
       const ReadWorkload* w;
       ReadMeasurement ours;
+      ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
       ReadMeasurement anchor;
     };
+    const std::uint32_t vectorWidth = std::min<std::uint32_t>(
+        readsPerCompound, static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
+    const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
+    if (vectorWidth > 1) {
+      std::printf(" %s: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the server\n"
+                  " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",
+                  vectoredName.c_str(), vectorWidth, vectorWidth);
+    }
     std::vector<Row> rows;
-    std::printf(" %-18s %-8s %12s %10s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
+    std::printf(" %-18s %-11s %12s %10s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
     bool failed = false;
     for (const auto& w : workloads) {
-      Row r{&w, {}, {}};
+      Row r{&w, {}, {}, {}};
       if (only != "libnfs") r.ours = runNfsrdmaReads(*client, kFileName, w);
+      if (only != "libnfs" && vectorWidth > 1 && w.blockSize == 4096) {
+        ReadWorkload v = w;
+        v.readsPerCompound = vectorWidth;
+        r.vectored = runNfsrdmaReads(*client, kFileName, v);
+        r.vectored.client = vectoredName;
+      }
       if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w);
-      for (const ReadMeasurement* m : {&r.ours, &r.anchor}) {
+      for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor}) {
         if (m->client.empty()) continue;
-        std::printf(" %-18s %-8s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),
+        std::printf(" %-18s %-11s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),
                     m->mibPerSecond(), m->cpuMicrosPerOp(), m->error.empty() ? "" : "  ERROR");
         if (!m->error.empty()) {
           std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", w.name.c_str(), m->client.c_str(),
@@ -159,9 +177,12 @@ int runAnchorCommand(int argc, char** argv) {
     if (only.empty()) std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
     for (const auto& r : rows) {
       if (!only.empty()) break;  // one client ran: nothing to compare
-      std::printf(" %-18s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
-                  ratio(r.ours.iops(), r.anchor.iops()), ratio(r.ours.mibPerSecond(), r.anchor.mibPerSecond()),
-                  ratio(r.ours.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+      for (const ReadMeasurement* m : {&r.ours, &r.vectored}) {
+        if (m->client.empty()) continue;
+        std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
+                    m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
+                    ratio(m->mibPerSecond(), r.anchor.mibPerSecond()), ratio(m->cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+      }
     }
     if (!jsonPath.empty()) {
       std::ofstream js(jsonPath);
@@ -169,10 +190,11 @@ int runAnchorCommand(int argc, char** argv) {
          << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
       const char* sep = "";
       for (const auto& r : rows) {
-        for (const ReadMeasurement* m : {&r.ours, &r.anchor}) {
-          if (m->client.empty()) continue;  // not run (--only)
+        for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor}) {
+          if (m->client.empty()) continue;  // not run (--only, or no vectored row)
           js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
              << "\", \"block_bytes\": " << r.w->blockSize << ", \"iodepth\": " << r.w->queueDepth
+             << ", \"reads_per_compound\": " << (m == &r.vectored ? vectorWidth : 1U)
              << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes << ", \"seconds\": " << m->seconds
              << ", \"iops\": " << m->iops() << ", \"mib_per_s\": " << m->mibPerSecond()
              << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp() << ", \"error\": \"" << jsonEscape(m->error)

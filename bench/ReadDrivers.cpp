@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -113,11 +115,51 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
                         });
     }
   };
+  // Vectored: the queue is cut into groups of readsPerCompound slots; each
+  // group is one COMPOUND and resubmits itself when all its reads are back.
+  const std::uint32_t per =
+      pieces == 1 ? static_cast<std::uint32_t>(std::min<std::size_t>(
+                        {w.readsPerCompound, w.queueDepth, client.maxReadsPerCompound(w.blockSize)}))
+                  : 1;
+  const std::uint32_t groups = (w.queueDepth + per - 1) / per;
+  std::function<void(std::uint32_t)> submitGroup = [&](std::uint32_t g) {
+    const std::uint32_t first = g * per;
+    const std::uint32_t count = std::min(per, w.queueDepth - first);
+    std::array<Client::ReadVector, Client::kMaxReadsPerCompound> reads{};
+    slots[first].left.store(count);
+    slots[first].failed.store(false);
+    for (std::uint32_t k = 0; k < count; ++k) {
+      reads[k] = {std::span(buffers[first + k]), offsets.next(rng[first + k])};
+    }
+    client.preadvAsync(f, std::span(reads.data(), count), [&, g, first](std::size_t k, const IoResult& r) {
+      (void)k;
+      if (r.error) {
+        slots[first].failed.store(true);
+        std::lock_guard lock(s.mu);
+        if (s.error.empty()) s.error = r.error.message();
+      } else {
+        s.ops.fetch_add(1, std::memory_order_relaxed);
+        s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+      }
+      if (slots[first].left.fetch_sub(1) != 1) return;  // not the group's last read
+      if (!slots[first].failed.load() && Clock::now() < s.deadline) {
+        submitGroup(g);
+      } else {
+        std::lock_guard lock(s.mu);
+        if (--s.active == 0) s.cv.notify_all();
+      }
+    });
+  };
   const double cpu0 = cpuNow();
   const auto t0 = Clock::now();
   s.deadline = t0 + w.runtime;
-  s.active = w.queueDepth;
-  for (std::uint32_t i = 0; i < w.queueDepth; ++i) submit(i);
+  if (per > 1) {
+    s.active = groups;
+    for (std::uint32_t g = 0; g < groups; ++g) submitGroup(g);
+  } else {
+    s.active = w.queueDepth;
+    for (std::uint32_t i = 0; i < w.queueDepth; ++i) submit(i);
+  }
   {
     std::unique_lock lock(s.mu);
     s.cv.wait(lock, [&] { return s.active == 0; });

@@ -21,6 +21,9 @@ struct ReadWorkload {
   std::uint64_t fileSize = 0;
   std::chrono::milliseconds runtime{5000};
   std::uint64_t seed = 1;
+  // nfsrdma only: up to this many of the queue's reads share one COMPOUND
+  // (Client::preadvAsync); 1 = one READ per COMPOUND, like every other client.
+  std::uint32_t readsPerCompound = 1;
 };
 
 struct ReadMeasurement {

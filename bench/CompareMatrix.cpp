@@ -97,6 +97,10 @@ std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& target
   for (const auto& [a, b] : wanted) {
     if (has(a) && has(b)) out.push_back({a, b});
   }
+  // A vectored column (several READs per COMPOUND) against the anchor too.
+  for (const auto& t : targets) {
+    if (t.available && t.name.rfind("nfs-tcp-v", 0) == 0 && has("libnfs")) out.push_back({t.name, "libnfs"});
+  }
   return out;
 }
 

@@ -28,6 +28,8 @@ struct CompareTarget {
   bool overNetwork = true;  // false: the backing disk itself
   std::optional<double> linkBytesPerSecond;
   std::string linkSource;
+  std::string nfsProto;               // nfs engine: "tcp" or "rdma"
+  std::uint32_t readsPerCompound = 1;  // nfs engine: queued READs per COMPOUND
 };
 
 struct CompareCell {

@@ -49,7 +49,9 @@ bool TargetSpec::serverIsLocal() const {
 std::string TargetSpec::describe() const {
   if (engine == EngineKind::Path) return std::string("path ") + location + (direct ? " (O_DIRECT, io_uring)" : " (buffered, io_uring)");
   if (engine == EngineKind::Libnfs) return "libnfs NFSv4.0 " + nfs.url() + " (async API, one context per job)";
-  return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto + " (our client, one connection per job)";
+  return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto +
+         (nfs.readsPerCompound > 1 ? " reads-per-compound=" + std::to_string(nfs.readsPerCompound) : std::string()) +
+         " (our client, one connection per job)";
 }
 
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {

@@ -27,7 +27,10 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "drop-server-cache", po::bool_switch(&a.dropServerCache),
       "drop the server's page cache before each read phase (server on this host)")(
       "work-dir", po::value(&a.workDir)->default_value(a.workDir),
-      "parent of the embedded server's export directory (a disk, not tmpfs)");
+      "parent of the embedded server's export directory (a disk, not tmpfs)")(
+      "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
+      "embedded server, nfs engine over TCP: up to N queued READs of one file share a COMPOUND "
+      "(compare: an extra nfs-tcp-vN column); other targets take it as the URL key reads-per-compound=N");
 }
 
 FileOptions toFileOptions(const WorkloadArgs& a) {
@@ -49,6 +52,9 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   }
   o.verify = a.verify;
   o.dropServerCache = a.dropServerCache;
+  if (a.readsPerCompound == 0 || a.readsPerCompound > 16) {
+    throw std::invalid_argument("--reads-per-compound must be 1..16");
+  }
   return o;
 }
 

@@ -23,10 +23,12 @@ struct WorkloadArgs {
   bool verify = false;
   bool dropServerCache = false;
   std::string workDir = "/var/tmp";
+  std::uint32_t readsPerCompound = 1;  // embedded nfs-tcp: queued READs per COMPOUND
 };
 
 // Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
-// --nrfiles, --seed, --rwmixread, --verify, --drop-server-cache, --work-dir.
+// --nrfiles, --seed, --rwmixread, --verify, --drop-server-cache, --work-dir,
+// --reads-per-compound.
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
 FileOptions toFileOptions(const WorkloadArgs& a);

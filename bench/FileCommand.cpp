@@ -54,6 +54,7 @@ int runFileCommand(int argc, char** argv) {
       serverNote = embedded->description();
       if (engine == "nfs") {
         t = embedded->nfsTarget("tcp");
+        t.nfs.readsPerCompound = wa.readsPerCompound;
       } else if (engine == "libnfs") {
         t = embedded->libnfsTarget();
       } else if (engine == "path") {

@@ -93,6 +93,34 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// Vectored READs (reads-per-compound): every byte verified, reads and
+// writes of randrw mixed in the same groups, several files per job.
+TEST(FileBench, VectoredReadsVerifyWithZeroMismatches) {
+  NFSRDMA_NEED_GANESHA();
+  const TargetSpec t = TargetSpec::parse("nfs-tcp-v8", "nfs:" + url() + "?reads-per-compound=8");
+  ASSERT_EQ(t.nfs.readsPerCompound, 8U);
+  EXPECT_NE(t.describe().find("reads-per-compound=8"), std::string::npos) << t.describe();
+  for (const char* name : {"4k-randread", "randrw", "128k-read"}) {
+    SCOPED_TRACE(name);
+    FileOptions o = shortOptions();
+    o.nrfiles = 2;
+    const RunResult r = runFileBenchmark(t, profileByName(name), o);
+    EXPECT_EQ(r.errors, 0U) << r.firstError;
+    EXPECT_EQ(r.verify.mismatches, 0U);
+    EXPECT_GT(r.verify.unitsChecked, 0U);
+    EXPECT_GT(r.dir[0].ops, 0U);
+  }
+}
+
+TEST(FileBench, VectoredReadsOverRdmaAreRefusedClearly) {
+  try {
+    (void)TargetSpec::parse("x", "nfs:nfs://198.18.0.1/export?proto=rdma&reads-per-compound=4");
+    FAIL() << "reads-per-compound with proto=rdma was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("reads-per-compound=4 needs proto=tcp"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FileBench, NumjobsRunOneConnectionEach) {
   NFSRDMA_NEED_GANESHA();
   FileOptions o = shortOptions();

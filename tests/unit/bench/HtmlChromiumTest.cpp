@@ -46,7 +46,7 @@ TEST(HtmlReportChromium, RendersTheTableAndAScreenshot) {
   std::filesystem::create_directories(dir);
   CompareReport report = testing::fieldNotesReport();
   report.targets.push_back({"nfs-rdma2", "nfs", "", false, "no RDMA device — see nfsrdma-server doctor", true,
-                            std::nullopt, ""});
+                            std::nullopt, "", "rdma", 1});
   const auto html = dir / "report.html";
   std::ofstream(html) << renderHtmlReport(report);
   const std::string common = "timeout 120 " + chromium +

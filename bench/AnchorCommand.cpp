@@ -142,6 +142,11 @@ int runAnchorCommand(int argc, char** argv) {
     const std::uint32_t vectorWidth = std::min<std::uint32_t>(
         readsPerCompound, static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
     const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
+    if (readsPerCompound > 1 && vectorWidth <= 1) {
+      std::printf(" no vectored row: %s\n\n", options.proto == "rdma"
+                                                   ? "over RDMA each READ's data has its own Write chunk, one READ per COMPOUND"
+                                                   : "the session allows one READ per COMPOUND");
+    }
     if (vectorWidth > 1) {
       std::printf(" %s: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the server\n"
                   " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",

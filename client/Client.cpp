@@ -439,6 +439,7 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
 }
 
 std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
+  if (options_.proto == "rdma") return 1;  // one READ (one Write chunk) per COMPOUND there
   // Per READ in the reply: opcode, status, eof, length and up to 3 pad bytes.
   constexpr std::size_t kPerRead = 24;
   const auto& fore = session_->fore();

@@ -139,7 +139,7 @@ class Client {
   static constexpr std::size_t kMaxReadsPerCompound = 16;
   using VectorCallback = std::function<void(std::size_t index, const IoResult&)>;
   void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done);
-  // The most reads preadvAsync takes at once for this block size.
+  // The most reads preadvAsync takes at once for this block size (1 over RDMA).
   std::size_t maxReadsPerCompound(std::size_t blockSize) const;
 
   std::uint32_t maxInFlight() const { return session_->fore().maxRequests; }

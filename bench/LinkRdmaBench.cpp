@@ -207,6 +207,7 @@ struct EndpointShape {
   std::uint32_t slotBytes;  // receive slot size
   std::uint32_t slots;      // receive slots posted
   std::uint32_t sendDepth;  // send queue entries for data
+  std::uint32_t maxInline;  // QP's inline capacity: only the latency test sends inline
 };
 
 // Members in creation order, so destruction runs QP -> buffers -> CQs ->
@@ -278,7 +279,8 @@ class Endpoint {
     attr.cap.max_recv_wr = s.slots + 1;      // + drain marker
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
-    attr.cap.max_inline_data = kMaxInline;
+    // As perftest's bandwidth tests (inline 0): a soft-RoCE WQE grows with it.
+    attr.cap.max_inline_data = s.maxInline;
     return verbs::QueuePair::createOnCmId(id.get(), pd.get(), attr);
   }
 };
@@ -582,6 +584,7 @@ EndpointShape shapeFor(LinkTest test, std::uint64_t maxSize, std::uint32_t txDep
     s.slots = 8;
   }
   s.sendDepth = test == LinkTest::SendLatency ? 64 : txDepth;
+  s.maxInline = test == LinkTest::SendLatency ? kMaxInline : 0;
   return s;
 }
 
@@ -681,6 +684,7 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
                    {"Post list", lat ? "1" : std::to_string(o.postList)},
                    {"Mtu", mtu},
                    {"QP timeout", std::to_string(o.qpTimeout)},
+                   {"Max inline data", (lat ? std::to_string(kMaxInline) : std::string("0")) + "[B]"},
                    {"Bidirectional", o.bidirectional ? "ON" : "OFF"},
                    {"Server", o.host + ":" + std::to_string(o.port)},
                    {"Placement", placement},

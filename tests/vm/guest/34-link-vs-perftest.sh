@@ -57,7 +57,9 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin="taskset -c 1
 echo "clients pinned: ${pin:-no}"
 status=0
 rounds=${LINK_ROUNDS:-5}
-for spec in ${LINK_SIZES:-65536:2000 1048576:150}; do
+# Iterations: about 8-10 s per run at the emulated ~30 MiB/s, so that one
+# disturbed second weighs less in a run's average.
+for spec in ${LINK_SIZES:-65536:4000 1048576:250}; do
   size=${spec%:*}
   iters=${spec#*:}
   # Rounds of adjacent pairs in alternating order (P O, O P, P O, ...): each

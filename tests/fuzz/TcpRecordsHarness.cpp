@@ -1,0 +1,176 @@
+#include "tests/fuzz/TcpRecordsHarness.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/transport/TcpTransport.h"
+
+namespace nfsrdma::fuzz {
+namespace {
+
+constexpr std::size_t kMaxIncoming = 512 * 1024;
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
+  bool done() const { return pos_ >= in_.size(); }
+  std::uint8_t u8() { return pos_ < in_.size() ? in_[pos_++] : 0; }
+  std::uint16_t u16() { return static_cast<std::uint16_t>((u8() << 8) | u8()); }
+  std::uint32_t u32() { return (std::uint32_t{u16()} << 16) | u16(); }
+  void bytes(std::size_t n, std::vector<std::uint8_t>& out) {
+    for (std::size_t i = 0; i < n; ++i) out.push_back(u8());
+  }
+
+ private:
+  std::span<const std::uint8_t> in_;
+  std::size_t pos_ = 0;
+};
+
+void putBe32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
+}
+
+class CheckingSink final : public transport::TransportSink {
+ public:
+  explicit CheckingSink(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
+  void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
+  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
+    std::lock_guard lock(mu_);
+    if (message.size() > kMaxIncoming) ok_ = false;
+    if (!placed.empty()) {
+      ++placed_;
+      // Only a registered buffer's size can be placed, once per message, and
+      // the message (up to the data's length word) must hold an XID.
+      if (placed.size() != 1 || message.size() < 8) ok_ = false;
+      if (std::find(sizes_.begin(), sizes_.end(), placed[0]) == sizes_.end()) ok_ = false;
+    }
+    if (errors_ > 0) ok_ = false;  // nothing after the connection failed
+  }
+  void onTransportError(const Error&) override {
+    std::lock_guard lock(mu_);
+    ++errors_;
+    cv_.notify_all();
+  }
+  void onTick() override {}
+  std::size_t callsInFlight() const override { return 0; }
+
+  bool waitError() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(5), [&] { return errors_ > 0; });
+  }
+  bool ok() {
+    std::lock_guard lock(mu_);
+    return ok_ && errors_ == 1;
+  }
+  std::size_t placed() {
+    std::lock_guard lock(mu_);
+    return placed_;
+  }
+
+ private:
+  std::vector<std::size_t> sizes_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t errors_ = 0;
+  std::size_t placed_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+bool runTcpRecords(std::span<const std::uint8_t> input) {
+  Reader r(input);
+  struct Registration {
+    std::uint32_t xid;
+    std::vector<std::uint8_t> buf;
+  };
+  std::vector<Registration> regs(r.u8() % 4);
+  std::vector<std::size_t> sizes;
+  for (auto& reg : regs) {
+    reg.xid = r.u32();
+    reg.buf.resize(16 * 1024 + std::size_t{r.u16()} * 8);
+    sizes.push_back(reg.buf.size());
+  }
+  std::vector<std::uint8_t> stream;
+  while (!r.done() && stream.size() < 4 * kMaxIncoming) {
+    switch (r.u8() % 4) {
+      case 0:
+        r.bytes(r.u8(), stream);
+        break;
+      case 1: {
+        if (regs.empty()) break;
+        const Registration& reg = regs[r.u8() % regs.size()];
+        std::vector<std::uint8_t> body;
+        putBe32(body, reg.xid);
+        r.bytes(r.u8(), body);
+        const std::size_t len = (r.u8() & 1) != 0 ? reg.buf.size() : r.u16();
+        putBe32(body, static_cast<std::uint32_t>(len));
+        for (std::size_t i = 0; i < len; ++i) body.push_back(static_cast<std::uint8_t>(i * 7));
+        body.resize(body.size() + (4 - len % 4) % 4, 0);
+        putBe32(stream, 0x80000000U | static_cast<std::uint32_t>(body.size()));
+        stream.insert(stream.end(), body.begin(), body.end());
+        break;
+      }
+      case 2: {
+        const std::uint32_t marker = r.u32();
+        putBe32(stream, marker);
+        stream.resize(stream.size() + std::min<std::size_t>(marker & 0x7fffffffU, 256 * 1024), 0x5a);
+        break;
+      }
+      default:
+        stream.resize(stream.size() + std::size_t{r.u16()} * 16, 0);
+        break;
+    }
+  }
+
+  std::array<int, 2> fds{};
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds.data()) != 0) return true;  // no resources: not a finding
+  CheckingSink sink(sizes);
+  auto t = transport::TcpTransport::adopt(fds[0], "fuzz peer");
+  t->setMaxIncomingMessage(kMaxIncoming);
+  t->start(sink);
+  static const std::vector<std::uint8_t> call(40, 1);
+  for (auto& reg : regs) {
+    const xdr::ConstBuffer seg{call.data(), call.size()};
+    const std::span<std::uint8_t> dst(reg.buf);
+    transport::OutgoingMessage m;
+    m.segments = {&seg, 1};
+    m.size = call.size();
+    m.xid = reg.xid;
+    m.directReplies = {&dst, 1};
+    (void)t->send(m);
+  }
+  // The peer writes everything, then hangs up; it also drains what the client sends.
+  std::thread writer([&] {
+    // In pieces, so records also arrive split (as over TCP), not only whole.
+    std::size_t off = 0;
+    while (off < stream.size()) {
+      const std::size_t piece = std::min<std::size_t>(stream.size() - off, 48 * 1024 + 7);
+      const ssize_t n = ::send(fds[1], stream.data() + off, piece, MSG_NOSIGNAL);
+      if (n <= 0) break;  // the transport gave up (a bad record) and stopped reading
+      off += static_cast<std::size_t>(n);
+    }
+    ::shutdown(fds[1], SHUT_WR);
+  });
+  const bool ended = sink.waitError();
+  ::shutdown(fds[1], SHUT_RDWR);  // unblocks the writer if the transport stopped reading
+  writer.join();
+  t->close();
+  ::close(fds[1]);
+  // The transport's own count of placed replies must match what was delivered.
+  const std::string stats = t->statsLine();
+  const auto at = stats.find("direct_replies=");
+  const bool counted = at != std::string::npos && std::stoul(stats.substr(at + 15)) == sink.placed();
+  return ended && sink.ok() && counted;
+}
+
+}  // namespace nfsrdma::fuzz

@@ -1,0 +1,31 @@
+// The TCP record-marking fuzz harness (fuzz_tcp_records), shared with the
+// unit test that replays its corpus: what a server sends is written into a
+// socketpair (in 48 KiB pieces) whose other end a TcpTransport reads, with some READ calls'
+// buffers registered for direct placement first. Whatever arrives, the
+// transport must deliver whole records (or placed ones whose length is a
+// registered buffer's), end with exactly one transport error when the peer
+// hangs up, and never touch memory it does not own (ASan).
+//
+// Input layout (bytes are consumed in order; missing bytes read as 0):
+//   byte              k = byte % 4 READ calls registered for placement
+//   k x 6 bytes       their XID (4, big-endian) and buffer size 16 KiB + 8 x (2)
+//   then commands until the input ends, each one byte op % 4 and its operands:
+//     0  raw:         n (1 byte), then n bytes appended as they are
+//     1  READ reply:  registration j (1 byte), header length h (1 byte), h
+//                     header bytes, a flag byte (bit 0: the data length is the
+//                     registered size, else 2 more bytes give it), then a
+//                     record marked last holding XID, header, length, data, pad
+//     2  big marker:  4 bytes of record marker, then min(marker length,
+//                     256 KiB) filler bytes
+//     3  filler:      2 bytes count, count x 16 zero bytes
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace nfsrdma::fuzz {
+
+// Returns false if the transport broke an invariant (the fuzz target aborts then).
+bool runTcpRecords(std::span<const std::uint8_t> input);
+
+}  // namespace nfsrdma::fuzz

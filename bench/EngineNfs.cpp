@@ -5,10 +5,9 @@
 // as an application's write()+fsync() over a kernel mount would be.
 //
 // With reads-per-compound=N (URL key) the slots form groups of up to N (and
-// at most a quarter of the queue): a group's
-// READs of one file go out as one COMPOUND (Client::preadvAsync) and the
-// group refills when all of its requests are back. Each request still
-// completes, and is timed, on its own.
+// at most a quarter of the queue): a group's READs of one file go out as one
+// COMPOUND (Client::preadvAsync) and the group refills when all of its
+// requests are back. Each request still completes, and is timed, on its own.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>

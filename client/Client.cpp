@@ -499,14 +499,13 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
           return;
         }
         std::size_t i = 0;
-        for (; i < vec->size() && status == nfs4::kNfs4Ok && d->ok(); ++i) {
+        for (; i < vec->size(); ++i) {
           status = d->next(Op::kRead);
           if (!d->ok() || status != nfs4::kNfs4Ok) break;
           const nfs4::ReadResult rr = d->read();
+          if (!d->ok()) break;
           IoResult r;
-          if (!d->ok()) {
-            r.error = malformedReply(*d, what);
-          } else if (rr.data.size() > (*vec)[i].buf.size()) {
+          if (rr.data.size() > (*vec)[i].buf.size()) {
             r.error = makeError(ClientErrc::kMalformedReply,
                                 what + ": server returned " + std::to_string(rr.data.size()) + " bytes for a " +
                                     std::to_string((*vec)[i].buf.size()) + "-byte READ");
@@ -516,10 +515,6 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
             r.eof = rr.eof;
           }
           done(i, r);
-          if (r.error) {
-            ++i;
-            break;
-          }
         }
         if (i >= vec->size()) return;
         if (!d->ok()) {

@@ -67,6 +67,18 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
   return {};
 }
 
+bool RpcClient::takePendingLocked(std::uint32_t xid, Pending& call) {
+  auto it = pending_.find(xid);
+  if (it == pending_.end()) {
+    ++stats_.unknownXids;
+    return false;
+  }
+  call = std::move(it->second);
+  pending_.erase(it);
+  inFlight_.store(pending_.size(), std::memory_order_relaxed);
+  return true;
+}
+
 void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) {
   std::uint32_t xid = 0;
   Pending call;
@@ -77,14 +89,7 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const
       ++stats_.malformedReplies;
       return;
     }
-    auto it = pending_.find(xid);
-    if (it == pending_.end()) {
-      ++stats_.unknownXids;
-      return;
-    }
-    call = std::move(it->second);
-    pending_.erase(it);
-    inFlight_.store(pending_.size(), std::memory_order_relaxed);
+    if (!takePendingLocked(xid, call)) return;
     ++stats_.replies;
   }
   xdr::XdrDecoder dec(message);
@@ -110,14 +115,7 @@ void RpcClient::onCallError(std::uint32_t xid, const Error& error) {
   Pending call;
   {
     std::lock_guard lock(mu_);
-    auto it = pending_.find(xid);
-    if (it == pending_.end()) {
-      ++stats_.unknownXids;
-      return;
-    }
-    call = std::move(it->second);
-    pending_.erase(it);
-    inFlight_.store(pending_.size(), std::memory_order_relaxed);
+    if (!takePendingLocked(xid, call)) return;
   }
   xdr::XdrDecoder empty({});
   call.callback(error, empty);

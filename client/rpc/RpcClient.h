@@ -92,6 +92,8 @@ class RpcClient final : public transport::TransportSink {
   void onTick() override;
   std::size_t callsInFlight() const override { return inFlight_.load(std::memory_order_relaxed); }
   void failAll(const Error& error);
+  // Moves the call for xid out of pending_ (mu_ held); false, counted as an unknown XID, if none.
+  bool takePendingLocked(std::uint32_t xid, Pending& call);
 
   std::unique_ptr<transport::Transport> transport_;
   const std::uint32_t program_;

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "server/GaneshaServer.h"
+#include "tests/integration/server/ServerTestSupport.h"
 
 namespace fs = std::filesystem;
 using nfsrdma::server::GaneshaExportSpec;
@@ -27,10 +28,9 @@ using nfsrdma::server::GaneshaServer;
 
 namespace {
 
-bool requireReal() {
-  const char* v = std::getenv("NFSRDMA_REQUIRE_REAL");
-  return v != nullptr && std::string(v) == "1";
-}
+using nfsrdma::testing::requireReal;
+using nfsrdma::testing::run;
+using nfsrdma::testing::TempDir;
 
 #define NFSRDMA_REQUIRE_GANESHA()                                                  \
   do {                                                                             \
@@ -43,34 +43,6 @@ bool requireReal() {
       GTEST_SKIP() << "nfs-ls not installed (apt-get install libnfs-utils)";       \
     }                                                                              \
   } while (false)
-
-// A fresh directory removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-gtest-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// Runs a shell command (bounded by coreutils' timeout), returns stdout.
-std::string run(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* p = ::popen(("timeout 30 " + cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return out;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
-    out.append(buf.data(), n);
-  *status = ::pclose(p);
-  return out;
-}
 
 std::string nfsLs(const GaneshaServer& s, const std::string& pseudo) {
   int status = -1;

@@ -20,41 +20,15 @@
 #include <string>
 
 #include "server/GaneshaServer.h"
+#include "tests/integration/server/ServerTestSupport.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-bool requireReal() {
-  const char* v = std::getenv("NFSRDMA_REQUIRE_REAL");
-  return v != nullptr && std::string(v) == "1";
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-serve-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string run(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* p = ::popen(("timeout 30 " + cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return out;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
-    out.append(buf.data(), n);
-  *status = ::pclose(p);
-  return out;
-}
+using nfsrdma::testing::requireReal;
+using nfsrdma::testing::run;
+using nfsrdma::testing::TempDir;
 
 // The tool as a child with its stdout on a pipe.
 struct Child {
@@ -133,7 +107,7 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
       FAIL() << "NFSRDMA_REQUIRE_REAL=1 but libnfs-utils (nfs-ls, nfs-cat) is missing";
     GTEST_SKIP() << "libnfs-utils not installed";
   }
-  TempDir dir;
+  TempDir dir{"nfsrdma-serve"};
   fs::create_directories(dir.path / "data/sub");
   std::ofstream(dir.path / "data/readme.txt") << "served by nfsrdma-server\n";
   std::ofstream(dir.path / "cfg.yaml") << "exports:\n"

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <optional>
 #include <random>
 
 #include "bench/BenchCommands.h"
+#include "bench/FileCli.h"
 #include "bench/ReadDrivers.h"
 #include "client/Client.h"
 #include "server/GaneshaServer.h"
@@ -81,13 +81,7 @@ int runAnchorCommand(int argc, char** argv) {
       "reads-per-compound", po::value(&readsPerCompound)->default_value(readsPerCompound),
       "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: no such row)");
   try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << "usage: nfsrdma-bench anchor [options]\n" << opts;
-      return 0;
-    }
+    if (parseOptionsOrHelp(argc, argv, opts, "anchor")) return 0;
     if (!only.empty() && only != "nfsrdma" && only != "libnfs") {
       throw std::invalid_argument("--only " + only + ": expected nfsrdma or libnfs");
     }

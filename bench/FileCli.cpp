@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <iostream>
 #include <stdexcept>
 
 namespace po = boost::program_options;
@@ -56,6 +57,15 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
     throw std::invalid_argument("--reads-per-compound must be 1..16");
   }
   return o;
+}
+
+bool parseOptionsOrHelp(int argc, char** argv, const po::options_description& opts, const char* command) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") == 0) return false;
+  std::cout << "usage: nfsrdma-bench " << command << " [options]\n" << opts;
+  return true;
 }
 
 bool progressWanted() { return ::isatty(STDERR_FILENO) == 1; }

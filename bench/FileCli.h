@@ -32,6 +32,11 @@ struct WorkloadArgs {
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
 FileOptions toFileOptions(const WorkloadArgs& a);
+// Parses argv (after the subcommand word) into opts; when --help was given,
+// prints "usage: nfsrdma-bench COMMAND [options]" and the options and
+// returns true. Throws boost's errors for bad options.
+bool parseOptionsOrHelp(int argc, char** argv, const boost::program_options::options_description& opts,
+                        const char* command);
 // True when stderr is a terminal: the live progress line is shown then only.
 bool progressWanted();
 

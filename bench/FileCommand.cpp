@@ -4,7 +4,6 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <memory>
 
 #include "bench/BenchCommands.h"
@@ -35,13 +34,7 @@ int runFileCommand(int argc, char** argv) {
       "json", po::value(&jsonPath), "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, wa);
   try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << "usage: nfsrdma-bench file [options]\n" << opts;
-      return 0;
-    }
+    if (parseOptionsOrHelp(argc, argv, opts, "file")) return 0;
     const FileProfile profile = profileByName(profileName);
     const FileOptions options = toFileOptions(wa);
     validateOptions(options, profile);

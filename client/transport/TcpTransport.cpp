@@ -23,6 +23,11 @@ constexpr std::size_t kInitialInBuffer = 256 * 1024;
 // leave together; larger ones (WRITE payloads) go straight to the socket.
 constexpr std::size_t kCorkLimit = 16 * 1024;
 constexpr int kMaxReadsPerWakeup = 16;
+// With a READ's buffer waiting, a receive at a record boundary takes no more
+// than a reply header's worth: the rest of a READ reply then goes straight
+// to the caller's buffer instead of through in_ (a READ reply's header is
+// about 110 bytes; a larger reply just takes one more receive).
+constexpr std::size_t kHeaderReceive = 512;
 // Coalescing: only with this many calls in flight, aiming to collect a
 // quarter of them per wakeup, never waiting longer than the maximum.
 constexpr std::size_t kCoalesceMinInFlight = 16;
@@ -412,12 +417,21 @@ Error TcpTransport::readLargeRecord(bool& drained) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         drained = true;
+        const std::size_t owed = total - largeHave_;
+        // The last kLowWaterSlack bytes of a record are waited for one
+        // segment at a time: the sender may hold its last short segment
+        // (Nagle) until this side acknowledges, and this side acknowledges
+        // promptly only when it reads.
+        std::size_t want = owed > kLowWaterSlack ? std::min(owed - kLowWaterSlack, kMaxReceiveLowWater) : 1;
+        if (want < kMinReceiveLowWater) want = 1;
+        setReceiveLowWater(want);
         return {};
       }
       return errnoError(errno, "recv on " + description_);
     }
     largeHave_ += static_cast<std::size_t>(n);
   }
+  setReceiveLowWater(1);
   largeActive_ = false;
   dispatching_ = true;
   if (placeActive_) {
@@ -450,6 +464,18 @@ Error TcpTransport::readLargeRecord(bool& drained) {
   }
   dispatching_ = false;
   return flushCork();
+}
+
+void TcpTransport::setReceiveLowWater(std::size_t bytes) {
+  if (bytes == receiveLowWater_ || lowWaterUnsupported_) return;
+  const int value = static_cast<int>(bytes);
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &value, sizeof value) != 0) {
+    // Only the number of wakeups depends on it: every receive is
+    // non-blocking and takes what is there, so go on without it.
+    lowWaterUnsupported_ = true;
+    return;
+  }
+  receiveLowWater_ = bytes;
 }
 
 void TcpTransport::beginLargeRecord(std::size_t len, bool last, std::size_t have) {
@@ -505,7 +531,10 @@ Error TcpTransport::readAndDispatch() {
       }
       if (inEnd_ == in_.size()) in_.resize(in_.size() * 2);
     }
-    const std::size_t room = in_.size() - inEnd_;
+    std::size_t room = in_.size() - inEnd_;
+    if (inStart_ == inEnd_ && !assembling_ && placementCount_.load(std::memory_order_relaxed) > 0) {
+      room = std::min(room, kHeaderReceive);
+    }
     const ssize_t n = ::recv(fd_, in_.data() + inEnd_, room, MSG_DONTWAIT);
     if (n == 0) {
       if (inEnd_ > inStart_ || assembling_) {

@@ -69,6 +69,7 @@ class TcpTransport final : public Transport {
   void beginLargeRecord(std::size_t len, bool last, std::size_t have);
   std::span<std::uint8_t> takePlacement(std::uint32_t xid);
   void deliver(std::span<const std::uint8_t> fragment, bool last);
+  void setReceiveLowWater(std::size_t bytes);
   std::chrono::microseconds coalesceDelay();
   Error parseRecords();
   Error flushPendingLocked();
@@ -119,6 +120,18 @@ class TcpTransport final : public Transport {
   std::array<std::uint8_t, 4> padScratch_{};
   std::vector<std::uint8_t> discard_;  // receives the data of an abandoned call
   bool placeActive_ = false;
+  // While a large record arrives, the socket's SO_RCVLOWAT asks the kernel
+  // to wake this thread only once a good part of the rest is queued (at
+  // most kMaxReceiveLowWater, and never for its last kLowWaterSlack bytes),
+  // not at every segment: a 1 MiB reply then costs a few wakeups, not
+  // dozens. Back to 1 between records. I/O thread only. (Waiting for a
+  // record's whole remainder stalled 128 KiB replies ~20 ms each: see
+  // readLargeRecord.)
+  static constexpr std::size_t kMaxReceiveLowWater = 256 * 1024;
+  static constexpr std::size_t kMinReceiveLowWater = 32 * 1024;
+  static constexpr std::size_t kLowWaterSlack = 128 * 1024;
+  std::size_t receiveLowWater_ = 1;
+  bool lowWaterUnsupported_ = false;
   std::atomic<std::uint64_t> placedReplies_{0};
   std::atomic<std::uint64_t> placementFallbacks_{0};
   // Reply pacing (I/O thread only).

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/transport/TcpTransport.h"
@@ -553,6 +554,48 @@ TEST_F(TcpTransportLoopbackTest, PeerClosingInTheMiddleOfALargeRecordOverTcp) {
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed));
   EXPECT_EQ(e.context,
             transport().describe() + " closed in the middle of a reply (300000 of 1048583 bytes received)");
+}
+
+// Placement over real TCP, where the transport raises SO_RCVLOWAT while a
+// large reply arrives: however the bytes trickle in, it must wake for the
+// record's last bytes and for the next record (a low-water mark above what
+// the record still owes would hang here until the wait bound).
+class TcpPlacementLoopbackTest : public TcpPlacementTest {
+ protected:
+  void SetUp() override { start(connectTcpLoopback()); }
+};
+
+TEST_F(TcpPlacementLoopbackTest, ReplyTricklingInIsPlacedAndTheNextRecordStillWakes) {
+  transport().setMaxIncomingMessage(2U << 20);
+  for (const std::size_t size : {std::size_t{1U << 20}, std::size_t{200003}}) {
+    SCOPED_TRACE(size);
+    const auto xid = static_cast<std::uint32_t>(500 + size);
+    Bytes dst(size, 0);
+    callWithDestination(xid, dst);
+    const Bytes data = pattern(size, 31);
+    Bytes head;
+    const Bytes reply = frame(readShapedReply(xid, data, head));
+    const Bytes small = pattern(24, 32);
+    const std::size_t before = sink_.messages().size();
+    // Pauses let the transport drain the socket and wait again between pieces.
+    const std::size_t cuts[] = {3, 600, 70000, reply.size() / 2, reply.size() - 1000, reply.size() - 1,
+                                reply.size()};
+    std::size_t at = 0;
+    for (const std::size_t cut : cuts) {
+      ASSERT_TRUE(peer().send(std::span<const std::uint8_t>(reply.data() + at, cut - at)));
+      at = cut;
+      std::this_thread::sleep_for(20ms);
+    }
+    ASSERT_TRUE(sink_.waitMessages(before + 1)) << "the reply's last bytes did not wake the transport";
+    ASSERT_TRUE(peer().send(frame(small)));
+    ASSERT_TRUE(sink_.waitMessages(before + 2)) << "a small record after the reply did not wake the transport";
+    const auto got = sink_.messages();
+    EXPECT_TRUE(sameBytes(got[before], head));
+    EXPECT_EQ(sink_.placed()[before], std::vector<std::uint32_t>{static_cast<std::uint32_t>(size)});
+    EXPECT_TRUE(sameBytes(dst, data));
+    EXPECT_TRUE(sameBytes(got[before + 1], small));
+  }
+  EXPECT_TRUE(sink_.errors().empty());
 }
 
 }  // namespace

@@ -418,12 +418,20 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   const bool timed = p.duration.count() > 0;
   std::uint64_t target = timed ? UINT64_MAX : p.iterations;
   const std::uint64_t mod = p.cqModeration;
-  std::vector<ProgressSample> samples;
-  constexpr std::size_t kMaxSamples = 1u << 20;
-  samples.reserve(timed ? 4096 : std::min<std::size_t>(kMaxSamples, p.iterations / mod * eps.size() + 4));
   std::array<ibv_wc, 16> wcs{};
   std::uint64_t totalCompleted = 0;
   const std::uint64_t totalTarget = timed ? 0 : p.iterations * eps.size();
+  // The clock is read sparsely: perftest stamps with the TSC, but a clock
+  // read here may be a system call (and under emulation a trapped timer
+  // read), which the spinning loop would pay at every completion. About 256
+  // samples per -n run (every completion batch only for short runs), one per
+  // 10 ms in a -D run, and one at the end: enough for the peak, whose window
+  // is a tenth of the run.
+  constexpr std::uint64_t kSamplesPerRun = 256;
+  const std::uint64_t sampleStep = timed ? 0 : std::max<std::uint64_t>(mod, totalTarget / kSamplesPerRun);
+  std::uint64_t nextSampleAt = sampleStep;
+  std::vector<ProgressSample> samples;
+  samples.reserve(timed ? 4096 : kSamplesPerRun * 2 + mod + 4);
   // A hard stop so a stuck device cannot hang the tool: generous, scaled by work.
   const auto start = Clock::now();
   const auto stopAt = start + p.duration;
@@ -466,21 +474,23 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
         owner->completed = std::min(owner->completed + mod, owner->posted);
         totalCompleted += owner->completed - before;
       }
-      if (r.count > 0) {
+      if (!timed && r.count > 0 && totalCompleted >= nextSampleAt) {
         last = Clock::now();
-        if (samples.size() < samples.capacity()) {
-          samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
-        }
+        samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
+        nextSampleAt = totalCompleted + sampleStep;
       }
       if (s.completed < target || s.posted < target) done = false;
       if (timed && stopping && s.completed < s.posted) done = false;
     }
     if (!timed && totalCompleted >= totalTarget) break;
     if (timed && stopping && done) break;
-    // The clock is read rarely: under emulation a clock read can cost more
-    // than a CQ poll (perftest's loop reads the TSC only at posts and completions).
-    if ((++spins & 4095u) == 0) {
+    // A -n run looks at the clock here only for its hard stop.
+    if ((++spins & (timed ? 4095u : 65535u)) == 0) {
       const auto now = Clock::now();
+      if (timed && now - last >= 10ms && samples.size() < samples.capacity()) {
+        last = now;
+        samples.push_back({std::chrono::duration<double>(now - start).count(), totalCompleted});
+      }
       if (timed && !stopping && now >= stopAt) {
         // Stop at the next signal boundary so every posted WR is covered by
         // a signaled completion.
@@ -492,6 +502,11 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
       }
       if (now > hardStop) throw std::runtime_error("bandwidth loop exceeded its time bound (device stalled?)");
     }
+  }
+  // The loop leaves right after polling its last completion.
+  last = Clock::now();
+  if (samples.empty() || samples.back().messages != totalCompleted) {
+    samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
   }
   LoopResult out;
   out.messages = totalCompleted;

@@ -44,6 +44,24 @@ ours_run() {  # SIZE ITERS OUT
   wait "$_srv" || true
 }
 
+# Soft-RoCE's own counters around each run: a retransmission stalls the QP
+# for the ACK timeout (67 ms at timeout 14, both tools), so a run that had
+# more of them says why it was slower.
+rxe_counter() {  # DEV NAME
+  cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
+}
+counters() {
+  echo "$(rxe_counter "$CLIENT_DEV" sent_pkts) $(rxe_counter "$CLIENT_DEV" completer_retry_err) $(rxe_counter "$SERVER_DEV" out_of_seq_request)"
+}
+run_counted() {  # TOOL SIZE ITERS OUT
+  _before=$(counters)
+  "$1" "$2" "$3" "$4"
+  _after=$(counters)
+  # shellcheck disable=SC2086 # word splitting of the counter lists is intended
+  set -- "$1" "$2" "$4" $_before $_after
+  echo "run $3: $(avg_of "$2" "$3") MiB/s, packets sent $(($7 - $4)), retransmissions $(($8 - $5)), out-of-sequence at the server $(($9 - $6))"
+}
+
 # median of the arguments (one disturbed run cannot decide).
 median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
@@ -56,10 +74,12 @@ pin=""
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin="taskset -c 1"; fi
 echo "clients pinned: ${pin:-no}"
 status=0
-rounds=${LINK_ROUNDS:-5}
-# Iterations: about 8-10 s per run at the emulated ~30 MiB/s, so that one
-# disturbed second weighs less in a run's average.
-for spec in ${LINK_SIZES:-65536:4000 1048576:250}; do
+rounds=${LINK_ROUNDS:-9}
+# Iterations: about 4 s per run at the emulated ~30 MiB/s. The host's
+# disturbances come in phases of tens of seconds that slow the emulation by
+# up to half; short adjacent runs share a phase more often, and nine pairs
+# let the median ignore the few that straddle a change.
+for spec in ${LINK_SIZES:-65536:2000 1048576:125}; do
   size=${spec%:*}
   iters=${spec#*:}
   # Rounds of adjacent pairs in alternating order (P O, O P, P O, ...): each
@@ -69,13 +89,13 @@ for spec in ${LINK_SIZES:-65536:4000 1048576:250}; do
   i=1
   while [ "$i" -le "$rounds" ]; do
     if [ $((i % 2)) -eq 1 ]; then
-      perftest_run "$size" "$iters" "p$i.log"
+      run_counted perftest_run "$size" "$iters" "p$i.log"
       # Same settings: perftest picks its CQ moderation itself (its banner
       # says which), and ours follows it.
       cq_mod=$(awk -F: '/CQ Moderation/ { gsub(/[^0-9]/, "", $2); print $2; exit }' "p$i.log")
-      ours_run "$size" "$iters" "o$i.log"
+      run_counted ours_run "$size" "$iters" "o$i.log"
     else
-      ours_run "$size" "$iters" "o$i.log"; perftest_run "$size" "$iters" "p$i.log"
+      run_counted ours_run "$size" "$iters" "o$i.log"; run_counted perftest_run "$size" "$iters" "p$i.log"
     fi
     [ "$i" -eq 1 ] && cat p1.log o1.log
     p=$(avg_of "$size" "p$i.log"); o=$(avg_of "$size" "o$i.log")

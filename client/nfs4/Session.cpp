@@ -242,8 +242,9 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
   std::unique_lock lock(mu_);
   slots_.release(slot, outcome);
   stats_.retiredSlots = slots_.retired();
-  // Hand freed slots to waiting requests; each issue() runs unlocked.
-  while (!waiting_.empty()) {
+  // Hand freed slots to waiting requests; each issue() runs unlocked. After
+  // close() nothing waits (it failed the queue), so nothing is sent.
+  while (!waiting_.empty() && !closed_) {
     if (slots_.retired() == slots_.size()) {
       std::deque<Waiting> failed;
       failed.swap(waiting_);
@@ -289,12 +290,19 @@ Error Session::close() {
     renewWake_.notify_all();
   }
   if (renewThread_.joinable()) renewThread_.join();
+  std::deque<Waiting> neverSent;
   {
     std::unique_lock lock(mu_);
     // Let calls in flight finish; each ends by reply or RPC timeout.
     idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
                    [this] { return slots_.inUse() == 0 && waiting_.empty(); });
     closed_ = true;
+    // A slow server can leave requests still queued for a slot: they end
+    // here, not on a destroyed session (or never).
+    neverSent.swap(waiting_);
+  }
+  for (auto& w : neverSent) {
+    w.decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"), nullptr);
   }
   Error first = sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroySession(sessionId_); },
                                      [](CompoundDecoder& d) -> Error {

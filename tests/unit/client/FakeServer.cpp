@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "client/nfs4/Nfs4Constants.h"
 #include "client/xdr/XdrDecoder.h"
@@ -147,6 +148,7 @@ bool FakeNfs41Server::waitSequenced(std::size_t n, std::chrono::milliseconds tim
 void FakeNfs41Server::checkSequenceLocked(const SequenceArgs& a) {
   auto violation = [this](std::string what) { stats_.violations.push_back(std::move(what)); };
   if (a.session != sessionId_) violation("SEQUENCE for another session");
+  if (stats_.destroySession > 0) violation("SEQUENCE after DESTROY_SESSION");
   if (a.slot >= config_.grantedSlots) {
     violation("slot " + std::to_string(a.slot) + " beyond the " + std::to_string(config_.grantedSlots) +
               " granted");
@@ -212,6 +214,7 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
     peer.hangUp();
     return;
   }
+  if (script.delay.count() > 0) std::this_thread::sleep_for(script.delay);
   answer(peer, *c, script);
 }
 

@@ -63,6 +63,7 @@ struct SequenceScript {
   std::function<void(SequenceReply&)> edit;  // change the SEQUENCE result
   bool drop = false;                         // never answer
   bool hangUp = false;                       // close the connection instead of answering
+  std::chrono::milliseconds delay{0};        // answer this late (the server does nothing meanwhile)
   // COMPOUND4res bytes to send instead of the real results (damaged replies).
   std::function<Bytes(const CompoundCall&)> rawResults;
 };
@@ -75,6 +76,11 @@ inline SequenceScript editSequence(std::function<void(SequenceReply&)> edit) {
 inline SequenceScript dropSequence() {
   SequenceScript s;
   s.drop = true;
+  return s;
+}
+inline SequenceScript delaySequence(std::chrono::milliseconds delay) {
+  SequenceScript s;
+  s.delay = delay;
   return s;
 }
 inline SequenceScript hangUpOnSequence() {

@@ -469,6 +469,40 @@ TEST_F(SessionTest, DestroyedWithRequestsInFlightAndWaitingEndsEachOnce) {
   }
 }
 
+TEST_F(SessionTest, CloseWithRequestsStillQueuedForASlotFailsThemAndSendsNothingAfterward) {
+  FakeServerConfig config;
+  config.grantedSlots = 1;
+  constexpr std::chrono::milliseconds kSlowTimeout{1000};
+  startSession(config, kSlowTimeout);
+  // Every answer comes late but well within the timeout: the queue drains
+  // slower than close() waits for it.
+  server_->scriptEverySequence(delaySequence(kSlowTimeout * 3 / 10));
+  constexpr std::size_t kRequests = 12;
+  for (std::size_t i = 0; i < kRequests; ++i) submitBare(i);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Error e = session_->close();
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, kSlowTimeout + kTimeoutSlack + 1s);
+  EXPECT_FALSE(e) << e.message();
+  ASSERT_TRUE(completions_.waitAll(kRequests, 100ms)) << "a queued request was never ended";
+  std::size_t answered = 0;
+  std::size_t refused = 0;
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1) << "request " << i;
+    if (!o.error) {
+      ++answered;
+    } else {
+      ++refused;
+      EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kShutdown)) << o.error.message();
+      EXPECT_EQ(o.error.context, "session closed before the request got a slot");
+    }
+  }
+  EXPECT_GT(answered, 0U);
+  EXPECT_GT(refused, 0U) << "the server was fast enough to drain the queue: the test proves nothing";
+  EXPECT_EQ(server_->stats().destroySession, 1U);
+  expectNoViolations();  // among them: no SEQUENCE after DESTROY_SESSION
+}
+
 TEST_F(SessionTest, SubmitAfterCloseFailsAtOnce) {
   startSession();
   EXPECT_FALSE(session_->close());

@@ -50,18 +50,28 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc)
   back.maxOperations = 2;
   back.maxRequests = 1;
   CreateSessionResult created;
+  bool refused = false;  // the server answered CREATE_SESSION with an error status
   if (Error e = sessionlessRoundTrip(
           [&](CompoundEncoder& c) { c.createSession(clientId_, exchange.sequenceId, fore, back); },
           [&](CompoundDecoder& d) -> Error {
             const std::uint32_t st = d.next(Op::kCreateSession);
             if (!d.ok()) return malformedError(d);
-            if (st != kNfs4Ok) return statusErrorFor(Op::kCreateSession, st);
+            if (st != kNfs4Ok) {
+              refused = true;
+              return statusErrorFor(Op::kCreateSession, st);
+            }
             created = d.createSession();
             return d.ok() ? Error{} : malformedError(d);
           })) {
+    // The client ID would otherwise stay on the server until its lease ran
+    // out. Only when the server answered: a silent one would cost another
+    // timeout for nothing.
+    if (refused) (void)destroyClientIdOnServer();
     throw NfsException(e);
   }
   if (created.fore.maxRequests == 0) {
+    (void)destroySessionOnServer(created.session);
+    (void)destroyClientIdOnServer();
     throw NfsException(makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots"));
   }
   // The grant comes from the network: never more slots (memory, requests in
@@ -304,19 +314,27 @@ Error Session::close() {
   for (auto& w : neverSent) {
     w.decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"), nullptr);
   }
-  Error first = sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroySession(sessionId_); },
-                                     [](CompoundDecoder& d) -> Error {
-                                       const std::uint32_t st = d.next(Op::kDestroySession);
-                                       if (!d.ok()) return malformedError(d);
-                                       return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroySession, st);
-                                     });
-  Error second = sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
-                                      [](CompoundDecoder& d) -> Error {
-                                        const std::uint32_t st = d.next(Op::kDestroyClientId);
-                                        if (!d.ok()) return malformedError(d);
-                                        return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroyClientId, st);
-                                      });
+  Error first = destroySessionOnServer(sessionId_);
+  Error second = destroyClientIdOnServer();
   return first ? first : second;
+}
+
+Error Session::destroySessionOnServer(const SessionId& session) {
+  return sessionlessRoundTrip([&session](CompoundEncoder& c) { c.destroySession(session); },
+                              [](CompoundDecoder& d) -> Error {
+                                const std::uint32_t st = d.next(Op::kDestroySession);
+                                if (!d.ok()) return malformedError(d);
+                                return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroySession, st);
+                              });
+}
+
+Error Session::destroyClientIdOnServer() {
+  return sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
+                              [](CompoundDecoder& d) -> Error {
+                                const std::uint32_t st = d.next(Op::kDestroyClientId);
+                                if (!d.ok()) return malformedError(d);
+                                return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroyClientId, st);
+                              });
 }
 
 SessionStats Session::stats() const {

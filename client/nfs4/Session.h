@@ -90,6 +90,8 @@ class Session {
   void renewLoop();
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode);
+  Error destroySessionOnServer(const SessionId& session);
+  Error destroyClientIdOnServer();
 
   rpc::RpcClient& rpc_;
   std::uint64_t clientId_ = 0;

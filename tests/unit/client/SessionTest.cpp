@@ -170,6 +170,9 @@ TEST_F(SessionTest, CreateSessionErrorThrowsWithTheStatusName) {
     EXPECT_EQ(e.code(), nfs4::statusError(10022));
     EXPECT_STREQ(e.what(), "CREATE_SESSION: NFS4ERR_STALE_CLIENTID (stale client id)");
   }
+  // The client ID from EXCHANGE_ID is given back, not left until its lease ends.
+  EXPECT_EQ(server_->stats().destroyClientId, 1U);
+  EXPECT_EQ(server_->stats().destroySession, 0U);
 }
 
 TEST_F(SessionTest, ExchangeIdErrorThrowsWithTheStatusName) {
@@ -197,6 +200,8 @@ TEST_F(SessionTest, CreateSessionGrantingNoSlotsThrows) {
     EXPECT_EQ(e.code(), make_error_code(ClientErrc::kMalformedReply));
     EXPECT_STREQ(e.what(), "CREATE_SESSION granted no slots: malformed reply from the server");
   }
+  EXPECT_EQ(server_->stats().destroySession, 1U);
+  EXPECT_EQ(server_->stats().destroyClientId, 1U);
 }
 
 TEST_F(SessionTest, CreateSessionGrantingFarMoreSlotsThanAskedIsBounded) {

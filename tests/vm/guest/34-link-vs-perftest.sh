@@ -74,10 +74,10 @@ pin=""
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin="taskset -c 1"; fi
 echo "clients pinned: ${pin:-no}"
 status=0
-rounds=${LINK_ROUNDS:-9}
+rounds=${LINK_ROUNDS:-13}
 # Iterations: about 4 s per run at the emulated ~30 MiB/s. The host's
 # disturbances come in phases of tens of seconds that slow the emulation by
-# up to half; short adjacent runs share a phase more often, and nine pairs
+# up to half; short adjacent runs share a phase more often, and 13 pairs
 # let the median ignore the few that straddle a change.
 for spec in ${LINK_SIZES:-65536:2000 1048576:125}; do
   size=${spec%:*}

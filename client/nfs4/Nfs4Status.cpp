@@ -1,6 +1,5 @@
 #include "client/nfs4/Nfs4Status.h"
 
-#include <cstdio>
 #include <string>
 
 namespace nfsrdma::nfs4 {
@@ -132,17 +131,15 @@ class Nfs4Category final : public std::error_category {
   const char* name() const noexcept override { return "nfs4"; }
   std::string message(int ev) const override {
     const auto code = static_cast<std::uint32_t>(ev);
-    return std::string(statusName(code)) + " (" + std::string(statusText(code)) + ")";
+    return statusName(code) + " (" + std::string(statusText(code)) + ")";
   }
 };
 
 }  // namespace
 
-std::string_view statusName(std::uint32_t status) {
-  if (const StatusInfo* s = find(status)) return s->name;
-  thread_local char buf[48];
-  std::snprintf(buf, sizeof buf, "NFS4ERR_(unknown %u)", status);
-  return buf;
+std::string statusName(std::uint32_t status) {
+  if (const StatusInfo* s = find(status)) return std::string(s->name);
+  return "NFS4ERR_(unknown " + std::to_string(status) + ")";
 }
 
 std::string_view statusText(std::uint32_t status) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -24,8 +25,9 @@ inline constexpr std::uint32_t kErrGrace = 10013;
 inline constexpr std::uint32_t kErrBadSession = 10052;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;
 
-// "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)" (in a thread-local buffer).
-std::string_view statusName(std::uint32_t status);
+// "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)". A string, not a view: an
+// unknown code's name is built, and two of them must be able to coexist.
+std::string statusName(std::uint32_t status);
 // The errno-like explanation, e.g. "no such file or directory".
 std::string_view statusText(std::uint32_t status);
 

@@ -56,11 +56,16 @@ TEST(Nfs4Status, RfcNumbers) {
 }
 
 TEST(Nfs4Status, UnknownCodes) {
-  EXPECT_EQ(std::string(statusName(12345)), "NFS4ERR_(unknown 12345)");
+  EXPECT_EQ(statusName(12345), "NFS4ERR_(unknown 12345)");
+  // Two unknown names held at once stay apart (they once shared a buffer).
+  const std::string first = statusName(12345);
+  const std::string second = statusName(54321);
+  EXPECT_EQ(first, "NFS4ERR_(unknown 12345)");
+  EXPECT_EQ(second, "NFS4ERR_(unknown 54321)");
   EXPECT_EQ(statusText(12345), "status not defined by RFC 8881");
   EXPECT_EQ(statusError(10002).message(),
             "NFS4ERR_(unknown 10002) (status not defined by RFC 8881)");
-  EXPECT_EQ(std::string(statusName(0xffffffffU)), "NFS4ERR_(unknown 4294967295)");
+  EXPECT_EQ(statusName(0xffffffffU), "NFS4ERR_(unknown 4294967295)");
   // An error_code carries an int: the largest status survives the round trip.
   EXPECT_EQ(statusError(0xffffffffU).message(),
             "NFS4ERR_(unknown 4294967295) (status not defined by RFC 8881)");

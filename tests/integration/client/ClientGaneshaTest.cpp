@@ -77,6 +77,13 @@ OpenFlags writeFlags() {
   return f;
 }
 
+// Creates (or truncates) name on the server and writes data through client.
+void writeRemote(Client& client, const std::string& name, std::span<const std::uint8_t> data) {
+  OpenFile w = client.open(name, writeFlags());
+  client.pwrite(w, data, 0);
+  client.close(w);
+}
+
 // Runs a command, returning its exit status and what it wrote to stderr.
 std::pair<int, std::string> runCommand(const std::string& cmd) {
   const std::string errFile = "/tmp/nfsrdma-itest-stderr-" + std::to_string(::getpid());
@@ -107,9 +114,7 @@ TEST_F(ClientGanesha, RoundTripsAreByteExact) {
     SCOPED_TRACE("size " + std::to_string(size));
     const std::string name = "roundtrip-" + std::to_string(size);
     auto data = randomBytes(size, size + 1);
-    OpenFile w = client_->open(name, writeFlags());
-    client_->pwrite(w, data, 0);
-    client_->close(w);
+    writeRemote(*client_, name, data);
 
     OpenFile r = client_->open(name, {});
     EXPECT_EQ(r.sizeAtOpen(), size);
@@ -131,9 +136,7 @@ TEST_F(ClientGanesha, RoundTripsAreByteExact) {
 TEST_F(ClientGanesha, LargeReadsArePlacedDirectlyAndShortOnesAreNot) {
   const std::size_t size = (3U << 20) + 7;
   auto data = randomBytes(size, 31);
-  OpenFile w = client_->open("placed", writeFlags());
-  client_->pwrite(w, data, 0);
-  client_->close(w);
+  writeRemote(*client_, "placed", data);
   auto directReplies = [&] {
     const std::string line = client_->transportStats();
     const auto at = line.find("direct_replies=");
@@ -164,9 +167,7 @@ TEST_F(ClientGanesha, LargeReadsArePlacedDirectlyAndShortOnesAreNot) {
 TEST_F(ClientGanesha, VectoredReadsAreByteExact) {
   const std::size_t size = (1U << 20) + 123;
   auto data = randomBytes(size, 41);
-  OpenFile w = client_->open("vectored", writeFlags());
-  client_->pwrite(w, data, 0);
-  client_->close(w);
+  writeRemote(*client_, "vectored", data);
   OpenFile r = client_->open("vectored", {});
   const std::size_t n = client_->maxReadsPerCompound(4096);
   ASSERT_EQ(n, Client::kMaxReadsPerCompound);
@@ -408,9 +409,7 @@ TEST_F(ClientGanesha, ReadOnlyExportRefusesWrites) {
 
 TEST_F(ClientGanesha, LibnfsReadsWhatWeWrote) {
   auto data = randomBytes((3U << 20) + 123, 21);
-  OpenFile w = client_->open("for-libnfs", writeFlags());
-  client_->pwrite(w, data, 0);
-  client_->close(w);
+  writeRemote(*client_, "for-libnfs", data);
 
   nfs_context* nfs = nfs_init_context();
   ASSERT_NE(nfs, nullptr);

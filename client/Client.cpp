@@ -25,6 +25,8 @@ using nfs4::Op;
 // Bytes of a READ/WRITE COMPOUND beyond its data: RPC header with AUTH_SYS,
 // SEQUENCE, PUTFH and the READ/WRITE arguments or results. Generous on purpose.
 constexpr std::size_t kIoOverhead = 1024;
+// Per extra READ in a vectored reply: opcode, status, eof, length and up to 3 pad bytes.
+constexpr std::size_t kPerVectoredRead = 24;
 
 const nfs4::Bitmap kStatAttrs{nfs4::attr::kType,      nfs4::attr::kChange,      nfs4::attr::kSize,
                               nfs4::attr::kFileId,    nfs4::attr::kMode,        nfs4::attr::kNumLinks,
@@ -36,6 +38,11 @@ const nfs4::Bitmap kDirAttrs{nfs4::attr::kType, nfs4::attr::kSize, nfs4::attr::k
 // The error for a reply that did not decode, naming what was being done.
 Error malformedReply(const CompoundDecoder& d, const std::string& what) {
   return makeError(ClientErrc::kMalformedReply, what + ": " + d.malformedReason());
+}
+
+// Ends reads [from, count) of a vectored READ with the same error.
+void failReads(const Client::VectorCallback& done, std::size_t from, std::size_t count, const Error& e) {
+  for (std::size_t i = from; i < count; ++i) done(i, IoResult{e, 0, false});
 }
 
 Error expectOk(CompoundDecoder& d, Op op, const std::string& what) {
@@ -440,13 +447,11 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
 
 std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
   if (options_.proto == "rdma") return 1;  // one READ (one Write chunk) per COMPOUND there
-  // Per READ in the reply: opcode, status, eof, length and up to 3 pad bytes.
-  constexpr std::size_t kPerRead = 24;
   const auto& fore = session_->fore();
   const std::size_t room = fore.maxResponseSize > kIoOverhead ? fore.maxResponseSize - kIoOverhead : 0;
   // The server's ca_maxoperations counts SEQUENCE and PUTFH too.
   const std::size_t ops = fore.maxOperations > 2 ? fore.maxOperations - 2 : 1;
-  return std::clamp<std::size_t>(std::min(room / (blockSize + kPerRead), ops), 1, kMaxReadsPerCompound);
+  return std::clamp<std::size_t>(std::min(room / (blockSize + kPerVectoredRead), ops), 1, kMaxReadsPerCompound);
 }
 
 void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done) {
@@ -457,27 +462,27 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
     return;
   }
   if (options_.proto == "rdma") {
-    const Error e = makeError(ClientErrc::kInvalidArgument,
-                              "read " + file.path() + ": vectored READs need proto=tcp (over RDMA each READ's data is "
-                                                      "placed by its own Write chunk, one READ per COMPOUND)");
-    for (std::size_t i = 0; i < reads.size(); ++i) done(i, IoResult{e, 0, false});
+    failReads(done, 0, reads.size(),
+              makeError(ClientErrc::kInvalidArgument,
+                        "read " + file.path() + ": vectored READs need proto=tcp (over RDMA each READ's data is "
+                                                "placed by its own Write chunk, one READ per COMPOUND)"));
     return;
   }
   std::size_t largest = 0;
   for (const ReadVector& r : reads) largest = std::max(largest, r.buf.size());
   if (reads.size() > maxReadsPerCompound(largest) || largest > maxIo_) {
-    const Error e = makeError(ClientErrc::kInvalidArgument,
-                              "read " + file.path() + ": " + std::to_string(reads.size()) + " reads of up to " +
-                                  std::to_string(largest) + " bytes do not fit one COMPOUND (at most " +
-                                  std::to_string(maxReadsPerCompound(largest)) + ")");
-    for (std::size_t i = 0; i < reads.size(); ++i) done(i, IoResult{e, 0, false});
+    failReads(done, 0, reads.size(),
+              makeError(ClientErrc::kInvalidArgument,
+                        "read " + file.path() + ": " + std::to_string(reads.size()) + " reads of up to " +
+                            std::to_string(largest) + " bytes do not fit one COMPOUND (at most " +
+                            std::to_string(maxReadsPerCompound(largest)) + ")"));
     return;
   }
   auto st = file.state_;
   // The reply holds every READ's data in line (no direct placement), so the
   // transport is told how large it may be (RDMA sizes its Reply chunk by it).
   rpc::CallHints hints;
-  hints.maxReplySize = kIoOverhead + reads.size() * (largest + 24);
+  hints.maxReplySize = kIoOverhead + reads.size() * (largest + kPerVectoredRead);
   auto vec = std::make_shared<std::vector<ReadVector>>(reads.begin(), reads.end());
   session_->submit(
       [st, vec](CompoundEncoder& c) {
@@ -489,13 +494,12 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
         if (err) {
           Error e = err;
           e.context = what + (err.context.empty() ? "" : ": " + err.context);
-          for (std::size_t i = 0; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          failReads(done, 0, vec->size(), e);
           return;
         }
         std::uint32_t status = d->next(Op::kPutFh);
         if (d->ok() && status != nfs4::kNfs4Ok) {  // no READ ran; they would all fail the same way
-          const Error e = makeError(nfs4::statusError(status), what);
-          for (std::size_t i = 0; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          failReads(done, 0, vec->size(), makeError(nfs4::statusError(status), what));
           return;
         }
         std::size_t i = 0;
@@ -518,8 +522,7 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
         }
         if (i >= vec->size()) return;
         if (!d->ok()) {
-          const Error e = malformedReply(*d, what);
-          for (; i < vec->size(); ++i) done(i, IoResult{e, 0, false});
+          failReads(done, i, vec->size(), malformedReply(*d, what));
           return;
         }
         // The READ at i failed: it gets its status; the ones after it never

@@ -5,6 +5,9 @@
 
 #include <iostream>
 #include <stdexcept>
+#include <string>
+
+#include "bench/LinkProtocol.h"
 
 namespace nfsrdma::bench {
 
@@ -101,13 +104,20 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (!o.server && o.host.empty()) throw std::invalid_argument("give the server's address, or --server");
   if (o.server && !o.host.empty()) throw std::invalid_argument("--server takes no host (use --bind)");
   if (o.size == 0 || o.size > kMaxMessageBytes) throw std::invalid_argument("--size must be 1..8388608");
-  if (o.qps == 0 || o.qps > 64) throw std::invalid_argument("--qp must be 1..64");
-  if (o.txDepth == 0 || o.txDepth > 8192) throw std::invalid_argument("--tx-depth must be 1..8192");
+  if (o.iterations > kMaxLinkIterations) {
+    throw std::invalid_argument("--iters must be 1.." + std::to_string(kMaxLinkIterations));
+  }
+  if (o.qps == 0 || o.qps > kMaxLinkQps) throw std::invalid_argument("--qp must be 1.." + std::to_string(kMaxLinkQps));
+  if (o.txDepth == 0 || o.txDepth > kMaxLinkTxDepth) {
+    throw std::invalid_argument("--tx-depth must be 1.." + std::to_string(kMaxLinkTxDepth));
+  }
   if (o.cqModeration == 0) throw std::invalid_argument("--cq-mod must be at least 1");
   if (o.qpTimeout > 31) throw std::invalid_argument("--qp-timeout must be 0..31 (an exponent)");
   o.cqModeration = std::min(o.cqModeration, o.txDepth);
   if (o.postList == 0 || o.postList > o.txDepth) throw std::invalid_argument("--post-list must be 1..tx-depth");
-  if (o.streams == 0 || o.streams > 128) throw std::invalid_argument("-P must be 1..128");
+  if (o.streams == 0 || o.streams > kMaxLinkStreams) {
+    throw std::invalid_argument("-P must be 1.." + std::to_string(kMaxLinkStreams));
+  }
   if (o.durationSeconds < 0 || o.durationSeconds > 3600) throw std::invalid_argument("-D must be 0..3600");
   if (timeoutSec <= 0 || idleSec <= 0) throw std::invalid_argument("timeouts must be positive");
   o.timeout = std::chrono::seconds(timeoutSec);

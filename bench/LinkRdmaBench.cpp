@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "bench/LinkPlacement.h"
+#include "bench/LinkProtocol.h"
 #include "verbs/CmConnection.h"
 #include "verbs/CompletionQueue.h"
 #include "verbs/DeviceDiscovery.h"
@@ -29,144 +30,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-constexpr std::uint32_t kMagic = 0x4e524c42;  // "NRLB"
-constexpr std::uint8_t kVersion = 1;
-constexpr std::uint32_t kControlImm = 0x4e52434d;  // marks control SENDs
-constexpr std::uint32_t kControlBytes = 64;
 constexpr std::uint32_t kMaxInline = 64;
-
-// ---- little-endian wire encoding -----------------------------------------
-
-class WireWriter {
- public:
-  explicit WireWriter(std::byte* p) : p_(p) {}
-  template <class T>
-  void put(T v) {
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-      p_[n_++] = static_cast<std::byte>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
-    }
-  }
-  std::size_t size() const { return n_; }
-
- private:
-  std::byte* p_;
-  std::size_t n_ = 0;
-};
-
-class WireReader {
- public:
-  explicit WireReader(std::span<const std::byte> s) : s_(s) {}
-  template <class T>
-  T get() {
-    if (n_ + sizeof(T) > s_.size()) throw std::runtime_error("short message from the link peer");
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-      v |= static_cast<std::uint64_t>(std::to_integer<std::uint8_t>(s_[n_++])) << (8 * i);
-    }
-    return static_cast<T>(v);
-  }
-
- private:
-  std::span<const std::byte> s_;
-  std::size_t n_ = 0;
-};
-
-enum Flags : std::uint8_t { kBidirectional = 1, kVerify = 2, kLastSession = 4 };
-
-// Client -> server, in the connect private data (<= 56 bytes).
-struct ConnectRequest {
-  std::uint8_t test = 0;
-  std::uint8_t flags = 0;
-  std::uint8_t qpIndex = 0;
-  std::uint8_t qpCount = 1;
-  std::uint16_t txDepth = 128;
-  std::uint16_t cqModeration = 100;
-  std::uint32_t maxSize = 0;
-  std::uint32_t slotBytes = 0;
-  std::uint32_t seed = 0;
-  std::uint64_t address = 0;
-  std::uint32_t rkey = 0;
-
-  std::vector<std::byte> encode() const {
-    std::vector<std::byte> b(40);
-    WireWriter w(b.data());
-    w.put(kMagic); w.put(kVersion); w.put(test); w.put(flags); w.put(qpIndex); w.put(qpCount);
-    w.put(txDepth); w.put(cqModeration); w.put(maxSize); w.put(slotBytes); w.put(seed);
-    w.put(address); w.put(rkey);
-    b.resize(w.size());
-    return b;
-  }
-  static std::optional<ConnectRequest> decode(std::span<const std::byte> s) {
-    try {
-      WireReader r(s);
-      if (r.get<std::uint32_t>() != kMagic || r.get<std::uint8_t>() != kVersion) return std::nullopt;
-      ConnectRequest c;
-      c.test = r.get<std::uint8_t>(); c.flags = r.get<std::uint8_t>();
-      c.qpIndex = r.get<std::uint8_t>(); c.qpCount = r.get<std::uint8_t>();
-      c.txDepth = r.get<std::uint16_t>(); c.cqModeration = r.get<std::uint16_t>();
-      c.maxSize = r.get<std::uint32_t>(); c.slotBytes = r.get<std::uint32_t>();
-      c.seed = r.get<std::uint32_t>(); c.address = r.get<std::uint64_t>(); c.rkey = r.get<std::uint32_t>();
-      return c;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  }
-};
-
-// Server -> client, in the accept private data.
-struct ConnectReply {
-  std::uint64_t address = 0;
-  std::uint32_t rkey = 0;
-  std::vector<std::byte> encode() const {
-    std::vector<std::byte> b(16);
-    WireWriter w(b.data());
-    w.put(kMagic); w.put(address); w.put(rkey);
-    return b;
-  }
-  static ConnectReply decode(std::span<const std::byte> s) {
-    WireReader r(s);
-    if (r.get<std::uint32_t>() != kMagic) throw std::runtime_error("the peer is not an nfsrdma link server");
-    ConnectReply c;
-    c.address = r.get<std::uint64_t>();
-    c.rkey = r.get<std::uint32_t>();
-    return c;
-  }
-};
-
-enum class ControlKind : std::uint32_t { Go = 1, Ready, End, Fin, Bye };
-enum class VerifyState : std::uint32_t { NotChecked = 0, Passed, Failed };
-
-// Control SEND on QP 0 (64 bytes).
-struct ControlMessage {
-  ControlKind kind = ControlKind::Go;
-  VerifyState verify = VerifyState::NotChecked;
-  std::uint64_t size = 0;
-  std::uint64_t iterations = 0;
-  std::uint64_t durationUs = 0;
-  std::uint64_t messages = 0;   // FIN: the server's own messages (-b)
-  std::uint64_t nanos = 0;      // FIN: the server's elapsed time (-b)
-  std::uint64_t peakMilli = 0;  // FIN: the server's peak messages/s x 1000
-  std::uint64_t mismatch = 0;   // FIN: first bad offset when verify failed
-};
-
-void encodeControl(const ControlMessage& m, std::byte* out) {
-  WireWriter w(out);
-  w.put(static_cast<std::uint32_t>(m.kind)); w.put(static_cast<std::uint32_t>(m.verify));
-  w.put(m.size); w.put(m.iterations); w.put(m.durationUs); w.put(m.messages); w.put(m.nanos);
-  w.put(m.peakMilli); w.put(m.mismatch);
-}
-
-ControlMessage decodeControl(std::span<const std::byte> s) {
-  WireReader r(s);
-  ControlMessage m;
-  m.kind = static_cast<ControlKind>(r.get<std::uint32_t>());
-  m.verify = static_cast<VerifyState>(r.get<std::uint32_t>());
-  m.size = r.get<std::uint64_t>(); m.iterations = r.get<std::uint64_t>();
-  m.durationUs = r.get<std::uint64_t>(); m.messages = r.get<std::uint64_t>();
-  m.nanos = r.get<std::uint64_t>(); m.peakMilli = r.get<std::uint64_t>();
-  m.mismatch = r.get<std::uint64_t>();
-  return m;
-}
 
 // ---- data pattern for --verify ---------------------------------------------
 
@@ -296,7 +160,7 @@ using Endpoints = std::vector<std::unique_ptr<Endpoint>>;
 // Sends a control message on ep and waits for its completion.
 void sendControl(Endpoint& ep, const ControlMessage& m) {
   std::byte* buf = ep.slot(ep.shape.slots);  // the extra slot is the send slot
-  encodeControl(m, buf);
+  m.encode(std::span<std::byte, kControlBytes>(buf, kControlBytes));
   ibv_sge sge = ep.ring.sge(std::size_t{ep.shape.slots} * ep.shape.slotBytes, kControlBytes);
   ibv_send_wr wr{};
   wr.wr_id = verbs::toWrId(&gControlSendTag);
@@ -342,9 +206,17 @@ ControlMessage waitControl(Endpoint& ep, std::chrono::milliseconds timeout, cons
         ep.postRecvSlot(slot);
         continue;
       }
-      const ControlMessage m = decodeControl({ep.slot(slot), kControlBytes});
+      // Copied out before the slot goes back, so a malformed message still frees it.
+      std::array<std::byte, kControlBytes> copy{};
+      const std::size_t got = std::min<std::size_t>(wc.byte_len, copy.size());
+      std::memcpy(copy.data(), ep.slot(slot), got);
       ep.postRecvSlot(slot);
-      return m;
+      try {
+        return ControlMessage::decode(std::span<const std::byte>(copy.data(), got));
+      } catch (const LinkProtocolError& e) {
+        throw LinkProtocolError(std::string("link protocol: bad control message while waiting for ") +
+                                waitingFor + ": " + e.what());
+      }
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
@@ -362,8 +234,7 @@ ControlMessage expectControl(Endpoint& ep, ControlKind kind, std::chrono::millis
                              const char* name) {
   const ControlMessage m = waitControl(ep, timeout, name);
   if (m.kind != kind) {
-    throw std::runtime_error(std::string("link protocol: expected ") + name + ", got message " +
-                             std::to_string(static_cast<std::uint32_t>(m.kind)));
+    throw LinkProtocolError(std::string("link protocol: expected ") + name + ", got " + controlKindName(m.kind));
   }
   return m;
 }
@@ -792,14 +663,16 @@ namespace {
 void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmListener::Request first,
                   LinkServerState& state) {
   const LinkSessionScope active(state);
-  const std::optional<ConnectRequest> req0 = ConnectRequest::decode(first.privateData);
-  if (!req0 || req0->qpIndex != 0 || req0->qpCount == 0 || req0->maxSize == 0 ||
-      req0->maxSize > kMaxMessageBytes || req0->test > 2) {
+  ConnectRequest cfg;
+  try {
+    cfg = ConnectRequest::decode(first.privateData);
+    if (cfg.qpIndex != 0) throw LinkProtocolError("the first QP of a session has index " + std::to_string(cfg.qpIndex));
+  } catch (const LinkProtocolError& e) {
     first.id.reject({});
-    std::fprintf(stderr, "nfsrdma-bench link: rejected a connection with unknown private data\n");
+    std::fprintf(stderr, "nfsrdma-bench link: rejected a connection from %s: %s\n",
+                 first.id.peerAddress().c_str(), e.what());
     return;
   }
-  const ConnectRequest cfg = *req0;
   const auto test = static_cast<LinkTest>(cfg.test);
   const EndpointShape shape = shapeFor(test, cfg.maxSize, cfg.txDepth);
   const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(o.idleTimeout);
@@ -809,15 +682,23 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
     if (!next) next = listener.waitRequest(o.timeout * 4);
     if (!next) throw std::runtime_error("the client opened " + std::to_string(q) + " of " +
                                         std::to_string(cfg.qpCount) + " QPs, then stopped");
-    const std::optional<ConnectRequest> r = ConnectRequest::decode(next->privateData);
-    if (!r || r->qpIndex != q || r->seed != cfg.seed) {
+    ConnectRequest r;
+    try {
+      r = ConnectRequest::decode(next->privateData);
+      if (r.qpIndex != q || r.qpCount != cfg.qpCount || r.seed != cfg.seed) {
+        throw LinkProtocolError("QP " + std::to_string(r.qpIndex) + " of " + std::to_string(r.qpCount) +
+                                " does not continue this session (expected QP " + std::to_string(q) + " of " +
+                                std::to_string(cfg.qpCount) + ")");
+      }
+    } catch (const LinkProtocolError& e) {
       next->id.reject({});
-      throw std::runtime_error("unexpected connection while the client was opening its QPs");
+      throw LinkProtocolError(std::string("unexpected connection while the client was opening its QPs: ") +
+                              e.what());
     }
     auto ep = std::make_unique<Endpoint>(std::move(next->id), shape);
     next.reset();
-    ep->remoteAddress = r->address;
-    ep->remoteRkey = r->rkey;
+    ep->remoteAddress = r.address;
+    ep->remoteRkey = r.rkey;
     fillPattern(ep->source(), shape.maxSize, cfg.seed);
     ConnectReply reply;
     reply.address = ep->data.address();
@@ -836,9 +717,10 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
   for (;;) {  // one step per message size; bounded by the idle timeout per message
     const ControlMessage m = waitControl(ctl, idle, "GO");
     if (m.kind == ControlKind::Bye) break;
-    if (m.kind != ControlKind::Go || m.size == 0 || m.size > shape.maxSize) {
-      throw std::runtime_error("link protocol: unexpected control message");
+    if (m.kind != ControlKind::Go) {
+      throw LinkProtocolError(std::string("link protocol: expected GO, got ") + controlKindName(m.kind));
     }
+    checkGo(m, shape.maxSize);
     if (verify && test == LinkTest::Write) {
       for (auto& ep : eps) std::memset(ep->target(), 0, m.size);
     }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/LinkPlacement.h"
+#include "bench/LinkProtocol.h"
 #include "bench/LinkStats.h"
 #include "verbs/CmConnection.h"
 
@@ -35,9 +36,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-constexpr std::uint32_t kMagic = 0x4e52544c;  // "NRTL"
-enum class Kind : std::uint32_t { Control = 1, Data = 2 };
-enum : std::uint32_t { kFlagLast = 1, kFlagVerify = 2 };
 
 // Owns a socket fd.
 class Socket {
@@ -166,8 +164,10 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   std::random_device rd;
   const std::uint32_t seed = rd();
   Socket control = connectTo(o);
-  const std::uint64_t flags = (lastSession ? kFlagLast : 0u) | (o.verify ? kFlagVerify : 0u);
-  sendWords<4>(control.get(), {kMagic, static_cast<std::uint64_t>(Kind::Control), o.streams, flags}, "send(hello)");
+  TcpHello hello;
+  hello.streams = o.streams;
+  hello.flags = (lastSession ? std::uint64_t{kTcpLastSession} : 0u) | (o.verify ? std::uint64_t{kTcpVerify} : 0u);
+  sendWords<4>(control.get(), hello.words(), "send(hello)");
   sendWords<1>(control.get(), {seed}, "send(hello)");
 
   LinkRunReport report;
@@ -183,12 +183,12 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
     std::vector<char> buf(size);
     fillPattern(buf, seed);
     const auto durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
-    sendWords<3>(control.get(), {size, o.iterations, durationUs}, "send(step)");
+    sendWords<3>(control.get(), TcpStep{size, o.iterations, durationUs}.words(), "send(step)");
     (void)recvWords<1>(control.get(), "recv(ready)");
     std::vector<Socket> data;
     for (std::uint32_t i = 0; i < o.streams; ++i) {
       data.push_back(connectTo(o));
-      sendWords<4>(data.back().get(), {kMagic, static_cast<std::uint64_t>(Kind::Data), i, 0}, "send(stream hello)");
+      sendWords<4>(data.back().get(), tcpStreamHelloWords(i), "send(stream hello)");
     }
     std::vector<std::atomic<std::uint64_t>> sent(o.streams);
     std::vector<std::string> errors(o.streams);
@@ -234,7 +234,7 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
     r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
     report.bandwidth.push_back(r);
   }
-  sendWords<3>(control.get(), {0, 0, 0}, "send(bye)");
+  sendWords<3>(control.get(), TcpStep{}.words(), "send(bye)");
   if (o.verify) report.verify = "passed (" + std::to_string(verified) + " bytes checked by the server)";
   return report;
 }
@@ -288,19 +288,14 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
   const std::atomic<bool>& finished = state.finished;
   const auto idle = std::chrono::duration_cast<std::chrono::seconds>(o.idleTimeout);
   setTimeouts(control.get(), idle);
-  const auto hello = recvWords<4>(control.get(), "recv(hello)");
-  if (hello[0] != kMagic || hello[1] != static_cast<std::uint64_t>(Kind::Control) || hello[2] == 0 ||
-      hello[2] > 128) {
-    throw std::runtime_error("not an nfsrdma link client");
-  }
-  const auto streams = static_cast<std::uint32_t>(hello[2]);
-  const bool verify = (hello[3] & kFlagVerify) != 0;
+  const TcpHello hello = TcpHello::decode(recvWords<4>(control.get(), "recv(hello)"));
+  const std::uint32_t streams = hello.streams;
+  const bool verify = (hello.flags & kTcpVerify) != 0;
   const auto seed = static_cast<std::uint32_t>(recvWords<1>(control.get(), "recv(hello)")[0]);
   for (;;) {  // one step per size; each bounded by socket timeouts
-    const auto step = recvWords<3>(control.get(), "recv(step)");
-    if (step[0] == 0) break;
-    if (step[0] > kMaxMessageBytes) throw std::runtime_error("bad step size");
-    std::vector<char> pattern(step[0]);
+    const TcpStep step = TcpStep::decode(recvWords<3>(control.get(), "recv(step)"));
+    if (step.isBye()) break;
+    std::vector<char> pattern(step.size);
     fillPattern(pattern, seed);
     sendWords<1>(control.get(), {1}, "send(ready)");
     std::vector<Socket> data(streams);
@@ -308,11 +303,9 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
       Socket s = acceptWithin(listenFd, o.timeout * 4, finished);
       if (s.get() < 0) throw std::runtime_error("the client did not open its streams");
       setTimeouts(s.get(), idle);
-      const auto h = recvWords<4>(s.get(), "recv(stream hello)");
-      if (h[0] != kMagic || h[1] != static_cast<std::uint64_t>(Kind::Data) || h[2] >= streams) {
-        throw std::runtime_error("unexpected connection during a TCP step");
-      }
-      data[h[2]] = std::move(s);
+      const std::uint32_t index = decodeTcpStreamHello(recvWords<4>(s.get(), "recv(stream hello)"), streams);
+      if (data[index].get() >= 0) throw LinkProtocolError("two data connections for stream " + std::to_string(index));
+      data[index] = std::move(s);
     }
     std::vector<std::pair<std::uint64_t, bool>> results(streams);
     std::vector<std::string> errors(streams);
@@ -356,7 +349,7 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
     sendWords<3>(control.get(), {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)},
                  "send(step result)");
   }
-  if ((hello[3] & kFlagLast) != 0 && !o.keepServing) state.finished = true;
+  if ((hello.flags & kTcpLastSession) != 0 && !o.keepServing) state.finished = true;
 }
 
 }  // namespace

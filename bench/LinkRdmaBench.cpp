@@ -475,9 +475,8 @@ EndpointShape shapeFor(LinkTest test, std::uint64_t maxSize, std::uint32_t txDep
 }
 
 std::string mtuText(const verbs::CmId& id) {
-  ibv_port_attr attr{};
-  if (ibv_query_port(id.verbs(), id.get()->port_num, &attr) != 0) return "?";
-  return std::to_string(verbs::mtuBytes(attr.active_mtu)) + "[B]";
+  const int bytes = id.activeMtuBytes();
+  return bytes > 0 ? std::to_string(bytes) + "[B]" : "?";
 }
 
 int deviceNumaNode(const std::string& device) {

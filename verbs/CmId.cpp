@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "verbs/DeviceDiscovery.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::verbs {
@@ -24,6 +25,13 @@ CmId CmId::create(CmEventChannel& channel, rdma_port_space space) {
 
 std::string CmId::deviceName() const {
   return verbs() != nullptr ? ibv_get_device_name(verbs()->device) : "";
+}
+
+int CmId::activeMtuBytes() const noexcept {
+  if (verbs() == nullptr) return 0;
+  ibv_port_attr attr{};
+  if (ibv_query_port(verbs(), get()->port_num, &attr) != 0) return 0;
+  return mtuBytes(attr.active_mtu);
 }
 
 std::string CmId::peerAddress() const {

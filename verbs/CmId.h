@@ -31,6 +31,9 @@ class CmId {
   std::string deviceName() const;
   // "198.18.0.2:41234" of the connected peer; "" before a connection.
   std::string peerAddress() const;
+  // The active MTU in bytes of the port the id is bound to (after address
+  // resolution); 0 when it cannot be queried. No throw.
+  int activeMtuBytes() const noexcept;
 
   void bindAddress(const sockaddr* address);
   void listen(int backlog);

@@ -29,7 +29,8 @@ constexpr std::size_t kIoOverhead = 1024;
 constexpr std::size_t kPerVectoredRead = 24;
 
 const nfs4::Bitmap kStatAttrs{nfs4::attr::kType,      nfs4::attr::kChange,      nfs4::attr::kSize,
-                              nfs4::attr::kFileId,    nfs4::attr::kMode,        nfs4::attr::kNumLinks,
+                              nfs4::attr::kFsid,      nfs4::attr::kFileId,      nfs4::attr::kMode,
+                              nfs4::attr::kNumLinks,
                               nfs4::attr::kOwner,     nfs4::attr::kOwnerGroup,  nfs4::attr::kSpaceUsed,
                               nfs4::attr::kTimeAccess, nfs4::attr::kTimeMetadata, nfs4::attr::kTimeModify};
 const nfs4::Bitmap kDirAttrs{nfs4::attr::kType, nfs4::attr::kSize, nfs4::attr::kFileId, nfs4::attr::kMode,

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,28 +167,57 @@ int cmdCat(const std::vector<std::string>& args) {
   return 0;
 }
 
+// The destination's attributes if it exists; nullopt if it does not.
+std::optional<nfsrdma::Attributes> statIfExists(Client& c, const std::string& path) {
+  try {
+    return c.stat(path);
+  } catch (const NfsException& e) {
+    if (e.code() == nfsrdma::nfs4::statusError(nfsrdma::nfs4::kErrNoEnt)) return std::nullopt;
+    throw;
+  }
+}
+
+bool sameRemoteFile(const nfsrdma::Attributes& a, const nfsrdma::Attributes& b) {
+  namespace attr = nfsrdma::nfs4::attr;
+  const bool comparable = a.present.test(attr::kFsid) && a.present.test(attr::kFileId) &&
+                          b.present.test(attr::kFsid) && b.present.test(attr::kFileId);
+  return comparable && a.fsidMajor == b.fsidMajor && a.fsidMinor == b.fsidMinor && a.fileId == b.fileId;
+}
+
 // Copies local->NFS, NFS->local or NFS->NFS; the destination is replaced.
+// Everything that can refuse the copy is checked before the destination is
+// opened, because opening it truncates it: a source that is a directory, or
+// a destination that is the source itself, must leave the destination as it was.
 int cmdCp(const std::vector<std::string>& args) {
   if (args.size() != 2) fail("usage: nfsrdma-client cp SRC DST (each a local path or nfs:// URL)");
   const std::string& src = args[0];
   const std::string& dst = args[1];
+  const std::string sameFileError = "cp " + src + " " + dst + ": source and destination are the same file";
   std::unique_ptr<Client> in;
   std::unique_ptr<Client> out;
   nfsrdma::OpenFile inFile;
   nfsrdma::OpenFile outFile;
   int inFd = -1;
   int outFd = -1;
+  struct stat inStat {};
+  std::optional<Remote> inRemote;
   if (isRemote(src)) {
-    Remote r = parseRemote(src);
-    in = connectTo(r);
-    inFile = in->open(r.path, {});
+    inRemote = parseRemote(src);
+    in = connectTo(*inRemote);
+    inFile = in->open(inRemote->path, {});  // a directory: NFS4ERR_ISDIR
   } else {
     inFd = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
     if (inFd < 0) fail(errnoMessage("open " + src));
+    if (::fstat(inFd, &inStat) != 0) fail(errnoMessage("stat " + src));
+    if (S_ISDIR(inStat.st_mode)) fail("cp " + src + ": is a directory (cp copies one file)");
   }
   if (isRemote(dst)) {
     Remote r = parseRemote(dst);
     out = connectTo(r);
+    if (inRemote && inRemote->options.host == r.options.host && inRemote->options.port == r.options.port) {
+      const auto existing = statIfExists(*out, r.path);
+      if (existing && sameRemoteFile(*existing, in->fstat(inFile))) fail(sameFileError);
+    }
     nfsrdma::OpenFlags flags;
     flags.read = false;
     flags.write = true;
@@ -195,6 +225,11 @@ int cmdCp(const std::vector<std::string>& args) {
     flags.truncate = true;
     outFile = out->open(r.path, flags);
   } else {
+    struct stat existing {};
+    if (!in && ::stat(dst.c_str(), &existing) == 0 && existing.st_dev == inStat.st_dev &&
+        existing.st_ino == inStat.st_ino) {
+      fail(sameFileError);
+    }
     outFd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (outFd < 0) fail(errnoMessage("open " + dst));
   }
@@ -240,28 +275,34 @@ int cmdCp(const std::vector<std::string>& args) {
   return 0;
 }
 
+// rm and mkdir go on with the remaining arguments after one fails, as
+// rm(1) and mkdir(1) do; each failure is one line, and the exit status is 1.
+template <class Operation>
+int forEachRemote(const std::vector<std::string>& args, Operation op) {
+  int status = 0;
+  for (const auto& a : args) {
+    try {
+      Remote r = parseRemote(a);
+      auto client = connectTo(r);
+      op(*client, r.path);
+      printStats(*client);
+      client->close();
+    } catch (const std::exception& e) {
+      std::cerr << "nfsrdma-client: " << e.what() << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
 int cmdRm(const std::vector<std::string>& args) {
   if (args.empty()) fail("usage: nfsrdma-client rm nfs://host/path...");
-  for (const auto& a : args) {
-    Remote r = parseRemote(a);
-    auto client = connectTo(r);
-    client->unlink(r.path);
-    printStats(*client);
-  client->close();
-  }
-  return 0;
+  return forEachRemote(args, [](Client& c, const std::string& path) { c.unlink(path); });
 }
 
 int cmdMkdir(const std::vector<std::string>& args) {
   if (args.empty()) fail("usage: nfsrdma-client mkdir nfs://host/path...");
-  for (const auto& a : args) {
-    Remote r = parseRemote(a);
-    auto client = connectTo(r);
-    client->mkdir(r.path);
-    printStats(*client);
-  client->close();
-  }
-  return 0;
+  return forEachRemote(args, [](Client& c, const std::string& path) { c.mkdir(path); });
 }
 
 int cmdRename(const std::vector<std::string>& args) {

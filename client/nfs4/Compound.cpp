@@ -353,7 +353,10 @@ Attributes CompoundDecoder::fattr() {
       case 2: case 5: case 6: case 7: case 9: case 11: (void)v.getU32(); break;  // fixed-size words
       case attr::kChange: a.change = v.getU64(); break;
       case attr::kSize: a.size = v.getU64(); break;
-      case attr::kFsid: (void)v.getU64(); (void)v.getU64(); break;
+      case attr::kFsid:
+        a.fsidMajor = v.getU64();
+        a.fsidMinor = v.getU64();
+        break;
       case attr::kLeaseTime: a.leaseTime = v.getU32(); break;
       case attr::kFileId: a.fileId = v.getU64(); break;
       case attr::kMaxRead: a.maxRead = v.getU64(); break;

@@ -68,6 +68,9 @@ struct Attributes {
   std::uint64_t change = 0;
   std::uint64_t size = 0;
   std::uint64_t fileId = 0;
+  // The file system the file is on; with fileId it names one file on a server.
+  std::uint64_t fsidMajor = 0;
+  std::uint64_t fsidMinor = 0;
   std::uint64_t maxRead = 0;
   std::uint64_t maxWrite = 0;
   std::uint32_t leaseTime = 0;

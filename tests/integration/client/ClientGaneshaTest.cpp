@@ -485,5 +485,53 @@ TEST_F(ClientGanesha, CliReportsErrorsOnOneLine) {
   EXPECT_NE(err2.find("version=4 is not supported"), std::string::npos) << err2;
 }
 
+// cp opens its destination with truncation, so whatever makes the copy
+// impossible must be found first: a copy onto itself used to empty the file
+// and exit 0, and a directory as the source emptied the destination, then failed.
+TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
+  const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
+  const auto data = randomBytes(300000, 91);
+  writeLocal(exportDir() / "cp-self", data);
+  auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-self " + base + "cp-self");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, "nfsrdma-client: cp " + base + "cp-self " + base +
+                     "cp-self: source and destination are the same file\n");
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
+
+  // The same file on the local side (here: the export's backing file).
+  const std::string local = (exportDir() / "cp-self").string();
+  auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local + " " + local);
+  EXPECT_EQ(rc2, 1);
+  EXPECT_NE(err2.find("source and destination are the same file"), std::string::npos) << err2;
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
+
+  const fs::path dir = fs::temp_directory_path() / ("nfsrdma-cli-dir-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto [rc3, err3] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + dir.string() + " " + base + "cp-self");
+  EXPECT_EQ(rc3, 1);
+  EXPECT_EQ(err3, "nfsrdma-client: cp " + dir.string() + ": is a directory (cp copies one file)\n");
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
+
+  // A different file on the same server is copied, replacing the longer destination.
+  const auto shorter = randomBytes(1000, 92);
+  writeLocal(exportDir() / "cp-other", shorter);
+  auto [rc4, err4] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-other " + base + "cp-self");
+  EXPECT_EQ(rc4, 0) << err4;
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(shorter));
+  fs::remove(dir);
+  fs::remove(exportDir() / "cp-self");
+  fs::remove(exportDir() / "cp-other");
+}
+
+// As rm(1): one bad argument does not stop the others, and the status says something failed.
+TEST_F(ClientGanesha, CliRmGoesOnAfterAFailure) {
+  const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
+  writeLocal(exportDir() / "rm-me", randomBytes(10, 93));
+  auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " rm " + base + "rm-missing " + base + "rm-me");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, "nfsrdma-client: remove /export/rm-missing: NFS4ERR_NOENT (no such file or directory)\n");
+  EXPECT_FALSE(fs::exists(exportDir() / "rm-me"));
+}
+
 }  // namespace
 }  // namespace nfsrdma::testing

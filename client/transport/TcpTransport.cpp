@@ -377,6 +377,12 @@ void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
   assembly_.insert(assembly_.end(), fragment.begin(), fragment.end());
   assembling_ = !last;
   if (last) {
+    // A record whose first fragment was too short to hold the XID ends its
+    // call's registration only now; left behind, a later record with that
+    // XID (a duplicate reply) would be placed into a buffer its caller freed.
+    if (assembly_.size() >= 4 && placementCount_.load(std::memory_order_relaxed) > 0) {
+      takePlacement(getBe32(assembly_.data()));
+    }
     sink_->onMessage(assembly_);
     assembly_.clear();
   }

@@ -501,6 +501,25 @@ TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) {
   EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
 }
 
+// The same when the reply's first fragment is shorter than its XID (legal
+// record marking): the registration must end when the record is complete.
+TEST_F(TcpPlacementTest, SmallReplyInTinyFragmentsEndsTheRegistration) {
+  transport().setMaxIncomingMessage(2U << 20);
+  Bytes dst(100000, 0);
+  callWithDestination(9, dst);
+  const Bytes error = concat({word(9), pattern(20, 4)});
+  const std::size_t sizes[] = {2, error.size() - 2};
+  ASSERT_TRUE(peer().send(frameFragments(error, sizes)));
+  ASSERT_TRUE(sink_.waitMessages(1));
+  EXPECT_TRUE(sameBytes(sink_.messages().back(), error));
+  Bytes head;
+  const Bytes dup = readShapedReply(9, pattern(dst.size(), 8), head);
+  ASSERT_TRUE(peer().send(frame(dup)));
+  ASSERT_TRUE(sink_.waitMessages(2));
+  EXPECT_TRUE(sameBytes(sink_.messages().back(), dup));
+  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
+}
+
 TEST_F(TcpPlacementTest, AbandonedCallsBufferIsNotWrittenAfterwards) {
   transport().setMaxIncomingMessage(2U << 20);
   Bytes dst(1U << 20, 0);

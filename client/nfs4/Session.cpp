@@ -1,5 +1,6 @@
 #include "client/nfs4/Session.h"
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 #include <random>
@@ -161,8 +162,9 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
     return;
   }
   if (slots_.retired() == slots_.size()) {
+    const Error lost = everySlotLost();
     lock.unlock();
-    decode(makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts"), nullptr);
+    decode(lost, nullptr);
     return;
   }
   auto slot = slots_.acquire();
@@ -206,15 +208,20 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     // reply that was an RPC-level rejection never reached SEQUENCE.
     const bool rejected = error.code == make_error_code(ClientErrc::kRpcDenied) ||
                           error.code == make_error_code(ClientErrc::kRpcAcceptError);
-    releaseAndPump(slot, rejected ? SlotOutcome::kNotExecuted : SlotOutcome::kUnknown);
+    if (rejected) {
+      releaseAndPump(slot, SlotOutcome::kNotExecuted);
+    } else {
+      retire(slot, error);
+    }
     decode(error, nullptr);
     return;
   }
   CompoundDecoder d(results);
   const std::uint32_t st = d.next(Op::kSequence);
   if (!d.ok()) {
-    releaseAndPump(slot, SlotOutcome::kUnknown);
-    decode(malformedError(d), nullptr);
+    const Error e = malformedError(d);
+    retire(slot, e);
+    decode(e, nullptr);
     return;
   }
   if (st != kNfs4Ok) {
@@ -224,19 +231,20 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
   }
   const SequenceResult seq = d.sequence();
   if (!d.ok()) {
-    releaseAndPump(slot, SlotOutcome::kUnknown);
-    decode(malformedError(d), nullptr);
+    const Error e = malformedError(d);
+    retire(slot, e);
+    decode(e, nullptr);
     return;
   }
   if (seq.session != sessionId_ || seq.slot != slot || seq.sequenceId != sequenceId) {
-    releaseAndPump(slot, SlotOutcome::kUnknown);
-    decode(makeError(ClientErrc::kSequenceMismatch,
-                     std::string("SEQUENCE reply for ") +
-                         (seq.session != sessionId_ ? "another session, " : "") + "slot " +
-                         std::to_string(seq.slot) + " sequence " + std::to_string(seq.sequenceId) +
-                         ", expected slot " + std::to_string(slot) + " sequence " +
-                         std::to_string(sequenceId)),
-           nullptr);
+    const Error e = makeError(ClientErrc::kSequenceMismatch,
+                              std::string("SEQUENCE reply for ") +
+                                  (seq.session != sessionId_ ? "another session, " : "") + "slot " +
+                                  std::to_string(seq.slot) + " sequence " + std::to_string(seq.sequenceId) +
+                                  ", expected slot " + std::to_string(slot) + " sequence " +
+                                  std::to_string(sequenceId));
+    retire(slot, e);
+    decode(e, nullptr);
     return;
   }
   {
@@ -258,8 +266,9 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
     if (slots_.retired() == slots_.size()) {
       std::deque<Waiting> failed;
       failed.swap(waiting_);
+      const Error lost = everySlotLost();
       lock.unlock();
-      for (auto& w : failed) w.decode(makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts"), nullptr);
+      for (auto& w : failed) w.decode(lost, nullptr);
       lock.lock();
       break;
     }
@@ -277,9 +286,28 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
   if (slots_.inUse() == 0 && waiting_.empty()) idle_.notify_all();
 }
 
+void Session::retire(std::uint32_t slot, const Error& cause) {
+  {
+    std::lock_guard lock(mu_);
+    lastLoss_ = cause;
+  }
+  releaseAndPump(slot, SlotOutcome::kUnknown);
+}
+
+Error Session::everySlotLost() const {
+  if (!lastLoss_ || lastLoss_.code == make_error_code(ClientErrc::kTimedOut)) {
+    return makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts");
+  }
+  // The cause's code, so a caller that reacts to a closed connection sees one.
+  return makeError(lastLoss_.code, "every session slot was lost, the last by: " + lastLoss_.message());
+}
+
 void Session::renewLoop() {
   std::unique_lock lock(mu_);
-  const auto period = std::chrono::milliseconds(std::max<std::uint32_t>(leaseSeconds_, 3) * 1000 / 3);
+  // A third of the lease, in 64 bits: a server may grant any u32 lease, and
+  // a wrapped (or zero) period would send SEQUENCEs back to back.
+  const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
+  const auto period = std::chrono::milliseconds(lease * 1000 / 3);
   while (!stopRenew_) {
     renewWake_.wait_for(lock, period / 2, [this] { return stopRenew_; });
     if (stopRenew_) break;
@@ -313,6 +341,12 @@ Error Session::close() {
   }
   for (auto& w : neverSent) {
     w.decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"), nullptr);
+  }
+  {
+    // A request the queue handed a slot just before may still be in flight;
+    // DESTROY_SESSION under it would get NFS4ERR_DELAY (RFC 8881 18.37.3).
+    std::unique_lock lock(mu_);
+    idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1), [this] { return slots_.inUse() == 0; });
   }
   Error first = destroySessionOnServer(sessionId_);
   Error second = destroyClientIdOnServer();

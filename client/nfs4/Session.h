@@ -87,6 +87,10 @@ class Session {
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const Decode& decode);
   void releaseAndPump(std::uint32_t slot, SlotOutcome outcome);
+  // Retires a slot whose request's fate is unknown, remembering why.
+  void retire(std::uint32_t slot, const Error& cause);
+  // The error for requests once every slot is retired (mu_ held).
+  Error everySlotLost() const;
   void renewLoop();
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode);
@@ -104,6 +108,7 @@ class Session {
   SlotTable slots_{1};
   std::deque<Waiting> waiting_;
   bool closed_ = false;
+  Error lastLoss_;  // why the most recently retired slot was retired
   std::chrono::steady_clock::time_point lastReply_;
   SessionStats stats_;
 

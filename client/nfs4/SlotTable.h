@@ -25,7 +25,8 @@ class SlotTable {
  public:
   explicit SlotTable(std::uint32_t slots);
 
-  // The lowest free slot below the server's target, if any.
+  // The lowest free slot at or below the server's target, if any; if every
+  // slot there is retired, the lowest free one above it.
   std::optional<std::uint32_t> acquire();
   // The sequence id the next request on this acquired slot must carry.
   std::uint32_t nextSequenceId(std::uint32_t slot) const { return slots_[slot].lastSequenceId + 1; }
@@ -45,6 +46,8 @@ class SlotTable {
     bool busy = false;
     bool retired = false;
   };
+  std::uint32_t take(std::uint32_t slot);
+
   std::vector<Slot> slots_;
   std::uint32_t targetHighest_;
   std::uint32_t inUse_ = 0;

@@ -443,6 +443,39 @@ TEST_F(SessionTest, EverySlotLostFailsTheQueueInsteadOfHanging) {
   EXPECT_EQ(completions_.get(5).error.code, make_error_code(ClientErrc::kTimedOut));
 }
 
+// The server lowered its target to slot 0, and the request on slot 0 was
+// then lost: requests used to wait forever for a slot within the target
+// while slots 1..3 sat free (and the renewal SEQUENCEs queued up behind them).
+TEST_F(SessionTest, TargetSlotLostToATimeoutDoesNotStallTheSession) {
+  startSession({}, kTimeout);
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.targetHighestSlot = 0; }));
+  EXPECT_FALSE(runBare(0).error);
+  server_->scriptNextSequence(dropSequence());
+  EXPECT_EQ(runBare(1).error.code, make_error_code(ClientErrc::kTimedOut));
+  const Outcome o = runBare(2);
+  EXPECT_EQ(o.fired, 1) << "the request after the lost one never completed";
+  EXPECT_FALSE(o.error) << o.error.message();
+  expectNoViolations();
+}
+
+// When the connection goes, the queued requests say so (with its code), not "timeouts".
+TEST_F(SessionTest, EverySlotLostToAClosedConnectionReportsTheConnection) {
+  FakeServerConfig config;
+  config.grantedSlots = 2;
+  config.holdBatch = 2;
+  startSession(config, kTimeout);
+  server_->scriptNextSequence(hangUpOnSequence());
+  for (std::size_t i = 0; i < 5; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(5, kTimeout + kTimeoutSlack + kWait));
+  for (std::size_t i = 0; i < 5; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1) << i;
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionClosed)) << i << ": " << o.error.message();
+  }
+  EXPECT_EQ(completions_.get(4).error.context.rfind("every session slot was lost, the last by: ", 0), 0U)
+      << completions_.get(4).error.context;
+}
+
 TEST_F(SessionTest, HangUpDuringARequestFailsItAndCloseDoesNotHang) {
   startSession();
   server_->scriptNextSequence(hangUpOnSequence());

@@ -84,6 +84,25 @@ TEST(SlotTable, TargetHighestLimitsAcquisition) {
   EXPECT_EQ(t.acquire(), std::nullopt);
 }
 
+// The server lowered its target to slot 0, then slot 0 was lost to a
+// timeout: waiting for a slot at or below the target would wait forever
+// while slots 1..3 are free, so the lowest of those is used.
+TEST(SlotTable, EverySlotWithinTheTargetRetiredFallsBackToTheRest) {
+  SlotTable t(4);
+  t.setTargetHighest(1);
+  EXPECT_EQ(t.acquire(), std::optional<std::uint32_t>(0));
+  EXPECT_EQ(t.acquire(), std::optional<std::uint32_t>(1));
+  t.release(0, SlotOutcome::kUnknown);
+  EXPECT_EQ(t.acquire(), std::nullopt);  // slot 1 is still usable: wait for it
+  t.release(1, SlotOutcome::kUnknown);
+  EXPECT_EQ(t.acquire(), std::optional<std::uint32_t>(2));
+  EXPECT_EQ(t.acquire(), std::optional<std::uint32_t>(3));
+  EXPECT_EQ(t.acquire(), std::nullopt);
+  t.release(3, SlotOutcome::kExecuted);
+  EXPECT_EQ(t.nextSequenceId(3), 2U);
+  EXPECT_EQ(t.acquire(), std::optional<std::uint32_t>(3));
+}
+
 TEST(SlotTable, TargetAboveTheTableIsCappedAtItsSize) {
   SlotTable t(2);
   t.setTargetHighest(100);

@@ -195,6 +195,8 @@ Client::~Client() {
 
 void Client::close() {
   if (closed_) return;
+  // close() waits for replies that only the I/O thread can deliver.
+  if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "close() from an I/O callback"));
   closed_ = true;
   Error e = session_->close();
   rpc_->shutdown();

@@ -9,8 +9,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -119,8 +121,20 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
     }
     int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
+      // A signal must not end the wait early: SO_ERROR reads 0 while the
+      // connect is still in progress, which would pass for success.
+      const auto deadline = std::chrono::steady_clock::now() + timeout;
       pollfd pfd{fd, POLLOUT, 0};
-      rc = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
+      for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        rc = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+        if (rc >= 0 || errno != EINTR) break;
+      }
+      if (rc < 0) {
+        lastErr = errno;
+        ::close(fd);
+        continue;
+      }
       if (rc == 0) {
         lastErr = ETIMEDOUT;
         ::close(fd);

@@ -100,7 +100,10 @@ int runAnchorCommand(int argc, char** argv) {
       exportDir = std::filesystem::temp_directory_path() / ("nfsrdma-anchor-" + std::to_string(::getpid()));
       std::filesystem::create_directories(exportDir);
       server::GaneshaOptions go;
-      go.exports.push_back({exportDir, "/export", false, false, 1});
+      server::GaneshaExportSpec spec;
+      spec.path = exportDir;
+      spec.pseudo = "/export";
+      go.exports.push_back(spec);
       ganesha.emplace(server::GaneshaServer::start(go));
       options.host = ganesha->address();
       options.port = ganesha->port();

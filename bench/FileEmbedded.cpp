@@ -14,7 +14,10 @@ EmbeddedServer::EmbeddedServer(const std::filesystem::path& parent) {
   exportDir_ = parent / ("nfsrdma-bench-" + std::to_string(::getpid()));
   std::filesystem::create_directories(exportDir_);
   server::GaneshaOptions go;
-  go.exports.push_back({exportDir_, "/export", false, false, 1});
+  server::GaneshaExportSpec spec;
+  spec.path = exportDir_;
+  spec.pseudo = "/export";
+  go.exports.push_back(spec);
   try {
     server_.emplace(server::GaneshaServer::start(go));
   } catch (...) {

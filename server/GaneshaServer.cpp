@@ -18,7 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -340,6 +342,28 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
     }
   }
   const bool rdma = opts.rdmaPort != 0;
+  for (const auto& e : opts.exports) {
+    for (const auto& cl : e.clients) {
+      // ganesha's parser ends a token at , ; { } # and whitespace; allow
+      // only what a host, network, wildcard or netgroup is made of.
+      const bool ok = !cl.clients.empty() && std::all_of(cl.clients.begin(), cl.clients.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) != 0 || std::strchr(".:/*?@_-", ch) != nullptr;
+      });
+      if (!ok) {
+        throw std::runtime_error("ganesha export '" + e.path.string() + "': client '" + cl.clients +
+                                 "' is not a host, network, wildcard or @netgroup ganesha.conf can carry");
+      }
+    }
+  }
+  if (opts.minorVersions.empty()) throw std::runtime_error("ganesha: no NFSv4 minor version to serve");
+  std::string minors;
+  for (unsigned m : std::set<unsigned>(opts.minorVersions.begin(), opts.minorVersions.end())) {
+    if (m > 2) throw std::runtime_error("ganesha: NFSv4 minor version " + std::to_string(m) + " (expected 0, 1 or 2)");
+    minors += (minors.empty() ? "" : ", ") + std::to_string(m);
+  }
+  const auto squashName = [](GaneshaSquash q) {
+    return q == GaneshaSquash::NoRoot ? "No_Root_Squash" : q == GaneshaSquash::All ? "All_Squash" : "Root_Squash";
+  };
 
   std::ostringstream c;
   c << "# Rendered by nfsrdma (server/GaneshaServer.cpp) on every start; edits are lost.\n"
@@ -352,11 +376,10 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
     << "  Enable_RQUOTA = false;\n"
     << "  Enable_UDP = false;\n"
     << "}\n"
-    // Minor version 0 stays on: libnfs (the benchmark anchor) speaks 4.0.
     << "NFSV4 {\n"
     << "  Graceless = true;\n"
     << "  Lease_Lifetime = " << opts.leaseSeconds << ";\n"
-    << "  Minor_Versions = 0, 1, 2;\n"
+    << "  Minor_Versions = " << minors << ";\n"
     << "  RecoveryBackend = fs;\n"
     << "  RecoveryRoot = \"" << recovery.string() << "\";\n"
     << "}\n"
@@ -366,13 +389,20 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
       << "  Export_Id = " << e.exportId << ";\n"
       << "  Path = \"" << e.path.string() << "\";\n"
       << "  Pseudo = \"" << e.pseudo << "\";\n"
-      << "  Access_Type = " << (e.readOnly ? "RO" : "RW") << ";\n"
-      << "  Squash = " << (e.rootSquash ? "Root_Squash" : "No_Root_Squash") << ";\n"
+      << "  Access_Type = " << (!e.clients.empty() ? "None" : e.readOnly ? "RO" : "RW") << ";\n"
+      << "  Squash = " << (!e.clients.empty() || e.rootSquash ? "Root_Squash" : "No_Root_Squash") << ";\n"
       << "  SecType = sys;\n"
       << "  Protocols = 4;\n"
       << "  Transports = " << (rdma ? "TCP, RDMA" : "TCP") << ";\n"
-      << "  FSAL { Name = VFS; }\n"
-      << "}\n";
+      << "  FSAL { Name = VFS; }\n";
+    for (const auto& cl : e.clients) {
+      c << "  CLIENT {\n"
+        << "    Clients = " << cl.clients << ";\n"
+        << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
+        << "    Squash = " << squashName(cl.squash) << ";\n"
+        << "  }\n";
+    }
+    c << "}\n";
   }
   return c.str();
 }

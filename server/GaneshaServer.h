@@ -19,13 +19,27 @@
 
 namespace nfsrdma::server {
 
+enum class GaneshaSquash { NoRoot, Root, All };
+
+// Who may use an export and how: one ganesha CLIENT block. Blocks are tried
+// in order and the first that matches the client's address decides.
+struct GaneshaClientSpec {
+  std::string clients;  // a host, network (10.0.0.0/24), wildcard (*.lab, *) or @netgroup
+  bool readOnly = false;
+  GaneshaSquash squash = GaneshaSquash::Root;
+};
+
 // One NFSv4 export served through the VFS FSAL.
 struct GaneshaExportSpec {
   std::filesystem::path path;  // directory to export (must exist)
   std::string pseudo;          // NFSv4 pseudo path, e.g. "/export"
+  // Without client blocks, readOnly and rootSquash apply to every client
+  // that reaches the listener; with them, a client no block matches gets no
+  // access at all.
   bool readOnly = false;
   bool rootSquash = false;  // false: No_Root_Squash
   uint16_t exportId = 1;
+  std::vector<GaneshaClientSpec> clients{};
 };
 
 struct GaneshaOptions {
@@ -36,6 +50,9 @@ struct GaneshaOptions {
       workDir;  // config, pid, log, recovery state; empty: a fresh temp dir removed on stop
   std::chrono::seconds startTimeout{30};
   unsigned leaseSeconds = 20;
+  // NFSv4 minor versions served (0, 1, 2). 0 stays on by default: libnfs,
+  // the benchmark's anchor, speaks 4.0.
+  std::vector<unsigned> minorVersions{0, 1, 2};
   // RDMA listener port (20049 by convention); 0 = TCP only. Rendered only
   // when ganeshaSupportsNfsRdma() says the installed build has NFS/RDMA;
   // start() refuses a non-zero value otherwise.
@@ -46,7 +63,9 @@ struct GaneshaOptions {
 // NFSv4 recovery directory, and nothing else, under `workDir`. Pure: no file
 // or process is touched. Throws std::runtime_error on an export whose
 // pseudo path is not absolute, a duplicate export id or pseudo path, a path
-// or pseudo containing characters ganesha's config parser would mis-read.
+// or pseudo containing characters ganesha's config parser would mis-read,
+// a client that is not a host/network/wildcard/netgroup, or minor versions
+// outside 0..2 (or none).
 std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
                                 const std::filesystem::path& workDir);
 

@@ -139,21 +139,34 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     }
     g.leaseSeconds = *cfg.nfsd.leaseTime;
   }
+  g.minorVersions.clear();
+  if (cfg.nfsd.v40) g.minorVersions.push_back(0);
+  if (cfg.nfsd.v41) g.minorVersions.push_back(1);
+  if (cfg.nfsd.v42) g.minorVersions.push_back(2);
+  if (g.minorVersions.empty()) {
+    throw ConfigError(cfg.source + ": nfsd versions enable no NFSv4 version; serve runs NFSv4 only "
+                      "(4.0, 4.1, 4.2)");
+  }
+  if (cfg.nfsd.v3) out << "note: serve does not serve NFSv3 (versions lists 3); apply configures it for knfsd\n";
   uint16_t id = 1;
   for (const auto& e : cfg.exports) {
     GaneshaExportSpec s;
     s.path = paths.resolve(e.path);
     s.pseudo = e.pseudo;
-    s.readOnly = std::all_of(e.clients.begin(), e.clients.end(),
-                             [](const ClientSpec& c) { return c.readOnly; });
-    s.rootSquash = std::any_of(e.clients.begin(), e.clients.end(),
-                               [](const ClientSpec& c) { return c.squash != Squash::NoRoot; });
+    // Each client of the config becomes a CLIENT block, in the config's
+    // order; a host no block matches gets no access (as with knfsd).
+    for (const ClientSpec& c : e.clients) {
+      GaneshaClientSpec gc;
+      gc.clients = c.host;
+      gc.readOnly = c.readOnly;
+      gc.squash = c.squash == Squash::NoRoot ? GaneshaSquash::NoRoot
+                  : c.squash == Squash::All  ? GaneshaSquash::All
+                                             : GaneshaSquash::Root;
+      s.clients.push_back(gc);
+    }
+    s.readOnly = std::all_of(e.clients.begin(), e.clients.end(), [](const ClientSpec& c) { return c.readOnly; });
     s.exportId = id++;
     g.exports.push_back(s);
-    if (e.clients.size() > 1 || e.clients.front().host != "*") {
-      out << "note: serve exports " << e.path << " to every client that reaches " << g.bindAddress
-          << " (per-client lists are a knfsd feature here)\n";
-    }
   }
   if (cfg.rdma.enabled) {
     if (ganeshaSupportsNfsRdma()) {
@@ -191,10 +204,12 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
   out << "serving with nfs-ganesha pid " << server.pid() << " on " << server.address() << ":"
       << server.port() << "\n";
   for (const auto& e : g.exports) {
-    out << "  export " << e.path.string() << " as " << e.pseudo << (e.readOnly ? " (ro)" : " (rw)")
-        << "   try: nfs-ls 'nfs://"
-        << (server.address() == "0.0.0.0" ? "127.0.0.1" : server.address()) << e.pseudo
-        << "?version=4&nfsport=" << server.port() << "'\n";
+    std::string who;
+    for (const auto& c : e.clients) who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");
+    out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")"
+        << "   try: nfsrdma-client ls nfs://"
+        << (server.address() == "0.0.0.0" ? "127.0.0.1" : server.address()) << ":" << server.port()
+        << e.pseudo << "\n";
   }
   out << "  log " << server.logPath().string() << "\nready; stop with Ctrl-C or SIGTERM\n"
       << std::flush;

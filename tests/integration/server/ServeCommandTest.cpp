@@ -116,7 +116,12 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
                                        << "\n"
                                           "    pseudo: /data\n"
                                           "    clients:\n"
-                                          "      - host: '*'\n"
+                                          "      - host: 10.255.0.0/16\n"
+                                          "        access: rw\n"
+                                          "        insecure: true\n"
+                                          "      - host: 127.0.0.1\n"
+                                          "        access: ro\n"
+                                          "        squash: no_root_squash\n"
                                           "        insecure: true\n"
                                           "transports:\n"
                                           "  bind_address: 127.0.0.1\n"
@@ -148,6 +153,16 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
   std::string cat = run("nfs-cat '" + url + "/readme.txt?version=4&nfsport=" + port + "'", &status);
   EXPECT_EQ(status, 0) << cat;
   EXPECT_NE(cat.find("served by nfsrdma-server"), std::string::npos) << cat;
+  // 127.0.0.1 is listed read-only; another client's rw must not leak to it.
+  std::ofstream(dir.path / "small.txt") << "must not land\n";
+  std::string cp = run("nfs-cp " + (dir.path / "small.txt").string() + " '" + url + "/small.txt?version=4&nfsport=" +
+                           port + "'",
+                       &status);
+  EXPECT_NE(status, 0) << "a write by a read-only client succeeded: " << cp;
+  EXPECT_NE(cp.find("NFS4ERR_ROFS"), std::string::npos) << cp;  // refused as read-only, not as squashed root
+  EXPECT_FALSE(fs::exists(dir.path / "data/small.txt"));
+  EXPECT_NE(confText.str().find("  CLIENT {\n    Clients = 127.0.0.1;\n    Access_Type = RO;\n"), std::string::npos)
+      << confText.str();
 
   ASSERT_EQ(::kill(tool.pid, SIGTERM), 0);
   const int exit = tool.waitExit(std::chrono::seconds(30));

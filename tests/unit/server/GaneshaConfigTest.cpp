@@ -47,6 +47,37 @@ TEST(GaneshaConfig, RendersCoreV4AndExports) {
   EXPECT_EQ(c.find("RDMA"), std::string::npos);
 }
 
+// serve gives each client of the config its own CLIENT block: a read-only
+// client must not get RW because another client of the export has it, and a
+// host the config does not list gets nothing (export-level Access_Type None).
+TEST(GaneshaConfig, ClientBlocksAndMinorVersions) {
+  GaneshaOptions o;
+  GaneshaExportSpec e{"/srv/a", "/export"};
+  e.clients = {{"10.0.0.0/24", false, nfsrdma::server::GaneshaSquash::NoRoot},
+               {"*.lab.example", true, nfsrdma::server::GaneshaSquash::All},
+               {"@compute", true, nfsrdma::server::GaneshaSquash::Root}};
+  o.exports.push_back(e);
+  o.minorVersions = {2, 1};
+  const std::string c = renderGaneshaConfig(o, 2049, "/w");
+  EXPECT_NE(c.find("  Minor_Versions = 1, 2;\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("  Access_Type = None;\n  Squash = Root_Squash;\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 10.0.0.0/24;\n    Access_Type = RW;\n    Squash = No_Root_Squash;\n  }\n"
+                   "  CLIENT {\n    Clients = *.lab.example;\n    Access_Type = RO;\n    Squash = All_Squash;\n  }\n"
+                   "  CLIENT {\n    Clients = @compute;\n    Access_Type = RO;\n    Squash = Root_Squash;\n  }\n}\n"),
+            std::string::npos)
+      << c;
+
+  GaneshaOptions bad = o;
+  bad.exports[0].clients[0].clients = "10.0.0.1; Access_Type = RW";
+  EXPECT_EQ(renderError(bad), "ganesha export '/srv/a': client '10.0.0.1; Access_Type = RW' is not a host, "
+                              "network, wildcard or @netgroup ganesha.conf can carry");
+  bad = o;
+  bad.minorVersions = {};
+  EXPECT_EQ(renderError(bad), "ganesha: no NFSv4 minor version to serve");
+  bad.minorVersions = {3};
+  EXPECT_EQ(renderError(bad), "ganesha: NFSv4 minor version 3 (expected 0, 1 or 2)");
+}
+
 TEST(GaneshaConfig, RdmaKeysOnlyWhenAskedFor) {
   auto o = twoExports();
   o.rdmaPort = 20049;

@@ -66,11 +66,11 @@ std::string jsonEscape(const std::string& s) {
 int runAnchorCommand(int argc, char** argv) {
   po::options_description opts("nfsrdma-bench anchor options");
   std::string url;
-  std::uint64_t sizeMiB = 256;
+  std::int64_t sizeMiB = 256;  // signed: boost would wrap "-5" into a huge unsigned
   double runtime = 5;
   std::string jsonPath;
   std::string only;
-  std::uint32_t readsPerCompound = 8;
+  std::int64_t readsPerCompound = 8;
   opts.add_options()("help,h", "show this help")(
       "url", po::value(&url),
       "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting a temp dir)")(
@@ -81,12 +81,16 @@ int runAnchorCommand(int argc, char** argv) {
       "reads-per-compound", po::value(&readsPerCompound)->default_value(readsPerCompound),
       "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: no such row)");
   try {
-    if (parseOptionsOrHelp(argc, argv, opts, "anchor")) return 0;
+    if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return 0;
     if (!only.empty() && only != "nfsrdma" && only != "libnfs") {
       throw std::invalid_argument("--only " + only + ": expected nfsrdma or libnfs");
     }
-    if (sizeMiB < 8) throw std::invalid_argument("--size-mib must be at least 8");
+    if (sizeMiB < 8 || sizeMiB > (1 << 20)) throw std::invalid_argument("--size-mib must be 8..1048576");
+    if (readsPerCompound < 0 || readsPerCompound > 16) {
+      throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
+    }
     if (runtime <= 0 || runtime > 3600) throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
+    checkOutputPath(jsonPath, "--json");
 
     std::optional<server::GaneshaServer> ganesha;
     std::filesystem::path exportDir;
@@ -114,7 +118,7 @@ int runAnchorCommand(int argc, char** argv) {
       serverNote = "given with --url";
     }
     options.queueDepth = 32;
-    const std::uint64_t fileSize = sizeMiB << 20;
+    const std::uint64_t fileSize = static_cast<std::uint64_t>(sizeMiB) << 20;
     auto client = Client::connect(options);
 
     std::printf("nfsrdma-bench anchor: our NFSv4.1 client vs libnfs (NFSv4.0, async API) on the same server\n");
@@ -137,7 +141,7 @@ int runAnchorCommand(int argc, char** argv) {
       ReadMeasurement anchor;
     };
     const std::uint32_t vectorWidth = std::min<std::uint32_t>(
-        readsPerCompound, static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
+        static_cast<std::uint32_t>(readsPerCompound), static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
     const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
     if (readsPerCompound > 1 && vectorWidth <= 1) {
       std::printf(" no vectored row: %s\n\n", options.proto == "rdma"

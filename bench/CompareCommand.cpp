@@ -7,11 +7,14 @@
 // device and the client a transport for it (otherwise the column says why).
 // Cells run profile by profile so the targets of one row run back to back.
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "bench/BenchCommands.h"
@@ -130,7 +133,8 @@ void addCells(CompareReport& report, const RunResult& r, const FileProfile& p, b
 void writeFile(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -164,13 +168,17 @@ int runCompareCommand(int argc, char** argv) {
   addWorkloadOptions(opts, wa);
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-    po::notify(vm);
+    storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");
     if (vm.count("help")) {
       std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
       return 0;
     }
     if (!(threshold > 0) || threshold >= 100) throw std::invalid_argument("--threshold must be in (0, 100) percent");
+    // Everything that can fail without running is checked before the runs.
+    checkOutputPath(jsonPath, "--json");
+    checkOutputPath(htmlPath, "--html");
+    std::optional<CompareReport> before;
+    if (!baselinePath.empty()) before = compareFromJson(parseJsonFile(baselinePath));
 
     CompareReport report;
     bool anyFailure = false;
@@ -212,6 +220,12 @@ int runCompareCommand(int argc, char** argv) {
           const auto eq = a.find('=');
           if (eq == std::string::npos) throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
           specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
+          for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
+            if (specs[i].name == specs.back().name) {
+              throw std::invalid_argument("--target " + a + ": the name " + specs.back().name +
+                                          " is taken; each target needs its own NAME");
+            }
+          }
         }
       }
       LinkFigures link;
@@ -358,10 +372,7 @@ int runCompareCommand(int argc, char** argv) {
       report.notes.push_back("this machine may be shared and noisy: compare ratios, not absolute figures");
     }
 
-    if (!baselinePath.empty()) {
-      const CompareReport before = compareFromJson(parseJsonFile(baselinePath));
-      applyBaseline(report, before, baselinePath, threshold);
-    }
+    if (before) applyBaseline(report, *before, baselinePath, threshold);
     std::fputs(formatCompareText(report).c_str(), stdout);
     if (!jsonPath.empty()) {
       writeFile(jsonPath, compareToJson(report));

@@ -32,11 +32,19 @@ struct WorkloadArgs {
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
 FileOptions toFileOptions(const WorkloadArgs& a);
-// Parses argv (after the subcommand word) into opts; when --help was given,
-// prints "usage: nfsrdma-bench COMMAND [options]" and the options and
-// returns true. Throws boost's errors for bad options.
+// Parses argv (after the subcommand word) into vm. A word that is not an
+// option is an error naming it (and serverOption, the option that takes a
+// server, when it looks like a URL or path). Throws boost's errors for bad options.
+void storeOptions(int argc, char** argv, const boost::program_options::options_description& opts,
+                  boost::program_options::variables_map& vm, const char* serverOption);
+// storeOptions, then, when --help was given, prints "usage: nfsrdma-bench
+// COMMAND [options]" and the options and returns true.
 bool parseOptionsOrHelp(int argc, char** argv, const boost::program_options::options_description& opts,
-                        const char* command);
+                        const char* command, const char* serverOption);
+// Before a run: the directory an output file (--json, --html) goes to
+// exists and is writable, so a long run does not end in "cannot write".
+// "" and "-" (stdout) pass. Throws std::invalid_argument naming the option.
+void checkOutputPath(const std::string& path, const char* option);
 // True when stderr is a terminal: the live progress line is shown then only.
 bool progressWanted();
 

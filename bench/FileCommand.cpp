@@ -34,7 +34,8 @@ int runFileCommand(int argc, char** argv) {
       "json", po::value(&jsonPath), "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, wa);
   try {
-    if (parseOptionsOrHelp(argc, argv, opts, "file")) return 0;
+    if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
+    checkOutputPath(jsonPath, "--json");
     const FileProfile profile = profileByName(profileName);
     const FileOptions options = toFileOptions(wa);
     validateOptions(options, profile);

@@ -1,8 +1,10 @@
 #include "bench/FileJson.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -275,7 +277,7 @@ JsonValue parseJson(std::string_view text) { return Parser(text).document(); }
 
 JsonValue parseJsonFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   try {

@@ -1,0 +1,62 @@
+// Why: boost drops a word that is not an option, so `nfsrdma-bench file
+// nfs://host/export` benchmarked the embedded server and reported its numbers
+// as if for the named one; and an unwritable --json was found only after the
+// whole run. Both are now refused before anything runs.
+#include <gtest/gtest.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/FileCli.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+namespace po = boost::program_options;
+
+std::string parseError(std::vector<std::string> args) {
+  args.insert(args.begin(), "file");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  po::options_description opts;
+  std::string target;
+  opts.add_options()("target", po::value(&target));
+  po::variables_map vm;
+  try {
+    storeOptions(static_cast<int>(argv.size()), argv.data(), opts, vm, "--target nfs:URL");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BenchCli, AWordThatIsNoOptionIsAnError) {
+  EXPECT_EQ(parseError({"--target", "nfs:nfs://h/e"}), "");
+  EXPECT_EQ(parseError({"nfs://h/e"}),
+            "unexpected argument 'nfs://h/e': every setting is an option (see --help); a server or directory "
+            "is given with --target nfs:URL");
+  EXPECT_EQ(parseError({"--target", "nfs:nfs://h/e", "fast"}),
+            "unexpected argument 'fast': every setting is an option (see --help)");
+}
+
+TEST(BenchCli, OutputPathIsCheckedBeforeARun) {
+  EXPECT_NO_THROW(checkOutputPath("", "--json"));
+  EXPECT_NO_THROW(checkOutputPath("-", "--json"));
+  EXPECT_NO_THROW(checkOutputPath("report.json", "--json"));  // the current directory
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  EXPECT_NO_THROW(checkOutputPath((dir / "x.json").string(), "--json"));
+  const std::string missing = (dir / "nfsrdma-no-such-dir" / "x.json").string();
+  try {
+    checkOutputPath(missing, "--html");
+    ADD_FAILURE() << "a file in a missing directory was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--html " + missing + ": directory " + (dir / "nfsrdma-no-such-dir").string() + " does not exist");
+  }
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

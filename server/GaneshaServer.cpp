@@ -186,6 +186,21 @@ uint16_t pickFreePort(const std::string& address) {
   return ntohs(sin6.sin6_port);
 }
 
+// A fixed port someone already listens on: said in one line before ganesha
+// starts (it would log a page of DBUS and bind errors and exit).
+void requirePortFree(const std::string& address, uint16_t port) {
+  auto addr = parseAddress(address, port, false);
+  if (!addr) throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
+  Fd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return;  // no verdict; ganesha reports its own failure
+  const int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as servers bind: TIME_WAIT is no obstacle
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0 && errno == EADDRINUSE) {
+    throw std::runtime_error("cannot start nfs-ganesha: port " + std::to_string(port) + " on " + address +
+                             " is already in use (another NFS server?); choose another port, or 0 for a free one");
+  }
+}
+
 // One non-blocking connect attempt, bounded by `timeout`.
 bool tcpConnects(const std::string& address, uint16_t port, std::chrono::milliseconds timeout) {
   auto addr = parseAddress(address, port, true);
@@ -434,6 +449,7 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
   }
   if (optsIn.startTimeout.count() <= 0)
     throw std::runtime_error("ganesha: start timeout must be positive");
+  if (optsIn.port != 0) requirePortFree(optsIn.bindAddress, optsIn.port);
 
   GaneshaOptions opts = optsIn;
   for (auto& e : opts.exports) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -37,8 +39,12 @@ class Reader {
   void requireKeys(const YAML::Node& n, const std::string& what,
                    const std::vector<std::string>& allowed) const {
     requireMap(n, what);
+    std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string key = it->first.Scalar();
+      // yaml-cpp keeps both and answers with the first: the second would be
+      // silently ignored, so "access: ro" then "access: rw" would mean ro.
+      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' appears twice in " + what);
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -411,7 +417,7 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
 
 ServerConfig loadServerConfig(const fs::path& file) {
   std::ifstream in(file);
-  if (!in) throw ConfigError(file.string() + ":0:0: cannot read the config file (does it exist?)");
+  if (!in) throw ConfigError(file.string() + ": cannot read the config file: " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   return parseServerConfig(ss.str(), file.string());

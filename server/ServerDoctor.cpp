@@ -20,8 +20,12 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
     out.push_back({CheckLevel::Fail, name, detail, fix});
   };
   const unsigned rdmaPort = cfg ? cfg->rdma.port : 20049;
+  // A TCP-only config: the RDMA checks would fail on what it does not want.
+  const bool wantRdma = cfg == nullptr || cfg->rdma.enabled;
+  if (!wantRdma) pass("RDMA", "not checked: transports.rdma.enabled is false in " + cfg->source);
 
   for (const char* pkg : {"nfs-kernel-server", "rdma-core"}) {
+    if (!wantRdma && std::string(pkg) == "rdma-core") continue;
     auto it = st.packages.find(pkg);
     if (it != st.packages.end() && it->second) {
       pass(std::string("package ") + pkg, "installed");
@@ -37,6 +41,7 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
                 " is missing: this kernel's modules are not installed here, as in a "
                 "container or a VM booted with its own kernel)";
   for (const std::string& mod : {std::string("nfsd"), st.rdmaServerModule}) {
+    if (!wantRdma && mod != "nfsd") continue;
     if (st.moduleLoaded(paths, mod)) {
       pass("module " + mod, "loaded");
     } else {
@@ -50,7 +55,9 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
     }
   }
 
-  if (st.rdmaDevices.empty()) {
+  if (!wantRdma) {
+    // nothing: no device, port or GID is needed
+  } else if (st.rdmaDevices.empty()) {
     fail("RDMA devices", "none in " + paths.resolve(HostPaths::kInfiniband).string(),
          "install the NIC's RDMA driver, or for testing: modprobe rdma_rxe && rdma link add rxe0 "
          "type rxe netdev "
@@ -60,7 +67,7 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
     for (const auto& d : st.rdmaDevices) names += (names.empty() ? "" : ", ") + d.name;
     pass("RDMA devices", names);
   }
-  if (cfg && !cfg->rdmaDevice.empty()) {
+  if (wantRdma && cfg && !cfg->rdmaDevice.empty()) {
     bool found = std::any_of(st.rdmaDevices.begin(), st.rdmaDevices.end(),
                              [&](const RdmaDevice& d) { return d.name == cfg->rdmaDevice; });
     if (found) {
@@ -71,6 +78,7 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
     }
   }
   for (const auto& d : st.rdmaDevices) {
+    if (!wantRdma) break;
     if (cfg && !cfg->rdmaDevice.empty() && d.name != cfg->rdmaDevice) continue;
     for (const auto& p : d.ports) {
       const std::string name = d.name + " port " + std::to_string(p.number);
@@ -119,7 +127,9 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
   } else {
     pass("nfsd running", trimmed(*st.threads) + " threads");
   }
-  if (!st.portList) {
+  if (!wantRdma) {
+    // not wanted: see the "RDMA" line
+  } else if (!st.portList) {
     fail("RDMA listener", "no port list (" + paths.resolve(HostPaths::kPortList).string() + ")",
          "nfsrdma-server apply <config>   # or: echo 'rdma " + std::to_string(rdmaPort) +
              "' > /proc/fs/nfsd/portlist");
@@ -133,7 +143,7 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
 
   // RDMA connections come from unprivileged "ports": knfsd refuses them
   // unless the export says insecure.
-  if (cfg) {
+  if (cfg && wantRdma) {
     for (const auto& e : cfg->exports) {
       for (const auto& c : e.clients) {
         if (c.insecure) {

@@ -231,6 +231,19 @@ TEST_F(ServerPlanFlow, DoctorOnTheStagedHostPassesWhenServing) {
   pos(after.out, "PASS  RDMA listener: rdma 20049 is in the port list");
 }
 
+// A TCP-only config must be able to pass: the RDMA checks (package, module,
+// devices, listener, insecure) are not run, and one line says why.
+TEST_F(ServerPlanFlow, DoctorOfATcpOnlyConfigSkipsTheRdmaChecks) {
+  host.write("cfg/tcp.yaml", std::string(kConfig) + "transports:\n  rdma:\n    enabled: false\n");
+  const std::string tcp = (host.root / "cfg/tcp.yaml").string();
+  ASSERT_EQ(runTool({"--root", root, "apply", tcp}).status, 0);
+  auto d = runTool({"--root", root, "doctor", tcp});
+  EXPECT_EQ(d.status, 0) << d.out;
+  pos(d.out, "PASS  RDMA: not checked: transports.rdma.enabled is false in " + tcp);
+  EXPECT_EQ(d.out.find("RDMA listener"), std::string::npos) << d.out;
+  EXPECT_EQ(d.out.find("insecure"), std::string::npos) << d.out;
+}
+
 TEST_F(ServerPlanFlow, DoctorFailsForADownPortAndAMissingGid) {
   host.write("sys/class/infiniband/rxe0/ports/1/state", "1: DOWN\n");
   std::filesystem::remove(host.root / "sys/class/infiniband/rxe0/ports/1/gids/1");

@@ -212,7 +212,16 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   while (!p.empty()) {
     auto slash = p.find('/');
     std::string_view c = p.substr(0, slash);
-    if (!c.empty()) parts.lookups.push_back(c);
+    // "." and ".." are not names a server looks up (NFS4ERR_BADNAME): they
+    // are resolved here, lexically, as in a URL, and may not leave the root.
+    if (c == "..") {
+      if (parts.lookups.empty()) {
+        throw NfsException(makeError(ClientErrc::kInvalidArgument, parts.full + ": '..' leads above the export's root"));
+      }
+      parts.lookups.pop_back();
+    } else if (!c.empty() && c != ".") {
+      parts.lookups.push_back(c);
+    }
     p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
   }
   if (wantParent) {

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "client/Error.h"
 
@@ -63,6 +65,7 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   o.exportPath = std::string(path);
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
 
+  std::set<std::string_view> seenKeys;
   while (!query.empty()) {
     auto amp = query.find('&');
     std::string_view item = query.substr(0, amp);
@@ -72,6 +75,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     if (eq == std::string_view::npos) bad(url, "option '" + std::string(item) + "' has no value (key=value)");
     std::string_view key = item.substr(0, eq);
     std::string_view value = item.substr(eq + 1);
+    // A second value would silently win over the first: say which one is meant.
+    if (!seenKeys.insert(key).second) bad(url, "option '" + std::string(key) + "' is given twice");
     if (key == "version") {
       if (value != "4.1") {
         bad(url, "version=" + std::string(value) + " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
@@ -93,7 +98,12 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       if (value != "tcp" && value != "rdma") bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
       o.proto = std::string(value);
     } else if (key == "port") {
-      o.port = number<std::uint16_t>(url, key, value, 1, 65535);
+      const auto port = number<std::uint16_t>(url, key, value, 1, 65535);
+      if (!portText.empty() && port != o.port) {
+        bad(url, "port=" + std::string(value) + " contradicts the port " + std::string(portText) +
+                     " after the host (give one)");
+      }
+      o.port = port;
       portGiven = true;
     } else if (key == "memreg") {
       if (value != "pooled" && value != "per-io") bad(url, "memreg=" + std::string(value) + " (expected pooled or per-io)");

@@ -523,6 +523,24 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
   fs::remove(exportDir() / "cp-other");
 }
 
+// "." and ".." are resolved in the client (a server answers NFS4ERR_BADNAME
+// to a LOOKUP of them); ".." may not climb above the export.
+TEST_F(ClientGanesha, DotAndDotDotInPathsAreResolvedAndBounded) {
+  fs::create_directories(exportDir() / "dots/sub");
+  const auto data = randomBytes(100, 94);
+  writeLocal(exportDir() / "dots/file", data);
+  EXPECT_EQ(client_->stat("dots/sub/../file").size, 100U);
+  EXPECT_EQ(client_->stat("./dots/./file").size, 100U);
+  try {
+    (void)client_->stat("dots/../../outside");
+    ADD_FAILURE() << "a path above the export was looked up";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), make_error_code(ClientErrc::kInvalidArgument));
+    EXPECT_NE(std::string(e.what()).find("'..' leads above the export's root"), std::string::npos) << e.what();
+  }
+  fs::remove_all(exportDir() / "dots");
+}
+
 // As rm(1): one bad argument does not stop the others, and the status says something failed.
 TEST_F(ClientGanesha, CliRmGoesOnAfterAFailure) {
   const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";

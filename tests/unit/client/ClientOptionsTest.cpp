@@ -62,6 +62,11 @@ TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
             std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?bind=").find("bind= needs a local address"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?qd=0").find("qd"), std::string::npos);
+  // A repeated key or two different ports: which one was meant is unknown.
+  EXPECT_NE(errorOf("nfs://srv/e?uid=1&uid=2").find("option 'uid' is given twice"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv:2049/e?port=23049").find("port=23049 contradicts the port 2049 after the host"),
+            std::string::npos);
+  EXPECT_EQ(ClientOptions::fromUrl("nfs://srv:2049/e?port=2049").port, 2049);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // client), `libnfs` (the anchor) and `nfs-rdma` when this host has an RDMA
 // device and the client a transport for it (otherwise the column says why).
 // Cells run profile by profile so the targets of one row run back to back.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdarg>
@@ -240,6 +241,10 @@ int runCompareCommand(int argc, char** argv) {
         allLocal = allLocal && s.serverIsLocal();
       }
       report.diskTarget = diskTarget.empty() ? "local" : diskTarget;
+      if (!diskTarget.empty() && std::none_of(specs.begin(), specs.end(),
+                                              [&](const TargetSpec& s) { return s.name == diskTarget; })) {
+        throw std::invalid_argument("--disk-target " + diskTarget + ": no target has that name");
+      }
       if (!serverMem.empty()) {
         report.serverMemoryBytes = static_cast<double>(parseSize(serverMem));
         report.serverMemorySource = "--server-mem";

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 namespace po = boost::program_options;
@@ -14,6 +15,8 @@ namespace po = boost::program_options;
 namespace nfsrdma::bench {
 
 void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
+  std::ostringstream ramp;  // "0.3" in --help, not boost's 0.29999999999999999
+  ramp << a.ramp;
   opts.add_options()("size", po::value(&a.size)->default_value(a.size),
                      "bytes per job (k/m/g/t, binary), split across --nrfiles files")(
       "runtime", po::value(&a.runtime)->default_value(a.runtime), "seconds per run, time-based (after the ramp)")(
@@ -22,7 +25,7 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "requests in flight per job (0: the profile's: 32 for 4k, 8 for 128k, 2 for 4m)")(
       "numjobs", po::value(&a.numjobs)->default_value(a.numjobs),
       "jobs: threads, each with its own connection/context/ring and its own files")(
-      "ramp", po::value(&a.ramp)->default_value(a.ramp), "seconds run before measuring")(
+      "ramp", po::value(&a.ramp)->default_value(a.ramp, ramp.str()), "seconds run before measuring")(
       "direct", po::value(&a.direct)->default_value(a.direct), "path engine: 1 = O_DIRECT, 0 = buffered")(
       "nrfiles", po::value(&a.nrfiles)->default_value(a.nrfiles), "files per job")(
       "seed", po::value(&a.seed)->default_value(a.seed), "seed of offsets and data pattern (same seed, same run)")(
@@ -47,6 +50,7 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   if (!a.ioBytes.empty()) o.ioBytes = parseSize(a.ioBytes);
   o.iodepth = a.iodepth;
   o.numjobs = a.numjobs;
+  if (a.direct != 0 && a.direct != 1) throw std::invalid_argument("--direct must be 0 or 1");
   o.direct = a.direct != 0;
   o.nrfiles = a.nrfiles;
   o.seed = a.seed;

@@ -71,7 +71,6 @@ Parsed parse(int argc, char** argv, const char* what) {
   std::string port;
   std::uint32_t rsize = 0;
   std::uint32_t wsize = 0;
-  std::uint32_t nconnect = 0;
   std::vector<std::string> extra;
   po::options_description opts(std::string("nfsrdma-client ") + what + " options");
   opts.add_options()("help,h", "show this help")("proto", po::value(&p.request.proto)->default_value("rdma"),
@@ -79,7 +78,7 @@ Parsed parse(int argc, char** argv, const char* what) {
       "port", po::value(&port), "server port (rdma default 20049)")(
       "vers", po::value(&p.request.vers)->default_value("4.2"), "NFS version")(
       "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize), "write size in bytes")(
-      "nconnect", po::value(&nconnect), "connections per mount (where the kernel supports it)")(
+      "nconnect", po::value<std::uint32_t>(), "connections per mount (where the kernel supports it)")(
       "option,o", po::value(&extra), "extra mount option (repeatable)")(
       "run", po::bool_switch(&p.run), "execute the commands (default: print them)")(
       "root", po::value(&p.root), "read /proc and /sys below this directory (tests)");
@@ -111,7 +110,8 @@ Parsed parse(int argc, char** argv, const char* what) {
   }
   if (rsize) p.request.rsize = rsize;
   if (wsize) p.request.wsize = wsize;
-  if (nconnect) p.request.nconnect = nconnect;
+  // Given at all (even 0) goes to MountPlan, which checks 1..16.
+  if (vm.count("nconnect") != 0) p.request.nconnect = vm["nconnect"].as<std::uint32_t>();
   p.request.extraOptions = extra;
   return p;
 }

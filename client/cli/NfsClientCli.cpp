@@ -367,6 +367,9 @@ int main(int argc, char** argv) {
       usage(vm.count("help") ? std::cout : std::cerr, opts);
       return vm.count("help") ? 0 : 2;
     }
+    if (!g_proto.empty() && g_proto != "tcp" && g_proto != "rdma") {
+      throw std::invalid_argument("--proto " + g_proto + ": expected tcp or rdma");
+    }
     const std::string cmd = vm["command"].as<std::string>();
     const std::vector<std::string> args =
         vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};

@@ -141,7 +141,7 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
   outcome.plan = computePlan(config, paths, state);
   if (outcome.plan.empty()) {
     out << "No change: the host already matches " << config.source << ".\n";
-    if (!outcome.plan.notes.empty()) out << outcome.plan.render();
+    out << outcome.plan.renderNotes();
     return outcome;
   }
   if (dryRun) {

@@ -313,10 +313,10 @@ std::string diffText(const std::string& before, const std::string& after) {
       ops.push_back({' ', a[i]});
       ++i;
       ++j;
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      ops.push_back({'+', b[j++]});
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      ops.push_back({'-', a[i++]});  // on a tie the old line first, as diff -u prints a change
     } else {
-      ops.push_back({'-', a[i++]});
+      ops.push_back({'+', b[j++]});
     }
   }
   std::vector<bool> show(ops.size(), false);
@@ -370,6 +370,12 @@ std::string ServerPlan::render() const {
         break;
     }
   }
+  out << renderNotes();
+  return out.str();
+}
+
+std::string ServerPlan::renderNotes() const {
+  std::ostringstream out;
   if (!notes.empty()) {
     out << "Not changed:\n";
     for (const auto& n : notes) out << "  - " << n << "\n";

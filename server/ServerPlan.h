@@ -54,6 +54,8 @@ struct ServerPlan {
   bool empty() const { return changes.empty(); }
   // Human-readable diff: file hunks, kernel values old -> new, commands.
   std::string render() const;
+  // Only the "Not changed:" notes (render() ends with them).
+  std::string renderNotes() const;
 };
 
 // The content our exports file must have for `config`.

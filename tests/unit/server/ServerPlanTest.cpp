@@ -216,6 +216,14 @@ TEST_F(ServerPlanFlow, NoControlFilesIsANoteNotAnError) {
   EXPECT_EQ(plan.out.find("[threads]"), std::string::npos);
 }
 
+// A changed line reads as diff -u prints it: the old line, then the new one.
+TEST(DiffText, ChangedLineShowsTheOldLineFirst) {
+  EXPECT_EQ(nfsrdma::server::diffText("[nfsd]\nthreads=8\nvers3=n\n", "[nfsd]\nthreads=64\nvers3=n\n"),
+            " [nfsd]\n-threads=8\n+threads=64\n vers3=n\n");
+  EXPECT_EQ(nfsrdma::server::diffText("a\n", "a\nb\n"), " a\n+b\n");
+  EXPECT_EQ(nfsrdma::server::diffText("a\nb\n", "a\n"), " a\n-b\n");
+}
+
 TEST_F(ServerPlanFlow, DoctorOnTheStagedHostPassesWhenServing) {
   auto before = runTool({"--root", root, "doctor", cfg});
   EXPECT_EQ(before.status, 1);

@@ -118,6 +118,10 @@ int runAnchorCommand(int argc, char** argv) {
       serverNote = "given with --url";
     }
     options.queueDepth = 32;
+    // Over RDMA the anchor measures with pooled registration unless the URL
+    // says memreg=: each phase's buffers live until all its reads completed
+    // (a timeout fails the run), and no later phase reads into a freed one.
+    if (!options.memregGiven) options.perIoRegistration = false;
     const std::uint64_t fileSize = static_cast<std::uint64_t>(sizeMiB) << 20;
     auto client = Client::connect(options);
 

@@ -26,6 +26,10 @@ class NfsEngine final : public Engine {
  public:
   explicit NfsEngine(const TargetSpec& t) : readsPerCompound_(t.nfs.readsPerCompound) {
     ClientOptions o = t.nfs;
+    // The job keeps its buffers for the client's whole life (JobDriver owns
+    // them, one client per job), which is the pooled mode's contract; a URL
+    // can still ask for memreg=per-io to measure registration per I/O.
+    if (!o.memregGiven) o.perIoRegistration = false;
     client_ = Client::connect(o);
   }
 

@@ -108,6 +108,7 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     } else if (key == "memreg") {
       if (value != "pooled" && value != "per-io") bad(url, "memreg=" + std::string(value) + " (expected pooled or per-io)");
       o.perIoRegistration = value == "per-io";
+      o.memregGiven = true;
     } else if (key == "timeout") {
       o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
     } else if (key == "qd") {

@@ -22,7 +22,13 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{30000};
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
-  bool perIoRegistration = false;  // RDMA: memreg=per-io instead of the pooled default
+  // RDMA: register a caller's buffer per call and deregister it when the
+  // call ends (the default), or keep registrations in a pool (memreg=pooled):
+  // faster, but only safe when every buffer stays mapped for the client's
+  // life and is not reused while a timed-out call may still be served (the
+  // pool is keyed by address and the server keeps its rkey).
+  bool perIoRegistration = true;
+  bool memregGiven = false;  // the URL said memreg=
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
   // For drivers that keep a queue (the file benchmark's nfs engine): up to
   // this many queued READs of one file share a COMPOUND (Client::preadvAsync).

@@ -1,5 +1,7 @@
 #include "client/transport/rdma/RdmaTransport.h"
 
+#include "client/rpc/RpcMessage.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@ struct RdmaTransport::CallState {
 struct RdmaTransport::PendingSend {
   std::size_t slot = 0;
   std::uint32_t length = 0;
+  std::uint32_t xid = 0;  // a call abandoned while it waited is never sent
 };
 
 std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions& options) {
@@ -95,11 +98,23 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
                                                      IBV_ACCESS_LOCAL_WRITE)) {
   wakeFd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakeFd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  try {
+    setUp(options);
+  } catch (...) {
+    ::close(wakeFd_);  // the destructor does not run for a constructor that throws
+    wakeFd_ = -1;
+    throw;
+  }
+}
+
+void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   receiveContexts_.resize(options.credits);
   for (std::size_t i = 0; i < options.credits; ++i) {
     receiveContexts_[i] = {true, i};
     postReceive(i);
   }
+  // With no sink yet, fail() could only record it: say it here.
+  if (broken_.load()) throw std::runtime_error(failure_);
   sendContexts_.resize(kSendSlots);
   for (std::size_t i = 0; i < kSendSlots; ++i) {
     sendContexts_[i] = {false, i};
@@ -167,6 +182,16 @@ void RdmaTransport::abandon(std::uint32_t xid) {
     if (it == calls_.end()) return;
     gone = std::move(it->second);
     calls_.erase(it);
+    // Still waiting for credits: it must never leave now (its memory is
+    // about to go, and the session retired its slot).
+    for (auto b = backlog_.begin(); b != backlog_.end();) {
+      if (b->xid == xid) {
+        freeSendSlots_.push_back(b->slot);
+        b = backlog_.erase(b);
+      } else {
+        ++b;
+      }
+    }
   }
   // Destroying 'gone' deregisters per-call memory: the server loses access.
 }
@@ -215,7 +240,9 @@ std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const
 
 Error RdmaTransport::send(const OutgoingMessage& message) {
   if (broken_.load() || stopping_.load()) {
-    return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+    std::lock_guard lock(mu_);
+    return makeError(ClientErrc::kConnectionClosed,
+                     "send on " + description_ + (failure_.empty() ? "" : " (" + failure_ + ")"));
   }
   std::array<xdr::BulkSegment, xdr::XdrEncoder::kMaxBulk> bulkStore{};
   std::size_t bulkCount = 0;
@@ -348,7 +375,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     stats_.bytesPulledByServer += pulled;
     calls_[message.xid] = std::move(call);
   }
-  postOrBacklog({slot, static_cast<std::uint32_t>(length)});
+  postOrBacklog({slot, static_cast<std::uint32_t>(length), message.xid});
   return {};
 }
 
@@ -372,6 +399,10 @@ void RdmaTransport::postOrBacklog(PendingSend send) {
 }
 
 void RdmaTransport::fail(const Error& e) {
+  {
+    std::lock_guard lock(mu_);
+    if (failure_.empty()) failure_ = e.message();
+  }
   if (broken_.exchange(true)) return;
   // No more remote access to our memory once we report the failure.
   (void)qp_.moveToError();
@@ -488,7 +519,7 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
     } else {
       std::size_t replyLength = 0;
       for (const auto& s : h.reply) replyLength += s.length;
-      if (call->replyMemory.empty() || replyLength > call->replyMemory.size()) {
+      if (!h.hasReply || replyLength == 0 || call->replyMemory.empty() || replyLength > call->replyMemory.size()) {
         sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
                                             description_ + ": RDMA_NOMSG reply of " + std::to_string(replyLength) +
                                                 " bytes without a Reply chunk large enough"));
@@ -497,16 +528,34 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
         message = {call->replyMemory.data(), replyLength};
       }
     }
-    if (ok) {
-      std::array<std::uint32_t, 4> placed{};
-      std::size_t nplaced = 0;
-      std::uint64_t pushed = 0;
-      for (std::size_t i = 0; i < h.writes.size() && i < call->directCount; ++i) {
-        std::uint64_t n = 0;
-        for (const auto& s : h.writes[i]) n += s.length;
-        placed[nplaced++] = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, call->directSizes[i]));
-        pushed += n;
+    // The RPC reply inside must be for the call the header names: the Write
+    // chunk lengths below belong to that call alone.
+    std::uint32_t rpcXid = 0;
+    if (ok && (!rpc::peekXid(message, rpcXid) || rpcXid != h.xid)) {
+      sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
+                                          description_ + ": transport header for xid " + std::to_string(h.xid) +
+                                              " carries an RPC reply for another xid"));
+      ok = false;
+    }
+    std::array<std::uint32_t, 4> placed{};
+    std::size_t nplaced = 0;
+    std::uint64_t pushed = 0;
+    for (std::size_t i = 0; ok && i < h.writes.size() && i < call->directCount; ++i) {
+      std::uint64_t n = 0;
+      for (const auto& s : h.writes[i]) n += s.length;
+      if (n > call->directSizes[i]) {
+        // More than we offered: the server wrote past what we registered for it.
+        sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
+                                            description_ + ": Write chunk " + std::to_string(i) + " of xid " +
+                                                std::to_string(h.xid) + " reports " + std::to_string(n) +
+                                                " bytes, " + std::to_string(call->directSizes[i]) + " offered"));
+        ok = false;
+        break;
       }
+      placed[nplaced++] = static_cast<std::uint32_t>(n);
+      pushed += n;
+    }
+    if (ok) {
       {
         std::lock_guard lock(mu_);
         stats_.bytesPushedByServer += pushed;
@@ -523,6 +572,10 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
       if (backlog_.empty() || outstanding_ >= credits_) break;
       next = backlog_.front();
       backlog_.pop_front();
+      if (calls_.find(next.xid) == calls_.end()) {  // abandoned while it waited
+        freeSendSlots_.push_back(next.slot);
+        continue;
+      }
       // postOrBacklog counts it again.
     }
     postOrBacklog(next);

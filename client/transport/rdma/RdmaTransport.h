@@ -100,6 +100,7 @@ class RdmaTransport final : public Transport {
   struct PendingSend;
 
   explicit RdmaTransport(const RdmaTransportOptions& options);
+  void setUp(const RdmaTransportOptions& options);  // receives, send slots, connect
   void run();
   void pollCompletions();
   void onReceive(std::size_t slot, std::uint32_t length);
@@ -129,6 +130,7 @@ class RdmaTransport final : public Transport {
   std::atomic<std::thread::id> ioThreadId_{};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> broken_{false};
+  std::string failure_;  // the first fail()'s message, for later send errors (mu_)
   std::atomic<std::size_t> maxIncoming_{1U << 20};
 
   mutable std::mutex mu_;

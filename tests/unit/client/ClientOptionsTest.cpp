@@ -47,6 +47,15 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
   const ClientOptions r = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=per-io");
   EXPECT_EQ(r.port, 20049) << "proto=rdma without a port uses 20049";
   EXPECT_TRUE(r.perIoRegistration);
+  EXPECT_TRUE(r.memregGiven);
+  // Per-I/O registration unless asked otherwise: a pool keyed by address is
+  // only safe for callers that keep their buffers mapped (see ClientOptions.h).
+  const ClientOptions byDefault = ClientOptions::fromUrl("nfs://srv/export?proto=rdma");
+  EXPECT_TRUE(byDefault.perIoRegistration);
+  EXPECT_FALSE(byDefault.memregGiven);
+  const ClientOptions p = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=pooled");
+  EXPECT_FALSE(p.perIoRegistration);
+  EXPECT_TRUE(p.memregGiven);
 }
 
 TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {

@@ -208,20 +208,25 @@ void RdmaTransport::postReceive(std::size_t slot) {
 }
 
 std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const std::uint8_t* data,
-                                                                           std::size_t length) {
+                                                                           std::size_t length, bool remoteWrite) {
   const auto addr = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t start = addr & ~(kPage - 1);
-  const std::uintptr_t end = (addr + length + kPage - 1) & ~(kPage - 1);
-  auto make = [&] {
+  auto make = [&](std::uintptr_t start, std::uintptr_t end, int access) {
     auto r = std::make_shared<Registration>(Registration{
         start, end,
-        verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start), end - start,
-                                            verbs::kRemoteAccess)});
+        verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start), end - start, access)});
     std::lock_guard lock(mu_);
     ++stats_.registrations;
     return r;
   };
-  if (options_.registration == MemoryRegistration::kPerIo) return make();
+  if (options_.registration == MemoryRegistration::kPerIo) {
+    // Exactly the caller's bytes, and only the access the chunk needs: the
+    // server can neither reach the rest of the page nor write a WRITE's source.
+    return make(addr, addr + length,
+                remoteWrite ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ);
+  }
+  // Pooled entries serve any later use of the same pages: whole pages, both ways.
+  const std::uintptr_t start = addr & ~(kPage - 1);
+  const std::uintptr_t end = (addr + length + kPage - 1) & ~(kPage - 1);
   std::lock_guard lock(poolMu_);
   auto it = pool_.upper_bound(start);
   if (it != pool_.begin()) {
@@ -233,7 +238,7 @@ std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const
       e = e->second.use_count() == 1 ? pool_.erase(e) : std::next(e);
     }
   }
-  auto r = make();
+  auto r = make(start, end, verbs::kRemoteAccess);
   pool_[start] = r;
   return r;
 }
@@ -266,7 +271,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     if (plan.kind == CallKind::kReadChunks) {
       for (std::size_t i = 0; i < bulkCount; ++i) {
         const auto& b = bulkStore[i];
-        auto reg = registerBuffer(b.payload.data(), b.payload.size());
+        auto reg = registerBuffer(b.payload.data(), b.payload.size(), false);
         h.reads.push_back({static_cast<std::uint32_t>(b.xdrPosition),
                            {reg->rkey(), static_cast<std::uint32_t>(b.payload.size()),
                             reinterpret_cast<std::uintptr_t>(b.payload.data())}});
@@ -280,7 +285,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
         std::memcpy(call->positionZeroMemory.data() + at, s.data, s.size);
         at += s.size;
       }
-      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size);
+      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size, false);
       if (options_.registration == MemoryRegistration::kPooled) {
         // Our own short-lived memory is never pooled.
         std::lock_guard lock(poolMu_);
@@ -295,7 +300,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     for (std::size_t i = 0; i < reads && chunk < plan.writeChunks.size(); ++i) {
       if (readSizes[i] <= kSmallReadInline) continue;
       auto target = message.directReplies[i];
-      auto reg = registerBuffer(target.data(), target.size());
+      auto reg = registerBuffer(target.data(), target.size(), true);
       h.writes.push_back({{reg->rkey(), static_cast<std::uint32_t>(target.size()),
                            reinterpret_cast<std::uintptr_t>(target.data())}});
       call->directSizes[call->directCount++] = target.size();
@@ -304,7 +309,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     }
     if (plan.replyChunk > 0) {
       call->replyMemory.resize(std::min(plan.replyChunk, maxIncoming_.load()) + 1024);
-      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size());
+      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size(), true);
       if (options_.registration == MemoryRegistration::kPooled) {
         std::lock_guard lock(poolMu_);
         pool_.erase(reg->start);

@@ -107,7 +107,8 @@ class RdmaTransport final : public Transport {
   void postReceive(std::size_t slot);
   void postOrBacklog(PendingSend send);
   void fail(const Error& e);
-  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length);
+  // remoteWrite: the server writes it (Write/Reply chunk) rather than reads it (Read chunk).
+  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length, bool remoteWrite);
   void wake();
 
   RdmaTransportOptions options_;

@@ -418,6 +418,25 @@ class TcpPlacementTest : public TcpTransportTest {
     out.directReplies = {&dest_, 1};
     ASSERT_FALSE(transport().send(out));
   }
+  // A READ registers a buffer for XID 9; its small (error) reply arrives in
+  // record fragments of these sizes (one: a single fragment). A later
+  // READ-shaped record with that XID (a duplicate reply) must then be
+  // delivered whole and must not reach the buffer.
+  void expectSmallReplyEndsTheRegistration(std::span<const std::size_t> fragmentSizes) {
+    transport().setMaxIncomingMessage(2U << 20);
+    Bytes dst(100000, 0);
+    callWithDestination(9, dst);
+    const Bytes error = concat({word(9), pattern(20, 4)});  // e.g. NFS4ERR_IO: no data
+    ASSERT_TRUE(peer().send(fragmentSizes.empty() ? frame(error) : frameFragments(error, fragmentSizes)));
+    ASSERT_TRUE(sink_.waitMessages(1));
+    EXPECT_TRUE(sameBytes(sink_.messages().back(), error));
+    Bytes head;
+    const Bytes dup = readShapedReply(9, pattern(dst.size(), 8), head);
+    ASSERT_TRUE(peer().send(frame(dup)));
+    ASSERT_TRUE(sink_.waitMessages(2));
+    EXPECT_TRUE(sameBytes(sink_.messages().back(), dup));
+    EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
+  }
   std::span<std::uint8_t> dest_;
 };
 
@@ -485,39 +504,13 @@ TEST_F(TcpPlacementTest, ReplyCarryingOtherThanTheAskedLengthIsDeliveredWhole) {
   EXPECT_NE(transport().statsLine().find("direct_replies=0"), std::string::npos) << transport().statsLine();
 }
 
-TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) {
-  transport().setMaxIncomingMessage(2U << 20);
-  Bytes dst(100000, 0);
-  callWithDestination(9, dst);
-  const Bytes error = concat({word(9), pattern(20, 4)});  // e.g. NFS4ERR_IO: no data
-  ASSERT_TRUE(peer().send(frame(error)));
-  ASSERT_TRUE(sink_.waitMessages(1));
-  // A later record with the same XID (a duplicate reply) must not reach dst.
-  Bytes head;
-  const Bytes dup = readShapedReply(9, pattern(dst.size(), 8), head);
-  ASSERT_TRUE(peer().send(frame(dup)));
-  ASSERT_TRUE(sink_.waitMessages(2));
-  EXPECT_TRUE(sameBytes(sink_.messages().back(), dup));
-  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
-}
+TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) { expectSmallReplyEndsTheRegistration({}); }
 
 // The same when the reply's first fragment is shorter than its XID (legal
 // record marking): the registration must end when the record is complete.
 TEST_F(TcpPlacementTest, SmallReplyInTinyFragmentsEndsTheRegistration) {
-  transport().setMaxIncomingMessage(2U << 20);
-  Bytes dst(100000, 0);
-  callWithDestination(9, dst);
-  const Bytes error = concat({word(9), pattern(20, 4)});
-  const std::size_t sizes[] = {2, error.size() - 2};
-  ASSERT_TRUE(peer().send(frameFragments(error, sizes)));
-  ASSERT_TRUE(sink_.waitMessages(1));
-  EXPECT_TRUE(sameBytes(sink_.messages().back(), error));
-  Bytes head;
-  const Bytes dup = readShapedReply(9, pattern(dst.size(), 8), head);
-  ASSERT_TRUE(peer().send(frame(dup)));
-  ASSERT_TRUE(sink_.waitMessages(2));
-  EXPECT_TRUE(sameBytes(sink_.messages().back(), dup));
-  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<std::ptrdiff_t>(dst.size()));
+  const std::size_t sizes[] = {2, 22};
+  expectSmallReplyEndsTheRegistration(sizes);
 }
 
 TEST_F(TcpPlacementTest, AbandonedCallsBufferIsNotWrittenAfterwards) {

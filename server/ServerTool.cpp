@@ -164,7 +164,6 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
                                              : GaneshaSquash::Root;
       s.clients.push_back(gc);
     }
-    s.readOnly = std::all_of(e.clients.begin(), e.clients.end(), [](const ClientSpec& c) { return c.readOnly; });
     s.exportId = id++;
     g.exports.push_back(s);
   }

@@ -175,6 +175,11 @@ int runCompareCommand(int argc, char** argv) {
       return 0;
     }
     if (!(threshold > 0) || threshold >= 100) throw std::invalid_argument("--threshold must be in (0, 100) percent");
+    // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
+    if (!resultsPath.empty() && vm["json"].defaulted() && vm["html"].defaulted()) {
+      jsonPath.clear();
+      htmlPath.clear();
+    }
     // Everything that can fail without running is checked before the runs.
     checkOutputPath(jsonPath, "--json");
     checkOutputPath(htmlPath, "--html");
@@ -185,12 +190,6 @@ int runCompareCommand(int argc, char** argv) {
     bool anyFailure = false;
     if (!resultsPath.empty()) {
       report = compareFromJson(parseJsonFile(resultsPath));
-      if (!vm["json"].defaulted() || !vm["html"].defaulted()) {
-        // Written only when asked for: re-rendering must not clobber a saved run.
-      } else {
-        jsonPath.clear();
-        htmlPath.clear();
-      }
     } else {
       std::vector<FileProfile> profiles;
       for (const auto& n : profilesArg.empty() ? std::vector<std::string>{} : splitList(profilesArg)) {

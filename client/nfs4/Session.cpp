@@ -177,13 +177,16 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
   const std::uint32_t highest = slots_.highestSlotInUse();
   ++stats_.compounds;
   lock.unlock();
-  issue(*slot, seq, highest, std::move(encode), std::move(decode), hints);
+  auto shared = std::make_shared<Decode>(std::move(decode));
+  if (const Error e = issue(*slot, seq, highest, encode, shared, hints)) {
+    releaseAndPump(*slot, SlotOutcome::kNotExecuted);
+    (*shared)(e, nullptr);
+  }
 }
 
-void Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
-                    Decode decode, const rpc::CallHints& hints) {
-  auto shared = std::make_shared<Decode>(std::move(decode));
-  Error e = rpc_.call(
+Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, const Encode& encode,
+                     const std::shared_ptr<Decode>& decode, const rpc::CallHints& hints) {
+  return rpc_.call(
       kProcCompound,
       [&](xdr::XdrEncoder& enc) {
         CompoundEncoder c(enc);
@@ -191,14 +194,10 @@ void Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t 
         encode(c);
         c.finish();
       },
-      [this, slot, sequenceId, shared](const Error& err, xdr::XdrDecoder& results) {
-        onReply(slot, sequenceId, err, results, *shared);
+      [this, slot, sequenceId, decode](const Error& err, xdr::XdrDecoder& results) {
+        onReply(slot, sequenceId, err, results, *decode);
       },
       hints);
-  if (e) {
-    releaseAndPump(slot, SlotOutcome::kNotExecuted);
-    (*shared)(e, nullptr);
-  }
 }
 
 void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
@@ -256,8 +255,9 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
   decode({}, &d);
 }
 
-void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
+void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Error* lossCause) {
   std::unique_lock lock(mu_);
+  if (lossCause != nullptr) lastLoss_ = *lossCause;
   slots_.release(slot, outcome);
   stats_.retiredSlots = slots_.retired();
   // Hand freed slots to waiting requests; each issue() runs unlocked. After
@@ -280,18 +280,17 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome) {
     const std::uint32_t highest = slots_.highestSlotInUse();
     ++stats_.compounds;
     lock.unlock();
-    issue(*next, seq, highest, std::move(w.encode), std::move(w.decode), w.hints);
+    auto decode = std::make_shared<Decode>(std::move(w.decode));
+    const Error e = issue(*next, seq, highest, w.encode, decode, w.hints);
     lock.lock();
+    if (e) {  // not sent: the slot is free again for the next waiting request
+      slots_.release(*next, SlotOutcome::kNotExecuted);
+      lock.unlock();
+      (*decode)(e, nullptr);
+      lock.lock();
+    }
   }
   if (slots_.inUse() == 0 && waiting_.empty()) idle_.notify_all();
-}
-
-void Session::retire(std::uint32_t slot, const Error& cause) {
-  {
-    std::lock_guard lock(mu_);
-    lastLoss_ = cause;
-  }
-  releaseAndPump(slot, SlotOutcome::kUnknown);
 }
 
 Error Session::everySlotLost() const {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -82,13 +83,19 @@ class Session {
     rpc::CallHints hints;
   };
 
-  void issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, Encode encode,
-             Decode decode, const rpc::CallHints& hints);
+  // Sends a COMPOUND on slot. A send that fails at once returns its error
+  // with the slot still held and decode not called: the caller releases the
+  // slot and ends the request, so a queue that fails call after call is
+  // drained by a loop, not by recursion.
+  Error issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, const Encode& encode,
+              const std::shared_ptr<Decode>& decode, const rpc::CallHints& hints);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const Decode& decode);
-  void releaseAndPump(std::uint32_t slot, SlotOutcome outcome);
+  // Releases slot and hands free slots to waiting requests. lossCause, when
+  // given, is recorded as why the slot was lost (under the same lock).
+  void releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Error* lossCause = nullptr);
   // Retires a slot whose request's fate is unknown, remembering why.
-  void retire(std::uint32_t slot, const Error& cause);
+  void retire(std::uint32_t slot, const Error& cause) { releaseAndPump(slot, SlotOutcome::kUnknown, &cause); }
   // The error for requests once every slot is retired (mu_ held).
   Error everySlotLost() const;
   void renewLoop();

@@ -48,7 +48,7 @@ class Completions {
     return [this, i](const Error& error, nfs4::CompoundDecoder* results) {
       std::lock_guard lock(mu_);
       Outcome& o = outcomes_[i];
-      ++o.fired;
+      if (++o.fired == 1) ++distinct_;
       o.error = error;
       o.hadResults = results != nullptr;
       cv_.notify_all();
@@ -57,6 +57,7 @@ class Completions {
   bool waitAll(std::size_t n, std::chrono::milliseconds timeout = kWait) {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] {
+      if (distinct_ < n) return false;  // cheap while many are still to come
       std::size_t done = 0;
       for (const auto& [i, o] : outcomes_) done += (i < n && o.fired > 0) ? 1 : 0;
       return done == n;
@@ -72,6 +73,7 @@ class Completions {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::size_t, Outcome> outcomes_;
+  std::size_t distinct_ = 0;  // requests whose callback fired at least once
 };
 
 class SessionTest : public ::testing::Test {
@@ -539,6 +541,37 @@ TEST_F(SessionTest, CloseWithRequestsStillQueuedForASlotFailsThemAndSendsNothing
   EXPECT_GT(refused, 0U) << "the server was fast enough to drain the queue: the test proves nothing";
   EXPECT_EQ(server_->stats().destroySession, 1U);
   expectNoViolations();  // among them: no SEQUENCE after DESTROY_SESSION
+}
+
+// A queue of requests that each fail before they are sent (here: too big to
+// encode) is drained one after another when the slot comes back. Each
+// failure once re-entered the pump from inside the send, one stack frame
+// set per queued request, which a long enough queue overflowed.
+TEST_F(SessionTest, QueuedRequestsThatFailToSendEndOneByOneWithoutNesting) {
+  FakeServerConfig config;
+  config.grantedSlots = 1;
+  startSession(config);
+  constexpr auto kHold = 1s;
+  server_->scriptNextSequence(delaySequence(kHold));
+  const auto t0 = std::chrono::steady_clock::now();
+  submitBare(0);  // holds the only slot while the rest queue behind it
+  const std::string tooLong(rpc::RpcClient::kMaxCallHead + 1, 'x');
+  constexpr std::size_t kQueued = 100000;
+  for (std::size_t i = 1; i <= kQueued; ++i) {
+    session_->submit([&tooLong](nfs4::CompoundEncoder& c) { c.lookup(tooLong); }, completions_.callback(i));
+  }
+  ASSERT_LT(std::chrono::steady_clock::now() - t0, kHold) << "queueing took longer than the slot was held";
+  EXPECT_EQ(session_->stats().waitedForSlot, kQueued);
+  ASSERT_TRUE(completions_.waitAll(kQueued + 1, kHold + kWait * 3));
+  EXPECT_FALSE(completions_.get(0).error) << completions_.get(0).error.message();
+  for (std::size_t i = 1; i <= kQueued; ++i) {
+    const Outcome o = completions_.get(i);
+    ASSERT_EQ(o.fired, 1) << "request " << i;
+    ASSERT_EQ(o.error.code, make_error_code(ClientErrc::kEncodeOverflow)) << i << ": " << o.error.message();
+  }
+  // The slot was given back each time: the session still works.
+  EXPECT_FALSE(runBare(kQueued + 1).error);
+  expectNoViolations();
 }
 
 TEST_F(SessionTest, SubmitAfterCloseFailsAtOnce) {

@@ -493,6 +493,12 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   RpcRdmaHeader h;
   std::size_t consumed = 0;
   Error e = decodeHeader(bytes, h, consumed);
+  if (e) {
+    // Which connection and, once the header got that far, which call: an
+    // ERR_CHUNK or a bad header is otherwise hard to tie to a request.
+    e.context = description_ + (bytes.size() >= 4 ? ": reply header for xid " + std::to_string(h.xid) : "") +
+                ": " + e.context;
+  }
   std::unique_ptr<CallState> call;
   {
     std::lock_guard lock(mu_);

@@ -14,6 +14,7 @@
 #include "bench/BenchCommands.h"
 #include "bench/FileCli.h"
 #include "bench/ReadDrivers.h"
+#include "bench/SocketFloor.h"
 #include "client/Client.h"
 #include "server/GaneshaServer.h"
 
@@ -143,6 +144,7 @@ int runAnchorCommand(int argc, char** argv) {
       ReadMeasurement ours;
       ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
       ReadMeasurement anchor;
+      ReadMeasurement floor;  // bare socket receive at the anchor's rate
     };
     const std::uint32_t vectorWidth = std::min<std::uint32_t>(
         static_cast<std::uint32_t>(readsPerCompound), static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
@@ -161,7 +163,7 @@ int runAnchorCommand(int argc, char** argv) {
     std::printf(" %-18s %-11s %12s %10s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
     bool failed = false;
     for (const auto& w : workloads) {
-      Row r{&w, {}, {}, {}};
+      Row r{&w, {}, {}, {}, {}};
       if (only != "libnfs") r.ours = runNfsrdmaReads(*client, kFileName, w);
       if (only != "libnfs" && vectorWidth > 1 && w.blockSize == 4096) {
         ReadWorkload v = w;
@@ -170,7 +172,8 @@ int runAnchorCommand(int argc, char** argv) {
         r.vectored.client = vectoredName;
       }
       if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w);
-      for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor}) {
+      if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops());
+      for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
         if (m->client.empty()) continue;
         std::printf(" %-18s %-11s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),
                     m->mibPerSecond(), m->cpuMicrosPerOp(), m->error.empty() ? "" : "  ERROR");
@@ -193,6 +196,15 @@ int runAnchorCommand(int argc, char** argv) {
                     m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
                     ratio(m->mibPerSecond(), r.anchor.mibPerSecond()), ratio(m->cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
       }
+      if (!r.floor.client.empty() && r.floor.error.empty()) {
+        std::printf(" %-18s %-11s %33s CPU/op %5.2fx\n", r.w->name.c_str(), r.floor.client.c_str(), "",
+                    ratio(r.floor.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+      }
+    }
+    if (only.empty()) {
+      std::printf("\n socket-floor: the same reply bytes over a bare loopback TCP socket at libnfs's rate, received\n"
+                  " by a loop that does nothing else (its thread's CPU only): the CPU per op that any client\n"
+                  " receiving its data through a socket pays on this host before doing any work of its own.\n");
     }
     if (!jsonPath.empty()) {
       std::ofstream js(jsonPath);
@@ -200,8 +212,8 @@ int runAnchorCommand(int argc, char** argv) {
          << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
       const char* sep = "";
       for (const auto& r : rows) {
-        for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor}) {
-          if (m->client.empty()) continue;  // not run (--only, or no vectored row)
+        for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+          if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
           js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
              << "\", \"block_bytes\": " << r.w->blockSize << ", \"iodepth\": " << r.w->queueDepth
              << ", \"reads_per_compound\": " << (m == &r.vectored ? vectorWidth : 1U)

@@ -1,0 +1,18 @@
+// The kernel's share of a read workload over TCP: the same reply records
+// (record mark, a reply header's worth of bytes, the block) sent over a bare
+// loopback socket at a given rate and received by a loop that does nothing
+// else. Its CPU per operation is what any client that receives its data
+// through a socket pays on this host before it does any work of its own, so
+// the anchor can show how far a CPU-per-operation ratio can fall at all.
+#pragma once
+
+#include "bench/ReadDrivers.h"
+
+namespace nfsrdma::bench {
+
+// Replies of w.blockSize bytes at opsPerSecond for w.runtime. The CPU time is
+// the receiving thread's alone (RUSAGE_THREAD): the sending thread stands for
+// the server. Errors (socket calls) are reported in the measurement's error.
+ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond);
+
+}  // namespace nfsrdma::bench

@@ -603,7 +603,7 @@ std::string RdmaTransport::statsLine() const {
                      " rdma_read_bytes=" + std::to_string(s.bytesPulledByServer) +
                      " rdma_write_bytes=" + std::to_string(s.bytesPushedByServer) +
                      " credits=" + std::to_string(s.creditsGranted) + " backlogged=" + std::to_string(s.backlogged) +
-                     " registrations=" + std::to_string(s.registrations) + " reconnects=" + std::to_string(s.reconnects) +
+                     " registrations=" + std::to_string(s.registrations) +
                      " peer_inline=" + std::to_string(s.peerReceiveSize) +
                      " memreg=" + (options_.registration == MemoryRegistration::kPooled ? "pooled" : "per-io");
   for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);

@@ -68,7 +68,6 @@ struct RdmaStats {
   std::uint64_t registrations = 0;
   std::uint64_t backlogged = 0;           // calls that waited for credits
   std::uint32_t creditsGranted = 0;
-  std::uint64_t reconnects = 0;
   std::uint32_t peerReceiveSize = 0;      // from RFC 8797 private data (1024 if absent)
   std::map<std::string, std::uint64_t> completionErrors;  // by status text
 };

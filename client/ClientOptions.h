@@ -25,8 +25,9 @@ struct ClientOptions {
   // RDMA: register a caller's buffer per call and deregister it when the
   // call ends (the default), or keep registrations in a pool (memreg=pooled):
   // faster, but only safe when every buffer stays mapped for the client's
-  // life and is not reused while a timed-out call may still be served (the
-  // pool is keyed by address and the server keeps its rkey).
+  // life (the pool is keyed by address and the server keeps its rkey). A
+  // call that times out takes its registrations out of the pool, so the
+  // server loses access to its buffer as in per-call mode.
   bool perIoRegistration = true;
   bool memregGiven = false;  // the URL said memreg=
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses

@@ -193,6 +193,17 @@ void RdmaTransport::abandon(std::uint32_t xid) {
       }
     }
   }
+  if (gone && options_.registration == MemoryRegistration::kPooled) {
+    // Out of the pool too, so dropping 'gone' below deregisters these as in
+    // per-io mode: the caller may reuse its buffer once told of the timeout,
+    // and a late reply must not be able to write into it. (Pages another call
+    // in flight uses stay registered until that call ends.)
+    std::lock_guard lock(poolMu_);
+    for (const auto& reg : gone->registrations) {
+      auto it = pool_.find(reg->start);
+      if (it != pool_.end() && it->second == reg) pool_.erase(it);
+    }
+  }
   // Destroying 'gone' deregisters per-call memory: the server loses access.
 }
 

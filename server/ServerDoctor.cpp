@@ -4,8 +4,24 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <string_view>
+
+#include "server/ExportsFile.h"
 
 namespace nfsrdma::server {
+
+namespace {
+
+// Whether a comma-separated export option list holds flag as a whole word
+// ("insecure" is not "insecure_locks").
+bool hasExportFlag(const std::string& options, std::string_view flag) {
+  ExportClient client;
+  std::istringstream in(options);
+  for (std::string token; std::getline(in, token, ',');) client.options.push_back(trimmed(token));
+  return hasExportOption(client, flag);
+}
+
+}  // namespace
 
 std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
                                    const ServerConfig* cfg) {
@@ -163,7 +179,7 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
       auto open = line.find('(');
       const std::string path = trimmed(line.substr(0, line.find_first_of(" \t")));
       if (open == std::string::npos) continue;
-      if (line.find("insecure", open) == std::string::npos) {
+      if (!hasExportFlag(line.substr(open + 1, line.find(')', open) - open - 1), "insecure")) {
         warn("live export " + path, "exported without insecure: RDMA clients cannot mount it",
              "add insecure to its options and run exportfs -ra");
       }

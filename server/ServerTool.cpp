@@ -156,6 +156,15 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     // Each client of the config becomes a CLIENT block, in the config's
     // order; a host no block matches gets no access (as with knfsd).
     for (const ClientSpec& c : e.clients) {
+      // The rendered ganesha.conf has Kerberos off and SecType = sys: a
+      // client that asks for another flavor would silently get sys.
+      for (const std::string& flavor : c.sec) {
+        if (flavor != "sys") {
+          throw ConfigError(cfg.source + ":" + std::to_string(c.mark.line) + ":" + std::to_string(c.mark.column) +
+                            ": export '" + e.path + "' client '" + c.host + "' asks for sec=" + flavor +
+                            "; serve (nfs-ganesha without Kerberos) serves sec=sys only");
+        }
+      }
       GaneshaClientSpec gc;
       gc.clients = c.host;
       gc.readOnly = c.readOnly;

@@ -305,6 +305,11 @@ const std::vector<BadCase> kCases = {
      EXPORT_OK "nfsd:\n  lease_time: 600\n",
      {"serve", "{cfg}"},
      "{cfg}: nfsd lease_time 600 s is above nfs-ganesha's limit of 180 s for serve"},
+    {"ServeKerberos",
+     CLIENT("sec: [krb5p, sys]"),
+     {"serve", "--dry-run", "{cfg}"},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5p; serve (nfs-ganesha "
+     "without Kerberos) serves sec=sys only"},
     {"ServeBadPort",
      EXPORT_OK,
      {"serve", "--port", "99999", "{cfg}"},

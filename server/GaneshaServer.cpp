@@ -408,8 +408,9 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
       << "  Squash = " << (!e.clients.empty() || e.rootSquash ? "Root_Squash" : "No_Root_Squash") << ";\n"
       << "  SecType = sys;\n"
       << "  Protocols = 4;\n"
-      << "  Transports = " << (rdma ? "TCP, RDMA" : "TCP") << ";\n"
-      << "  FSAL { Name = VFS; }\n";
+      << "  Transports = " << (rdma ? "TCP, RDMA" : "TCP") << ";\n";
+    if (opts.maxIoBytes != 0) c << "  MaxRead = " << opts.maxIoBytes << ";\n  MaxWrite = " << opts.maxIoBytes << ";\n";
+    c << "  FSAL { Name = VFS; }\n";
     for (const auto& cl : e.clients) {
       c << "  CLIENT {\n"
         << "    Clients = " << cl.clients << ";\n"

@@ -57,6 +57,9 @@ struct GaneshaOptions {
   // when ganeshaSupportsNfsRdma() says the installed build has NFS/RDMA;
   // start() refuses a non-zero value otherwise.
   uint16_t rdmaPort = 0;
+  // MaxRead and MaxWrite of every export (what NFSv4 clients learn as
+  // maxread/maxwrite); 0 keeps ganesha's default of 1 MiB.
+  std::uint32_t maxIoBytes = 0;
 };
 
 // Renders a complete ganesha.conf for `opts` listening on `port`, with the

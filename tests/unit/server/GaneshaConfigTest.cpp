@@ -117,3 +117,14 @@ TEST(GaneshaConfig, Refusals) {
   EXPECT_EQ(renderError(twoExports(), 2049, "rel/dir"),
             "ganesha: work directory 'rel/dir' must be an absolute path");
 }
+
+TEST(GaneshaConfig, MaxIoBytesSetsEveryExportsMaxReadAndMaxWrite) {
+  GaneshaOptions o = twoExports();
+  EXPECT_EQ(renderGaneshaConfig(o, 2049, "/w").find("MaxRead"), std::string::npos);
+  o.maxIoBytes = 262144;
+  const std::string c = renderGaneshaConfig(o, 2049, "/w");
+  const std::string limits = "  MaxRead = 262144;\n  MaxWrite = 262144;\n  FSAL { Name = VFS; }\n";
+  const auto first = c.find(limits);
+  ASSERT_NE(first, std::string::npos) << c;
+  EXPECT_NE(c.find(limits, first + 1), std::string::npos) << "the second export too:\n" << c;
+}

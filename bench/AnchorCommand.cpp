@@ -171,8 +171,8 @@ int runAnchorCommand(int argc, char** argv) {
         r.vectored = runNfsrdmaReads(*client, kFileName, v);
         r.vectored.client = vectoredName;
       }
-      if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w);
-      if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops());
+      if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w, client->maxIoSize());
+      if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops(), client->maxIoSize());
       for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
         if (m->client.empty()) continue;
         std::printf(" %-18s %-11s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),

@@ -185,27 +185,51 @@ struct LibnfsRun {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   std::string error;
+  struct Slot;
+  // A block larger than the server's maximum READ goes out as several
+  // preads in flight together, as our driver splits at its maximum I/O size.
+  struct Piece {
+    Slot* slot;
+    std::size_t at;   // offset in the block
+    std::size_t len;  // bytes asked for
+  };
   struct Slot {
     LibnfsRun* run;
     std::uint64_t rng;
     std::vector<std::uint8_t> buf;
+    std::vector<Piece> pieces;
+    std::uint64_t offset = 0;  // of the block in flight
+    std::size_t left = 0;      // pieces still in flight
+    bool failed = false;
   };
   std::vector<Slot> slots;
 };
 
 void libnfsSubmit(LibnfsRun::Slot& slot);
 
+// One piece back: the block counts as one operation when all its pieces are
+// back whole; an error or a short read fails the run.
 void libnfsDone(int status, nfs_context*, void* data, void* priv) {
-  auto& slot = *static_cast<LibnfsRun::Slot*>(priv);
+  auto& piece = *static_cast<LibnfsRun::Piece*>(priv);
+  LibnfsRun::Slot& slot = *piece.slot;
   LibnfsRun& run = *slot.run;
-  if (status < 0) {
-    if (run.error.empty()) run.error = std::string("libnfs pread: ") + static_cast<const char*>(data);
+  if (status < 0 || static_cast<std::size_t>(status) != piece.len) {
+    if (run.error.empty()) {
+      run.error = status < 0 ? std::string("libnfs pread: ") + static_cast<const char*>(data)
+                             : "libnfs pread at offset " + std::to_string(slot.offset + piece.at) + ": " +
+                                   std::to_string(status) + " bytes back, " + std::to_string(piece.len) + " asked";
+    }
+    slot.failed = true;
+  } else {
+    std::memcpy(slot.buf.data() + piece.at, data, piece.len);
+  }
+  if (--slot.left > 0) return;
+  if (slot.failed) {
     --run.active;
     return;
   }
-  std::memcpy(slot.buf.data(), data, static_cast<std::size_t>(status));
   ++run.ops;
-  run.bytes += static_cast<std::uint64_t>(status);
+  run.bytes += slot.buf.size();
   if (Clock::now() < run.deadline) {
     libnfsSubmit(slot);
   } else {
@@ -215,17 +239,27 @@ void libnfsDone(int status, nfs_context*, void* data, void* priv) {
 
 void libnfsSubmit(LibnfsRun::Slot& slot) {
   LibnfsRun& run = *slot.run;
-  const std::uint64_t off = run.offsets->next(slot.rng);
-  if (nfs_pread_async(run.nfs, run.fh, off, run.w->blockSize, libnfsDone, &slot) != 0) {
-    if (run.error.empty()) run.error = std::string("libnfs pread_async: ") + nfs_get_error(run.nfs);
-    --run.active;
+  slot.offset = run.offsets->next(slot.rng);
+  slot.left = slot.pieces.size();
+  slot.failed = false;
+  for (std::size_t i = 0; i < slot.pieces.size(); ++i) {
+    LibnfsRun::Piece& piece = slot.pieces[i];
+    if (nfs_pread_async(run.nfs, run.fh, slot.offset + piece.at, piece.len, libnfsDone, &piece) != 0) {
+      if (run.error.empty()) run.error = std::string("libnfs pread_async: ") + nfs_get_error(run.nfs);
+      slot.failed = true;
+      // The pieces never sent will not call back: end the block once the
+      // ones already sent are back (or now, when none was).
+      slot.left -= slot.pieces.size() - i;
+      if (slot.left == 0) --run.active;
+      return;
+    }
   }
 }
 
 }  // namespace
 
 ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, const std::string& exportPath,
-                               const std::string& file, const ReadWorkload& w) {
+                               const std::string& file, const ReadWorkload& w, std::size_t maxRead) {
   ReadMeasurement m;
   m.client = "libnfs";
   std::unique_ptr<nfs_context, decltype(&nfs_destroy_context)> nfs(nfs_init_context(), nfs_destroy_context);
@@ -247,9 +281,16 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
   run.fh = fh;
   run.w = &w;
   run.offsets = &offsets;
+  const std::size_t piece = std::min<std::size_t>(w.blockSize, maxRead > 0 ? maxRead : nfs_get_readmax(nfs.get()));
   run.slots.resize(w.queueDepth);
   for (std::uint32_t i = 0; i < w.queueDepth; ++i) {
-    run.slots[i] = {&run, w.seed * 0x9E3779B97F4A7C15ULL + i + 1, std::vector<std::uint8_t>(w.blockSize)};
+    LibnfsRun::Slot& slot = run.slots[i];
+    slot.run = &run;
+    slot.rng = w.seed * 0x9E3779B97F4A7C15ULL + i + 1;
+    slot.buf.resize(w.blockSize);
+    for (std::size_t at = 0; at < w.blockSize; at += piece) {
+      slot.pieces.push_back({&slot, at, std::min<std::size_t>(piece, w.blockSize - at)});
+    }
   }
   const double cpu0 = cpuNow();
   const auto t0 = Clock::now();

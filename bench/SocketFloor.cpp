@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -52,7 +53,7 @@ double threadCpuSeconds() {
 }
 
 // Receives exactly buf.size() bytes; false at end of stream or on error.
-bool receiveAll(int fd, std::vector<std::uint8_t>& buf) {
+bool receiveAll(int fd, std::span<std::uint8_t> buf) {
   std::size_t got = 0;
   while (got < buf.size()) {
     const ssize_t n = ::recv(fd, buf.data() + got, buf.size() - got, 0);
@@ -67,16 +68,45 @@ bool receiveAll(int fd, std::vector<std::uint8_t>& buf) {
   return true;
 }
 
+// Sends one record (head, then the block); false once the connection is gone.
+bool sendRecord(int fd, std::vector<std::uint8_t>& head, std::vector<std::uint8_t>& block) {
+  std::array<iovec, 2> iov{{{head.data(), head.size()}, {block.data(), block.size()}}};
+  std::size_t left = head.size() + block.size();
+  msghdr msg{};
+  msg.msg_iov = iov.data();
+  msg.msg_iovlen = iov.size();
+  while (left > 0) {
+    const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    left -= static_cast<std::size_t>(n);
+    // Advance the iovecs past what went out.
+    auto sent = static_cast<std::size_t>(n);
+    while (sent > 0 && msg.msg_iovlen > 0) {
+      const std::size_t take = std::min(sent, msg.msg_iov[0].iov_len);
+      msg.msg_iov[0].iov_base = static_cast<std::uint8_t*>(msg.msg_iov[0].iov_base) + take;
+      msg.msg_iov[0].iov_len -= take;
+      sent -= take;
+      if (msg.msg_iov[0].iov_len == 0) {
+        ++msg.msg_iov;
+        --msg.msg_iovlen;
+      }
+    }
+  }
+  return true;
+}
+
 // The server's side: sends records on schedule until stop is set or the
 // connection goes away.
-void sendRecords(int listener, std::size_t blockSize, double opsPerSecond, const std::atomic<bool>& stop) {
+void sendRecords(int listener, std::size_t pieceSize, std::size_t pieces, double opsPerSecond,
+                 const std::atomic<bool>& stop) {
   Fd fd(::accept(listener, nullptr, nullptr));
   if (fd.get() < 0) return;
   std::vector<std::uint8_t> head(4 + kReplyHeadBytes, 0);
-  const auto recordLength = static_cast<std::uint32_t>(kReplyHeadBytes + blockSize);
+  const auto recordLength = static_cast<std::uint32_t>(kReplyHeadBytes + pieceSize);
   const std::uint32_t mark = htonl(0x80000000U | recordLength);  // last fragment
   std::memcpy(head.data(), &mark, sizeof mark);
-  std::vector<std::uint8_t> block(blockSize, 0x5a);
+  std::vector<std::uint8_t> block(pieceSize, 0x5a);
   const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opsPerSecond));
   auto next = Clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
@@ -84,35 +114,15 @@ void sendRecords(int listener, std::size_t blockSize, double opsPerSecond, const
     if (next > now) std::this_thread::sleep_until(next);
     // A receiver that fell behind is not sent a burst of everything it missed.
     next = std::max(next + interval, now - std::chrono::milliseconds(100));
-    std::array<iovec, 2> iov{{{head.data(), head.size()}, {block.data(), block.size()}}};
-    std::size_t left = head.size() + block.size();
-    msghdr msg{};
-    msg.msg_iov = iov.data();
-    msg.msg_iovlen = iov.size();
-    while (left > 0) {
-      const ssize_t n = ::sendmsg(fd.get(), &msg, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      left -= static_cast<std::size_t>(n);
-      // Advance the iovecs past what went out.
-      auto sent = static_cast<std::size_t>(n);
-      while (sent > 0 && msg.msg_iovlen > 0) {
-        const std::size_t take = std::min(sent, msg.msg_iov[0].iov_len);
-        msg.msg_iov[0].iov_base = static_cast<std::uint8_t*>(msg.msg_iov[0].iov_base) + take;
-        msg.msg_iov[0].iov_len -= take;
-        sent -= take;
-        if (msg.msg_iov[0].iov_len == 0) {
-          ++msg.msg_iov;
-          --msg.msg_iovlen;
-        }
-      }
+    for (std::size_t p = 0; p < pieces; ++p) {
+      if (!sendRecord(fd.get(), head, block)) return;
     }
   }
 }
 
 }  // namespace
 
-ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond) {
+ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::size_t maxRead) {
   ReadMeasurement m;
   m.client = "socket-floor";
   if (!(opsPerSecond > 0) || w.blockSize == 0) {
@@ -133,8 +143,10 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond) {
     m.error = errnoText("socket floor: listen on 127.0.0.1");
     return m;
   }
+  const std::size_t piece = maxRead > 0 ? std::min<std::size_t>(w.blockSize, maxRead) : w.blockSize;
+  const std::size_t pieces = (w.blockSize + piece - 1) / piece;
   std::atomic<bool> stop{false};
-  std::thread sender(sendRecords, listener.get(), std::size_t{w.blockSize}, opsPerSecond, std::cref(stop));
+  std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(stop));
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     m.error = errnoText("socket floor: connect to 127.0.0.1");
@@ -152,7 +164,12 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond) {
   const auto deadline = start + w.runtime;
   while (Clock::now() < deadline) {
     errno = 0;  // recv at end of stream returns 0 and leaves errno alone
-    if (!receiveAll(fd.get(), head) || !receiveAll(fd.get(), block)) {
+    bool whole = true;
+    for (std::size_t p = 0; p < pieces && whole; ++p) {
+      whole = receiveAll(fd.get(), head) &&
+              receiveAll(fd.get(), std::span(block).subspan(p * piece, std::min(piece, block.size() - p * piece)));
+    }
+    if (!whole) {
       m.error = errno != 0 ? errnoText("socket floor: recv") : "socket floor: the sender closed the connection";
       break;
     }

@@ -10,9 +10,11 @@
 
 namespace nfsrdma::bench {
 
-// Replies of w.blockSize bytes at opsPerSecond for w.runtime. The CPU time is
-// the receiving thread's alone (RUSAGE_THREAD): the sending thread stands for
-// the server. Errors (socket calls) are reported in the measurement's error.
-ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond);
+// Blocks of w.blockSize bytes at opsPerSecond for w.runtime, each as replies
+// of at most maxRead bytes (0: one reply per block), as the clients read
+// them. The CPU time is the receiving thread's alone (RUSAGE_THREAD): the
+// sending thread stands for the server. Errors (socket calls) are reported in
+// the measurement's error.
+ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::size_t maxRead);
 
 }  // namespace nfsrdma::bench

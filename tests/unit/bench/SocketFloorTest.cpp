@@ -16,7 +16,7 @@ TEST(SocketFloorTest, ReceivesWholeBlocksAtNoMoreThanTheGivenRate) {
   w.blockSize = 64 * 1024;
   w.runtime = std::chrono::milliseconds(400);
   constexpr double kRate = 500;
-  const ReadMeasurement m = runSocketFloor(w, kRate);
+  const ReadMeasurement m = runSocketFloor(w, kRate, 16 * 1024);  // four replies per block
   ASSERT_TRUE(m.error.empty()) << m.error;
   EXPECT_EQ(m.client, "socket-floor");
   EXPECT_GT(m.ops, 0U);
@@ -33,7 +33,7 @@ TEST(SocketFloorTest, ReceivesWholeBlocksAtNoMoreThanTheGivenRate) {
 TEST(SocketFloorTest, RefusesAZeroRate) {
   ReadWorkload w;
   w.blockSize = 4096;
-  const ReadMeasurement m = runSocketFloor(w, 0);
+  const ReadMeasurement m = runSocketFloor(w, 0, 0);
   EXPECT_EQ(m.error, "socket floor: needs a positive rate and block size");
   EXPECT_EQ(m.ops, 0U);
 }

@@ -55,9 +55,22 @@ std::optional<std::string> readFileIfExists(const fs::path& path) {
   return ss.str();
 }
 
-void writeFileAtomically(const fs::path& path, const std::string& content, fs::perms mode) {
-  const fs::path dir = path.parent_path();
+void writeFileAtomically(const fs::path& linkOrPath, const std::string& content, fs::perms mode) {
+  // Through a symlink (an /etc/nfs.conf kept elsewhere by the admin or by
+  // configuration management) the file it points to is replaced, next to
+  // itself: renaming over the link would turn it into a copy.
   std::error_code ec;
+  fs::path path = linkOrPath;
+  if (fs::is_symlink(linkOrPath, ec)) {
+    path = fs::canonical(linkOrPath, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      throw std::runtime_error("cannot write " + linkOrPath.string() + ": it is a symlink to " +
+                               fs::read_symlink(linkOrPath, ec).string() + ", which cannot be resolved (" + why +
+                               ")");
+    }
+  }
+  const fs::path dir = path.parent_path();
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
   struct stat st {};

@@ -18,7 +18,8 @@ std::optional<std::string> readFileIfExists(const std::filesystem::path& path);
 
 // Replaces `path` with `content` atomically (temp + fsync + rename + dir
 // fsync), creating parent directories. Keeps the mode of an existing file,
-// else uses `mode`. Throws std::runtime_error naming the path and errno text.
+// else uses `mode`. A symlink is followed: the file it points to is replaced
+// and the link stays. Throws std::runtime_error naming the path and errno text.
 void writeFileAtomically(const std::filesystem::path& path, const std::string& content,
                          std::filesystem::perms mode = std::filesystem::perms(0644));
 

@@ -1,0 +1,54 @@
+// writeFileAtomically through a symlink: an /etc/nfs.conf that links to a
+// file kept elsewhere stays a link, and the file it points to gets the new
+// content with its own mode; a dangling link is an error naming both.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "server/AtomicFile.h"
+#include "tests/unit/server/StagedHost.h"
+
+using nfsrdma::server::writeFileAtomically;
+using nfsrdma::server::testing::StagedHost;
+namespace fs = std::filesystem;
+
+namespace {
+
+TEST(AtomicFile, WritesThroughASymlinkAndKeepsIt) {
+  StagedHost host;
+  host.write("etc/nfs/nfs.conf", "[nfsd]\nthreads=8\n");
+  fs::permissions(host.root / "etc/nfs/nfs.conf", fs::perms(0640));
+  fs::remove(host.root / "etc/nfs.conf");
+  fs::create_symlink("nfs/nfs.conf", host.root / "etc/nfs.conf");
+  writeFileAtomically(host.root / "etc/nfs.conf", "[nfsd]\nthreads=16\n");
+  EXPECT_TRUE(fs::is_symlink(host.root / "etc/nfs.conf"));
+  EXPECT_EQ(fs::read_symlink(host.root / "etc/nfs.conf"), "nfs/nfs.conf");
+  EXPECT_EQ(host.read("etc/nfs/nfs.conf"), "[nfsd]\nthreads=16\n");
+  EXPECT_EQ(fs::status(host.root / "etc/nfs/nfs.conf").permissions(), fs::perms(0640));
+  // No temporary file is left beside the link or the target.
+  for (const char* dir : {"etc", "etc/nfs"}) {
+    for (const auto& e : fs::directory_iterator(host.root / dir)) {
+      EXPECT_EQ(e.path().filename().string().find(".nfsrdma-"), std::string::npos) << e.path();
+    }
+  }
+}
+
+TEST(AtomicFile, DanglingSymlinkIsAnErrorNamingItsTarget) {
+  StagedHost host;
+  fs::remove(host.root / "etc/nfs.conf");
+  fs::create_symlink("nfs/missing.conf", host.root / "etc/nfs.conf");
+  try {
+    writeFileAtomically(host.root / "etc/nfs.conf", "x\n");
+    FAIL() << "wrote through a dangling link";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + (host.root / "etc/nfs.conf").string() +
+                                         ": it is a symlink to nfs/missing.conf, which cannot be resolved "
+                                         "(No such file or directory)");
+  }
+  EXPECT_TRUE(fs::is_symlink(host.root / "etc/nfs.conf"));
+}
+
+}  // namespace

@@ -269,7 +269,12 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
   if (!exports.IsSequence() || exports.size() == 0) {
     r.fail(exports.Mark(), "'exports' must be a non-empty list of {path, clients}");
   }
-  std::map<std::string, SourceMark> fsids, paths, pseudos;
+  std::map<std::string, SourceMark> paths, pseudos;
+  struct FsidUse {
+    std::size_t exportIndex;
+    SourceMark mark;
+  };
+  std::map<std::string, FsidUse> fsids;
   for (std::size_t i = 0; i < exports.size(); ++i) {
     const YAML::Node e = exports[i];
     const std::string where = "exports[" + std::to_string(i) + "]";
@@ -281,6 +286,8 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
     if (spec.path.empty() || spec.path.front() != '/') {
       r.fail(e["path"].Mark(), where + " path '" + spec.path + "' must be absolute");
     }
+    // One directory, one spelling: "/srv//a/" and "/srv/./a" are "/srv/a".
+    spec.path = std::filesystem::path(spec.path).lexically_normal().string();
     if (spec.path.size() > 1 && spec.path.back() == '/') spec.path.pop_back();
     if (spec.path.find_first_of("\"\n\\") != std::string::npos) {
       r.fail(e["path"].Mark(),
@@ -314,14 +321,18 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
       ClientSpec c = readClient(r, clients[j], where + ".clients[" + std::to_string(j) + "]");
       if (!hosts.insert(c.host).second)
         r.fail(c.mark, where + ": client '" + c.host + "' is listed twice");
-      if (c.fsid && *c.fsid != "root") {
-        auto it = fsids.find(*c.fsid);
-        if (it != fsids.end() && it->second.line != spec.mark.line) {
-          r.fail(c.mark, where + ": duplicate fsid=" + *c.fsid +
-                             " (already used by the export at line " +
-                             std::to_string(it->second.line) + "); each export needs its own fsid");
+      // From the fsid key or an fsid= in options: either way one export's.
+      std::optional<std::string> fsid = c.fsid;
+      for (const std::string& o : c.extraOptions) {
+        if (o.rfind("fsid=", 0) == 0) fsid = o.substr(5);
+      }
+      if (fsid && *fsid != "root") {
+        auto it = fsids.find(*fsid);
+        if (it != fsids.end() && it->second.exportIndex != i) {
+          r.fail(c.mark, where + ": duplicate fsid=" + *fsid + " (already used by the export at line " +
+                             std::to_string(it->second.mark.line) + "); each export needs its own fsid");
         }
-        fsids[*c.fsid] = spec.mark;
+        fsids.insert({*fsid, {i, spec.mark}});
       }
       spec.clients.push_back(std::move(c));
     }

@@ -135,6 +135,22 @@ const std::vector<BadCase> kCases = {
      {},
      "{cfg}:8:9: exports[1]: duplicate fsid=1 (already used by the export at line 2); each export "
      "needs its own fsid"},
+    {"DuplicateFsidOnOneLine",
+     "exports: [{path: /srv/nfsrdma/data, clients: [{host: h1, fsid: 7}]}, "
+     "{path: /srv/nfsrdma/scratch, clients: [{host: h2, fsid: 7}]}]\n",
+     {},
+     "{cfg}:1:109: exports[1]: duplicate fsid=7 (already used by the export at line 1); each export "
+     "needs its own fsid"},
+    {"DuplicateFsidThroughOptions",
+     CLIENT("fsid: 7") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
+                       "options: [fsid=7]\n",
+     {},
+     "{cfg}:8:9: exports[1]: duplicate fsid=7 (already used by the export at line 2); each export "
+     "needs its own fsid"},
+    {"DuplicatePathSpelledDifferently",
+     EXPORT_OK "  - path: /srv//nfsrdma/./data\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:5:11: exports[1] path '/srv/nfsrdma/data' is exported twice (first at line 2)"},
     {"OptionsNotAList",
      CLIENT("options: no_wdelay"),
      {},

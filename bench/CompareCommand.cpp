@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "bench/BenchCommands.h"
+#include "bench/CompareConditions.h"
 #include "bench/CompareMatrix.h"
 #include "bench/FileCli.h"
 #include "bench/FileEmbedded.h"
@@ -94,40 +95,6 @@ std::string probe(const TargetSpec& t) {
     return {};
   } catch (const std::exception& ex) {
     return ex.what();
-  }
-}
-
-void addCells(CompareReport& report, const RunResult& r, const FileProfile& p, bool cacheDropped) {
-  for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
-    if ((d == IoDirection::Read && !p.reads()) || (d == IoDirection::Write && !p.writes())) continue;
-    CompareCell c;
-    c.profile = p.name;
-    c.direction = d;
-    c.target = r.target;
-    const DirectionResult& x = r.dir[static_cast<int>(d)];
-    c.ran = r.errors == 0 && x.ops > 0;
-    c.mibPerSecond = r.mibPerSecond(d);
-    c.mbPerSecond = r.mbPerSecond(d);
-    c.iops = r.iops(d);
-    c.ops = x.ops;
-    c.bytes = x.bytes;
-    c.seconds = r.seconds;
-    c.clatUs = {{"min", static_cast<double>(x.clat.min()) / 1e3},
-                {"mean", x.clat.mean() / 1e3},
-                {"max", static_cast<double>(x.clat.max()) / 1e3},
-                {"stdev", x.clat.stdev() / 1e3}};
-    for (double q : kPercentiles) c.clatUs.emplace_back(percentileKey(q), x.clat.percentile(q) / 1e3);
-    c.blockSize = r.blockSize;
-    c.iodepth = r.iodepth;
-    c.numjobs = r.numjobs;
-    c.workingSetBytes = static_cast<double>(r.options.workingSetBytes());
-    c.verified = r.verified;
-    c.verifyMismatches = r.verify.mismatches;
-    c.errors = r.errors;
-    c.firstError = r.firstError;
-    c.cacheDropped = cacheDropped;
-    c.unsupported = r.unsupported;
-    report.cells.push_back(std::move(c));
   }
 }
 
@@ -228,29 +195,24 @@ int runCompareCommand(int argc, char** argv) {
           }
         }
       }
-      LinkFigures link;
-      std::string linkSource;
+      LinkBounds link;
       if (!linkJson.empty()) {
-        link = linkFiguresFromJson(parseJsonFile(linkJson));
-        linkSource = "nfsrdma-bench link, " + linkJson;
+        link.figures = linkFiguresFromJson(parseJsonFile(linkJson));
+        link.source = "nfsrdma-bench link, " + linkJson;
       }
-      bool allLocal = true;
-      for (auto& s : specs) {
-        s.direct = options.direct;
-        allLocal = allLocal && s.serverIsLocal();
-      }
+      link.rdmaDevice = rdma.name;
+      link.rdmaDeviceGbps = rdma.gbps;
+      for (auto& s : specs) s.direct = options.direct;
       report.diskTarget = diskTarget.empty() ? "local" : diskTarget;
       if (!diskTarget.empty() && std::none_of(specs.begin(), specs.end(),
                                               [&](const TargetSpec& s) { return s.name == diskTarget; })) {
         throw std::invalid_argument("--disk-target " + diskTarget + ": no target has that name");
       }
-      if (!serverMem.empty()) {
-        report.serverMemoryBytes = static_cast<double>(parseSize(serverMem));
-        report.serverMemorySource = "--server-mem";
-      } else if (allLocal) {
-        report.serverMemoryBytes = localMemoryBytes();
-        report.serverMemorySource = "this host's /proc/meminfo (the server is local)";
-      }
+      const ServerMemory mem = serverMemoryOf(
+          specs, serverMem.empty() ? std::nullopt : std::optional<double>(static_cast<double>(parseSize(serverMem))),
+          localMemoryBytes());
+      report.serverMemoryBytes = mem.bytes;
+      report.serverMemorySource = mem.source;
 
       // Targets and their availability, then the matrix.
       const bool progress = progressWanted();
@@ -276,22 +238,19 @@ int runCompareCommand(int argc, char** argv) {
           t.available = false;
           t.unavailable = why;
         }
-        if (s.engine != EngineKind::Path) {
-          if (isRdma && link.rdmaBytesPerSecond) {
-            t.linkBytesPerSecond = link.rdmaBytesPerSecond;
-            t.linkSource = linkSource + " (RDMA)";
-          } else if (isRdma && rdma.gbps > 0) {
-            t.linkBytesPerSecond = rdma.gbps * 1e9 / 8;
-            t.linkSource = rdma.name + " reported speed";
-          } else if (!isRdma && link.tcpBytesPerSecond) {
-            t.linkBytesPerSecond = link.tcpBytesPerSecond;
-            t.linkSource = linkSource + " (TCP)";
-          }
-        }
+        attachLinkBound(t, s, link);
         usable.push_back(t.available);
         report.targets.push_back(std::move(t));
       }
       report.ratios = defaultRatios(report.targets);
+      // One cache state for every target that runs (an unavailable one does not decide it).
+      std::vector<TargetSpec> running;
+      for (std::size_t i = 0; i < specs.size(); ++i) {
+        if (usable[i]) running.push_back(specs[i]);
+      }
+      const ServerCachePlan cachePlan =
+          planServerCache(running, options.dropServerCache, options.dropServerCache ? dropCachesBlocked() : std::string(),
+                          static_cast<double>(options.workingSetBytes()), report.serverMemoryBytes);
       for (const auto& p : profiles) {
         if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
         if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
@@ -308,41 +267,15 @@ int runCompareCommand(int argc, char** argv) {
                            " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed)},
           {"working set", formatBytes(static_cast<double>(options.workingSetBytes()))},
           {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) + " (" + report.serverMemorySource + ")"
-                                                     : "unknown (give --server-mem)"},
+                                                     : report.serverMemorySource},
+          {"server cache", cachePlan.description},
           {"direct", options.direct ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design" : "buffered"},
           {"verify", options.verify ? "on: every byte read checked, every write read back" : "off (--verify)"},
           {"rdma device", rdma.name.empty() ? "none" : rdma.name},
       };
       if (progress) std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(), specs.size());
 
-      for (const auto& p : profiles) {
-        for (std::size_t i = 0; i < specs.size(); ++i) {
-          if (!usable[i]) continue;
-          const auto& s = specs[i];
-          RunSettings rs;
-          rs.progress = progress;
-          rs.label = s.name + " " + p.name;
-          try {
-            const RunResult r = runFileBenchmark(s, p, options, rs);
-            bool dropped = false;
-            for (const auto& n : r.notes) dropped = dropped || n.find("cache dropped") != std::string::npos;
-            addCells(report, r, p, dropped);
-            if (!r.ok() && r.unsupported.empty()) anyFailure = true;
-            if (progress) {
-              std::fprintf(stderr, "  %-10s %-14s %s\n", s.name.c_str(), p.name.c_str(),
-                           r.ok() ? "done" : ("FAILED: " + r.firstError).c_str());
-            }
-          } catch (const std::exception& e) {
-            RunResult failed;
-            failed.target = s.name;
-            failed.errors = 1;
-            failed.firstError = e.what();
-            failed.options = options;
-            addCells(report, failed, p, false);
-            anyFailure = true;
-          }
-        }
-      }
+      anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan, progress);
       computeFlags(report);
 
       // The closing note the issue asks for: our client against the anchor.
@@ -353,7 +286,8 @@ int runCompareCommand(int argc, char** argv) {
         if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
           report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " + fmtDouble("%.0f", ours->iops) +
                                  ", libnfs (anchor) " + fmtDouble("%.0f", anchor->iops) + ": " +
-                                 fmtDouble("%.2fx", ours->iops / anchor->iops) + " (goal >= 1.20x), same server, same run");
+                                 fmtDouble("%.2fx", ours->iops / anchor->iops) + " (goal >= 1.20x), same server, same run, " +
+                                 "server cache " + ours->serverCache + " for both");
         }
       }
       for (const auto& t : report.targets) {
@@ -373,6 +307,7 @@ int runCompareCommand(int argc, char** argv) {
         report.notes.push_back("flagged reads come from the server's page cache: rerun with --drop-server-cache "
                                "(server on this host) or a --size above the server's RAM to measure its disk");
       }
+      for (auto& w : conditionWarnings(specs, options, report.diskTarget)) report.notes.push_back(std::move(w));
       report.notes.push_back("this machine may be shared and noisy: compare ratios, not absolute figures");
     }
 

@@ -209,6 +209,17 @@ std::string formatCompareText(const CompareReport& r) {
   out += rule + "\n";
   for (const auto& l : lines) out += render(l, false);
   out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON and the HTML report); ratios of MiB/s, same run\n";
+  std::string commits;
+  for (const auto& c : r.cells) {
+    if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
+      commits += fmt(" - %s %s: %.3f s of writes + %.0f ms COMMIT/fsync\n", c.target.c_str(), c.profile.c_str(), c.seconds,
+                     c.commitSeconds * 1e3);
+    }
+  }
+  if (!commits.empty()) {
+    out += "\n Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS = "
+           "bytes / (window + commit)\n" + commits;
+  }
   if (!footnotes.empty()) {
     out += "\n Flags: figures above what bounds them\n";
     for (std::size_t i = 0; i < footnotes.size(); ++i) out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
@@ -291,7 +302,7 @@ std::string compareToJson(const CompareReport& r) {
     w.beginObject();
     w.field("profile", c.profile).field("direction", directionName(c.direction)).field("target", c.target);
     w.field("ran", c.ran).field("mib_per_s", c.mibPerSecond).field("mb_per_s", c.mbPerSecond).field("iops", c.iops);
-    w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds);
+    w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds).field("commit_s", c.commitSeconds);
     w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
     w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
     w.beginObject("clat_us");
@@ -299,6 +310,7 @@ std::string compareToJson(const CompareReport& r) {
     w.endObject();
     w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
     w.field("errors", c.errors).field("first_error", c.firstError).field("server_cache_dropped", c.cacheDropped);
+    w.field("server_cache", c.serverCache);
     w.field("unsupported", c.unsupported);
     w.beginArray("flags");
     for (const auto& f : c.flags) {
@@ -387,6 +399,7 @@ CompareReport compareFromJson(const JsonValue& doc) {
     cell.ops = static_cast<std::uint64_t>(c.num("ops"));
     cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
     cell.seconds = c.num("run_s");
+    cell.commitSeconds = c.num("commit_s");
     cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
     cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
     cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
@@ -401,6 +414,7 @@ CompareReport compareFromJson(const JsonValue& doc) {
     cell.firstError = c.str("first_error");
     const JsonValue* dropped = c.find("server_cache_dropped");
     cell.cacheDropped = dropped != nullptr && dropped->boolean;
+    cell.serverCache = c.str("server_cache");
     cell.unsupported = c.str("unsupported");
     if (const JsonValue* fl = c.find("flags")) {
       for (const auto& f : fl->array) {

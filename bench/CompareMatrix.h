@@ -42,7 +42,10 @@ struct CompareCell {
   double iops = 0;
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
-  double seconds = 0;
+  double seconds = 0;        // the measured window
+  // Writes: the COMMIT/fsync after the window that made them durable. The
+  // write figures (MiB/s, IOPS) count it: bytes / (seconds + commitSeconds).
+  double commitSeconds = 0;
   std::vector<std::pair<std::string, double>> clatUs;  // min, mean, max, p50 ... p99.99 in microseconds
   std::uint32_t blockSize = 0;
   std::uint32_t iodepth = 0;
@@ -53,6 +56,7 @@ struct CompareCell {
   std::uint64_t errors = 0;
   std::string firstError;
   bool cacheDropped = false;
+  std::string serverCache;  // the server's page cache when a read cell began: "warm", "dropped", "unmanaged"
   std::string unsupported;  // the engine cannot run this (shown as n/a, reason in the notes)
   std::vector<Flag> flags;
   // Against a baseline:

@@ -1,5 +1,10 @@
 #include "bench/Engine.h"
 
+#include <sys/vfs.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace nfsrdma::bench {
@@ -35,6 +40,8 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
   } else if (engine == "path") {
     t.engine = EngineKind::Path;
     t.name = name.empty() ? "path" : name;
+    t.onNfs = pathIsOnNfs(t.location);
+    if (t.onNfs) t.mountProto = nfsMountProto(t.location);
   } else {
     throw std::invalid_argument("target '" + spec + "': unknown engine '" + engine + "' (nfs, libnfs, path)");
   }
@@ -42,16 +49,45 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
 }
 
 bool TargetSpec::serverIsLocal() const {
-  if (engine == EngineKind::Path) return true;
+  if (engine == EngineKind::Path) return !onNfs;
   return nfs.host == "127.0.0.1" || nfs.host == "localhost" || nfs.host == "::1";
 }
 
 std::string TargetSpec::describe() const {
-  if (engine == EngineKind::Path) return std::string("path ") + location + (direct ? " (O_DIRECT, io_uring)" : " (buffered, io_uring)");
+  if (engine == EngineKind::Path) {
+    return std::string("path ") + location + (onNfs ? " on NFS (proto=" + mountProto + ")" : std::string()) +
+           (direct ? " (O_DIRECT, io_uring)" : " (buffered, io_uring)");
+  }
   if (engine == EngineKind::Libnfs) return "libnfs NFSv4.0 " + nfs.url() + " (async API, one context per job)";
   return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto +
          (nfs.readsPerCompound > 1 ? " reads-per-compound=" + std::to_string(nfs.readsPerCompound) : std::string()) +
          " (our client, one connection per job)";
+}
+
+bool pathIsOnNfs(const std::string& dir) {
+  struct statfs st {};
+  return ::statfs(dir.c_str(), &st) == 0 && static_cast<long>(st.f_type) == kNfsSuperMagic;
+}
+
+std::string nfsMountProto(const std::string& dir) {
+  std::error_code ec;
+  const std::string where = std::filesystem::weakly_canonical(dir, ec).string();
+  std::ifstream mounts("/proc/self/mounts");
+  std::string line, best, proto = "tcp";
+  while (std::getline(mounts, line)) {
+    std::istringstream in(line);
+    std::string source, point, type, opts;
+    if (!(in >> source >> point >> type >> opts) || type.rfind("nfs", 0) != 0) continue;
+    const bool under = where == point || (where.rfind(point, 0) == 0 && (point == "/" || where[point.size()] == '/'));
+    if (!under || point.size() < best.size()) continue;
+    best = point;
+    proto = "tcp";
+    std::istringstream os(opts);
+    for (std::string o; std::getline(os, o, ',');) {
+      if (o.rfind("proto=", 0) == 0) proto = o.substr(6);
+    }
+  }
+  return proto.rfind("rdma", 0) == 0 ? "rdma" : "tcp";
 }
 
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {

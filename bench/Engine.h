@@ -33,13 +33,23 @@ struct TargetSpec {
   std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
   ClientOptions nfs;     // parsed location of nfs and libnfs targets
   bool direct = true;    // path: O_DIRECT
+  // path: the directory is on an NFS mount (statfs f_type NFS_SUPER_MAGIC),
+  // e.g. a kernel client's /mnt/nfs; its server is elsewhere, not this host.
+  bool onNfs = false;
+  std::string mountProto;  // path on NFS: the mount's proto= ("tcp", "rdma"), "tcp" when not given
 
   // "nfs" / "libnfs" / "path" followed by ':' and the location, e.g.
   // "nfs:nfs://10.0.0.1/export?proto=rdma", "path:/mnt/disk". The name
   // defaults to the engine's ("nfs-tcp", "nfs-rdma", "libnfs", "path").
   static TargetSpec parse(const std::string& name, const std::string& spec);
-  // True when the server is on this host (loopback address), so its caches can be dropped.
+  // True when the server is on this host (loopback address; a path target
+  // not on NFS), so its caches can be dropped and its RAM is this host's.
   bool serverIsLocal() const;
+  // True when the target's bytes cross a network to an NFS server (nfs,
+  // libnfs, a path on an NFS mount): a link bounds its figures.
+  bool overNfs() const { return engine != EngineKind::Path || onNfs; }
+  // The transport of an NFS target: "tcp" or "rdma" (a path on NFS: its mount's).
+  std::string nfsTransport() const { return engine == EngineKind::Path ? mountProto : nfs.proto; }
   std::string describe() const;
 };
 
@@ -51,6 +61,9 @@ class Engine {
   virtual std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) = 0;
   // Runs the job to its end on this thread.
   virtual void run(JobDriver& driver) = 0;
+  // Makes written data durable (COMMIT, fsync) without closing: the end of
+  // a write phase, timed like fio's end_fsync.
+  virtual void commit() = 0;
   // Makes written data durable (COMMIT, fsync) and closes the files.
   virtual void finish() = 0;
 };
@@ -58,5 +71,12 @@ class Engine {
 // A fresh engine (and connection) for one job. Throws when the target cannot
 // be reached, e.g. NfsException "this build has no RDMA transport yet".
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target);
+
+// statfs(2) f_type of an NFS mount (NFS_SUPER_MAGIC, linux/magic.h).
+inline constexpr long kNfsSuperMagic = 0x6969;
+// True when dir is on an NFS mount; false when not, or when statfs fails.
+bool pathIsOnNfs(const std::string& dir);
+// The proto= option of the NFS mount holding dir (/proc/self/mounts), "tcp" when absent.
+std::string nfsMountProto(const std::string& dir);
 
 }  // namespace nfsrdma::bench

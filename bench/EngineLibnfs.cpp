@@ -172,6 +172,14 @@ class LibnfsEngine final : public Engine {
     }
   }
 
+  void commit() override {
+    for (nfsfh* fh : files_) {
+      if (nfs_fsync(nfs_.get(), fh) != 0) {
+        throw std::runtime_error(std::string("libnfs: fsync: ") + nfs_get_error(nfs_.get()));
+      }
+    }
+  }
+
   void finish() override {
     for (nfsfh* fh : files_) {
       if (nfs_fsync(nfs_.get(), fh) != 0) {

@@ -203,6 +203,10 @@ class NfsEngine final : public Engine {
     throw std::runtime_error("nfs: requests still outstanding after the run's grace period");
   }
 
+  void commit() override {
+    for (auto& f : files_) client_->fsync(f);  // COMMIT
+  }
+
   void finish() override {
     for (auto& f : files_) client_->close(f);  // COMMIT, then CLOSE
     files_.clear();

@@ -113,6 +113,12 @@ class PathEngine final : public Engine {
     }
   }
 
+  void commit() override {
+    for (int fd : fds_) {
+      if (::fsync(fd) != 0) throw std::runtime_error("fsync: " + errnoText(errno));
+    }
+  }
+
   void finish() override {
     for (int fd : fds_) {
       if (::fsync(fd) != 0) throw std::runtime_error("fsync: " + errnoText(errno));

@@ -22,6 +22,15 @@ double RunResult::iops(IoDirection d) const {
   return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].ops) / seconds : 0;
 }
 
+const char* serverCacheName(ServerCache c) {
+  switch (c) {
+    case ServerCache::Unmanaged: return "unmanaged";
+    case ServerCache::Dropped: return "dropped";
+    case ServerCache::Warm: return "warm";
+  }
+  return "?";
+}
+
 std::string dropLocalPageCache() {
   ::sync();
   std::ofstream f("/proc/sys/vm/drop_caches");
@@ -98,6 +107,78 @@ void ensureLayout(const TargetSpec& given, const FileOptions& o) {
     }
     engine->finish();
   });
+}
+
+// Reads each job's whole files once, sequentially, on numjobs threads: the
+// verify read-back of a write run (verify on) and the cache warm-up (off).
+std::vector<VerifyStats> readWholeFileSet(const TargetSpec& target, const FileOptions& o, std::uint32_t blockSize,
+                                          std::uint32_t iodepth, const std::string& what) {
+  const std::uint64_t bytes = fileBytes(o, blockSize);
+  std::vector<VerifyStats> stats(o.numjobs);
+  onJobThreads(o.numjobs, [&](std::uint32_t j) {
+    auto engine = makeEngine(target);
+    JobSpec spec;
+    spec.profile = profileByName("128k-read");
+    spec.profile.blockSize = blockSize;
+    spec.options = o;
+    spec.options.ramp = std::chrono::milliseconds(0);
+    spec.options.ioBytes = bytes * o.nrfiles;
+    spec.options.rwmixread.reset();
+    spec.job = j;
+    spec.iodepth = iodepth;
+    spec.files = jobFiles(o, j);
+    spec.fileBytes = bytes;
+    spec.fileIdBase = j * o.nrfiles;
+    engine->open(spec.files, false);
+    JobDriver d(spec, nullptr);
+    engine->run(d);
+    const JobResult r = d.result();
+    if (r.errors) throw std::runtime_error(what + ": " + r.firstError);
+    stats[j] = r.verify;
+    engine->finish();
+  });
+  return stats;
+}
+
+// Drops the page cache of the target's server when it is this host; notes what happened.
+ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& notes) {
+  if (target.engine == EngineKind::Path && target.onNfs) {
+    // The server of an NFS mount is elsewhere: only this host's cache (the NFS client's) can go.
+    const auto why = dropLocalPageCache();
+    notes.push_back(why.empty() ? "--drop-server-cache: " + target.location +
+                                      " is on NFS: dropped this host's page cache (the NFS client's), not the "
+                                      "server's (drop it on the server)"
+                                : "--drop-server-cache: " + target.location + " is on NFS; " + why);
+    return ServerCache::Unmanaged;
+  }
+  if (!target.serverIsLocal()) {
+    notes.push_back("--drop-server-cache: server " + target.nfs.host +
+                    " is not on this host; caches not dropped (run the bench on the server or drop them there)");
+    return ServerCache::Unmanaged;
+  }
+  if (auto why = dropLocalPageCache(); !why.empty()) {
+    notes.push_back("--drop-server-cache: " + why);
+    return ServerCache::Unmanaged;
+  }
+  notes.push_back("server page cache dropped before the read phase");
+  return ServerCache::Dropped;
+}
+
+// Reads the whole file set once, untimed, so the read phase starts with it in
+// the server's page cache. A path target not on NFS is read buffered (its
+// page cache is the server's when it is the export's disk); an NFS mount
+// with O_DIRECT, so the NFS client's cache stays as it was.
+ServerCache warmServerCache(const TargetSpec& given, const FileOptions& o, std::vector<std::string>& notes) {
+  TargetSpec target = given;
+  if (target.engine == EngineKind::Path) target.direct = target.onNfs;
+  FileOptions w = o;
+  w.verify = false;
+  constexpr std::uint32_t kWarmBlock = 128 * 1024;
+  const std::uint32_t block = fileBytes(o, kWarmBlock) > 0 ? kWarmBlock : kVerifyUnit;
+  readWholeFileSet(target, w, block, 8, "warming the server's cache");
+  notes.push_back("server page cache warmed before the read phase: the file set (" +
+                  formatBytes(static_cast<double>(o.workingSetBytes())) + ") read once, untimed");
+  return ServerCache::Warm;
 }
 
 class ProgressLine {
@@ -182,14 +263,12 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
   result.unsupported = unsupportedReason(target, profile);
   if (!result.unsupported.empty()) return result;
   ensureLayout(target, options);
-  if (options.dropServerCache && profile.reads()) {
-    if (!target.serverIsLocal()) {
-      result.notes.push_back("--drop-server-cache: server " + target.nfs.host +
-                             " is not on this host; caches not dropped (run the bench on the server or drop them there)");
-    } else if (auto why = dropLocalPageCache(); !why.empty()) {
-      result.notes.push_back("--drop-server-cache: " + why);
-    } else {
-      result.notes.push_back("server page cache dropped before the read phase");
+  if (profile.reads()) {
+    const bool drop = settings.cache == CachePrep::Drop || (settings.cache == CachePrep::FromOptions && options.dropServerCache);
+    if (drop) {
+      result.serverCache = dropServerCache(target, result.notes);
+    } else if (settings.cache == CachePrep::Warm) {
+      result.serverCache = warmServerCache(target, options, result.notes);
     }
   }
 
@@ -221,9 +300,13 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
         return;
       }
       jobs[j] = d.result();
-      const auto c0 = BenchClock::now();
+      if (profile.writes()) {
+        // The end of the write phase: until the data is durable (UNSTABLE writes need their COMMIT).
+        const auto c0 = BenchClock::now();
+        engine->commit();
+        commit[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
+      }
       engine->finish();
-      if (profile.writes()) commit[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
     });
   }
   for (std::uint32_t j = 0; j < options.numjobs; ++j) {
@@ -231,6 +314,7 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
     for (int d = 0; d < 2; ++d) result.dir[d].merge(r.dir[d]);
     result.seconds = std::max(result.seconds, r.seconds);
     result.commitSeconds = std::max(result.commitSeconds, commit[j]);
+    result.durableSeconds = std::max(result.durableSeconds, r.seconds + commit[j]);
     result.verify.merge(r.verify);
     result.errors += r.errors;
     if (result.firstError.empty()) result.firstError = r.firstError;
@@ -238,29 +322,8 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
 
   // Read back everything written and check it: a write run's --verify.
   if (options.verify && profile.writes() && result.errors == 0) {
-    std::vector<VerifyStats> back(options.numjobs);
-    onJobThreads(options.numjobs, [&](std::uint32_t j) {
-      auto engine = makeEngine(target);
-      JobSpec spec;
-      spec.profile = profileByName("128k-read");
-      spec.profile.blockSize = profile.blockSize;
-      spec.options = options;
-      spec.options.ramp = std::chrono::milliseconds(0);
-      spec.options.ioBytes = bytes * options.nrfiles;
-      spec.options.rwmixread.reset();
-      spec.job = j;
-      spec.iodepth = std::min<std::uint32_t>(result.iodepth, 8);
-      spec.files = jobFiles(options, j);
-      spec.fileBytes = bytes;
-      spec.fileIdBase = j * options.nrfiles;
-      engine->open(spec.files, false);
-      JobDriver d(spec, nullptr);
-      engine->run(d);
-      const JobResult r = d.result();
-      if (r.errors) throw std::runtime_error("verify read-back: " + r.firstError);
-      back[j] = r.verify;
-      engine->finish();
-    });
+    const auto back = readWholeFileSet(target, options, profile.blockSize, std::min<std::uint32_t>(result.iodepth, 8),
+                                       "verify read-back");
     for (const auto& v : back) result.verify.merge(v);
     result.notes.push_back("verify: every written block read back and checked after the run");
   }

@@ -1,9 +1,10 @@
 // One cell of the benchmark: a profile run against a target with numjobs
 // jobs, each on its own thread with its own engine (connection, context or
 // ring). Lays the file set out first when it is missing (shared by every
-// profile and target with the same seed and size), optionally drops the
-// server's caches before a read phase, runs, COMMITs/fsyncs what was
-// written, and with --verify reads everything written back and checks it.
+// profile and target with the same seed and size), brings the server's page
+// cache to a known state before a read phase (dropped, or warmed by reading
+// the file set once), runs, COMMITs/fsyncs what was written (timed), and
+// with --verify reads everything written back and checks it.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,21 @@
 
 namespace nfsrdma::bench {
 
+// The server's page cache when a read phase began.
+enum class ServerCache {
+  Unmanaged,  // as the previous runs left it (write-only cells; `file` without --drop-server-cache)
+  Dropped,    // dropped (the server is this host): the reads start cold
+  Warm,       // the whole file set was read once, untimed: the reads start warm
+};
+const char* serverCacheName(ServerCache c);  // "unmanaged", "dropped", "warm"
+
+// What to do to the server's page cache before a read phase.
+enum class CachePrep {
+  FromOptions,  // drop it when options.dropServerCache (the `file` command)
+  Drop,         // drop it (the caller checked that the server is this host)
+  Warm,         // read the whole file set once, untimed
+};
+
 struct RunResult {
   std::string target;
   std::string targetDescription;
@@ -27,7 +43,9 @@ struct RunResult {
   FileOptions options;
   DirectionResult dir[2];       // by IoDirection, all jobs
   double seconds = 0;           // longest job's measured window
-  double commitSeconds = 0;     // COMMIT/fsync after the writes, not in the window
+  double commitSeconds = 0;     // COMMIT/fsync after the writes, not in the window (longest job's)
+  double durableSeconds = 0;    // writes: longest job's window plus its COMMIT/fsync (fio's end_fsync)
+  ServerCache serverCache = ServerCache::Unmanaged;  // before the read phase
   VerifyStats verify;           // inline read checks plus the read-back of writes
   bool verified = false;        // --verify was on
   std::uint64_t errors = 0;
@@ -45,6 +63,7 @@ struct RunResult {
 struct RunSettings {
   bool progress = false;  // live line on stderr (callers pass isatty)
   std::string label;      // progress prefix, e.g. "nfs-tcp 4k-randread"
+  CachePrep cache = CachePrep::FromOptions;  // before a read phase
 };
 
 // Runs the cell. Errors of the target (cannot connect, no RDMA transport)

@@ -16,6 +16,7 @@ target_sources(nfsrdma_bench PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/FileCommand.cpp
   ${CMAKE_CURRENT_LIST_DIR}/CacheFlags.cpp
   ${CMAKE_CURRENT_LIST_DIR}/CompareMatrix.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/CompareConditions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/CompareCommand.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Baseline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/HtmlReport.cpp)

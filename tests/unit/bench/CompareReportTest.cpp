@@ -44,8 +44,10 @@ void checkSchema(const JsonValue& doc) {
     EXPECT_EQ(t.find("available")->kind, JsonValue::Kind::Bool);
   }
   for (const auto& c : doc.find("results")->array) {
-    for (const char* k : {"profile", "direction", "target", "first_error"}) EXPECT_TRUE(c.find(k) && c.find(k)->isString()) << k;
-    for (const char* k : {"mib_per_s", "mb_per_s", "iops", "ops", "bytes", "run_s", "block_bytes", "iodepth", "numjobs",
+    for (const char* k : {"profile", "direction", "target", "first_error", "server_cache"}) {
+      EXPECT_TRUE(c.find(k) && c.find(k)->isString()) << k;
+    }
+    for (const char* k : {"mib_per_s", "mb_per_s", "iops", "ops", "bytes", "run_s", "commit_s", "block_bytes", "iodepth", "numjobs",
                           "working_set_bytes", "verify_mismatches", "errors"}) {
       EXPECT_TRUE(c.find(k) && c.find(k)->isNumber()) << k;
     }

@@ -4,7 +4,11 @@
 // flipped on the server's disk is found at its offset; the `file` and
 // `compare` commands run end to end, their JSON follows the schema, and a
 // saved compare result with an injected 20% regression is flagged.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -166,6 +170,61 @@ TEST(FileBench, VerifyFindsAByteFlippedOnTheServersDiskAtItsOffset) {
   std::filesystem::remove(file);
 }
 
+// Share of a file's pages in this host's page cache: ganesha's, as it runs here.
+double residentShare(const std::filesystem::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st {};
+  ::fstat(fd, &st);
+  const auto len = static_cast<std::size_t>(st.st_size);
+  void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return -1;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in((len + page - 1) / page);
+  const int rc = ::mincore(m, len, in.data());
+  ::munmap(m, len);
+  if (rc != 0) return -1;
+  std::size_t n = 0;
+  for (unsigned char c : in) n += c & 1;
+  return static_cast<double>(n) / static_cast<double>(in.size());
+}
+
+void evict(const std::filesystem::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << p;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+// compare's warm-up: before a read cell the whole file set is read once,
+// untimed, so the cell starts with it in the server's page cache, whichever
+// target ran before (the layout by `local` is O_DIRECT and caches nothing).
+TEST(FileBench, WarmPutsTheFileSetInTheServersPageCacheBeforeTheReads) {
+  NFSRDMA_NEED_GANESHA();
+  FileOptions o = shortOptions();
+  o.sizeBytes = 32ULL << 20;
+  o.runtime = std::chrono::milliseconds(100);
+  o.verify = false;
+  o.seed = 77;
+  const FileProfile p = profileByName("4k-randread");
+  ASSERT_EQ(runFileBenchmark(target(EngineKind::Path), p, o).errors, 0U);  // lays the set out
+  const auto file = GaneshaEnvironment::get().exportDir() / benchFileName(o, 0, 0);
+  evict(file);
+  ASSERT_LT(residentShare(file), 0.05);
+  const RunResult plain = runFileBenchmark(target(EngineKind::Libnfs), p, o);
+  EXPECT_EQ(plain.serverCache, ServerCache::Unmanaged);
+  EXPECT_LT(residentShare(file), 0.6) << "the timed reads alone touched most of the file: the check cannot tell";
+  evict(file);
+  RunSettings warm;
+  warm.cache = CachePrep::Warm;
+  const RunResult r = runFileBenchmark(target(EngineKind::Libnfs), p, o, warm);
+  EXPECT_EQ(r.errors, 0U) << r.firstError;
+  EXPECT_EQ(r.serverCache, ServerCache::Warm);
+  EXPECT_GT(residentShare(file), 0.95);
+  std::filesystem::remove(file);
+}
+
 // This host has no RDMA device (nor does CI's): the nfs-rdma target must say
 // so, not fail obscurely. (With a device, ganesha has no RDMA listener here.)
 TEST(FileBench, RdmaTargetWithoutDeviceSaysSo) {
@@ -247,8 +306,19 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
     EXPECT_TRUE(c.verified);
     EXPECT_EQ(c.verifyMismatches, 0U) << c.target << " " << c.profile;
     EXPECT_GT(c.clat("p99_99"), 0);
+    // Every target's read cell starts warm; every write cell counts its COMMIT/fsync.
+    if (c.direction == IoDirection::Read) {
+      EXPECT_EQ(c.serverCache, "warm") << c.target;
+    } else {
+      EXPECT_GT(c.commitSeconds, 0) << c.target;
+      EXPECT_NEAR(c.mibPerSecond, static_cast<double>(c.bytes) / (c.seconds + c.commitSeconds) / 1048576.0,
+                  c.mibPerSecond * 1e-9)
+          << c.target;
+    }
   }
   EXPECT_GE(ran, 5U);  // local x2, nfs-tcp x2, libnfs read
+  EXPECT_NE(out.find(" server cache: warm before every read cell of every target"), std::string::npos) << out;
+  EXPECT_NE(out.find("Writes count the COMMIT/fsync"), std::string::npos) << out;
   std::ifstream h(html);
   std::stringstream hs;
   hs << h.rdbuf();

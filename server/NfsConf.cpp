@@ -1,16 +1,30 @@
-// NfsConf: line-preserving editor for nfs.conf's INI dialect ([section],
-// key = value, '#' or ';' comments).
+// NfsConf: line-preserving editor for nfs.conf, reading it the way
+// nfs-utils' support/nfs/conffile.c does (conf_parse, conf_parse_line,
+// conf_init_file).
 #include "server/NfsConf.h"
+
+#include <string.h>  // strverscmp (GNU), the order scandir(..., versionsort) gives
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+
+#include "server/AtomicFile.h"
 
 namespace nfsrdma::server {
+namespace fs = std::filesystem;
 namespace {
 
+bool isBlank(char c) {
+  return c == ' ' || c == '\t';
+}
+bool isSpace(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
+
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -21,29 +35,152 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
-bool isComment(std::string_view t) {
-  return !t.empty() && (t.front() == '#' || t.front() == ';');
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
-// The section name of a "[name]" line, or nullopt.
-std::optional<std::string_view> sectionName(std::string_view line) {
-  std::string_view t = trim(line);
-  if (t.size() < 2 || t.front() != '[') return std::nullopt;
-  auto close = t.find(']');
-  if (close == std::string_view::npos) return std::nullopt;
-  return trim(t.substr(1, close - 1));
+// One line as conf_parse sees it: physical lines [first, last] joined where
+// a line ends in "\\\n" (both bytes read as blanks, so offsets into the
+// joined text are offsets into the physical bytes).
+struct Logical {
+  enum class Kind { Blank, Comment, Header, Assign, Other, Unterminated };
+  std::size_t first = 0, last = 0;
+  Kind kind = Kind::Other;
+  // The section in force after this line (Header) or for it (Assign).
+  std::optional<std::string> section, arg;
+  std::string key, value;
+  std::size_t vbegin = 0, vend = 0;  // Assign: the value token in the joined text
+};
+
+std::vector<Logical> parse(const std::vector<std::string>& lines,
+                           std::optional<std::string> section, std::optional<std::string> arg) {
+  std::vector<Logical> out;
+  std::size_t i = 0;
+  while (i < lines.size()) {
+    Logical l;
+    l.first = i;
+    std::string s;
+    bool terminated = false;
+    for (; i < lines.size(); ++i) {
+      const std::string& p = lines[i];
+      if (p.empty() || p.back() != '\n') {  // the last line, without a newline
+        s += p;
+        ++i;
+        break;
+      }
+      if (p.size() >= 2 && p[p.size() - 2] == '\\') {  // escaped newline: read on
+        s += p.substr(0, p.size() - 2) + "  ";
+        continue;
+      }
+      s += p.substr(0, p.size() - 1);
+      terminated = true;
+      ++i;
+      break;
+    }
+    l.last = i - 1;
+    if (!terminated) {
+      // conf_parse: "last line non-terminated, ignored".
+      l.kind = Logical::Kind::Unterminated;
+      l.section = section;
+      l.arg = arg;
+      out.push_back(std::move(l));
+      break;
+    }
+    std::size_t b = 0;
+    while (b < s.size() && isSpace(s[b])) ++b;
+    if (b == s.size()) {
+      l.kind = Logical::Kind::Blank;
+    } else if (s[b] == '#' || s[b] == ';') {
+      l.kind = Logical::Kind::Comment;
+    } else if (s[b] == '[') {
+      l.kind = Logical::Kind::Header;
+      section.reset();
+      arg.reset();
+      std::size_t n = b + 1;
+      while (n < s.size() && isBlank(s[n])) ++n;
+      const auto close = s.find(']', n);
+      if (close != std::string::npos) {  // without ']' no section is in force
+        std::string name = s.substr(n, close - n);
+        while (!name.empty() && isBlank(name.back())) name.pop_back();
+        const auto q = name.find('"');
+        if (q == std::string::npos) {
+          section = name;
+        } else {
+          std::string rest = name.substr(q + 1);
+          name.resize(q);
+          while (!name.empty() && isBlank(name.back())) name.pop_back();
+          section = name;
+          const auto q2 = rest.find('"');
+          if (q2 != std::string::npos) arg = rest.substr(0, q2);
+        }
+      }
+    } else {
+      const auto eq = s.find('=', b);
+      l.kind = Logical::Kind::Other;
+      if (eq != std::string::npos && section) {
+        std::size_t kend = eq;
+        while (kend > b && isBlank(s[kend - 1])) --kend;
+        std::size_t v = eq + 1;
+        while (v < s.size() && isBlank(s[v])) ++v;
+        bool ok = true;
+        std::size_t vend = s.size();
+        if (v < s.size() && (s[v] == '"' || s[v] == '\'')) {
+          const auto q = s.find(s[v], v + 1);
+          if (q == std::string::npos) {
+            ok = false;  // unmatched quotes: nfs-utils ignores the line
+          } else {
+            ++v;
+            vend = q;
+          }
+        } else {
+          vend = std::min(s.find_first_of("#;", v), s.size());
+          while (vend > v + 1 && isSpace(s[vend - 1])) --vend;  // keeps the first byte, as nfs-utils
+        }
+        if (ok && kend > b) {
+          l.kind = Logical::Kind::Assign;
+          l.key = s.substr(b, kend - b);
+          l.value = s.substr(v, vend - v);
+          l.vbegin = v;
+          l.vend = vend;
+        }
+      }
+    }
+    l.section = section;
+    l.arg = arg;
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
-// The key of a "key = value" line, or nullopt.
-std::optional<std::string_view> keyOf(std::string_view line) {
-  std::string_view t = trim(line);
-  if (t.empty() || isComment(t) || t.front() == '[') return std::nullopt;
-  auto eq = t.find('=');
-  if (eq == std::string_view::npos) return std::nullopt;
-  return trim(t.substr(0, eq));
+bool inSection(const Logical& l, std::string_view section) {
+  return l.section && iequals(*l.section, section) && !l.arg;
+}
+
+bool boolWord(std::string_view v, bool& truth) {
+  for (const char* w : {"1", "t", "true", "y", "yes", "on"}) {
+    if (iequals(v, w)) return truth = true;
+  }
+  for (const char* w : {"0", "f", "false", "n", "no", "off"}) {
+    if (iequals(v, w)) {
+      truth = false;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
+
+bool nfsConfSameValue(std::string_view have, std::string_view want) {
+  if (have == want) return true;
+  bool w = false, h = false;
+  if (want.empty() || std::isdigit(static_cast<unsigned char>(want.front())) ||
+      !boolWord(want, w))
+    return false;
+  return boolWord(have, h) && h == w;
+}
 
 NfsConf::NfsConf(std::string_view text) {
   std::size_t start = 0;
@@ -61,39 +198,56 @@ std::string NfsConf::text() const {
   return out;
 }
 
-std::optional<NfsConf::Range> NfsConf::findSection(std::string_view section) const {
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    auto name = sectionName(lines_[i]);
-    if (!name || !iequals(*name, section)) continue;
-    std::size_t end = i + 1;
-    while (end < lines_.size() && !sectionName(lines_[end])) ++end;
-    return Range{i, end};
-  }
-  return std::nullopt;
-}
-
-std::vector<std::size_t> NfsConf::findKey(const Range& r, std::string_view key) const {
-  std::vector<std::size_t> out;
-  for (std::size_t i = r.begin + 1; i < r.end; ++i) {
-    auto k = keyOf(lines_[i]);
-    if (k && iequals(*k, key)) out.push_back(i);
+std::vector<NfsConf::Assignment> NfsConf::assignments(const std::optional<std::string>& section,
+                                                      const std::optional<std::string>& arg) const {
+  std::vector<Assignment> out;
+  for (const auto& l : parse(lines_, section, arg)) {
+    if (l.kind != Logical::Kind::Assign) continue;
+    out.push_back({*l.section, l.arg, l.key, l.value, l.first + 1});
   }
   return out;
 }
 
 std::optional<std::string> NfsConf::get(std::string_view section, std::string_view key) const {
-  auto r = findSection(section);
-  if (!r) return std::nullopt;
-  auto hits = findKey(*r, key);
-  if (hits.empty()) return std::nullopt;
-  std::string_view line = lines_[hits.back()];
-  return std::string(trim(line.substr(line.find('=') + 1)));
+  std::optional<std::string> value;
+  for (const auto& l : parse(lines_, std::nullopt, std::nullopt)) {
+    if (l.kind != Logical::Kind::Assign || l.value.empty() || !iequals(l.key, key)) continue;
+    if (!l.section || !iequals(*l.section, section)) continue;
+    // An assignment in [section "arg"] replaces the plain one (conf_remove_now
+    // ignores the argument) but is not what get() asks for.
+    value = l.arg ? std::nullopt : std::optional<std::string>(l.value);
+  }
+  return value;
 }
 
 bool NfsConf::set(std::string_view section, std::string_view key, std::string_view value) {
+  const auto parsed = parse(lines_, std::nullopt, std::nullopt);
+  const Logical* hit = nullptr;
+  const Logical* lastHeader = nullptr;
+  for (const auto& l : parsed) {
+    if (l.kind == Logical::Kind::Header && inSection(l, section)) lastHeader = &l;
+    if (l.kind == Logical::Kind::Assign && inSection(l, section) && !l.value.empty() &&
+        iequals(l.key, key))
+      hit = &l;
+  }
+  if (hit) {
+    if (nfsConfSameValue(hit->value, value)) return false;
+    // Map the value token back to physical lines; replace those bytes only.
+    auto locate = [&](std::size_t off) {
+      std::size_t li = hit->first;
+      while (li < hit->last && off >= lines_[li].size()) off -= lines_[li++].size();
+      return std::pair{li, off};
+    };
+    const auto [bl, bo] = locate(hit->vbegin);
+    const auto [el, eo] = locate(hit->vend);
+    std::string joined = lines_[bl].substr(0, bo) + std::string(value) + lines_[el].substr(eo);
+    lines_.erase(lines_.begin() + static_cast<std::ptrdiff_t>(bl) + 1,
+                 lines_.begin() + static_cast<std::ptrdiff_t>(el) + 1);
+    lines_[bl] = std::move(joined);
+    return true;
+  }
   const std::string assignment = std::string(key) + "=" + std::string(value) + "\n";
-  auto r = findSection(section);
-  if (!r) {
+  if (!lastHeader) {
     std::string prefix;
     if (!lines_.empty() && lines_.back().back() != '\n') lines_.back() += "\n";
     if (!lines_.empty() && !trim(lines_.back()).empty()) prefix = "\n";
@@ -101,36 +255,115 @@ bool NfsConf::set(std::string_view section, std::string_view key, std::string_vi
     lines_.push_back(assignment);
     return true;
   }
-  auto hits = findKey(*r, key);
-  if (!hits.empty()) {
-    std::string& line = lines_[hits.back()];
-    // Keep everything up to the value's first character and the line end.
-    std::size_t eq = line.find('=');
-    std::size_t vbegin = eq + 1;
-    while (vbegin < line.size() && (line[vbegin] == ' ' || line[vbegin] == '\t')) ++vbegin;
-    std::size_t vend = line.size();
-    while (vend > vbegin && std::isspace(static_cast<unsigned char>(line[vend - 1]))) --vend;
-    if (line.compare(vbegin, vend - vbegin, value) == 0) return false;
-    line = line.substr(0, vbegin) + std::string(value) + line.substr(vend);
-    return true;
+  // After the last non-blank line of the last [section].
+  std::size_t after = lastHeader->last;
+  for (const Logical* l = lastHeader + 1; l != parsed.data() + parsed.size(); ++l) {
+    if (l->kind == Logical::Kind::Header) break;
+    if (l->kind != Logical::Kind::Blank) after = l->last;
   }
-  std::size_t insertAt = r->begin + 1;
-  for (std::size_t i = r->begin + 1; i < r->end; ++i) {
-    if (!trim(lines_[i]).empty()) insertAt = i + 1;
-  }
-  if (lines_[insertAt - 1].back() != '\n') lines_[insertAt - 1] += "\n";
-  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(insertAt), assignment);
+  std::string prefix;
+  std::string& prev = lines_[after];
+  if (prev.back() != '\n') prev += "\n";  // an unterminated last line
+  else if (prev.size() >= 2 && prev[prev.size() - 2] == '\\') prefix = "\n";  // would join ours
+  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(after) + 1, prefix + assignment);
   return true;
 }
 
 bool NfsConf::remove(std::string_view section, std::string_view key) {
-  auto r = findSection(section);
-  if (!r) return false;
-  auto hits = findKey(*r, key);
-  for (auto it = hits.rbegin(); it != hits.rend(); ++it) {
-    lines_.erase(lines_.begin() + static_cast<std::ptrdiff_t>(*it));
+  const auto parsed = parse(lines_, std::nullopt, std::nullopt);
+  bool changed = false;
+  for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) {
+    if (it->kind != Logical::Kind::Assign || !inSection(*it, section) || !iequals(it->key, key))
+      continue;
+    lines_.erase(lines_.begin() + static_cast<std::ptrdiff_t>(it->first),
+                 lines_.begin() + static_cast<std::ptrdiff_t>(it->last) + 1);
+    changed = true;
   }
-  return !hits.empty();
+  return changed;
+}
+
+EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
+                                   const std::optional<std::string>& nfsConf) {
+  if (nfsConf) load(paths, HostPaths::kNfsConf, *nfsConf, std::nullopt, std::nullopt, "", 0);
+  // nfs.conf.d: conf_init_dir, after nfs.conf ("the conf.d file will override
+  // the config file"): *.conf, not hidden, regular files or symlinks.
+  const std::string dir = std::string(HostPaths::kNfsConf) + ".d";
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (fs::directory_iterator it(paths.resolve(dir), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto type = it->symlink_status(ec).type();
+    if (type != fs::file_type::regular && type != fs::file_type::symlink) continue;
+    if (name.empty() || name.front() == '.') continue;
+    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    return ::strverscmp(a.c_str(), b.c_str()) < 0;
+  });
+  for (const auto& name : names) {
+    const std::string host = dir + "/" + name;
+    std::optional<std::string> text;
+    try {
+      text = readFileIfExists(paths.resolve(host));
+    } catch (const std::exception&) {
+    }
+    if (!text) {
+      warnings_.push_back(host + " cannot be read; nfs-utils skips it too");
+      continue;
+    }
+    load(paths, host, *text, std::nullopt, std::nullopt, "", 0);
+  }
+}
+
+void EffectiveNfsConf::load(const HostPaths& paths, const std::string& hostPath,
+                            const std::string& text, const std::optional<std::string>& section,
+                            const std::optional<std::string>& arg, const std::string& includedFrom,
+                            int depth) {
+  NfsConf file(text);
+  // An included file starts in the includer's section (conf_parse_line).
+  for (const auto& a : file.assignments(section, arg)) {
+    if (iequals(a.key, "include")) {
+      std::string target = a.value;
+      const bool optional = !target.empty() && target.front() == '-';
+      if (optional) target.erase(0, 1);
+      if (target.empty() || target.front() != '/')
+        target = (fs::path(hostPath).parent_path() / target).string();
+      const std::string where = hostPath + ":" + std::to_string(a.line);
+      if (depth >= 16) {
+        warnings_.push_back(where + ": include " + target +
+                            " nests more than 16 deep (a loop?); not followed");
+        continue;
+      }
+      std::optional<std::string> sub;
+      std::error_code ec;
+      if (!fs::is_directory(paths.resolve(target), ec)) {
+        try {
+          sub = readFileIfExists(paths.resolve(target));
+        } catch (const std::exception&) {
+        }
+      }
+      if (!sub) {
+        if (!optional)
+          warnings_.push_back(where + ": include " + target +
+                              " cannot be read; nfs-utils skips it too");
+        continue;
+      }
+      load(paths, target, *sub, a.section, a.arg, where, depth + 1);
+      continue;
+    }
+    if (a.value.empty()) continue;  // conf_set ignores empty values
+    bindings_.push_back(
+        {lower(a.section), lower(a.key), {a.value, hostPath, a.line, includedFrom, a.arg}});
+  }
+}
+
+std::optional<NfsConfOrigin> EffectiveNfsConf::get(std::string_view section,
+                                                   std::string_view key) const {
+  for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
+    if (it->section == lower(section) && it->key == lower(key)) return it->origin;
+  }
+  return std::nullopt;
 }
 
 }  // namespace nfsrdma::server

@@ -1,14 +1,25 @@
 // NfsConf: edits /etc/nfs.conf one key at a time. The file belongs to the
 // admin and to nfs-utils; we own only a few keys in [nfsd]. So the editor
-// keeps the text as lines and rewrites only the line holding a key we set:
-// every other byte (comments, blank lines, other sections, spacing, a
-// missing final newline) comes out exactly as it went in.
+// keeps the text as lines and rewrites only the value of a key we set:
+// every other byte (comments, blank lines, other sections, spacing, an
+// inline comment after the value, a missing final newline) comes out
+// exactly as it went in.
+//
+// Lines are read the way nfs-utils' conffile.c (conf_parse, conf_parse_line)
+// reads them: a line ending in '\' continues on the next one; '#' or ';'
+// first on a line makes it a comment; a value ends at '#' or ';' unless it
+// is quoted ("16" or '16'); sections of the same name merge and the last
+// assignment of a key wins; an empty value ("threads=") sets nothing; a last
+// line without a newline is ignored.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "server/HostPaths.h"
 
 namespace nfsrdma::server {
 
@@ -16,31 +27,88 @@ class NfsConf {
  public:
   explicit NfsConf(std::string_view text);
 
-  // The value of `key` in the first `[section]` (names and keys compare
-  // case-insensitively, as nfs-utils does); the last assignment wins.
-  // Commented-out lines ("# threads=8") do not count.
+  // The value nfs-utils reads for `key` in `[section]` from this file alone
+  // (includes and nfs.conf.d are not followed: see EffectiveNfsConf). Names
+  // and keys compare case-insensitively; every `[section]` of the file
+  // counts and the last assignment wins. Quotes and inline comments are
+  // stripped.
   std::optional<std::string> get(std::string_view section, std::string_view key) const;
 
-  // Sets `key` = `value`: rewrites the value of its last assignment in place
-  // (keeping the spacing around '='), else adds "key=value" after the
-  // section's last non-blank line, else appends the section. Returns whether
-  // the text changed.
+  // Sets `key` = `value`. When the last assignment of `key` already means
+  // `value` (see nfsConfSameValue) nothing changes. Otherwise its value token
+  // alone is replaced (spacing, quotes and an inline comment are kept); with
+  // no assignment, "key=value" is added after the last non-blank line of
+  // the last `[section]`, else the section is appended. Returns whether the
+  // text changed.
   bool set(std::string_view section, std::string_view key, std::string_view value);
 
-  // Removes every assignment of `key` in the section; returns whether the
+  // Removes every assignment of `key` in `[section]`; returns whether the
   // text changed.
   bool remove(std::string_view section, std::string_view key);
 
   std::string text() const;
 
- private:
-  struct Range {
-    std::size_t begin, end;  // line indexes: header line, one past the last line
+  // One `key = value` line as nfs-utils parses it (include lines too).
+  struct Assignment {
+    std::string section;             // as written, without the argument
+    std::optional<std::string> arg;  // [section "arg"]
+    std::string key, value;          // value unquoted, inline comment stripped
+    std::size_t line = 0;            // 1-based line where the assignment starts
   };
-  std::optional<Range> findSection(std::string_view section) const;
-  std::vector<std::size_t> findKey(const Range& r, std::string_view key) const;
+  // Every assignment in file order. `section`: the section in force at the
+  // start (an included file inherits the includer's), nullopt for none.
+  std::vector<Assignment> assignments(const std::optional<std::string>& section = std::nullopt,
+                                      const std::optional<std::string>& arg = std::nullopt) const;
 
+ private:
   std::vector<std::string> lines_;  // each with its '\n' unless it is a last line without one
+};
+
+// Whether nfs-utils reads the value `have` as the setting `want`: the same
+// text, or, when `want` is a yes/no word (y, n, yes, no, true, false, on,
+// off, t, f), a word conf_get_bool reads as the same truth (1 and 0 too).
+bool nfsConfSameValue(std::string_view have, std::string_view want);
+
+// Where the value nfs-utils uses for a key comes from.
+struct NfsConfOrigin {
+  std::string value;
+  std::string file;                // host path
+  std::size_t line = 0;            // 1-based
+  std::string includedFrom;        // "/etc/nfs.conf:12" when read through `include`
+  std::optional<std::string> arg;  // set: the assignment was in [section "arg"]
+};
+
+// The configuration as nfs-utils (conf_init_file) reads it: /etc/nfs.conf,
+// following `include = FILE` (or `include = -FILE`, optional) where it
+// appears, then the *.conf files of /etc/nfs.conf.d in versionsort order
+// (names starting with '.' skipped), each file overriding the ones before.
+// The last assignment of a key wins.
+class EffectiveNfsConf {
+ public:
+  // `nfsConf`: the text of /etc/nfs.conf to assume (the current one, or the
+  // one a plan would write); nullopt when there is none.
+  EffectiveNfsConf(const HostPaths& paths, const std::optional<std::string>& nfsConf);
+
+  // The last assignment of `key` in `[section]`, or in `[section "arg"]`
+  // (nfs-utils lets one replace the other; get(section, key) then finds
+  // nothing, so origin->arg is set). nullopt: nothing sets the key.
+  std::optional<NfsConfOrigin> get(std::string_view section, std::string_view key) const;
+
+  // What nfs-utils warns about and skips (an include it cannot read), one
+  // line each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Binding {
+    std::string section, key;
+    NfsConfOrigin origin;
+  };
+  void load(const HostPaths& paths, const std::string& hostPath, const std::string& text,
+            const std::optional<std::string>& section, const std::optional<std::string>& arg,
+            const std::string& includedFrom, int depth);
+
+  std::vector<Binding> bindings_;  // in the order nfs-utils applies them
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace nfsrdma::server

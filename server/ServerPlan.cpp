@@ -70,21 +70,27 @@ std::string renderOwnExports(const ServerConfig& config) {
          file.render();
 }
 
+std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c) {
+  const auto& n = c.nfsd;
+  std::vector<std::pair<std::string, std::string>> keys = {
+      {"threads", std::to_string(n.threads)},
+      {"vers3", yn(n.v3)},
+      {"vers4", yn(n.v40 || n.v41 || n.v42)},
+      {"vers4.0", yn(n.v40)},
+      {"vers4.1", yn(n.v41)},
+      {"vers4.2", yn(n.v42)}};
+  if (n.leaseTime) keys.push_back({"lease-time", std::to_string(*n.leaseTime)});
+  if (n.graceTime) keys.push_back({"grace-time", std::to_string(*n.graceTime)});
+  keys.push_back({"tcp", yn(c.tcp.enabled)});
+  if (c.tcp.enabled) keys.push_back({"port", std::to_string(c.tcp.port)});
+  keys.push_back({"rdma", yn(c.rdma.enabled)});
+  if (c.rdma.enabled) keys.push_back({"rdma-port", std::to_string(c.rdma.port)});
+  return keys;
+}
+
 std::string editNfsConf(const std::string& current, const ServerConfig& c) {
   NfsConf conf(current);
-  const auto& n = c.nfsd;
-  conf.set("nfsd", "threads", std::to_string(n.threads));
-  conf.set("nfsd", "vers3", yn(n.v3));
-  conf.set("nfsd", "vers4", yn(n.v40 || n.v41 || n.v42));
-  conf.set("nfsd", "vers4.0", yn(n.v40));
-  conf.set("nfsd", "vers4.1", yn(n.v41));
-  conf.set("nfsd", "vers4.2", yn(n.v42));
-  if (n.leaseTime) conf.set("nfsd", "lease-time", std::to_string(*n.leaseTime));
-  if (n.graceTime) conf.set("nfsd", "grace-time", std::to_string(*n.graceTime));
-  conf.set("nfsd", "tcp", yn(c.tcp.enabled));
-  if (c.tcp.enabled) conf.set("nfsd", "port", std::to_string(c.tcp.port));
-  conf.set("nfsd", "rdma", yn(c.rdma.enabled));
-  if (c.rdma.enabled) conf.set("nfsd", "rdma-port", std::to_string(c.rdma.port));
+  for (const auto& [key, value] : nfsdKeys(c)) conf.set("nfsd", key, value);
   return conf.text();
 }
 
@@ -109,7 +115,8 @@ std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
   return out + "\n";
 }
 
-ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state) {
+ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state,
+                       NfsConfOverrides overrides) {
   ServerPlan plan;
   auto add = [&plan](Change c) { plan.changes.push_back(std::move(c)); };
 
@@ -154,6 +161,43 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          false,
          {},
          "our [nfsd] keys, so nfs-server starts this way after a reboot"});
+  }
+  // What nfs-utils will read once that nfs.conf is written: nfs.conf.d and
+  // includes come on top of it, and we edit neither.
+  const EffectiveNfsConf effective(paths, confAfter);
+  for (const auto& w : effective.warnings()) plan.notes.push_back(w);
+  for (const auto& [key, want] : nfsdKeys(config)) {
+    auto got = effective.get("nfsd", key);
+    if (got && !got->arg && nfsConfSameValue(got->value, want)) continue;
+    if (!got) {  // cannot happen: we just set it; say so rather than assume
+      plan.overrides.push_back(std::string(HostPaths::kNfsConf) + ": [nfsd] " + key +
+                               " is still unset after the edit");
+      continue;
+    }
+    std::string o = got->file + ":" + std::to_string(got->line) + ": ";
+    if (got->arg) {
+      o += "[nfsd \"" + *got->arg + "\"] " + key + "=" + got->value + " replaces [nfsd] " +
+           key + " (nfs-utils then reads none), so the " + key + "=" + want +
+           " set in " + HostPaths::kNfsConf + " is not used";
+    } else {
+      o += key + "=" + got->value + " overrides the " + key + "=" + want + " set in " +
+           HostPaths::kNfsConf;
+    }
+    if (!got->includedFrom.empty()) {
+      o += " (included from " + got->includedFrom + ")";
+    } else if (got->file != HostPaths::kNfsConf) {
+      o += std::string(" (nfs-utils reads ") + HostPaths::kNfsConf + ".d after " +
+           HostPaths::kNfsConf + ")";
+    }
+    plan.overrides.push_back(o);
+  }
+  if (!plan.overrides.empty() && overrides == NfsConfOverrides::Refuse) {
+    std::string msg = "refusing to apply: nfs-utils would not use these [nfsd] values from " +
+                      std::string(HostPaths::kNfsConf) + ":";
+    for (const auto& o : plan.overrides) msg += "\n  " + o;
+    msg += "\nnfsrdma-server edits only " + std::string(HostPaths::kNfsConf) +
+           "; change or remove those lines (or make the config agree with them), then apply again";
+    throw NfsConfOverridden(msg);
   }
   if (exportsChange) {
     if (state.exportfs.empty()) {
@@ -341,7 +385,10 @@ std::string diffText(const std::string& before, const std::string& after) {
 
 std::string ServerPlan::render() const {
   std::ostringstream out;
-  if (changes.empty()) {
+  if (changes.empty() && !overrides.empty()) {
+    out << "No changes apply could make, but the host does not match the config "
+           "(apply refuses, see below).\n";
+  } else if (changes.empty()) {
     out << "No changes: the host already matches the config.\n";
   } else {
     out << changes.size() << " change" << (changes.size() == 1 ? "" : "s") << ", in this order:\n";
@@ -369,6 +416,11 @@ std::string ServerPlan::render() const {
         }
         break;
     }
+  }
+  if (!overrides.empty()) {
+    out << "Apply refuses: nfs-utils would not use these values from " << HostPaths::kNfsConf
+        << " (nfsrdma-server does not edit the files that override them):\n";
+    for (const auto& o : overrides) out << "  - " << o << "\n";
   }
   out << renderNotes();
   return out.str();

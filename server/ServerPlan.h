@@ -8,7 +8,9 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/HostPaths.h"
@@ -51,6 +53,10 @@ struct Change {
 struct ServerPlan {
   std::vector<Change> changes;     // sorted by stage
   std::vector<std::string> notes;  // things not done and why (nfsd running, no RDMA sysctls, ...)
+  // Our [nfsd] keys that nfs-utils would read from a line we do not edit
+  // (/etc/nfs.conf.d/*.conf, an `include`d file), each "file:line: ...".
+  // Apply refuses while there are any (see NfsConfOverrides).
+  std::vector<std::string> overrides;
   bool empty() const { return changes.empty(); }
   // Human-readable diff: file hunks, kernel values old -> new, commands.
   std::string render() const;
@@ -60,12 +66,29 @@ struct ServerPlan {
 
 // The content our exports file must have for `config`.
 std::string renderOwnExports(const ServerConfig& config);
+// Our [nfsd] keys and the values `config` asks for, in the order they are set.
+std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& config);
 // /etc/nfs.conf after setting our [nfsd] keys in `current` (other bytes kept).
 std::string editNfsConf(const std::string& current, const ServerConfig& config);
 // The /proc/fs/nfsd/versions text to write, keeping the kernel's token order.
 std::string desiredVersions(const std::string& current, const NfsdSpec& nfsd);
 
-ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state);
+// What computePlan does when nfs-utils would not read our value of an
+// [nfsd] key because a file we do not edit (nfs.conf.d, an include) sets it
+// after /etc/nfs.conf. We never edit those files: they belong to the admin
+// or to another tool, and silently writing a value that is then overridden
+// would leave the server running other than the plan says.
+enum class NfsConfOverrides {
+  Refuse,  // throw NfsConfOverridden naming each file and line (apply)
+  List,    // record them in ServerPlan::overrides (plan)
+};
+
+struct NfsConfOverridden : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state,
+                       NfsConfOverrides overrides = NfsConfOverrides::Refuse);
 
 // A line diff of two texts with two lines of context ("-", "+", " ").
 std::string diffText(const std::string& before, const std::string& after);

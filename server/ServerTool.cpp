@@ -38,7 +38,8 @@ constexpr const char* kUsage =
     "commands:\n"
     "  doctor [CONFIG]  check packages, modules, RDMA ports, nfsd, listener, exports; exit 1 on "
     "any FAIL\n"
-    "  plan CONFIG      print the changes apply would make, as a diff; change nothing\n"
+    "  plan CONFIG      print the changes apply would make, as a diff; change nothing; exit 1 "
+    "when apply would refuse\n"
     "  apply CONFIG     make them (modules, files, exportfs, tuning, versions, lease/grace, ports, "
     "threads)\n"
     "  status           what the kernel serves now\n"
@@ -311,8 +312,9 @@ int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::
       out << "profile " << cfg->profile << ": " << cfg->nfsd.threads << " nfsd threads";
       for (const auto& t : cfg->tuning)
         out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
-      out << "\n" << computePlan(*cfg, paths, st).render();
-      return 0;
+      const ServerPlan plan = computePlan(*cfg, paths, st, NfsConfOverrides::List);
+      out << "\n" << plan.render();
+      return plan.overrides.empty() ? 0 : 1;  // apply would refuse
     }
     if (cmd == "apply") {
       applyConfig(*cfg, paths, *runner, dryRun, out);

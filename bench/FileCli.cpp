@@ -29,7 +29,7 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "direct", po::value(&a.direct)->default_value(a.direct), "path engine: 1 = O_DIRECT, 0 = buffered")(
       "nrfiles", po::value(&a.nrfiles)->default_value(a.nrfiles), "files per job")(
       "seed", po::value(&a.seed)->default_value(a.seed), "seed of offsets and data pattern (same seed, same run)")(
-      "rwmixread", po::value(&a.rwmixread)->default_value(-1), "percent reads of randrw (-1: the profile's 80)")(
+      "rwmixread", po::value(&a.rwmixread)->default_value(-1), "percent reads of the randrw profile (-1: 80); an error with any other profile")(
       "verify", po::bool_switch(&a.verify), "check every byte read; read back and check everything written")(
       "drop-server-cache", po::bool_switch(&a.dropServerCache),
       "drop the server's page cache before each read phase (server on this host)")(

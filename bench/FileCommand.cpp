@@ -39,6 +39,7 @@ int runFileCommand(int argc, char** argv) {
     const FileProfile profile = profileByName(profileName);
     const FileOptions options = toFileOptions(wa);
     validateOptions(options, profile);
+    validateRwmixread(options, {profile});
 
     std::unique_ptr<EmbeddedServer> embedded;
     TargetSpec t;

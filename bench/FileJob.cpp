@@ -98,7 +98,7 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
         issuedMeasuredBytes_ += block_;
       }
       block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
-      const unsigned readPct = spec_.options.rwmixread.value_or(spec_.profile.readPercent);
+      const unsigned readPct = readPercentOf(spec_.profile, spec_.options);
       if (readPct >= 100) {
         req.op = IoDirection::Read;
       } else if (readPct == 0) {

@@ -125,4 +125,24 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
   if (o.rwmixread && *o.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
 }
 
+unsigned readPercentOf(const FileProfile& p, const FileOptions& o) {
+  return p.takesRwmixread() && o.rwmixread ? *o.rwmixread : p.readPercent;
+}
+
+void validateRwmixread(const FileOptions& o, const std::vector<FileProfile>& profiles) {
+  if (!o.rwmixread) return;
+  std::string names;
+  for (const auto& p : profiles) {
+    if (p.takesRwmixread()) return;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  const std::string n = std::to_string(*o.rwmixread);
+  throw std::invalid_argument("--rwmixread " + n + " sets the read percent of the randrw profile only, and " +
+                              (profiles.size() == 1 ? "the profile is " : "the profiles are ") + names +
+                              (profiles.size() == 1 && profiles.front().name.rfind("randrw:", 0) == 0
+                                   ? " (its mix is in the name)"
+                                   : "") +
+                              ": run randrw with --rwmixread " + n + " (or randrw:" + n + "), or drop --rwmixread");
+}
+
 }  // namespace nfsrdma::bench

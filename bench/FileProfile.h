@@ -29,6 +29,9 @@ struct FileProfile {
   bool reads() const { return readPercent > 0; }
   bool writes() const { return readPercent < 100; }
   bool mixed() const { return reads() && writes(); }
+  // --rwmixread sets the mix of plain randrw only: the pure profiles stay
+  // pure, and randrw:N keeps the mix its name says.
+  bool takesRwmixread() const { return name == "randrw"; }
 };
 
 // The built-in profiles, in report order.
@@ -49,7 +52,7 @@ struct FileOptions {
   std::uint64_t seed = 1;
   bool verify = false;
   bool dropServerCache = false;
-  std::optional<unsigned> rwmixread;           // overrides the profile's mix
+  std::optional<unsigned> rwmixread;           // the mix of randrw (FileProfile::takesRwmixread)
 
   // Bytes of the whole file set (every job's files): the working set.
   std::uint64_t workingSetBytes() const { return sizeBytes * numjobs; }
@@ -67,5 +70,12 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize);
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file);
 // Checks the options against the profile; throws std::invalid_argument naming the option.
 void validateOptions(const FileOptions& o, const FileProfile& p);
+// Percent of a job's requests that read: --rwmixread for randrw, else the profile's.
+unsigned readPercentOf(const FileProfile& p, const FileOptions& o);
+// --rwmixread needs a profile it applies to (plain randrw) among the ones
+// run: `file --profile 4k-randwrite --rwmixread 70` would otherwise run
+// pure writes while the user asked for a mix. Throws std::invalid_argument
+// naming the option, the profiles and what is expected.
+void validateRwmixread(const FileOptions& o, const std::vector<FileProfile>& profiles);
 
 }  // namespace nfsrdma::bench

@@ -28,6 +28,8 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
       block_(spec_.layout ? layoutBlock(spec_.fileBytes) : spec_.profile.blockSize),
       blocksPerFile_(spec_.fileBytes / block_),
       totalBlocks_(blocksPerFile_ * spec_.files.size()),
+      readPercent_(spec_.layout ? 0 : readPercentOf(spec_.profile, spec_.options)),
+      patternWrites_(spec_.layout || spec_.options.verify),
       rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1) {
   if (block_ == 0 || block_ % kVerifyUnit != 0 || blocksPerFile_ == 0 || spec_.files.empty()) {
     throw std::invalid_argument("job " + std::to_string(spec_.job) + ": no whole " + std::to_string(block_) +
@@ -36,13 +38,29 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
   if (spec_.layout && spec_.fileBytes % block_ != 0) {
     throw std::invalid_argument("layout: file size must be a multiple of the layout block");
   }
-  for (std::uint32_t i = 0; i < spec_.iodepth; ++i) {
-    // 4 KiB alignment: O_DIRECT and io_uring fixed buffers want it.
-    void* p = std::aligned_alloc(4096, block_);
-    if (p == nullptr) throw std::bad_alloc();
-    std::memset(p, 0, block_);
-    buffers_.emplace_back(static_cast<std::uint8_t*>(p), std::free);
+  auto allocate = [&](auto& set) {
+    for (std::uint32_t i = 0; i < spec_.iodepth; ++i) {
+      // 4 KiB alignment: O_DIRECT and io_uring fixed buffers want it.
+      void* p = std::aligned_alloc(4096, block_);
+      if (p == nullptr) throw std::bad_alloc();
+      std::memset(p, 0, block_);
+      set.emplace_back(static_cast<std::uint8_t*>(p), std::free);
+    }
+  };
+  allocate(buffers_);
+  if (readPercent_ < 100 && !patternWrites_) {
+    // Filled once here, not per write (as fio): a write then costs a header
+    // stamp per 4 KiB unit instead of generating its whole block.
+    if (readPercent_ > 0) allocate(writeBuffers_);
+    for (std::uint32_t i = 0; i < spec_.iodepth; ++i) {
+      fillWriteBuffer({buffer(i, IoDirection::Write), block_}, spec_.options.seed,
+                      (static_cast<std::uint64_t>(spec_.job) << 12) + i);
+    }
   }
+}
+
+std::uint8_t* JobDriver::buffer(std::uint32_t slot, IoDirection op) const {
+  return (op == IoDirection::Write && !writeBuffers_.empty() ? writeBuffers_ : buffers_)[slot].get();
 }
 
 void JobDriver::start() {
@@ -98,24 +116,28 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
         issuedMeasuredBytes_ += block_;
       }
       block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
-      const unsigned readPct = readPercentOf(spec_.profile, spec_.options);
-      if (readPct >= 100) {
+      if (readPercent_ >= 100) {
         req.op = IoDirection::Read;
-      } else if (readPct == 0) {
+      } else if (readPercent_ == 0) {
         req.op = IoDirection::Write;
       } else {
-        req.op = nextRandom() % 100 < readPct ? IoDirection::Read : IoDirection::Write;
+        req.op = nextRandom() % 100 < readPercent_ ? IoDirection::Read : IoDirection::Write;
       }
     }
-    req.issued = now;
   }
   req.file = static_cast<std::uint32_t>(block / blocksPerFile_);
   req.offset = (block % blocksPerFile_) * block_;
-  req.buf = {buffers_[slot].get(), block_};
+  req.buf = {buffer(slot, req.op), block_};
   if (req.op == IoDirection::Write) {
-    // Always the pattern: any later --verify run can check what this one wrote.
-    fillPattern(req.buf, spec_.options.seed, spec_.fileIdBase + req.file, req.offset);
+    if (patternWrites_) {
+      // What a --verify read (of this run or a later one) checks.
+      fillPattern(req.buf, spec_.options.seed, spec_.fileIdBase + req.file, req.offset);
+    } else {
+      stampWriteBuffer(req.buf, spec_.fileIdBase + req.file, req.offset);
+    }
   }
+  // After the buffer is ready: preparing it is not the target's latency.
+  req.issued = BenchClock::now();
   return true;
 }
 

@@ -2,8 +2,10 @@
 // ring) independent of the engine that moves the bytes. Engines ask it for
 // the next request of a queue slot and hand back each completion; it picks
 // offsets (seeded random blocks or a sequential cursor over the job's
-// files), decides read or write (the profile's mix), fills write buffers
-// with the verify pattern, checks read data when verifying, records
+// files), decides read or write (the profile's mix; --rwmixread for randrw
+// only), prepares write buffers (the verify pattern with --verify and for
+// the layout, else a buffer filled once whose unit headers are restamped:
+// see fillWriteBuffer), checks read data when verifying, records
 // completion latency into per-direction histograms once the ramp is over,
 // and says when to stop (runtime elapsed, io bytes issued, or the first
 // error). Calls may come from two threads (our client completes on its I/O
@@ -33,6 +35,9 @@ struct IoRequest {
   std::uint32_t file = 0;   // index into the job's files
   std::uint64_t offset = 0;
   std::span<std::uint8_t> buf;
+  // Start of the completion latency: stamped by next() after the buffer is
+  // ready; an engine that prepares several requests before submitting them
+  // restamps it at submission.
   BenchClock::time_point issued;
   bool measured = false;    // issued after the ramp: counts in the results
 };
@@ -95,13 +100,19 @@ class JobDriver {
 
  private:
   std::uint64_t nextRandom();
+  std::uint8_t* buffer(std::uint32_t slot, IoDirection op) const;
 
   JobSpec spec_;
   JobProgress* progress_;
   std::uint32_t block_;
   std::uint64_t blocksPerFile_;
   std::uint64_t totalBlocks_;
+  unsigned readPercent_;
+  bool patternWrites_;  // every write filled with the verify pattern (--verify, layout)
   std::vector<std::unique_ptr<std::uint8_t, void (*)(void*)>> buffers_;
+  // Without --verify, a job that also reads keeps its filled-once write
+  // buffers apart from the ones reads land in; else empty (buffers_ serve).
+  std::vector<std::unique_ptr<std::uint8_t, void (*)(void*)>> writeBuffers_;
 
   mutable std::mutex mu_;
   std::uint64_t rng_;

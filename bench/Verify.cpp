@@ -7,6 +7,7 @@ namespace nfsrdma::bench {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5652444d5253464eULL;  // "NFSRDMAV" little-endian
+constexpr std::uint64_t kUnverifiedMagic = 0x5752444d5253464eULL;  // "NFSRDMAW": written without --verify
 constexpr std::size_t kHeaderWords = 4;                   // magic, offset, id|len, seed
 constexpr std::size_t kWords = kVerifyUnit / 8;
 
@@ -68,6 +69,25 @@ void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t 
   }
 }
 
+void fillWriteBuffer(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint64_t salt) {
+  // The payload of a pattern unit of a file no run uses (id 0xFFFFFFFF) at
+  // an offset far beyond any file: different from every real unit's.
+  std::uint64_t unit[kWords];
+  for (std::size_t pos = 0; pos + kVerifyUnit <= buf.size(); pos += kVerifyUnit) {
+    fillUnit(unit, seed, 0xFFFFFFFFU, (salt << 40) + pos);
+    unit[0] = kUnverifiedMagic;
+    std::memcpy(buf.data() + pos, unit, kVerifyUnit);
+  }
+}
+
+void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::uint64_t fileOffset) {
+  // Header words 1 and 2 only: the checksum covers the payload, which stays.
+  for (std::size_t pos = 0; pos + kVerifyUnit <= buf.size(); pos += kVerifyUnit) {
+    const std::uint64_t words[2] = {fileOffset + pos, (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId};
+    std::memcpy(buf.data() + pos + 8, words, sizeof words);
+  }
+}
+
 std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
                            std::uint64_t fileOffset, VerifyStats& stats) {
   std::uint64_t bad = 0;
@@ -94,7 +114,10 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
       m.kind = "short unit differs from the pattern";
     } else {
       std::memcpy(got, buf.data() + pos, kVerifyUnit);
-      if (got[0] != kMagic) {
+      if (got[0] == kUnverifiedMagic) {
+        m.kind = "written by a run without --verify (not the pattern): rerun that write with --verify, or "
+                 "delete the bench files so they are laid out again";
+      } else if (got[0] != kMagic) {
         m.kind = std::all_of(got, got + kWords, [](std::uint64_t w) { return w == 0; })
                      ? "zeros: block never written or lost"
                      : "no pattern header: foreign data";

@@ -28,6 +28,18 @@ inline constexpr std::uint32_t kVerifyUnit = 4096;
 void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
                  std::uint64_t fileOffset);
 
+// Write data of a run without --verify (fio's default is a buffer filled
+// once, not per write): fillWriteBuffer fills buf once with units shaped like
+// the pattern (the same incompressible payload, a valid checksum) but with a
+// magic of their own, "NFSRDMAW"; stampWriteBuffer then rewrites only each
+// unit's offset and file id before a write (32 of 4096 bytes), so no two
+// units of the file set are equal and block dedup cannot flatter a target.
+// salt (e.g. job and slot) makes the payload of each buffer its own. A
+// --verify read of such a unit reports it as written by a run without
+// --verify, not as corruption of unknown origin.
+void fillWriteBuffer(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint64_t salt);
+void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::uint64_t fileOffset);
+
 struct VerifyMismatch {
   std::uint32_t fileId = 0;
   std::uint64_t offset = 0;       // of the 4 KiB unit in the file

@@ -182,7 +182,9 @@ std::string formatCompareText(const CompareReport& r) {
       row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
       row.push_back(fmt("%.0f", c->iops));
       if (withBaseline) {
-        row.push_back(c->baselineMibPerSecond ? fmt("%+.1f%%", c->changePercent) + (c->regression ? "!" : "") : "new");
+        row.push_back(!c->baselineConfigChange.empty() ? "config changed (" + c->baselineConfigChange + ")"
+                      : c->baselineMibPerSecond        ? fmt("%+.1f%%", c->changePercent) + (c->regression ? "!" : "")
+                                                       : "new");
       }
     }
     for (const auto& q : r.ratios) {
@@ -243,6 +245,11 @@ std::string formatCompareText(const CompareReport& r) {
                  c.baselineIops.value_or(0), c.changePercent);
     }
     if (n == 0) out += " no regressions\n";
+    for (const auto& c : r.cells) {
+      if (c.baselineConfigChange.empty()) continue;
+      out += " not compared, config changed: " + c.profile + " " + directionName(c.direction) + " " + c.target + ": " +
+             c.baselineConfigChange + "\n";
+    }
   }
   std::string unsupported;
   for (const auto& c : r.cells) {
@@ -322,6 +329,8 @@ std::string compareToJson(const CompareReport& r) {
     if (c.baselineMibPerSecond) {
       w.beginObject("baseline").field("mib_per_s", *c.baselineMibPerSecond).field("iops", c.baselineIops.value_or(0));
       w.field("change_percent", c.changePercent).field("regression", c.regression).endObject();
+    } else if (!c.baselineConfigChange.empty()) {
+      w.beginObject("baseline").field("config_changed", c.baselineConfigChange).field("regression", false).endObject();
     }
     w.endObject();
   }

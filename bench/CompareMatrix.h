@@ -64,6 +64,8 @@ struct CompareCell {
   std::optional<double> baselineIops;
   double changePercent = 0;  // MiB/s, (now - before) / before
   bool regression = false;
+  // Not compared because the conditions differ: "iodepth 128 -> 1, numjobs 1 -> 128".
+  std::string baselineConfigChange;
 
   double clat(const std::string& key) const;
 };
@@ -115,7 +117,10 @@ std::string compareToJson(const CompareReport& report);
 CompareReport compareFromJson(const JsonValue& doc);
 
 // Marks each cell's change against the same cell of `before` and flags
-// drops beyond the threshold (percent of MiB/s, or of IOPS for 4 KiB rows).
+// drops beyond the threshold (percent of MiB/s). Only cells measured under
+// the same conditions are compared: block size, iodepth, numjobs and
+// working set of the cell, runtime (or io bytes) and direct of the run;
+// otherwise the cell says what changed (baselineConfigChange) instead.
 void applyBaseline(CompareReport& report, const CompareReport& before, const std::string& path,
                    double thresholdPercent);
 

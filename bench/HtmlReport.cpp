@@ -132,7 +132,9 @@ std::string renderHtmlReport(const CompareReport& r) {
       }
       h += fmt("<td class=\"num\">%.1f", c->mibPerSecond) + marks + fmt("</td><td class=\"num\">%.0f</td>", c->iops);
       if (withBaseline) {
-        h += c->baselineMibPerSecond
+        h += !c->baselineConfigChange.empty()
+                 ? "<td>" + htmlEscape("config changed (" + c->baselineConfigChange + ")") + "</td>"
+             : c->baselineMibPerSecond
                  ? fmt("<td class=\"num%s\">%+.1f%%</td>", c->regression ? " reg" : "", c->changePercent)
                  : std::string("<td>new</td>");
       }
@@ -166,6 +168,13 @@ std::string renderHtmlReport(const CompareReport& r) {
     h += "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
          fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n", r.regressionThresholdPercent,
              r.regressions());
+    std::string changed;
+    for (const auto& c : r.cells) {
+      if (c.baselineConfigChange.empty()) continue;
+      changed += "<li>" + htmlEscape(c.profile + " " + directionName(c.direction) + " " + c.target + ": " +
+                                     c.baselineConfigChange) + "</li>\n";
+    }
+    if (!changed.empty()) h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
   }
 
   h += "<h2>Charts (MiB/s)</h2>\n";

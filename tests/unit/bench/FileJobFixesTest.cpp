@@ -1,8 +1,10 @@
 // Why: a review of the file benchmark found that (a) a write's latency
 // included generating its buffer's verify pattern, which also capped write
-// throughput at the fill rate (~30 Gb/s per job), and (b) --rwmixread turned
+// throughput at the fill rate (~30 Gb/s per job), (b) --rwmixread turned
 // every profile into a mix (4k-randwrite did 70% reads) while compare kept
-// only the profile's direction. Each test fails without its fix.
+// only the profile's direction, and (c) a baseline compared cells measured
+// at another iodepth, numjobs, block size, working set, runtime or direct
+// and called the difference a regression. Each test fails without its fix.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +16,10 @@
 #include <vector>
 
 #include "bench/BenchCommands.h"
+#include "bench/CompareMatrix.h"
 #include "bench/FileJob.h"
 #include "bench/Verify.h"
+#include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -191,6 +195,49 @@ TEST(FileJobFixes, RwmixreadWithoutRandrwIsRefused) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only"), std::string::npos) << err;
+}
+
+// Rerun at iodepth 1 against a baseline at 128: not a -50% regression.
+TEST(FileJobFixes, BaselineComparesOnlyCellsMeasuredUnderTheSameConditions) {
+  const CompareReport before = testing::fieldNotesReport();
+  CompareReport now = testing::fieldNotesReport();
+  CompareCell* c = now.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  c->iodepth = 1;
+  c->mibPerSecond *= 0.5;
+  c->iops *= 0.5;
+  CompareCell* same = now.cell("4k-randread", IoDirection::Read, "local");
+  same->mibPerSecond *= 0.5;  // same conditions: still a regression
+  applyBaseline(now, before, "before.json", 10);
+  EXPECT_FALSE(c->regression);
+  EXPECT_FALSE(c->baselineMibPerSecond);
+  EXPECT_EQ(c->baselineConfigChange, "iodepth 128 -> 1");
+  EXPECT_TRUE(same->regression);
+  EXPECT_EQ(now.regressions(), 1U);
+  const std::string text = formatCompareText(now);
+  EXPECT_NE(text.find("config changed (iodepth 128 -> 1)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("REGRESSION 4k-randread read nfs-tcp"), std::string::npos) << text;
+  EXPECT_NE(text.find("REGRESSION 4k-randread read local"), std::string::npos) << text;
+
+  // Every condition is named; runtime and direct come from the run's banner.
+  CompareReport before2 = testing::fieldNotesReport();
+  CompareReport now2 = testing::fieldNotesReport();
+  before2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 2.0 s time-based after a 0.3 s ramp, "
+                                 "seed 1"},
+                    {"direct", "O_DIRECT for path targets; NFS targets bypass the client's cache by design"}};
+  now2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 1 GiB per job after a 0.3 s ramp, "
+                              "seed 1"},
+                 {"direct", "buffered"}};
+  CompareCell* d = now2.cell("128k-read", IoDirection::Read, "nfs-rdma");
+  d->blockSize = 65536;
+  d->numjobs = 4;
+  d->workingSetBytes *= 2;
+  applyBaseline(now2, before2, "before.json", 10);
+  EXPECT_EQ(d->baselineConfigChange,
+            "block 128 KiB -> 64 KiB, numjobs 128 -> 4, working set 12.5 GiB -> 25 GiB, runtime 2.0 s -> 1 GiB per job, "
+            "direct 1 -> 0");
+  const CompareCell* other = now2.cell("4m-read", IoDirection::Read, "local");
+  EXPECT_EQ(other->baselineConfigChange, "runtime 2.0 s -> 1 GiB per job, direct 1 -> 0");
+  EXPECT_EQ(now2.regressions(), 0U);
 }
 
 }  // namespace

@@ -129,6 +129,40 @@ void computeFlags(CompareReport& report) {
   }
 }
 
+std::string notRunText(const CompareCell* c) {
+  if (c != nullptr && !c->firstError.empty()) return "error";
+  if (c != nullptr && !c->unsupported.empty()) return "n/a";
+  return "-";
+}
+
+std::string baselineChangeText(const CompareCell& c) {
+  if (!c.baselineConfigChange.empty()) return "config changed (" + c.baselineConfigChange + ")";
+  if (!c.baselineMibPerSecond) return "new";
+  return fmt("%+.1f%%", c.changePercent) + (c.regression ? "!" : "");
+}
+
+std::vector<std::string> errorLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    if (!c.firstError.empty()) out.push_back(c.target + " " + c.profile + ": " + c.firstError);
+    if (c.verifyMismatches) {
+      out.push_back(fmt("%s %s %s: %llu verify mismatches", c.target.c_str(), c.profile.c_str(),
+                        directionName(c.direction), static_cast<unsigned long long>(c.verifyMismatches)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> boundsReachedLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    for (const auto& f : c.flags) {
+      if (f.severity == FlagSeverity::Info) out.push_back(c.target + " " + f.message);
+    }
+  }
+  return out;
+}
+
 std::string formatCompareText(const CompareReport& r) {
   // Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
   // column when unavailable, then ratios.
@@ -167,7 +201,7 @@ std::string formatCompareText(const CompareReport& r) {
         continue;
       }
       if (c == nullptr || !c->ran) {
-        row.push_back(c != nullptr && !c->firstError.empty() ? "error" : c != nullptr && !c->unsupported.empty() ? "n/a" : "-");
+        row.push_back(notRunText(c));
         row.push_back("-");
         if (withBaseline) row.push_back("");
         continue;
@@ -178,14 +212,10 @@ std::string formatCompareText(const CompareReport& r) {
         footnotes.push_back(t.name + " " + f.message);
         marks += " [" + std::to_string(footnotes.size()) + "]";
       }
-      if (c->verifyMismatches) marks += " BAD-DATA";
+      if (c->verifyMismatches) marks += std::string(" ") + kBadDataMark;
       row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
       row.push_back(fmt("%.0f", c->iops));
-      if (withBaseline) {
-        row.push_back(!c->baselineConfigChange.empty() ? "config changed (" + c->baselineConfigChange + ")"
-                      : c->baselineMibPerSecond        ? fmt("%+.1f%%", c->changePercent) + (c->regression ? "!" : "")
-                                                       : "new");
-      }
+      if (withBaseline) row.push_back(baselineChangeText(*c));
     }
     for (const auto& q : r.ratios) {
       const auto v = r.ratio(q, profile, dir);
@@ -210,7 +240,7 @@ std::string formatCompareText(const CompareReport& r) {
   for (std::size_t i = 0; i < header.size(); ++i) rule += std::string(width[i] + 2, '-') + "|";
   out += rule + "\n";
   for (const auto& l : lines) out += render(l, false);
-  out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON and the HTML report); ratios of MiB/s, same run\n";
+  out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
   std::string commits;
   for (const auto& c : r.cells) {
     if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
@@ -226,13 +256,10 @@ std::string formatCompareText(const CompareReport& r) {
     out += "\n Flags: figures above what bounds them\n";
     for (std::size_t i = 0; i < footnotes.size(); ++i) out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
   }
-  std::string infos;
-  for (const auto& c : r.cells) {
-    for (const auto& f : c.flags) {
-      if (f.severity == FlagSeverity::Info) infos += " - " + c.target + " " + f.message + "\n";
-    }
+  if (const auto infos = boundsReachedLines(r); !infos.empty()) {
+    out += "\n Bounds reached\n";
+    for (const auto& l : infos) out += " - " + l + "\n";
   }
-  if (!infos.empty()) out += "\n Bounds reached\n" + infos;
   if (withBaseline) {
     out += fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n", r.baselinePath.c_str(),
                r.regressionThresholdPercent);
@@ -257,15 +284,10 @@ std::string formatCompareText(const CompareReport& r) {
     if (!c.unsupported.empty() && unsupported.find(line) == std::string::npos) unsupported += line;
   }
   if (!unsupported.empty()) out += "\n n/a\n" + unsupported;
-  std::string errors;
-  for (const auto& c : r.cells) {
-    if (!c.firstError.empty()) errors += " - " + c.target + " " + c.profile + ": " + c.firstError + "\n";
-    if (c.verifyMismatches) {
-      errors += fmt(" - %s %s %s: %llu verify mismatches\n", c.target.c_str(), c.profile.c_str(),
-                    directionName(c.direction), static_cast<unsigned long long>(c.verifyMismatches));
-    }
+  if (const auto errors = errorLines(r); !errors.empty()) {
+    out += "\n Errors\n";
+    for (const auto& l : errors) out += " - " + l + "\n";
   }
-  if (!errors.empty()) out += "\n Errors\n" + errors;
   if (!r.notes.empty()) {
     out += "\n Notes\n";
     for (const auto& n : r.notes) out += " - " + n + "\n";

@@ -111,6 +111,20 @@ void computeFlags(CompareReport& report);
 // numbered flags, regressions and notes.
 std::string formatCompareText(const CompareReport& report);
 
+// Pieces the text and the HTML report share, so both say the same:
+// what a cell that did not run shows ("error", "n/a", "-");
+std::string notRunText(const CompareCell* c);
+// the mark of a cell whose read-back found other data than written;
+inline constexpr const char* kBadDataMark = "BAD-DATA";
+// the baseline column of a cell that ran: "+1.5%", "-20.0%!" (a regression),
+// "new", or "config changed (iodepth 128 -> 1)";
+std::string baselineChangeText(const CompareCell& c);
+// the Errors section: "nfs-rdma 4m-read: READ: NFS4ERR_IO", "nfs-tcp
+// 4k-randread read: 7 verify mismatches";
+std::vector<std::string> errorLines(const CompareReport& r);
+// the Bounds reached section (info flags): "nfs-rdma <message>".
+std::vector<std::string> boundsReachedLines(const CompareReport& r);
+
 // JSON document "nfsrdma-bench-compare/1" and back. parseCompareJson throws
 // std::runtime_error naming what is missing.
 std::string compareToJson(const CompareReport& report);

@@ -54,8 +54,8 @@ std::string barChart(const CompareReport& r, const std::string& profile, IoDirec
     svg += fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s><title>%s: %.1f MiB/s, %.0f IOPS</title></rect>",
                kLabel, y + 4, w, kRow - 8, colourOf(i), flagged ? " stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"4 2\"" : "",
                htmlEscape(t.name).c_str(), c->mibPerSecond, c->iops);
-    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s</text>\n", kLabel + w + 6, y + 17, c->mibPerSecond,
-               flagged ? " (flagged)" : "");
+    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 17, c->mibPerSecond,
+               flagged ? " (flagged)" : "", c->verifyMismatches ? " BAD-DATA" : "");
   }
   return svg + "</svg>\n";
 }
@@ -86,6 +86,7 @@ std::string renderHtmlReport(const CompareReport& r) {
        "table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #bbb;padding:3px 8px}\n"
        "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef}\n"
        "td.na{color:#777;font-style:italic}.flag{color:#c00;font-weight:bold}.reg{background:#fdd}\n"
+       "td.err{color:#c00;font-weight:bold;font-style:normal}td.bad{background:#fdd}\n"
        "svg.chart text{font-size:12px;font-family:system-ui,sans-serif}svg.chart text.na{fill:#777;font-style:italic}\n"
        "section.row{display:inline-block;vertical-align:top;margin:0 24px 16px 0}\n"
        "</style>\n</head>\n<body>\n<h1>nfsrdma-bench compare</h1>\n";
@@ -120,7 +121,13 @@ std::string renderHtmlReport(const CompareReport& r) {
           if (withBaseline) h += "<td></td>";
           continue;
         }
-        h += "<td class=\"na\">-</td><td class=\"na\">-</td>";
+        const std::string shown = notRunText(c);
+        if (shown == "error") {
+          h += "<td class=\"na err\" title=\"" + htmlEscape(c->firstError) + "\"><a class=\"flag\" href=\"#errors\">" +
+               shown + "</a></td><td class=\"na\">-</td>";
+        } else {
+          h += "<td class=\"na\">" + htmlEscape(shown) + "</td><td class=\"na\">-</td>";
+        }
         if (withBaseline) h += "<td></td>";
         continue;
       }
@@ -130,13 +137,16 @@ std::string renderHtmlReport(const CompareReport& r) {
         footnotes.push_back(t.name + " " + f.message);
         marks += fmt(" <a class=\"flag\" href=\"#flag-%zu\">[%zu]</a>", footnotes.size(), footnotes.size());
       }
-      h += fmt("<td class=\"num\">%.1f", c->mibPerSecond) + marks + fmt("</td><td class=\"num\">%.0f</td>", c->iops);
+      if (c->verifyMismatches) {
+        marks += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
+                     static_cast<unsigned long long>(c->verifyMismatches), kBadDataMark);
+      }
+      h += fmt("<td class=\"num%s\">%.1f", c->verifyMismatches ? " bad" : "", c->mibPerSecond) + marks +
+           fmt("</td><td class=\"num\">%.0f</td>", c->iops);
       if (withBaseline) {
-        h += !c->baselineConfigChange.empty()
-                 ? "<td>" + htmlEscape("config changed (" + c->baselineConfigChange + ")") + "</td>"
-             : c->baselineMibPerSecond
-                 ? fmt("<td class=\"num%s\">%+.1f%%</td>", c->regression ? " reg" : "", c->changePercent)
-                 : std::string("<td>new</td>");
+        const std::string change = htmlEscape(baselineChangeText(*c));
+        h += c->baselineMibPerSecond ? fmt("<td class=\"num%s\">", c->regression ? " reg" : "") + change + "</td>"
+                                     : "<td>" + change + "</td>";
       }
     }
     for (const auto& q : r.ratios) {
@@ -147,12 +157,23 @@ std::string renderHtmlReport(const CompareReport& r) {
   }
   h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. MB/s (10<sup>6</sup>) "
        "figures are in the JSON.</p>\n";
+  // Right under the table, as in the text: what failed or read back wrong.
+  if (const auto errors = errorLines(r); !errors.empty()) {
+    h += "<h2>Errors</h2>\n<ul id=\"errors\">\n";
+    for (const auto& e : errors) h += "<li class=\"flag\">" + htmlEscape(e) + "</li>\n";
+    h += "</ul>\n";
+  }
   if (!footnotes.empty()) {
     h += "<h2>Flags</h2>\n<ol id=\"flags\">\n";
     for (std::size_t i = 0; i < footnotes.size(); ++i) {
       h += fmt("<li id=\"flag-%zu\">", i + 1) + htmlEscape(footnotes[i]) + "</li>\n";
     }
     h += "</ol>\n";
+  }
+  if (const auto bounds = boundsReachedLines(r); !bounds.empty()) {
+    h += "<h2>Bounds reached</h2>\n<ul id=\"bounds\">\n";
+    for (const auto& b : bounds) h += "<li>" + htmlEscape(b) + "</li>\n";
+    h += "</ul>\n";
   }
   std::vector<std::string> na;
   for (const auto& c : r.cells) {

@@ -1,7 +1,9 @@
 // The compare report as one self-contained HTML page: no script, no external
 // style sheet, font or image, so it opens from a file, an e-mail or a CI
 // artifact store alike. It holds the configuration, the table (same rows,
-// columns, flags and changes as the text), one SVG bar chart per row
+// columns, flags, BAD-DATA marks and changes as the text), the errors
+// (failed cells, verify mismatches) and bounds reached as the text lists
+// them (CompareMatrix.h's shared pieces), one SVG bar chart per row
 // (MiB/s per target, bars of flagged figures hatched in the legend colour),
 // the completion-latency percentiles per cell, and the notes.
 #pragma once

@@ -123,6 +123,47 @@ TEST(CompareReport, HtmlIsSelfContainedWithTableChartsAndPercentiles) {
   EXPECT_EQ(htmlEscape("<a href=\"x\">&</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
 }
 
+// The HTML said '-' for a failed cell and nothing of verify mismatches,
+// while the text marked BAD-DATA and listed the errors; the bounds reached
+// (info flags) were in the text only.
+TEST(CompareReport, HtmlShowsBadDataErrorsAndBoundsAsTheTextDoes) {
+  CompareReport r = testing::fieldNotesReport();
+  CompareCell* bad = r.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  bad->verified = true;
+  bad->verifyMismatches = 7;
+  CompareCell* failed = r.cell("4m-read", IoDirection::Read, "nfs-rdma");
+  failed->ran = false;
+  failed->errors = 1;
+  failed->firstError = "READ: NFS4ERR_IO <server>";
+  computeFlags(r);
+  const std::string text = formatCompareText(r);
+  const std::string html = renderHtmlReport(r);
+  EXPECT_NE(text.find("BAD-DATA"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num bad\">311.0 <a class=\"flag\" href=\"#errors\" title=\"7 verify mismatches\">"
+                      "BAD-DATA</a></td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"na err\" title=\"READ: NFS4ERR_IO &lt;server&gt;\"><a class=\"flag\" "
+                      "href=\"#errors\">error</a></td>"),
+            std::string::npos);
+  // The Errors list: the same lines as the text's.
+  const auto errors = errorLines(r);
+  ASSERT_EQ(errors.size(), 2U);
+  EXPECT_NE(text.find(" - nfs-tcp 4k-randread read: 7 verify mismatches\n"), std::string::npos) << text;
+  EXPECT_NE(html.find("<ul id=\"errors\">\n<li class=\"flag\">nfs-tcp 4k-randread read: 7 verify mismatches</li>\n"
+                      "<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO &lt;server&gt;</li>\n</ul>"),
+            std::string::npos)
+      << html;
+  // Bounds reached, as in the text.
+  const auto bounds = boundsReachedLines(r);
+  ASSERT_FALSE(bounds.empty());
+  EXPECT_NE(text.find("Bounds reached"), std::string::npos);
+  EXPECT_NE(html.find("<ul id=\"bounds\">\n<li>" + htmlEscape(bounds.front()) + "</li>"), std::string::npos) << html;
+  // No claim of MB/s in an HTML report that has none.
+  EXPECT_EQ(text.find("HTML"), std::string::npos);
+  EXPECT_EQ(html.find("MB/s</th>"), std::string::npos);
+}
+
 TEST(CompareReport, DefaultRatiosFollowTheTargetsPresent) {
   std::vector<CompareTarget> t(3);
   t[0].name = "local";

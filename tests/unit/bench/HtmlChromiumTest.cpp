@@ -47,6 +47,10 @@ TEST(HtmlReportChromium, RendersTheTableAndAScreenshot) {
   CompareReport report = testing::fieldNotesReport();
   report.targets.push_back({"nfs-rdma2", "nfs", "", false, "no RDMA device — see nfsrdma-server doctor", true,
                             std::nullopt, "", "rdma", 1});
+  report.cell("4k-randread", IoDirection::Read, "nfs-tcp")->verifyMismatches = 7;
+  CompareCell* failed = report.cell("4m-read", IoDirection::Read, "nfs-rdma");
+  failed->ran = false;
+  failed->firstError = "READ: NFS4ERR_IO";
   const auto html = dir / "report.html";
   std::ofstream(html) << renderHtmlReport(report);
   const std::string common = "timeout 120 " + chromium +
@@ -69,6 +73,10 @@ TEST(HtmlReportChromium, RendersTheTableAndAScreenshot) {
   EXPECT_NE(dom.find("4m-read"), std::string::npos);
   EXPECT_NE(dom.find("served from the server's page cache"), std::string::npos);
   EXPECT_NE(dom.find("no RDMA device — see nfsrdma-server doctor"), std::string::npos);
+  // Data corruption and errors are in the table and the Errors list, not only in a chart.
+  EXPECT_NE(dom.find("title=\"7 verify mismatches\">BAD-DATA</a>"), std::string::npos);
+  EXPECT_NE(dom.find("<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO</li>"), std::string::npos);
+  EXPECT_NE(dom.find("<ul id=\"bounds\">"), std::string::npos);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

@@ -35,15 +35,17 @@ void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t 
 // unit's offset and file id before a write (32 of 4096 bytes), so no two
 // units of the file set are equal and block dedup cannot flatter a target.
 // salt (e.g. job and slot) makes the payload of each buffer its own. A
-// --verify read of such a unit reports it as written by a run without
-// --verify, not as corruption of unknown origin.
+// --verify read checks such a unit by its checksum, offset and file id (not
+// by the seed's pattern), so a file set written by either kind of run can be
+// verified later.
 void fillWriteBuffer(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint64_t salt);
 void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::uint64_t fileOffset);
 
 struct VerifyMismatch {
   std::uint32_t fileId = 0;
   std::uint64_t offset = 0;       // of the 4 KiB unit in the file
-  std::uint64_t firstBadByte = 0; // offset in the file of the first differing byte
+  std::uint64_t firstBadByte = 0; // offset in the file of the first differing byte (of a unit
+                                  // written without --verify: the unit's, no reference to compare)
   std::string kind;               // "payload corrupt (checksum mismatch)", "misplaced block ...", ...
 };
 

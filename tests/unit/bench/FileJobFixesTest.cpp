@@ -105,7 +105,8 @@ TEST(FileJobFixes, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   add(c.buf.data(), c.buf.size());
   EXPECT_EQ(units.size(), 3 * first.size() / kVerifyUnit);
   EXPECT_LT(zeros, 3 * first.size() / 64);  // random-looking bytes, not a zero page
-  // Stamped with its own place: a --verify read of it names the cause.
+  // Stamped with its own place: a --verify read checks it by its checksum
+  // and place, and finds a block at the wrong place or with a flipped byte.
   std::uint64_t offset = 0;
   std::uint32_t file = 0;
   std::memcpy(&offset, b.buf.data() + kVerifyUnit + 8, 8);
@@ -113,9 +114,20 @@ TEST(FileJobFixes, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   EXPECT_EQ(offset, b.offset + kVerifyUnit);
   EXPECT_EQ(file, 3U);
   VerifyStats v;
-  EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset, v), b.buf.size() / kVerifyUnit);
-  ASSERT_FALSE(v.first.empty());
-  EXPECT_NE(v.first.front().kind.find("written by a run without --verify"), std::string::npos) << v.first.front().kind;
+  EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset, v), 0U);
+  EXPECT_EQ(v.unitsChecked, b.buf.size() / kVerifyUnit);
+  VerifyStats misplaced;
+  EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset + b.buf.size(), misplaced), b.buf.size() / kVerifyUnit);
+  ASSERT_FALSE(misplaced.first.empty());
+  EXPECT_EQ(misplaced.first.front().kind.rfind("misplaced block: intact data of file 3 offset ", 0), 0U)
+      << misplaced.first.front().kind;
+  std::vector<std::uint8_t> flipped(b.buf.begin(), b.buf.end());
+  flipped[kVerifyUnit + 1000] ^= 0x40;
+  VerifyStats corrupt;
+  EXPECT_EQ(checkPattern(flipped, s.options.seed, 3, b.offset, corrupt), 1U);
+  ASSERT_EQ(corrupt.first.size(), 1U);
+  EXPECT_EQ(corrupt.first.front().kind, "payload corrupt (checksum mismatch)");
+  EXPECT_EQ(corrupt.first.front().firstBadByte, b.offset + kVerifyUnit);  // no reference: the unit
 }
 
 // A mixed job without --verify keeps its write buffers apart from the read

@@ -165,6 +165,7 @@ int runCompareCommand(int argc, char** argv) {
       if (profiles.empty()) profiles = fileProfiles();
       FileOptions options = toFileOptions(wa);
       for (const auto& p : profiles) validateOptions(options, p);
+      validateRwmixread(options, profiles);
 
       std::unique_ptr<EmbeddedServer> embedded;
       std::vector<TargetSpec> specs;

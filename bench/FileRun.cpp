@@ -248,7 +248,7 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
   result.blockSize = profile.blockSize;
   result.iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
   result.numjobs = options.numjobs;
-  result.readPercent = options.rwmixread.value_or(profile.readPercent);
+  result.readPercent = readPercentOf(profile, options);
   result.options = options;
   result.verified = options.verify;
   if (target.engine == EngineKind::Nfs) {

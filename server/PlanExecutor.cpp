@@ -3,7 +3,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "server/AtomicFile.h"
@@ -15,14 +17,43 @@ namespace {
 
 // One undo step, as stored in last-apply.yaml.
 struct Undo {
-  std::string kind;  // file, kernel, listener, module, command
+  std::string kind;  // file, kernel, listener, module, command, threads
   std::string path;  // host path (file, kernel, listener)
   bool existed = false;
   std::string backup;  // host path of the backup (file)
   std::string before;  // previous value (kernel)
-  std::string name;    // module name; listener port
-  std::vector<std::string> argv;
+  std::string name;    // module name; listener "<transport> <port>"
+  std::vector<std::string> argv;  // command: what undoes it; threads: nfsdctl threads <before>
 };
+
+// The order rollback undoes steps in, whatever order they were recorded in:
+// nfsd is stopped first (the kernel answers EBUSY to versions, lease/grace
+// and listener changes while threads run), then listeners, lease/grace,
+// versions, tuning, files, and the re-export last so the kernel sees the
+// restored exports. Modules are only reported.
+int undoRank(const std::string& kind, const std::string& path) {
+  if (kind == "threads" || (kind == "kernel" && path == HostPaths::kThreads)) return 0;
+  if (kind == "listener") return 1;
+  if (kind == "kernel" && (path == HostPaths::kLeaseTime || path == HostPaths::kGraceTime))
+    return 2;
+  if (kind == "kernel" && path == HostPaths::kVersions) return 3;
+  if (kind == "kernel") return 4;
+  if (kind == "file") return 5;
+  if (kind == "command") return 6;
+  return 7;
+}
+
+// "+tcp::2049" (an `nfsdctl listener` argument) -> "tcp 2049", the port list's spelling.
+std::string listenerName(const std::string& arg) {
+  const auto sep = arg.find(':');
+  const auto last = arg.rfind(':');
+  if (arg.size() < 2 || arg[0] != '+' || sep == std::string::npos || sep == 1 ||
+      last + 1 == arg.size()) {
+    throw std::runtime_error("nfsdctl listener argument '" + arg +
+                             "': expected +<transport>:<address>:<port>");
+  }
+  return arg.substr(1, sep - 1) + " " + arg.substr(last + 1);
+}
 
 class UndoLog {
  public:
@@ -98,28 +129,21 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       }
       writeProcValue(paths.resolve(c.target), c.after, c.append);
       break;
-    case ChangeKind::RunCommand:
-      runOrThrow(runner, c.argv);
+    case ChangeKind::RunCommand: {
+      // The undo step is worked out first, so nothing runs that could not be recorded.
+      std::optional<Undo> u;
       if (c.stage == Stage::Exports) {
-        undo.add({"command", "", false, "", "", "", c.argv});
+        u = Undo{"command", "", false, "", "", "", c.argv};
       } else if (c.stage == Stage::Ports) {
-        undo.add({"listener",
-                  c.target,
-                  false,
-                  "",
-                  "",
-                  "rdma " + c.argv.back().substr(c.argv.back().rfind(':') + 1),
-                  {c.argv[0]}});
+        u = Undo{"listener", c.target, false, "", "", listenerName(c.argv.back()), {c.argv[0]}};
       } else if (c.stage == Stage::Threads) {
-        undo.add({"command",
-                  "",
-                  false,
-                  "",
-                  "",
-                  "",
-                  {c.argv[0], "threads", trimmed(c.before.value_or("0"))}});
+        u = Undo{"threads", "", false, "", "", "",
+                 {c.argv[0], "threads", trimmed(c.before.value_or("0"))}};
       }
+      runOrThrow(runner, c.argv);
+      if (u) undo.add(*u);
       break;
+    }
   }
   out << "done: [" << stageName(c.stage) << "] "
       << (c.kind == ChangeKind::WriteFile     ? "wrote " + c.target
@@ -212,9 +236,18 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   const std::string appliedAt = doc["applied_at"] ? doc["applied_at"].as<std::string>() : "?";
   out << (dryRun ? "Would roll back" : "Rolling back") << " the apply of " << appliedAt << ":\n";
   bool ok = true;
-  std::vector<std::vector<std::string>> deferred;
   const YAML::Node steps = doc["undo"];
-  for (std::size_t k = steps.size(); k-- > 0;) {
+  // Later steps of the same rank first: the reverse of the order they were made in.
+  std::vector<std::size_t> order(steps.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
+  auto rankOf = [&steps](std::size_t k) {
+    const YAML::Node s = steps[k];
+    return undoRank(s["kind"] ? s["kind"].as<std::string>() : "",
+                    s["path"] ? s["path"].as<std::string>() : "");
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rankOf(a) < rankOf(b); });
+  for (std::size_t k : order) {
     const YAML::Node s = steps[k];
     const std::string kind = s["kind"] ? s["kind"].as<std::string>() : "";
     const std::string path = s["path"] ? s["path"].as<std::string>() : "";
@@ -252,10 +285,15 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
         out << "  " << path << " <- " << trimmed(before) << "\n";
       } else if (kind == "listener") {
         const std::string listener = s["name"].as<std::string>();
-        const std::string port = listener.substr(listener.find(' ') + 1);
+        const auto space = listener.find(' ');
+        if (space == std::string::npos || space == 0 || space + 1 == listener.size()) {
+          throw std::runtime_error("listener '" + listener + "': expected '<transport> <port>'");
+        }
         const std::string nfsdctl = findHostTool(paths, "nfsdctl");
         if (!nfsdctl.empty()) {
-          std::vector<std::string> argv = {nfsdctl, "listener", "-rdma::" + port};
+          std::vector<std::string> argv = {
+              nfsdctl, "listener",
+              "-" + listener.substr(0, space) + "::" + listener.substr(space + 1)};
           if (dryRun) {
             out << "  would run: " << shellJoin(argv) << "\n";
             continue;
@@ -271,27 +309,21 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
         out << "  kept: module " << name
             << " stays loaded (unloading it under a running server is unsafe; `modprobe -r " << name
             << "` once nfsd is stopped)\n";
-      } else if (kind == "command") {
-        deferred.push_back(s["argv"].as<std::vector<std::string>>());
+      } else if (kind == "command" || kind == "threads") {
+        const auto argv = s["argv"].as<std::vector<std::string>>();
+        if (dryRun) {
+          out << "  would run: " << shellJoin(argv) << "\n";
+          continue;
+        }
+        runOrThrow(runner, argv);
+        out << "  ran: " << shellJoin(argv) << "\n";
       } else {
         throw std::runtime_error("unknown undo step '" + kind + "'");
       }
     } catch (const std::exception& e) {
       ok = false;
-      out << "  FAILED to undo " << kind << " " << path << ": " << e.what() << "\n";
-    }
-  }
-  for (const auto& argv : deferred) {
-    if (dryRun) {
-      out << "  would run: " << shellJoin(argv) << "\n";
-      continue;
-    }
-    CommandResult r = runner.run(argv);
-    if (r.exitStatus != 0) {
-      ok = false;
-      out << "  FAILED: " << shellJoin(argv) << ": " << trimmed(r.output) << "\n";
-    } else {
-      out << "  ran: " << shellJoin(argv) << "\n";
+      out << "  FAILED to undo " << kind << (path.empty() ? "" : " " + path) << ": " << e.what()
+          << "\n";
     }
   }
   if (!dryRun) {

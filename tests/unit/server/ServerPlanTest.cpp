@@ -12,6 +12,7 @@
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
 
+using nfsrdma::server::testing::pos;
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
 
@@ -34,12 +35,6 @@ const char* kConfig =
     "rdma:\n"
     "  device: rxe0\n"
     "  netdev: eth0\n";
-
-std::size_t pos(const std::string& text, const std::string& what) {
-  auto p = text.find(what);
-  EXPECT_NE(p, std::string::npos) << "missing '" << what << "' in:\n" << text;
-  return p;
-}
 
 class ServerPlanFlow : public ::testing::Test {
  protected:

@@ -1,0 +1,91 @@
+// rollback against a staged --root tree: what it undoes, in which order, and
+// what it leaves alone. ServerPlanTest covers the plain apply / rollback
+// round trip; these are the cases around it (nfsdctl, a retried apply,
+// nfs.conf edited after the apply).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <initializer_list>
+#include <map>
+#include <string>
+
+#include "tests/unit/server/StagedHost.h"
+#include "tests/unit/server/ToolRunner.h"
+
+using nfsrdma::server::testing::pos;
+using nfsrdma::server::testing::runTool;
+using nfsrdma::server::testing::StagedHost;
+using nfsrdma::server::testing::ToolRun;
+
+namespace {
+
+const char* kConfig =
+    "exports:\n"
+    "  - path: /srv/nfsrdma/data\n"
+    "    clients:\n"
+    "      - host: 192.168.100.0/24\n"
+    "        insecure: true\n"
+    "nfsd:\n"
+    "  threads: 16\n"
+    "  versions: [\"4.1\", \"4.2\"]\n"
+    "  lease_time: 60\n"
+    "rdma:\n"
+    "  device: rxe0\n";
+
+class Rollback : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    host.write("cfg/server.yaml", kConfig);
+    cfg = (host.root / "cfg/server.yaml").string();
+    pristine = host.snapshot();
+  }
+  ToolRun tool(std::initializer_list<std::string> args) const {
+    std::vector<std::string> argv = {"--root", host.root.string()};
+    argv.insert(argv.end(), args);
+    return runTool(argv);
+  }
+  ToolRun apply() const { return tool({"apply", cfg}); }
+  ToolRun rollback() const { return tool({"rollback"}); }
+  void installNfsdctl() const {
+    host.write("usr/sbin/nfsdctl", "#!/bin/sh\nexit 0\n");
+    ::chmod((host.root / "usr/sbin/nfsdctl").c_str(), 0755);
+  }
+  // Each file has the bytes it had before the first apply.
+  void expectPristine(std::initializer_list<const char*> files) const {
+    for (const char* f : files) EXPECT_EQ(host.read(f), pristine.at(f)) << f;
+  }
+
+  StagedHost host;
+  std::string cfg;
+  std::map<std::string, std::string> pristine;
+};
+
+}  // namespace
+
+// With nfsdctl, apply opens a TCP and an RDMA listener and starts threads.
+// Rollback stops nfsd first (the kernel refuses versions and listener changes
+// while threads run), then closes each listener on its own transport, then
+// puts lease time and versions back.
+TEST_F(Rollback, NfsdctlStopsThreadsFirstAndClosesEachListenerOnItsTransport) {
+  installNfsdctl();
+  auto a = apply();
+  ASSERT_EQ(a.status, 0) << a.err << a.out;
+  pos(a.out, "done: [ports] /usr/sbin/nfsdctl listener +tcp::2049");
+  pos(a.out, "done: [ports] /usr/sbin/nfsdctl listener +rdma::20049");
+  pos(a.out, "done: [threads] /usr/sbin/nfsdctl threads 16");
+
+  auto rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  const std::size_t threads = pos(rb.out, "ran: /usr/sbin/nfsdctl threads 0");
+  const std::size_t tcp = pos(rb.out, "ran: /usr/sbin/nfsdctl listener -tcp::2049");
+  const std::size_t rdma = pos(rb.out, "ran: /usr/sbin/nfsdctl listener -rdma::20049");
+  const std::size_t lease = pos(rb.out, "/proc/fs/nfsd/nfsv4leasetime <- 90");
+  const std::size_t versions = pos(rb.out, "/proc/fs/nfsd/versions <- -2 +3 +4 +4.1 +4.2");
+  EXPECT_LT(threads, tcp);
+  EXPECT_LT(threads, rdma);
+  EXPECT_LT(tcp, lease);
+  EXPECT_LT(rdma, lease);
+  EXPECT_LT(lease, versions);
+  EXPECT_EQ(rb.out.find("-rdma::2049\n"), std::string::npos) << rb.out;
+  expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions", "proc/fs/nfsd/nfsv4leasetime"});
+}

@@ -55,19 +55,125 @@ std::string listenerName(const std::string& arg) {
   return arg.substr(1, sep - 1) + " " + arg.substr(last + 1);
 }
 
+// last-apply.yaml: the undo steps of every apply since the last rollback.
+struct Record {
+  std::string appliedAt, config;  // the first of those applies
+  std::vector<std::pair<std::string, std::string>> laterApplies;  // (when, config) of the others
+  std::vector<Undo> steps;
+};
+
+bool isKnownKind(const std::string& kind) {
+  for (const char* k : {"file", "kernel", "listener", "module", "command", "threads"}) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+// Both steps undo the same thing (the same file, kernel value, listener, ...).
+bool sameItem(const Undo& a, const Undo& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == "file" || a.kind == "kernel") return a.path == b.path;
+  if (a.kind == "listener" || a.kind == "module") return a.name == b.name;
+  if (a.kind == "command") return a.argv == b.argv;
+  return true;  // threads: there is one thread count
+}
+
+// Reads and checks the whole record before anything is undone or added to it;
+// nullopt when there is none. Throws naming the file (and line) and what was expected.
+std::optional<Record> loadRecord(const fs::path& file) {
+  auto text = readFileIfExists(file);
+  if (!text) return std::nullopt;
+  auto fail = [&file](const std::string& what) {
+    return std::runtime_error(file.string() + ": " + what);
+  };
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(*text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(file.string() + ":" + std::to_string(e.mark.line + 1) + ":" +
+                             std::to_string(e.mark.column + 1) +
+                             ": unreadable apply record: " + e.msg);
+  }
+  if (!doc.IsMap() || !doc["undo"] || !doc["undo"].IsSequence()) {
+    throw fail("not an apply record (no 'undo' list)");
+  }
+  Record r;
+  try {
+    r.appliedAt = doc["applied_at"] ? doc["applied_at"].as<std::string>() : "?";
+    r.config = doc["config"] ? doc["config"].as<std::string>() : "";
+    if (const YAML::Node later = doc["later_applies"]) {
+      for (const auto& l : later) {
+        r.laterApplies.push_back({l["at"].as<std::string>(), l["config"].as<std::string>()});
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    throw fail("line " + std::to_string(e.mark.line + 1) +
+               ": applied_at, config and later_applies (at, config) must be strings: " + e.msg);
+  }
+  std::size_t n = 0;
+  for (const auto& s : doc["undo"]) {
+    ++n;
+    Undo u;
+    try {
+      auto str = [&s](const char* key) { return s[key] ? s[key].as<std::string>() : ""; };
+      u.kind = str("kind");
+      u.path = str("path");
+      u.existed = s["existed"] && s["existed"].as<bool>();
+      u.backup = str("backup");
+      u.before = str("before");
+      u.name = str("name");
+      if (s["argv"]) u.argv = s["argv"].as<std::vector<std::string>>();
+    } catch (const YAML::Exception& e) {
+      throw fail("undo step " + std::to_string(n) + " (line " + std::to_string(e.mark.line + 1) +
+                 "): a field has the wrong type: " + e.msg);
+    }
+    if (!isKnownKind(u.kind)) {
+      throw fail("undo step " + std::to_string(n) + ": unknown kind '" + u.kind +
+                 "' (expected file, kernel, listener, module, command or threads)");
+    }
+    r.steps.push_back(std::move(u));
+  }
+  return r;
+}
+
+// The record apply writes as it goes. An apply after an apply that was not
+// rolled back (a retry after a failure, or a second config) extends that
+// record: each item keeps its earliest before-value and backup, so rollback
+// returns to the state before the first of them.
 class UndoLog {
  public:
-  UndoLog(const HostPaths& paths, std::string timestamp, std::string config)
-      : paths_(paths), timestamp_(std::move(timestamp)), config_(std::move(config)) {}
+  UndoLog(const HostPaths& paths, std::optional<Record> earlier, const std::string& timestamp,
+          const std::string& config)
+      : paths_(paths) {
+    if (earlier) {
+      record_ = std::move(*earlier);
+      record_.laterApplies.push_back({timestamp, config});
+    } else {
+      record_.appliedAt = timestamp;
+      record_.config = config;
+    }
+  }
+  const Record& record() const { return record_; }
   void add(Undo u) {
-    steps_.push_back(std::move(u));
+    auto same = std::find_if(record_.steps.begin(), record_.steps.end(),
+                             [&u](const Undo& s) { return sameItem(s, u); });
+    if (same == record_.steps.end()) record_.steps.push_back(std::move(u));
     save();
   }
   void save() const {
     YAML::Emitter e;
-    e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << timestamp_ << YAML::Key
-      << "config" << YAML::Value << config_ << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
-    for (const auto& u : steps_) {
+    e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record_.appliedAt
+      << YAML::Key << "config" << YAML::Value << record_.config;
+    if (!record_.laterApplies.empty()) {
+      e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
+      for (const auto& [at, config] : record_.laterApplies) {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "at" << YAML::Value << at << YAML::Key
+          << "config" << YAML::Value << config << YAML::EndMap;
+      }
+      e << YAML::EndSeq;
+    }
+    e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
+    for (const auto& u : record_.steps) {
       e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << u.kind;
       if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
       if (u.kind == "file") {
@@ -91,8 +197,7 @@ class UndoLog {
 
  private:
   const HostPaths& paths_;
-  std::string timestamp_, config_;
-  std::vector<Undo> steps_;
+  Record record_;
 };
 
 void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
@@ -152,6 +257,79 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       << "\n";
 }
 
+// Undoes one recorded step (or, for a dry run, says what it would do).
+// Throws naming what could not be undone.
+void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool dryRun,
+              const std::string& ts, std::ostream& out) {
+  auto require = [](const std::string& value, const char* field) {
+    if (value.empty()) throw std::runtime_error("the record has no '" + std::string(field) + "'");
+  };
+  if (u.kind == "file") {
+    require(u.path, "path");
+    if (u.existed) require(u.backup, "backup");
+    if (dryRun) {
+      out << "  would "
+          << (u.existed ? "restore " + u.path + " from " + u.backup
+                        : "remove " + u.path + " (it did not exist before)")
+          << "\n";
+      return;
+    }
+    const fs::path real = paths.resolve(u.path);
+    backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
+    if (u.existed) {
+      auto content = readFileIfExists(paths.resolve(u.backup));
+      if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
+      writeFileAtomically(real, *content);
+      out << "  restored " << u.path << " from " << u.backup << "\n";
+    } else {
+      std::error_code ec;
+      fs::remove(real, ec);
+      if (ec) throw std::runtime_error("cannot remove " + u.path + ": " + ec.message());
+      out << "  removed " << u.path << " (it did not exist before)\n";
+    }
+  } else if (u.kind == "kernel") {
+    require(u.path, "path");
+    if (dryRun) {
+      out << "  would write '" << trimmed(u.before) << "' to " << u.path << "\n";
+      return;
+    }
+    writeProcValue(paths.resolve(u.path), u.before, false);
+    out << "  " << u.path << " <- " << trimmed(u.before) << "\n";
+  } else if (u.kind == "listener") {
+    const auto space = u.name.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == u.name.size()) {
+      throw std::runtime_error("listener '" + u.name + "': expected '<transport> <port>'");
+    }
+    const std::string nfsdctl = findHostTool(paths, "nfsdctl");
+    if (nfsdctl.empty()) {
+      out << "  kept: the '" << u.name << "' listener stays open until nfsd restarts "
+          << "(systemctl restart nfs-server; nfs.conf no longer asks for it)\n";
+      return;
+    }
+    const std::vector<std::string> argv = {
+        nfsdctl, "listener", "-" + u.name.substr(0, space) + "::" + u.name.substr(space + 1)};
+    if (dryRun) {
+      out << "  would run: " << shellJoin(argv) << "\n";
+      return;
+    }
+    runOrThrow(runner, argv);
+    out << "  ran: " << shellJoin(argv) << "\n";
+  } else if (u.kind == "module") {
+    require(u.name, "name");
+    out << "  kept: module " << u.name
+        << " stays loaded (unloading it under a running server is unsafe; `modprobe -r " << u.name
+        << "` once nfsd is stopped)\n";
+  } else {  // command, threads
+    if (u.argv.empty()) throw std::runtime_error("the record has no 'argv'");
+    if (dryRun) {
+      out << "  would run: " << shellJoin(u.argv) << "\n";
+      return;
+    }
+    runOrThrow(runner, u.argv);
+    out << "  ran: " << shellJoin(u.argv) << "\n";
+  }
+}
+
 std::string describe(const Change& c) {
   return std::string(stageName(c.stage)) + " " + (c.target.empty() ? shellJoin(c.argv) : c.target);
 }
@@ -174,7 +352,12 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
     return outcome;
   }
   const std::string ts = utcTimestamp();
-  UndoLog undo(paths, ts, config.source);
+  UndoLog undo(paths, loadRecord(paths.resolve(HostPaths::kLastApply)), ts, config.source);
+  if (!undo.record().laterApplies.empty()) {
+    out << "The apply of " << undo.record().appliedAt
+        << " is not rolled back: its undo record is extended, so `nfsrdma-server rollback` "
+           "returns to the state before that apply.\n";
+  }
   undo.save();
   std::size_t done = 0;
   std::string current = "start";  // a copy: the re-planned changes die with the try block
@@ -216,114 +399,33 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out) {
   const fs::path record = paths.resolve(HostPaths::kLastApply);
-  auto text = readFileIfExists(record);
-  if (!text) {
+  const std::optional<Record> rec = loadRecord(record);
+  if (!rec) {
     out << "Nothing to roll back: no apply is recorded (" << record.string() << ").\n";
     return true;
   }
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(*text);
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error(record.string() + ":" + std::to_string(e.mark.line + 1) + ":" +
-                             std::to_string(e.mark.column + 1) +
-                             ": unreadable apply record: " + e.msg);
-  }
-  if (!doc.IsMap() || !doc["undo"] || !doc["undo"].IsSequence()) {
-    throw std::runtime_error(record.string() + ": not an apply record (no 'undo' list)");
-  }
   const std::string ts = utcTimestamp();
-  const std::string appliedAt = doc["applied_at"] ? doc["applied_at"].as<std::string>() : "?";
-  out << (dryRun ? "Would roll back" : "Rolling back") << " the apply of " << appliedAt << ":\n";
+  out << (dryRun ? "Would roll back" : "Rolling back") << " the apply of " << rec->appliedAt;
+  for (std::size_t k = 0; k < rec->laterApplies.size(); ++k) {
+    out << (k == 0 ? " and the later apply of " : ", ") << rec->laterApplies[k].first;
+  }
+  out << ":\n";
   bool ok = true;
-  const YAML::Node steps = doc["undo"];
+  const std::vector<Undo>& steps = rec->steps;
   // Later steps of the same rank first: the reverse of the order they were made in.
   std::vector<std::size_t> order(steps.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
-  auto rankOf = [&steps](std::size_t k) {
-    const YAML::Node s = steps[k];
-    return undoRank(s["kind"] ? s["kind"].as<std::string>() : "",
-                    s["path"] ? s["path"].as<std::string>() : "");
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return rankOf(a) < rankOf(b); });
+  std::stable_sort(order.begin(), order.end(), [&steps](std::size_t a, std::size_t b) {
+    return undoRank(steps[a].kind, steps[a].path) < undoRank(steps[b].kind, steps[b].path);
+  });
   for (std::size_t k : order) {
-    const YAML::Node s = steps[k];
-    const std::string kind = s["kind"] ? s["kind"].as<std::string>() : "";
-    const std::string path = s["path"] ? s["path"].as<std::string>() : "";
+    const Undo& u = steps[k];
     try {
-      if (kind == "file") {
-        const fs::path real = paths.resolve(path);
-        const bool existed = s["existed"] && s["existed"].as<bool>();
-        if (dryRun) {
-          out << "  would "
-              << (existed ? "restore " + path + " from " + s["backup"].as<std::string>()
-                          : "remove " + path + " (it did not exist before)")
-              << "\n";
-          continue;
-        }
-        backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
-        if (existed) {
-          const std::string backup = s["backup"].as<std::string>();
-          auto content = readFileIfExists(paths.resolve(backup));
-          if (!content) throw std::runtime_error("backup " + backup + " is missing");
-          writeFileAtomically(real, *content);
-          out << "  restored " << path << " from " << backup << "\n";
-        } else {
-          std::error_code ec;
-          fs::remove(real, ec);
-          if (ec) throw std::runtime_error("cannot remove " + path + ": " + ec.message());
-          out << "  removed " << path << " (it did not exist before)\n";
-        }
-      } else if (kind == "kernel") {
-        const std::string before = s["before"].as<std::string>();
-        if (dryRun) {
-          out << "  would write '" << trimmed(before) << "' to " << path << "\n";
-          continue;
-        }
-        writeProcValue(paths.resolve(path), before, false);
-        out << "  " << path << " <- " << trimmed(before) << "\n";
-      } else if (kind == "listener") {
-        const std::string listener = s["name"].as<std::string>();
-        const auto space = listener.find(' ');
-        if (space == std::string::npos || space == 0 || space + 1 == listener.size()) {
-          throw std::runtime_error("listener '" + listener + "': expected '<transport> <port>'");
-        }
-        const std::string nfsdctl = findHostTool(paths, "nfsdctl");
-        if (!nfsdctl.empty()) {
-          std::vector<std::string> argv = {
-              nfsdctl, "listener",
-              "-" + listener.substr(0, space) + "::" + listener.substr(space + 1)};
-          if (dryRun) {
-            out << "  would run: " << shellJoin(argv) << "\n";
-            continue;
-          }
-          runOrThrow(runner, argv);
-          out << "  ran: " << shellJoin(argv) << "\n";
-        } else {
-          out << "  kept: the '" << listener << "' listener stays open until nfsd restarts "
-              << "(systemctl restart nfs-server; nfs.conf no longer asks for it)\n";
-        }
-      } else if (kind == "module") {
-        const std::string name = s["name"].as<std::string>();
-        out << "  kept: module " << name
-            << " stays loaded (unloading it under a running server is unsafe; `modprobe -r " << name
-            << "` once nfsd is stopped)\n";
-      } else if (kind == "command" || kind == "threads") {
-        const auto argv = s["argv"].as<std::vector<std::string>>();
-        if (dryRun) {
-          out << "  would run: " << shellJoin(argv) << "\n";
-          continue;
-        }
-        runOrThrow(runner, argv);
-        out << "  ran: " << shellJoin(argv) << "\n";
-      } else {
-        throw std::runtime_error("unknown undo step '" + kind + "'");
-      }
+      undoStep(u, paths, runner, dryRun, ts, out);
     } catch (const std::exception& e) {
       ok = false;
-      out << "  FAILED to undo " << kind << (path.empty() ? "" : " " + path) << ": " << e.what()
-          << "\n";
+      out << "  FAILED to undo " << u.kind << " " << (u.path.empty() ? u.name : u.path) << ": "
+          << e.what() << "\n";
     }
   }
   if (!dryRun) {

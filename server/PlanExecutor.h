@@ -1,7 +1,9 @@
-// PlanExecutor: runs a ServerPlan and undoes the last one. Every change is
-// recorded (file backups, previous kernel values) in
-// /var/lib/nfsrdma/last-apply.yaml as it happens, so `rollback` can restore
-// the state before the last apply even when that apply stopped half way.
+// PlanExecutor: runs a ServerPlan and undoes it. Every change is recorded
+// (file backups, previous kernel values) in /var/lib/nfsrdma/last-apply.yaml
+// as it happens, so `rollback` can restore the state before the apply even
+// when that apply stopped half way. Applies until the next rollback share
+// that record (each item keeps its earliest before-value), so a retried
+// apply does not lose the way back.
 #pragma once
 
 #include <ostream>
@@ -22,10 +24,12 @@ struct ApplyOutcome {
 // applies it. Modules are loaded first and the host re-probed, so knobs that
 // appear with a module (svc_rdma sysctls) are set in the same run. Throws
 // std::runtime_error naming the failing change; what was done is recorded.
+// An existing record (an apply not rolled back) is extended; one that cannot
+// be read stops apply before anything changes.
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
 
-// Restores what the last apply changed: files byte for byte from their
+// Restores what the recorded applies changed: files byte for byte from their
 // backups (or removes files it created), kernel values, then re-exports.
 // Listeners and modules cannot be taken back safely while nfsd runs; those
 // are printed with the command to do it. Returns false when something could

@@ -43,7 +43,7 @@ constexpr const char* kUsage =
     "  apply CONFIG     make them (modules, files, exportfs, tuning, versions, lease/grace, ports, "
     "threads)\n"
     "  status           what the kernel serves now\n"
-    "  rollback         restore the state before the last apply\n"
+    "  rollback         restore the state before the first apply since the last rollback\n"
     "  serve CONFIG     run nfs-ganesha in the foreground with CONFIG's exports until "
     "SIGINT/SIGTERM\n"
     "                   [--port N (0: any free)] [--bind ADDR] [--work-dir DIR]\n";

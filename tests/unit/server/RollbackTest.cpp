@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -50,6 +51,16 @@ class Rollback : public ::testing::Test {
     host.write("usr/sbin/nfsdctl", "#!/bin/sh\nexit 0\n");
     ::chmod((host.root / "usr/sbin/nfsdctl").c_str(), 0755);
   }
+  // A port list apply cannot write (a directory where procfs has a file):
+  // apply stops at [ports] after the files, versions and lease time.
+  void breakPortList() const {
+    std::filesystem::remove(host.root / "proc/fs/nfsd/portlist");
+    host.mkdir("proc/fs/nfsd/portlist");
+  }
+  void repairPortList() const {
+    std::filesystem::remove(host.root / "proc/fs/nfsd/portlist");
+    host.write("proc/fs/nfsd/portlist", "");
+  }
   // Each file has the bytes it had before the first apply.
   void expectPristine(std::initializer_list<const char*> files) const {
     for (const char* f : files) EXPECT_EQ(host.read(f), pristine.at(f)) << f;
@@ -88,4 +99,39 @@ TEST_F(Rollback, NfsdctlStopsThreadsFirstAndClosesEachListenerOnItsTransport) {
   EXPECT_LT(lease, versions);
   EXPECT_EQ(rb.out.find("-rdma::2049\n"), std::string::npos) << rb.out;
   expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions", "proc/fs/nfsd/nfsv4leasetime"});
+}
+
+// An apply that stopped half way, then a retry that finished: one rollback
+// returns to the state before the first apply, not to the half-done state
+// the retry started from.
+TEST_F(Rollback, AfterAFailedApplyAndARetryReturnsToTheStateBeforeTheFirst) {
+  breakPortList();
+  auto failed = apply();
+  ASSERT_EQ(failed.status, 1) << failed.out;
+  pos(failed.err, "apply stopped at [ports /proc/fs/nfsd/portlist]");
+  ASSERT_NE(host.read("etc/nfs.conf"), pristine.at("etc/nfs.conf")) << "nfs.conf was written";
+  repairPortList();
+  auto retry = apply();
+  ASSERT_EQ(retry.status, 0) << retry.err << retry.out;
+  pos(retry.out, "is not rolled back: its undo record is extended");
+
+  auto rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  pos(rb.out, "and the later apply of ");
+  expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions", "proc/fs/nfsd/nfsv4leasetime",
+                  "proc/fs/nfsd/threads", "proc/sys/sunrpc/svc_rdma/max_requests"});
+  EXPECT_FALSE(host.exists("etc/exports.d/nfsrdma.exports"));
+  EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
+}
+
+// A record apply cannot read is not replaced (it may be all that can undo an
+// earlier apply): apply stops, names the file, and changes nothing.
+TEST_F(Rollback, ApplyRefusesToReplaceAnUnreadableRecord) {
+  host.write("var/lib/nfsrdma/last-apply.yaml", "undo: [unclosed\n");
+  const auto before = host.snapshot();
+  auto a = apply();
+  EXPECT_EQ(a.status, 1) << a.out;
+  pos(a.err, (host.root / "var/lib/nfsrdma/last-apply.yaml").string() + ":");
+  pos(a.err, "unreadable apply record");
+  EXPECT_EQ(host.snapshot(), before);
 }

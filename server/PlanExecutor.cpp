@@ -10,20 +10,30 @@
 
 #include "server/AtomicFile.h"
 #include "server/HostState.h"
+#include "server/NfsConf.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
+
+// One nfs.conf key apply changed: what it was and what apply wrote.
+struct ConfKey {
+  std::string section, key;
+  std::optional<std::string> before;  // nullopt: no assignment before apply
+  std::string after;
+};
 
 // One undo step, as stored in last-apply.yaml.
 struct Undo {
   std::string kind;  // file, kernel, listener, module, command, threads
   std::string path;  // host path (file, kernel, listener)
   bool existed = false;
-  std::string backup;  // host path of the backup (file)
-  std::string before;  // previous value (kernel)
-  std::string name;    // module name; listener "<transport> <port>"
+  std::string backup;             // host path of the backup (file)
+  std::string before;             // previous value (kernel)
+  std::string name;               // module name; listener "<transport> <port>"
   std::vector<std::string> argv;  // command: what undoes it; threads: nfsdctl threads <before>
+  bool perKey = false;            // file /etc/nfs.conf: undo `keys`, not the whole file
+  std::vector<ConfKey> keys = {};
 };
 
 // The order rollback undoes steps in, whatever order they were recorded in:
@@ -57,7 +67,7 @@ std::string listenerName(const std::string& arg) {
 
 // last-apply.yaml: the undo steps of every apply since the last rollback.
 struct Record {
-  std::string appliedAt, config;  // the first of those applies
+  std::string appliedAt, config;                                  // the first of those applies
   std::vector<std::pair<std::string, std::string>> laterApplies;  // (when, config) of the others
   std::vector<Undo> steps;
 };
@@ -123,6 +133,15 @@ std::optional<Record> loadRecord(const fs::path& file) {
       u.before = str("before");
       u.name = str("name");
       if (s["argv"]) u.argv = s["argv"].as<std::vector<std::string>>();
+      if (const YAML::Node keys = s["keys"]) {
+        u.perKey = true;
+        for (const auto& k : keys) {
+          ConfKey c{k["section"].as<std::string>(), k["key"].as<std::string>(), std::nullopt,
+                    k["after"].as<std::string>()};
+          if (k["before"]) c.before = k["before"].as<std::string>();
+          u.keys.push_back(std::move(c));
+        }
+      }
     } catch (const YAML::Exception& e) {
       throw fail("undo step " + std::to_string(n) + " (line " + std::to_string(e.mark.line + 1) +
                  "): a field has the wrong type: " + e.msg);
@@ -157,7 +176,21 @@ class UndoLog {
   void add(Undo u) {
     auto same = std::find_if(record_.steps.begin(), record_.steps.end(),
                              [&u](const Undo& s) { return sameItem(s, u); });
-    if (same == record_.steps.end()) record_.steps.push_back(std::move(u));
+    if (same == record_.steps.end()) {
+      record_.steps.push_back(std::move(u));
+    } else if (same->perKey && u.perKey) {
+      // The earliest before-value of each key stays; what apply wrote last is what counts.
+      for (auto& k : u.keys) {
+        auto old = std::find_if(same->keys.begin(), same->keys.end(), [&k](const ConfKey& o) {
+          return o.section == k.section && o.key == k.key;
+        });
+        if (old == same->keys.end()) {
+          same->keys.push_back(std::move(k));
+        } else {
+          old->after = k.after;
+        }
+      }
+    }
     save();
   }
   void save() const {
@@ -179,6 +212,18 @@ class UndoLog {
       if (u.kind == "file") {
         e << YAML::Key << "existed" << YAML::Value << u.existed;
         if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
+        if (u.perKey) {
+          e << YAML::Key << "keys" << YAML::Value << YAML::BeginSeq;
+          for (const auto& k : u.keys) {
+            e << YAML::Flow << YAML::BeginMap << YAML::Key << "section" << YAML::Value << k.section
+              << YAML::Key << "key" << YAML::Value << k.key;
+            if (k.before)
+              e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
+            e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << k.after
+              << YAML::EndMap;
+          }
+          e << YAML::EndSeq;
+        }
       }
       if (u.kind == "kernel")
         e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
@@ -200,6 +245,18 @@ class UndoLog {
   Record record_;
 };
 
+// The owned nfs.conf keys whose value differs between two texts.
+std::vector<ConfKey> changedKeys(const std::string& before, const std::string& after) {
+  const NfsConf b(before), a(after);
+  std::vector<ConfKey> out;
+  for (const auto& key : ownedNfsConfKeys()) {
+    auto was = b.get(kNfsConfSection, key);
+    auto now = a.get(kNfsConfSection, key);
+    if (now && now != was) out.push_back({kNfsConfSection, key, was, *now});
+  }
+  return out;
+}
+
 void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
   CommandResult r = runner.run(argv);
   if (r.exitStatus != 0) {
@@ -218,6 +275,10 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
     case ChangeKind::WriteFile: {
       const fs::path real = paths.resolve(c.target);
       Undo u{"file", c.target, false, "", "", "", {}};
+      if (c.target == HostPaths::kNfsConf) {
+        u.perKey = true;
+        u.keys = changedKeys(c.before.value_or(""), c.after);
+      }
       if (auto b = backupFile(real, paths.resolve(HostPaths::kBackupDir), ts)) {
         u.existed = true;
         u.backup = (fs::path(HostPaths::kBackupDir) / b->filename()).string();
@@ -242,7 +303,12 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       } else if (c.stage == Stage::Ports) {
         u = Undo{"listener", c.target, false, "", "", listenerName(c.argv.back()), {c.argv[0]}};
       } else if (c.stage == Stage::Threads) {
-        u = Undo{"threads", "", false, "", "", "",
+        u = Undo{"threads",
+                 "",
+                 false,
+                 "",
+                 "",
+                 "",
                  {c.argv[0], "threads", trimmed(c.before.value_or("0"))}};
       }
       runOrThrow(runner, c.argv);
@@ -257,6 +323,84 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       << "\n";
 }
 
+// Puts a file back as it was before apply: its backup, byte for byte, or no
+// file. What it holds now is backed up first.
+void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
+                      std::ostream& out) {
+  if (dryRun) {
+    out << "  would "
+        << (u.existed ? "restore " + u.path + " from " + u.backup
+                      : "remove " + u.path + " (it did not exist before)")
+        << "\n";
+    return;
+  }
+  const fs::path real = paths.resolve(u.path);
+  backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
+  if (u.existed) {
+    auto content = readFileIfExists(paths.resolve(u.backup));
+    if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
+    writeFileAtomically(real, *content);
+    out << "  restored " << u.path << " from " << u.backup << "\n";
+  } else {
+    std::error_code ec;
+    fs::remove(real, ec);
+    if (ec) throw std::runtime_error("cannot remove " + u.path + ": " + ec.message());
+    out << "  removed " << u.path << " (it did not exist before)\n";
+  }
+}
+
+// nfs.conf belongs to the admin; apply set only the recorded keys. While the
+// file is exactly as apply left it, it goes back whole. Once it was edited
+// since, only apply's keys are undone, each only where it still holds what
+// apply wrote; every other line stays, and a key changed since is kept and
+// reported. The backup from before apply is kept either way.
+void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
+                  std::ostream& out) {
+  const fs::path real = paths.resolve(u.path);
+  std::string original;  // the file before apply; "" when apply created it
+  if (u.existed) {
+    auto b = readFileIfExists(paths.resolve(u.backup));
+    if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
+    original = *b;
+  }
+  const auto current = readFileIfExists(real);
+  if (!current) {
+    out << "  kept: " << u.path << " was removed after apply; none of apply's keys are left to undo"
+        << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
+    return;
+  }
+  NfsConf asApplied(original);
+  for (const auto& k : u.keys) asApplied.set(k.section, k.key, k.after);
+  if (asApplied.text() == *current) {
+    restoreWholeFile(u, paths, dryRun, ts, out);
+    return;
+  }
+  const std::string would = dryRun ? "would " : "";
+  out << "  " << u.path << " was edited after apply: " << would << "undo only apply's keys"
+      << (u.existed ? "; the whole file from before apply stays in " + u.backup
+                    : " (apply created the file; it stays, with the other settings)")
+      << "\n";
+  NfsConf conf(*current);
+  for (const auto& k : u.keys) {
+    const auto now = conf.get(k.section, k.key);
+    const std::string name = "[" + k.section + "] " + k.key;
+    if (now != k.after) {
+      out << "    kept " << name << (now ? " = " + *now : " (removed)")
+          << ": changed since apply wrote " << k.after
+          << " (before apply: " << k.before.value_or("absent") << ")\n";
+    } else if (k.before) {
+      conf.set(k.section, k.key, *k.before);
+      out << "    " << would << "set " << name << " = " << *k.before << " (as before apply)\n";
+    } else {
+      conf.remove(k.section, k.key);
+      out << "    " << would << "remove " << name << " (absent before apply)\n";
+    }
+  }
+  if (dryRun) return;
+  backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
+  writeFileAtomically(real, conf.text());
+}
+
 // Undoes one recorded step (or, for a dry run, says what it would do).
 // Throws naming what could not be undone.
 void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool dryRun,
@@ -267,25 +411,10 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
   if (u.kind == "file") {
     require(u.path, "path");
     if (u.existed) require(u.backup, "backup");
-    if (dryRun) {
-      out << "  would "
-          << (u.existed ? "restore " + u.path + " from " + u.backup
-                        : "remove " + u.path + " (it did not exist before)")
-          << "\n";
-      return;
-    }
-    const fs::path real = paths.resolve(u.path);
-    backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
-    if (u.existed) {
-      auto content = readFileIfExists(paths.resolve(u.backup));
-      if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
-      writeFileAtomically(real, *content);
-      out << "  restored " << u.path << " from " << u.backup << "\n";
+    if (u.perKey) {
+      undoConfKeys(u, paths, dryRun, ts, out);
     } else {
-      std::error_code ec;
-      fs::remove(real, ec);
-      if (ec) throw std::runtime_error("cannot remove " + u.path + ": " + ec.message());
-      out << "  removed " << u.path << " (it did not exist before)\n";
+      restoreWholeFile(u, paths, dryRun, ts, out);
     }
   } else if (u.kind == "kernel") {
     require(u.path, "path");

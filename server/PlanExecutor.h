@@ -29,12 +29,14 @@ struct ApplyOutcome {
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
 
-// Restores what the recorded applies changed: files byte for byte from their
-// backups (or removes files it created), kernel values, then re-exports.
-// Listeners and modules cannot be taken back safely while nfsd runs; those
-// are printed with the command to do it. Returns false when something could
-// not be restored (each printed), true otherwise, also when there was
-// nothing to roll back.
+// Restores what the recorded applies changed, in this order: nfsd threads,
+// listeners (closed with nfsdctl when installed, else reported), lease/grace,
+// versions, tuning, files, then re-exports. Our exports file goes back byte
+// for byte from its backup (or is removed); in /etc/nfs.conf only apply's
+// keys are undone once the admin edited the file, and keys changed since are
+// kept and reported. Modules stay loaded (reported). Returns false when
+// something could not be restored (each printed), true otherwise, also when
+// there was nothing to roll back.
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "server/AtomicFile.h"
@@ -70,6 +71,13 @@ std::string renderOwnExports(const ServerConfig& config) {
          file.render();
 }
 
+const std::vector<std::string>& ownedNfsConfKeys() {
+  static const std::vector<std::string> keys = {"threads", "vers3",   "vers4",      "vers4.0",
+                                                "vers4.1", "vers4.2", "lease-time", "grace-time",
+                                                "tcp",     "port",    "rdma",       "rdma-port"};
+  return keys;
+}
+
 std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c) {
   const auto& n = c.nfsd;
   std::vector<std::pair<std::string, std::string>> keys = {
@@ -85,12 +93,18 @@ std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c)
   if (c.tcp.enabled) keys.push_back({"port", std::to_string(c.tcp.port)});
   keys.push_back({"rdma", yn(c.rdma.enabled)});
   if (c.rdma.enabled) keys.push_back({"rdma-port", std::to_string(c.rdma.port)});
+  // Only keys in ownedNfsConfKeys(): rollback undoes exactly those.
+  const auto& owned = ownedNfsConfKeys();
+  for (const auto& [key, value] : keys) {
+    if (std::find(owned.begin(), owned.end(), key) == owned.end())
+      throw std::logic_error("nfsdKeys: [nfsd] " + key + " is not in ownedNfsConfKeys()");
+  }
   return keys;
 }
 
 std::string editNfsConf(const std::string& current, const ServerConfig& c) {
   NfsConf conf(current);
-  for (const auto& [key, value] : nfsdKeys(c)) conf.set("nfsd", key, value);
+  for (const auto& [key, value] : nfsdKeys(c)) conf.set(kNfsConfSection, key, value);
   return conf.text();
 }
 

@@ -66,7 +66,12 @@ struct ServerPlan {
 
 // The content our exports file must have for `config`.
 std::string renderOwnExports(const ServerConfig& config);
-// Our [nfsd] keys and the values `config` asks for, in the order they are set.
+// The nfs.conf section we set keys in, and every key we may set there (what
+// rollback undoes; the rest of the file is the admin's).
+inline constexpr const char* kNfsConfSection = "nfsd";
+const std::vector<std::string>& ownedNfsConfKeys();
+// Our [nfsd] keys and the values `config` asks for, in the order they are set;
+// each is one of ownedNfsConfKeys() (std::logic_error otherwise).
 std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& config);
 // /etc/nfs.conf after setting our [nfsd] keys in `current` (other bytes kept).
 std::string editNfsConf(const std::string& current, const ServerConfig& config);

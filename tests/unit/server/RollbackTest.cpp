@@ -61,6 +61,19 @@ class Rollback : public ::testing::Test {
     std::filesystem::remove(host.root / "proc/fs/nfsd/portlist");
     host.write("proc/fs/nfsd/portlist", "");
   }
+  // What an admin does to nfs.conf after apply: one of our keys changed, a
+  // commented default switched on, a section added.
+  void editNfsConfLikeAnAdmin() const {
+    std::string conf = host.read("etc/nfs.conf");
+    replaceOnce(conf, "threads=16\n", "threads=32\n");
+    replaceOnce(conf, "# manage-gids=n\n", "manage-gids=y\n");
+    host.write("etc/nfs.conf", conf + "\n[statd]\nport=662\n");
+  }
+  static void replaceOnce(std::string& text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << "no '" << from << "' in:\n" << text;
+    text.replace(at, from.size(), to);
+  }
   // Each file has the bytes it had before the first apply.
   void expectPristine(std::initializer_list<const char*> files) const {
     for (const char* f : files) EXPECT_EQ(host.read(f), pristine.at(f)) << f;
@@ -134,4 +147,54 @@ TEST_F(Rollback, ApplyRefusesToReplaceAnUnreadableRecord) {
   pos(a.err, (host.root / "var/lib/nfsrdma/last-apply.yaml").string() + ":");
   pos(a.err, "unreadable apply record");
   EXPECT_EQ(host.snapshot(), before);
+}
+
+// Edits made to nfs.conf after apply survive rollback: only the keys apply
+// set are undone, a key changed since is kept and reported, and the whole
+// pre-apply file stays in its backup.
+TEST_F(Rollback, KeepsNfsConfEditsMadeAfterApply) {
+  auto a = apply();
+  ASSERT_EQ(a.status, 0) << a.err << a.out;
+  editNfsConfLikeAnAdmin();
+
+  const auto beforeDryRun = host.snapshot();
+  auto dry = tool({"--dry-run", "rollback"});
+  ASSERT_EQ(dry.status, 0) << dry.out;
+  pos(dry.out, "would remove [nfsd] vers3 (absent before apply)");
+  EXPECT_EQ(host.snapshot(), beforeDryRun) << "rollback --dry-run must not write";
+
+  auto rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  pos(rb.out,
+      "/etc/nfs.conf was edited after apply: undo only apply's keys; the whole file "
+      "from before apply stays in /var/lib/nfsrdma/backups/nfs.conf.");
+  pos(rb.out, "set [nfsd] lease-time = 90 (as before apply)");
+  pos(rb.out, "kept [nfsd] threads = 32: changed since apply wrote 16 (before apply: absent)");
+  std::string want = pristine.at("etc/nfs.conf");
+  replaceOnce(want, "# rdma-port=20049\n", "# rdma-port=20049\nthreads=32\n");
+  replaceOnce(want, "# manage-gids=n\n", "manage-gids=y\n");
+  EXPECT_EQ(host.read("etc/nfs.conf"), want + "\n[statd]\nport=662\n");
+  bool backupKept = false;
+  for (const auto& [path, content] : host.snapshot()) {
+    if (path.rfind("var/lib/nfsrdma/backups/nfs.conf.", 0) == 0)
+      backupKept = backupKept || content == pristine.at("etc/nfs.conf");
+  }
+  EXPECT_TRUE(backupKept) << "the pre-apply nfs.conf must stay in the backups";
+}
+
+// An nfs.conf apply created goes away with rollback while nobody touched it;
+// once the admin added settings, it stays with only apply's keys removed.
+TEST_F(Rollback, AnNfsConfApplyCreatedStaysOnceItHoldsOtherSettings) {
+  std::filesystem::remove(host.root / "etc/nfs.conf");
+  ASSERT_EQ(apply().status, 0);
+  auto untouched = rollback();
+  ASSERT_EQ(untouched.status, 0) << untouched.out;
+  EXPECT_FALSE(host.exists("etc/nfs.conf")) << untouched.out;
+
+  ASSERT_EQ(apply().status, 0);
+  host.write("etc/nfs.conf", host.read("etc/nfs.conf") + "\n[statd]\nport=662\n");
+  auto edited = rollback();
+  ASSERT_EQ(edited.status, 0) << edited.out;
+  pos(edited.out, "(apply created the file; it stays, with the other settings)");
+  EXPECT_EQ(host.read("etc/nfs.conf"), "[nfsd]\n\n[statd]\nport=662\n");
 }

@@ -519,8 +519,9 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
         paths.resolve(HostPaths::kLastApply).string() + " (`nfsrdma-server rollback` undoes them)");
   }
   outcome.changed = true;
-  out << "Applied " << done
-      << " change(s); `nfsrdma-server rollback` restores the previous state.\n";
+  out << "Applied " << done << " change(s); `nfsrdma-server rollback` restores the state before "
+      << (undo.record().laterApplies.empty() ? "it" : "the apply of " + undo.record().appliedAt)
+      << ".\n";
   for (const auto& n : outcome.plan.notes) out << "  note: " << n << "\n";
   return outcome;
 }

@@ -127,6 +127,7 @@ TEST_F(Rollback, AfterAFailedApplyAndARetryReturnsToTheStateBeforeTheFirst) {
   auto retry = apply();
   ASSERT_EQ(retry.status, 0) << retry.err << retry.out;
   pos(retry.out, "is not rolled back: its undo record is extended");
+  pos(retry.out, "`nfsrdma-server rollback` restores the state before the apply of ");
 
   auto rb = rollback();
   ASSERT_EQ(rb.status, 0) << rb.out;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/BenchCommands.h"
 #include "bench/FileCli.h"
 
 namespace nfsrdma::bench {
@@ -56,6 +57,23 @@ TEST(BenchCli, OutputPathIsCheckedBeforeARun) {
     EXPECT_EQ(std::string(e.what()),
               "--html " + missing + ": directory " + (dir / "nfsrdma-no-such-dir").string() + " does not exist");
   }
+}
+
+// compare, like file, refuses --rwmixread when no profile is randrw (it
+// had run 4k-randwrite as a 70/30 mix and shown only its write row).
+TEST(BenchCli, CompareRefusesRwmixreadWithoutRandrw) {
+  std::vector<std::string> args = {"compare", "--target", "here=path:" + std::filesystem::temp_directory_path().string(),
+                                   "--profiles", "4k-randwrite", "--rwmixread", "70"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStderr();
+  const int status = runCompareCommand(static_cast<int>(argv.size()), argv.data());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only, and the profile is "
+                     "4k-randwrite"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace

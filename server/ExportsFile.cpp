@@ -11,7 +11,7 @@ namespace nfsrdma::server {
 namespace {
 
 // Flag options and options that take a value, as exports(5) lists them.
-constexpr std::array<std::string_view, 30> kFlagOptions = {"rw",
+constexpr std::array<std::string_view, 31> kFlagOptions = {"rw",
                                                            "ro",
                                                            "sync",
                                                            "async",
@@ -34,6 +34,7 @@ constexpr std::array<std::string_view, 30> kFlagOptions = {"rw",
                                                            "all_squash",
                                                            "no_all_squash",
                                                            "mp",
+                                                           "mountpoint",
                                                            "pnfs",
                                                            "no_pnfs",
                                                            "security_label",
@@ -41,8 +42,8 @@ constexpr std::array<std::string_view, 30> kFlagOptions = {"rw",
                                                            "acl",
                                                            "nordirplus",
                                                            "rdirplus"};
-constexpr std::array<std::string_view, 8> kValueOptions = {
-    "fsid", "anonuid", "anongid", "sec", "refer", "replicas", "mp", "xprtsec"};
+constexpr std::array<std::string_view, 9> kValueOptions = {
+    "fsid", "anonuid", "anongid", "sec", "refer", "replicas", "mp", "mountpoint", "xprtsec"};
 
 bool isAllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
@@ -66,7 +67,7 @@ std::string checkOption(std::string_view option) {
   if (std::find(kValueOptions.begin(), kValueOptions.end(), key) == kValueOptions.end()) {
     return "unknown export option '" + std::string(key) +
            "=' (expected fsid=, anonuid=, anongid=, sec=, refer=, "
-           "replicas=, mp=, xprtsec=)";
+           "replicas=, mp=, mountpoint=, xprtsec=)";
   }
   if (value.empty()) return "option '" + std::string(key) + "=' needs a value";
   if ((key == "anonuid" || key == "anongid") && !isAllDigits(value)) {

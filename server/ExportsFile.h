@@ -1,9 +1,12 @@
 // ExportsFile: an exports(5) file as data. The knfsd backend renders its own
-// /etc/exports.d/nfsrdma.exports from the YAML config and parses what is on
-// disk to show a diff; `doctor` parses it to find exports that RDMA clients
-// cannot mount without `insecure`. The parser accepts what exportfs accepts
-// (comments, backslash continuations, quoted paths, \040 escapes, a leading
-// "-opts" default list, bare hosts) and rejects unknown options by position.
+// /etc/exports.d/nfsrdma.exports from the YAML config (plan diffs that text
+// with what is on disk; doctor reads the kernel's live table). The parser is
+// the tests' check that what we render reads back as written; it accepts the
+// common exportfs forms (comments, backslash continuations, quoted paths,
+// \040 escapes, a leading "-opts" default list, bare hosts) and rejects
+// unknown options by position, but it is not exportfs: a '#' inside an
+// unquoted path ends it, and a continuation right after a bare host or a
+// "-opts" list is not joined.
 #pragma once
 
 #include <stdexcept>

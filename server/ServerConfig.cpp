@@ -94,7 +94,8 @@ class Reader {
 };
 
 bool validHostName(const std::string& h) {
-  if (h.empty()) return false;
+  // A leading '-' would make exportfs read the host as a default options list.
+  if (h.empty() || h.front() == '-') return false;
   return std::all_of(h.begin(), h.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) ||
            std::string_view("*?.-_:/@[]").find(c) != std::string_view::npos;

@@ -186,6 +186,11 @@ const std::vector<BadCase> kCases = {
      {},
      "{cfg}:6:15: exports[0].clients[1] host 'bad host!' is not a host, network (10.0.0.0/24), "
      "wildcard (*) or @netgroup"},
+    {"HostLikeAnOptionList",
+     CLIENT("") "      - host: '-ro'\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '-ro' is not a host, network (10.0.0.0/24), "
+     "wildcard (*) or @netgroup"},
     {"DuplicateHost",
      CLIENT("") "      - host: 10.0.0.0/24\n",
      {},

@@ -103,3 +103,11 @@ TEST(ExportsFile, ErrorsNameLineAndColumn) {
   EXPECT_EQ(errorOf("/srv *(rw)x(ro)\n"),
             "exports:1:11: expected a blank after ')' before the next client");
 }
+
+// exports(5) spells the mount point option mountpoint or mp, bare or with a path.
+TEST(ExportsFile, MountpointIsAnOption) {
+  for (const char* o : {"mp", "mountpoint", "mp=/srv", "mountpoint=/srv"}) {
+    EXPECT_TRUE(nfsrdma::server::isKnownExportOption(o)) << o;
+  }
+  EXPECT_FALSE(nfsrdma::server::isKnownExportOption("mountpoints"));
+}

@@ -163,6 +163,17 @@ std::vector<std::string> boundsReachedLines(const CompareReport& r) {
   return out;
 }
 
+std::vector<std::string> commitLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
+      out.push_back(fmt("%s %s: %.3f s of writes + %.0f ms COMMIT/fsync", c.target.c_str(), c.profile.c_str(),
+                        c.seconds, c.commitSeconds * 1e3));
+    }
+  }
+  return out;
+}
+
 std::string formatCompareText(const CompareReport& r) {
   // Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
   // column when unavailable, then ratios.
@@ -241,16 +252,9 @@ std::string formatCompareText(const CompareReport& r) {
   out += rule + "\n";
   for (const auto& l : lines) out += render(l, false);
   out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
-  std::string commits;
-  for (const auto& c : r.cells) {
-    if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
-      commits += fmt(" - %s %s: %.3f s of writes + %.0f ms COMMIT/fsync\n", c.target.c_str(), c.profile.c_str(), c.seconds,
-                     c.commitSeconds * 1e3);
-    }
-  }
-  if (!commits.empty()) {
-    out += "\n Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS = "
-           "bytes / (window + commit)\n" + commits;
+  if (const auto commits = commitLines(r); !commits.empty()) {
+    out += std::string("\n ") + kCommitHeading + "\n";
+    for (const auto& c : commits) out += " - " + c + "\n";
   }
   if (!footnotes.empty()) {
     out += "\n Flags: figures above what bounds them\n";

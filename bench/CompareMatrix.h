@@ -124,6 +124,12 @@ std::string baselineChangeText(const CompareCell& c);
 std::vector<std::string> errorLines(const CompareReport& r);
 // the Bounds reached section (info flags): "nfs-rdma <message>".
 std::vector<std::string> boundsReachedLines(const CompareReport& r);
+// the commit section: "nfs-tcp 4m-write: 1.023 s of writes + 192 ms COMMIT/fsync",
+// under kCommitHeading.
+inline constexpr const char* kCommitHeading =
+    "Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS = "
+    "bytes / (window + commit)";
+std::vector<std::string> commitLines(const CompareReport& r);
 
 // JSON document "nfsrdma-bench-compare/1" and back. parseCompareJson throws
 // std::runtime_error naming what is missing.

@@ -163,6 +163,11 @@ std::string renderHtmlReport(const CompareReport& r) {
     for (const auto& e : errors) h += "<li class=\"flag\">" + htmlEscape(e) + "</li>\n";
     h += "</ul>\n";
   }
+  if (const auto commits = commitLines(r); !commits.empty()) {
+    h += "<h2>Commit</h2>\n<p>" + htmlEscape(kCommitHeading) + "</p>\n<ul id=\"commits\">\n";
+    for (const auto& c : commits) h += "<li>" + htmlEscape(c) + "</li>\n";
+    h += "</ul>\n";
+  }
   if (!footnotes.empty()) {
     h += "<h2>Flags</h2>\n<ol id=\"flags\">\n";
     for (std::size_t i = 0; i < footnotes.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench/CompareConditions.h"
+#include "bench/HtmlReport.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -216,6 +217,10 @@ TEST(CompareConditions, WriteCellsCountTheirCommit) {
   EXPECT_NEAR(compareFromJson(parseJson(json)).cells.at(0).commitSeconds, 0.137, 1e-9);
   const std::string text = formatCompareText(report);
   EXPECT_NE(text.find("nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync"), std::string::npos) << text;
+  // The HTML report says the same.
+  const std::string html = renderHtmlReport(report);
+  EXPECT_NE(html.find("<li>nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync</li>"), std::string::npos)
+      << html;
 
   // The read side of a mixed run is not stretched by the writes' COMMIT.
   r.dir[0] = r.dir[1];

@@ -43,6 +43,34 @@ void fsyncDir(const fs::path& dir) {
   if (rc != 0) fail("cannot fsync directory", dir, err);
 }
 
+// Where a chain of symlinks at path ends. Absolute targets are read inside
+// root, so a --root staging tree never leads a write to the live host; a
+// chain that leaves root, dangles or loops is an error naming the link.
+fs::path followSymlinks(const fs::path& path, const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_symlink(path, ec)) return path;
+  const fs::path first = fs::read_symlink(path, ec);
+  fs::path p = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    if (!fs::is_symlink(p, ec)) {
+      if (!fs::exists(p, ec)) {
+        throw std::runtime_error("cannot write " + path.string() + ": it is a symlink to " + first.string() +
+                                 ", which cannot be resolved (No such file or directory)");
+      }
+      return p;
+    }
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) fail("cannot read symlink", p, ec.value());
+    p = (target.is_absolute() ? root / target.relative_path() : p.parent_path() / target).lexically_normal();
+    const fs::path inside = p.lexically_relative(root);
+    if (inside.empty() || *inside.begin() == "..") {
+      throw std::runtime_error("cannot write " + path.string() + ": it is a symlink to " + first.string() +
+                               ", which leads outside " + root.string());
+    }
+  }
+  throw std::runtime_error("cannot write " + path.string() + ": too many levels of symbolic links");
+}
+
 }  // namespace
 
 std::optional<std::string> readFileIfExists(const fs::path& path) {
@@ -55,21 +83,13 @@ std::optional<std::string> readFileIfExists(const fs::path& path) {
   return ss.str();
 }
 
-void writeFileAtomically(const fs::path& linkOrPath, const std::string& content, fs::perms mode) {
+void writeFileAtomically(const fs::path& linkOrPath, const std::string& content, fs::perms mode,
+                         const fs::path& root) {
   // Through a symlink (an /etc/nfs.conf kept elsewhere by the admin or by
   // configuration management) the file it points to is replaced, next to
   // itself: renaming over the link would turn it into a copy.
+  const fs::path path = followSymlinks(linkOrPath, root);
   std::error_code ec;
-  fs::path path = linkOrPath;
-  if (fs::is_symlink(linkOrPath, ec)) {
-    path = fs::canonical(linkOrPath, ec);
-    if (ec) {
-      const std::string why = ec.message();
-      throw std::runtime_error("cannot write " + linkOrPath.string() + ": it is a symlink to " +
-                               fs::read_symlink(linkOrPath, ec).string() + ", which cannot be resolved (" + why +
-                               ")");
-    }
-  }
   const fs::path dir = path.parent_path();
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());

@@ -19,9 +19,12 @@ std::optional<std::string> readFileIfExists(const std::filesystem::path& path);
 // Replaces `path` with `content` atomically (temp + fsync + rename + dir
 // fsync), creating parent directories. Keeps the mode of an existing file,
 // else uses `mode`. A symlink is followed: the file it points to is replaced
-// and the link stays. Throws std::runtime_error naming the path and errno text.
+// and the link stays; an absolute link target is read inside `root` (the
+// HostPaths root), and a link leading outside it is refused. Throws
+// std::runtime_error naming the path and errno text.
 void writeFileAtomically(const std::filesystem::path& path, const std::string& content,
-                         std::filesystem::perms mode = std::filesystem::perms(0644));
+                         std::filesystem::perms mode = std::filesystem::perms(0644),
+                         const std::filesystem::path& root = "/");
 
 // Copies `path` to `backupDir/<file name>.<timestamp>` (atomically) and
 // returns the backup's path; nullopt when `path` does not exist.

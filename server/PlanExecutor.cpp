@@ -237,7 +237,7 @@ class UndoLog {
     }
     e << YAML::EndSeq << YAML::EndMap;
     writeFileAtomically(paths_.resolve(HostPaths::kLastApply), std::string(e.c_str()) + "\n",
-                        fs::perms(0600));
+                        fs::perms(0600), paths_.root());
   }
 
  private:
@@ -284,7 +284,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
         u.backup = (fs::path(HostPaths::kBackupDir) / b->filename()).string();
       }
       undo.add(u);  // recorded before the write: a failed write is still undone
-      writeFileAtomically(real, c.after);
+      writeFileAtomically(real, c.after, fs::perms(0644), paths.root());
       break;
     }
     case ChangeKind::KernelValue:
@@ -339,7 +339,7 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
   if (u.existed) {
     auto content = readFileIfExists(paths.resolve(u.backup));
     if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
-    writeFileAtomically(real, *content);
+    writeFileAtomically(real, *content, fs::perms(0644), paths.root());
     out << "  restored " << u.path << " from " << u.backup << "\n";
   } else {
     std::error_code ec;
@@ -398,7 +398,7 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
   }
   if (dryRun) return;
   backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
-  writeFileAtomically(real, conf.text());
+  writeFileAtomically(real, conf.text(), fs::perms(0644), paths.root());
 }
 
 // Undoes one recorded step (or, for a dry run, says what it would do).

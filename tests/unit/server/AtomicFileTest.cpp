@@ -51,4 +51,35 @@ TEST(AtomicFile, DanglingSymlinkIsAnErrorNamingItsTarget) {
   EXPECT_TRUE(fs::is_symlink(host.root / "etc/nfs.conf"));
 }
 
+// In a --root staging tree an absolute link target is read inside the tree:
+// a copied /etc/nfs.conf -> /etc/nfs/nfs.conf edits the tree's file, never
+// the live host's; a link that climbs out of the tree is refused.
+TEST(AtomicFile, AbsoluteLinkIsFollowedInsideTheRoot) {
+  StagedHost host;
+  host.write("etc/nfs/nfs.conf", "[nfsd]\nthreads=8\n");
+  fs::remove(host.root / "etc/nfs.conf");
+  fs::create_symlink("/etc/nfs/nfs.conf", host.root / "etc/nfs.conf");
+  writeFileAtomically(host.root / "etc/nfs.conf", "[nfsd]\nthreads=16\n", fs::perms(0644), host.root);
+  EXPECT_EQ(host.read("etc/nfs/nfs.conf"), "[nfsd]\nthreads=16\n");
+  EXPECT_TRUE(fs::is_symlink(host.root / "etc/nfs.conf"));
+}
+
+TEST(AtomicFile, LinkLeavingTheRootIsRefused) {
+  StagedHost host;
+  StagedHost outside;  // another tree standing for the live host
+  outside.write("victim.conf", "untouched\n");
+  fs::remove(host.root / "etc/nfs.conf");
+  const fs::path target = fs::relative(outside.root / "victim.conf", host.root / "etc");
+  fs::create_symlink(target, host.root / "etc/nfs.conf");
+  try {
+    writeFileAtomically(host.root / "etc/nfs.conf", "x\n", fs::perms(0644), host.root);
+    ADD_FAILURE() << "wrote through a link out of the root";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + (host.root / "etc/nfs.conf").string() +
+                                         ": it is a symlink to " + target.string() + ", which leads outside " +
+                                         host.root.string());
+  }
+  EXPECT_EQ(outside.read("victim.conf"), "untouched\n");
+}
+
 }  // namespace

@@ -158,8 +158,15 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     // order; a host no block matches gets no access (as with knfsd).
     for (const ClientSpec& c : e.clients) {
       // The rendered ganesha.conf has Kerberos off and SecType = sys: a
-      // client that asks for another flavor would silently get sys.
-      for (const std::string& flavor : c.sec) {
+      // client that asks for another flavor (by its sec key or a sec= in
+      // options, colon-separated) would silently get sys.
+      std::vector<std::string> flavors = c.sec;
+      for (const std::string& o : c.extraOptions) {
+        if (o.rfind("sec=", 0) != 0) continue;
+        std::istringstream list(o.substr(4));
+        for (std::string f; std::getline(list, f, ':');) flavors.push_back(f);
+      }
+      for (const std::string& flavor : flavors) {
         if (flavor != "sys") {
           throw ConfigError(cfg.source + ":" + std::to_string(c.mark.line) + ":" + std::to_string(c.mark.column) +
                             ": export '" + e.path + "' client '" + c.host + "' asks for sec=" + flavor +

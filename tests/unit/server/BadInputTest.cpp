@@ -331,6 +331,11 @@ const std::vector<BadCase> kCases = {
      {"serve", "--dry-run", "{cfg}"},
      "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5p; serve (nfs-ganesha "
      "without Kerberos) serves sec=sys only"},
+    {"ServeKerberosThroughOptions",
+     CLIENT("options: [sec=sys:krb5i]"),
+     {"serve", "--dry-run", "{cfg}"},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5i; serve (nfs-ganesha "
+     "without Kerberos) serves sec=sys only"},
     {"ServeBadPort",
      EXPORT_OK,
      {"serve", "--port", "99999", "{cfg}"},

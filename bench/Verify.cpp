@@ -105,7 +105,7 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
       // A unit of a run without --verify carries no pattern but has its
       // own checksum and place: intact and where it belongs, it passes.
       if (got[0] == kUnverifiedMagic && checksum(got) == got[kHeaderWords] && got[1] == off &&
-          (got[2] & 0xFFFFFFFFULL) == fileId) {
+          got[2] == ((static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId) && got[3] == seed) {
         continue;
       }
     }
@@ -133,7 +133,7 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
       } else if (got[1] != off || (got[2] & 0xFFFFFFFFULL) != fileId) {
         m.kind = "misplaced block: intact data of file " + std::to_string(got[2] & 0xFFFFFFFFULL) + " offset " +
                  std::to_string(got[1]);
-      } else if (got[0] == kMagic && got[3] != seed) {
+      } else if (got[3] != seed) {
         m.kind = "written with seed " + std::to_string(got[3]);
       } else {
         m.kind = "differs from the pattern";

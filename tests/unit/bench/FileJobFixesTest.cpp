@@ -128,6 +128,14 @@ TEST(FileJobFixes, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   ASSERT_EQ(corrupt.first.size(), 1U);
   EXPECT_EQ(corrupt.first.front().kind, "payload corrupt (checksum mismatch)");
   EXPECT_EQ(corrupt.first.front().firstBadByte, b.offset + kVerifyUnit);  // no reference: the unit
+  // The header words outside the checksum are checked too: a flipped seed
+  // byte, or the same data read back under another seed, is found.
+  std::vector<std::uint8_t> seedFlipped(b.buf.begin(), b.buf.end());
+  seedFlipped[24] ^= 0x01;
+  VerifyStats header;
+  EXPECT_EQ(checkPattern(seedFlipped, s.options.seed, 3, b.offset, header), 1U);
+  VerifyStats otherSeed;
+  EXPECT_EQ(checkPattern(b.buf, s.options.seed + 1, 3, b.offset, otherSeed), b.buf.size() / kVerifyUnit);
 }
 
 // A mixed job without --verify keeps its write buffers apart from the read

@@ -262,6 +262,10 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
                                const std::string& file, const ReadWorkload& w, std::size_t maxRead) {
   ReadMeasurement m;
   m.client = "libnfs";
+  // Declared before the context: destroying a context with reads still out
+  // (after an error or the hard stop) calls their callbacks, which use these.
+  LibnfsRun run;
+  OffsetSource offsets(w);
   std::unique_ptr<nfs_context, decltype(&nfs_destroy_context)> nfs(nfs_init_context(), nfs_destroy_context);
   if (!nfs) throw std::runtime_error("libnfs: nfs_init_context failed");
   const std::string url = "nfs://" + host + joinPath(exportPath, file) + "?version=4&nfsport=" + std::to_string(port);
@@ -275,8 +279,6 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
   if (nfs_open(nfs.get(), parsed->file, O_RDONLY, &fh) != 0) {
     throw std::runtime_error("libnfs: open " + url + ": " + nfs_get_error(nfs.get()));
   }
-  LibnfsRun run;
-  OffsetSource offsets(w);
   run.nfs = nfs.get();
   run.fh = fh;
   run.w = &w;

@@ -27,7 +27,8 @@ struct ClientOptions {
   // faster, but only safe when every buffer stays mapped for the client's
   // life (the pool is keyed by address and the server keeps its rkey). A
   // call that times out takes its registrations out of the pool, so the
-  // server loses access to its buffer as in per-call mode.
+  // server loses access to its buffer as in per-call mode, unless another
+  // call in flight uses the same pages (then when that call ends).
   bool perIoRegistration = true;
   bool memregGiven = false;  // the URL said memreg=
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses

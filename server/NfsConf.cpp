@@ -247,12 +247,20 @@ bool NfsConf::set(std::string_view section, std::string_view key, std::string_vi
     return true;
   }
   const std::string assignment = std::string(key) + "=" + std::string(value) + "\n";
-  if (!lastHeader) {
+  // nfs-utils ignores a last line without a newline: ours goes before it, so
+  // it stays last, unterminated and ignored (ending it would switch it on).
+  const std::size_t end = !lines_.empty() && lines_.back().back() != '\n' ? lines_.size() - 1 : lines_.size();
+  auto insertAt = [&](std::size_t at, const std::string& text) {
     std::string prefix;
-    if (!lines_.empty() && lines_.back().back() != '\n') lines_.back() += "\n";
-    if (!lines_.empty() && !trim(lines_.back()).empty()) prefix = "\n";
-    lines_.push_back(prefix + "[" + std::string(section) + "]\n");
-    lines_.push_back(assignment);
+    if (at > 0) {
+      const std::string& prev = lines_[at - 1];
+      if (prev.size() >= 2 && prev[prev.size() - 2] == '\\') prefix = "\n";  // would join ours
+    }
+    lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(at), prefix + text);
+  };
+  if (!lastHeader) {
+    const bool afterText = end > 0 && !trim(lines_[end - 1]).empty();
+    insertAt(end, std::string(afterText ? "\n" : "") + "[" + std::string(section) + "]\n" + assignment);
     return true;
   }
   // After the last non-blank line of the last [section].
@@ -261,11 +269,7 @@ bool NfsConf::set(std::string_view section, std::string_view key, std::string_vi
     if (l->kind == Logical::Kind::Header) break;
     if (l->kind != Logical::Kind::Blank) after = l->last;
   }
-  std::string prefix;
-  std::string& prev = lines_[after];
-  if (prev.back() != '\n') prev += "\n";  // an unterminated last line
-  else if (prev.size() >= 2 && prev[prev.size() - 2] == '\\') prefix = "\n";  // would join ours
-  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(after) + 1, prefix + assignment);
+  insertAt(std::min(after + 1, end), assignment);
   return true;
 }
 

@@ -40,10 +40,14 @@ TEST(NfsConf, AddsMissingKeysAtTheEndOfTheSection) {
             "[general]\nx=1\n\n[nfsd]\n# rdma=n\nrdma=y\nrdma-port=20049\n\n[mountd]\ny=2");
 }
 
-TEST(NfsConf, AddsTheSectionWhenAbsentAndKeepsAMissingFinalNewline) {
+TEST(NfsConf, AddsTheSectionWhenAbsentBeforeAnUnterminatedLastLine) {
+  // nfs-utils ignores "x=1" without its newline; ending it would switch it on.
   NfsConf c("[general]\nx=1");
   EXPECT_TRUE(c.set("nfsd", "threads", "16"));
-  EXPECT_EQ(c.text(), "[general]\nx=1\n\n[nfsd]\nthreads=16\n");
+  EXPECT_EQ(c.text(), "[general]\n\n[nfsd]\nthreads=16\nx=1");
+  NfsConf terminated("[general]\nx=1\n");
+  EXPECT_TRUE(terminated.set("nfsd", "threads", "16"));
+  EXPECT_EQ(terminated.text(), "[general]\nx=1\n\n[nfsd]\nthreads=16\n");
   NfsConf empty("");
   empty.set("nfsd", "rdma", "y");
   EXPECT_EQ(empty.text(), "[nfsd]\nrdma=y\n");
@@ -151,7 +155,12 @@ TEST(NfsConf, WhatNfsUtilsIgnoresIsNotAValue) {
   NfsConf unterminated("[nfsd]\nthreads=8");
   EXPECT_EQ(unterminated.get("nfsd", "threads"), std::nullopt);  // nfsconf: unset
   EXPECT_TRUE(unterminated.set("nfsd", "threads", "16"));
-  EXPECT_EQ(unterminated.text(), "[nfsd]\nthreads=8\nthreads=16\n");
+  // Ours goes before it: ending that line would switch it on.
+  EXPECT_EQ(unterminated.text(), "[nfsd]\nthreads=16\nthreads=8");
+  NfsConf otherSection("[mountd]\nmanage-gids=y");
+  EXPECT_TRUE(otherSection.set("nfsd", "threads", "16"));
+  EXPECT_EQ(otherSection.text(), "[mountd]\n\n[nfsd]\nthreads=16\nmanage-gids=y");
+  EXPECT_EQ(otherSection.get("mountd", "manage-gids"), std::nullopt);  // still ignored, as nfsconf does
   // An empty value sets nothing: the one before stays.
   NfsConf empty("[nfsd]\nthreads=16\nthreads=\n");
   EXPECT_EQ(empty.get("nfsd", "threads"), "16");  // nfsconf: 16

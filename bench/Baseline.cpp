@@ -64,6 +64,14 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   }
   differs(out, "runtime", runLength(before), runLength(report));
   differs(out, "direct", directOf(before), directOf(report));
+  // Reads: the server's page cache each started with (unrecorded before
+  // compare managed it). Writes: whether the figure counts the commit.
+  if (c.direction == IoDirection::Read && !c.serverCache.empty()) {
+    differs(out, "server cache", old.serverCache.empty() ? "unrecorded" : old.serverCache, c.serverCache);
+  }
+  if (c.direction == IoDirection::Write && old.commitCounted != c.commitCounted) {
+    differs(out, "commit counted", old.commitCounted ? "yes" : "no", c.commitCounted ? "yes" : "no");
+  }
   return out;
 }
 

@@ -46,9 +46,14 @@ ServerCachePlan planServerCache(const std::vector<TargetSpec>& targets, bool dro
                                         ") is larger than the server's RAM (" + formatBytes(*serverMemoryBytes) +
                                         "), so no target can start with it cached" + why};
   }
+  // Unknown RAM (a remote server without --server-mem): the warm-up is still
+  // done, but that the set then stays cached is an assumption, said so.
+  const std::string unknownRam = serverMemoryBytes ? ""
+                                                   : "; the server's RAM is unknown (give --server-mem): a file set "
+                                                     "larger than it cannot stay cached, and 'warm' then overstates";
   return {CachePrep::Warm, "warm before every read cell of every target: the file set (" + formatBytes(workingSetBytes) +
                                ") is read once, untimed, so each starts with it in the server's page cache" +
-                               (dropRequested ? why : " (--drop-server-cache: every target starts cold)")};
+                               (dropRequested ? why : " (--drop-server-cache: every target starts cold)") + unknownRam};
 }
 
 ServerMemory serverMemoryOf(const std::vector<TargetSpec>& targets, std::optional<double> given,

@@ -434,6 +434,7 @@ CompareReport compareFromJson(const JsonValue& doc) {
     cell.ops = static_cast<std::uint64_t>(c.num("ops"));
     cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
     cell.seconds = c.num("run_s");
+    cell.commitCounted = c.find("commit_s") != nullptr;
     cell.commitSeconds = c.num("commit_s");
     cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
     cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));

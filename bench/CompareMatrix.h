@@ -46,6 +46,9 @@ struct CompareCell {
   // Writes: the COMMIT/fsync after the window that made them durable. The
   // write figures (MiB/s, IOPS) count it: bytes / (seconds + commitSeconds).
   double commitSeconds = 0;
+  // False for a cell read from a JSON written before write figures counted
+  // the commit (no commit_s): a baseline must not compare across that.
+  bool commitCounted = true;
   std::vector<std::pair<std::string, double>> clatUs;  // min, mean, max, p50 ... p99.99 in microseconds
   std::uint32_t blockSize = 0;
   std::uint32_t iodepth = 0;

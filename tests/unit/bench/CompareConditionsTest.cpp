@@ -100,6 +100,11 @@ TEST(CompareConditions, DropWhenAskedAndTheServerIsThisHostOtherwiseWarmAndSayWh
   EXPECT_NE(remote.description.find("remote (server 10.0.0.1) is not this host"), std::string::npos)
       << remote.description;
 
+  const ServerCachePlan unknownRam = planServerCache(mixed, false, "", 64.0 * 1048576, std::nullopt);
+  EXPECT_EQ(unknownRam.prep, CachePrep::Warm);
+  EXPECT_NE(unknownRam.description.find("the server's RAM is unknown (give --server-mem)"), std::string::npos)
+      << unknownRam.description;
+
   const ServerCachePlan huge = planServerCache(specs, false, "", 64 * kGiB, 16 * kGiB);
   EXPECT_EQ(huge.prep, CachePrep::FromOptions);
   EXPECT_NE(huge.description.find("larger than the server's RAM"), std::string::npos) << huge.description;

@@ -260,5 +260,28 @@ TEST(FileJobFixes, BaselineComparesOnlyCellsMeasuredUnderTheSameConditions) {
   EXPECT_EQ(now2.regressions(), 0U);
 }
 
+// A read cell that started cold is not compared with one that started warm
+// (nor with a baseline that did not record it), and a write figure that
+// counts its COMMIT is not compared with one from before it did.
+TEST(FileJobFixes, BaselineNamesCacheStateAndCommitCounting) {
+  CompareReport before = testing::fieldNotesReport();
+  CompareReport now = testing::fieldNotesReport();
+  before.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "dropped";
+  now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "warm";
+  now.cell("4k-randread", IoDirection::Read, "local")->serverCache = "warm";  // baseline: unrecorded
+  CompareCell* write = nullptr;
+  for (auto& c : now.cells) {
+    if (c.direction == IoDirection::Write && c.ran && write == nullptr) write = &c;
+  }
+  ASSERT_NE(write, nullptr);
+  before.cell(write->profile, IoDirection::Write, write->target)->commitCounted = false;
+  applyBaseline(now, before, "before.json", 10);
+  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->baselineConfigChange, "server cache dropped -> warm");
+  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "local")->baselineConfigChange,
+            "server cache unrecorded -> warm");
+  EXPECT_EQ(write->baselineConfigChange, "commit counted no -> yes");
+  EXPECT_FALSE(write->baselineMibPerSecond);
+}
+
 }  // namespace
 }  // namespace nfsrdma::bench

@@ -155,6 +155,54 @@ std::optional<Record> loadRecord(const fs::path& file) {
   return r;
 }
 
+// Writes the undo record (last-apply.yaml), atomically.
+void writeRecord(const HostPaths& paths, const Record& record) {
+  YAML::Emitter e;
+  e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record.appliedAt
+    << YAML::Key << "config" << YAML::Value << record.config;
+  if (!record.laterApplies.empty()) {
+    e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
+    for (const auto& [at, config] : record.laterApplies) {
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "at" << YAML::Value << at << YAML::Key
+        << "config" << YAML::Value << config << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
+  e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
+  for (const auto& u : record.steps) {
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << u.kind;
+    if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
+    if (u.kind == "file") {
+      e << YAML::Key << "existed" << YAML::Value << u.existed;
+      if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
+      if (u.perKey) {
+        e << YAML::Key << "keys" << YAML::Value << YAML::BeginSeq;
+        for (const auto& k : u.keys) {
+          e << YAML::Flow << YAML::BeginMap << YAML::Key << "section" << YAML::Value << k.section
+            << YAML::Key << "key" << YAML::Value << k.key;
+          if (k.before)
+            e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
+          e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << k.after
+            << YAML::EndMap;
+        }
+        e << YAML::EndSeq;
+      }
+    }
+    if (u.kind == "kernel")
+      e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
+    if (!u.name.empty()) e << YAML::Key << "name" << YAML::Value << u.name;
+    if (!u.argv.empty()) {
+      e << YAML::Key << "argv" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const auto& a : u.argv) e << a;
+      e << YAML::EndSeq;
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  writeFileAtomically(paths.resolve(HostPaths::kLastApply), std::string(e.c_str()) + "\n",
+                      fs::perms(0600), paths.root());
+}
+
 // The record apply writes as it goes. An apply after an apply that was not
 // rolled back (a retry after a failure, or a second config) extends that
 // record: each item keeps its earliest before-value and backup, so rollback
@@ -193,52 +241,7 @@ class UndoLog {
     }
     save();
   }
-  void save() const {
-    YAML::Emitter e;
-    e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record_.appliedAt
-      << YAML::Key << "config" << YAML::Value << record_.config;
-    if (!record_.laterApplies.empty()) {
-      e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
-      for (const auto& [at, config] : record_.laterApplies) {
-        e << YAML::Flow << YAML::BeginMap << YAML::Key << "at" << YAML::Value << at << YAML::Key
-          << "config" << YAML::Value << config << YAML::EndMap;
-      }
-      e << YAML::EndSeq;
-    }
-    e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
-    for (const auto& u : record_.steps) {
-      e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << u.kind;
-      if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
-      if (u.kind == "file") {
-        e << YAML::Key << "existed" << YAML::Value << u.existed;
-        if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
-        if (u.perKey) {
-          e << YAML::Key << "keys" << YAML::Value << YAML::BeginSeq;
-          for (const auto& k : u.keys) {
-            e << YAML::Flow << YAML::BeginMap << YAML::Key << "section" << YAML::Value << k.section
-              << YAML::Key << "key" << YAML::Value << k.key;
-            if (k.before)
-              e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
-            e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << k.after
-              << YAML::EndMap;
-          }
-          e << YAML::EndSeq;
-        }
-      }
-      if (u.kind == "kernel")
-        e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
-      if (!u.name.empty()) e << YAML::Key << "name" << YAML::Value << u.name;
-      if (!u.argv.empty()) {
-        e << YAML::Key << "argv" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (const auto& a : u.argv) e << a;
-        e << YAML::EndSeq;
-      }
-      e << YAML::EndMap;
-    }
-    e << YAML::EndSeq << YAML::EndMap;
-    writeFileAtomically(paths_.resolve(HostPaths::kLastApply), std::string(e.c_str()) + "\n",
-                        fs::perms(0600), paths_.root());
-  }
+  void save() const { writeRecord(paths_, record_); }
 
  private:
   const HostPaths& paths_;
@@ -541,6 +544,7 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   }
   out << ":\n";
   bool ok = true;
+  std::vector<Undo> failed;
   const std::vector<Undo>& steps = rec->steps;
   // Later steps of the same rank first: the reverse of the order they were made in.
   std::vector<std::size_t> order(steps.size());
@@ -554,6 +558,7 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
       undoStep(u, paths, runner, dryRun, ts, out);
     } catch (const std::exception& e) {
       ok = false;
+      failed.push_back(u);
       out << "  FAILED to undo " << u.kind << " " << (u.path.empty() ? u.name : u.path) << ": "
           << e.what() << "\n";
     }
@@ -564,6 +569,14 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
     if (ec) {
       ok = false;
       out << "  FAILED to retire " << record.string() << ": " << ec.message() << "\n";
+    } else if (!failed.empty()) {
+      // What could not be undone stays recorded, so a rollback after the
+      // cause is fixed finishes the job instead of finding nothing to do.
+      Record rest = *rec;
+      rest.steps = failed;
+      writeRecord(paths, rest);
+      out << "  the " << failed.size() << " step(s) that failed stay recorded in " << record.string()
+          << ": fix what they name and run rollback again\n";
     }
   }
   out << (ok ? "Rollback complete.\n" : "Rollback finished with failures (above).\n");

@@ -199,3 +199,29 @@ TEST_F(Rollback, AnNfsConfApplyCreatedStaysOnceItHoldsOtherSettings) {
   pos(edited.out, "(apply created the file; it stays, with the other settings)");
   EXPECT_EQ(host.read("etc/nfs.conf"), "[nfsd]\n\n[statd]\nport=662\n");
 }
+
+// A step rollback cannot undo stays recorded: once its cause is fixed, a
+// second rollback finishes the job instead of finding nothing to roll back.
+TEST_F(Rollback, AStepThatFailedStaysRecordedForTheNextRollback) {
+  ASSERT_EQ(apply().status, 0);
+  const std::string versionsApplied = host.read("proc/fs/nfsd/versions");
+  ASSERT_NE(versionsApplied, pristine.at("proc/fs/nfsd/versions"));
+  // The versions file cannot be written (a directory where procfs has a file).
+  std::filesystem::remove(host.root / "proc/fs/nfsd/versions");
+  host.mkdir("proc/fs/nfsd/versions");
+  auto first = rollback();
+  EXPECT_EQ(first.status, 1) << first.out;
+  pos(first.out, "FAILED to undo kernel /proc/fs/nfsd/versions");
+  pos(first.out, "the 1 step(s) that failed stay recorded in ");
+  expectPristine({"etc/nfs.conf"});  // the other steps were undone
+  ASSERT_TRUE(host.exists("var/lib/nfsrdma/last-apply.yaml")) << first.out;
+
+  std::filesystem::remove(host.root / "proc/fs/nfsd/versions");
+  host.write("proc/fs/nfsd/versions", versionsApplied);
+  auto second = rollback();
+  EXPECT_EQ(second.status, 0) << second.out;
+  pos(second.out, "Rollback complete.");
+  expectPristine({"proc/fs/nfsd/versions"});
+  auto third = rollback();
+  pos(third.out, "Nothing to roll back");
+}

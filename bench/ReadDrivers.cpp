@@ -50,6 +50,11 @@ class OffsetSource {
   std::atomic<std::uint64_t> cursor_{0};
 };
 
+std::string shortReadText(const char* client, std::uint64_t offset, std::size_t got, std::size_t asked) {
+  return std::string(client) + " pread at offset " + std::to_string(offset) + ": " + std::to_string(got) +
+         " bytes back, " + std::to_string(asked) + " asked";
+}
+
 }  // namespace
 
 ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w) {
@@ -91,11 +96,16 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
     for (std::size_t p = 0; p < pieces; ++p) {
       const std::size_t len = std::min(piece, w.blockSize - p * piece);
       client.preadAsync(f, std::span(buffers[i]).subspan(p * piece, len), base + p * piece,
-                        [&, i](const IoResult& r) {
-                          if (r.error) {
+                        [&, i, len, at = base + p * piece](const IoResult& r) {
+                          // A short read counts as a failure, as in the libnfs driver:
+                          // never as a whole block.
+                          if (r.error || r.bytes != len) {
                             slots[i].failed.store(true);
                             std::lock_guard lock(s.mu);
-                            if (s.error.empty()) s.error = r.error.message();
+                            if (s.error.empty()) {
+                              s.error = r.error ? r.error.message()
+                                                : shortReadText("nfsrdma", at, r.bytes, len);
+                            }
                           } else {
                             slots[i].bytes.fetch_add(r.bytes, std::memory_order_relaxed);
                           }
@@ -131,12 +141,13 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
     for (std::uint32_t k = 0; k < count; ++k) {
       reads[k] = {std::span(buffers[first + k]), offsets.next(rng[first + k])};
     }
-    client.preadvAsync(f, std::span(reads.data(), count), [&, g, first](std::size_t k, const IoResult& r) {
-      (void)k;
-      if (r.error) {
+    std::array<std::uint64_t, Client::kMaxReadsPerCompound> at{};
+    for (std::uint32_t k = 0; k < count; ++k) at[k] = reads[k].offset;
+    client.preadvAsync(f, std::span(reads.data(), count), [&, g, first, at](std::size_t k, const IoResult& r) {
+      if (r.error || r.bytes != w.blockSize) {
         slots[first].failed.store(true);
         std::lock_guard lock(s.mu);
-        if (s.error.empty()) s.error = r.error.message();
+        if (s.error.empty()) s.error = r.error ? r.error.message() : shortReadText("nfsrdma", at[k], r.bytes, w.blockSize);
       } else {
         s.ops.fetch_add(1, std::memory_order_relaxed);
         s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
@@ -216,8 +227,8 @@ void libnfsDone(int status, nfs_context*, void* data, void* priv) {
   if (status < 0 || static_cast<std::size_t>(status) != piece.len) {
     if (run.error.empty()) {
       run.error = status < 0 ? std::string("libnfs pread: ") + static_cast<const char*>(data)
-                             : "libnfs pread at offset " + std::to_string(slot.offset + piece.at) + ": " +
-                                   std::to_string(status) + " bytes back, " + std::to_string(piece.len) + " asked";
+                             : shortReadText("libnfs", slot.offset + piece.at, static_cast<std::size_t>(status),
+                                             piece.len);
     }
     slot.failed = true;
   } else {

@@ -53,7 +53,7 @@ ServerCachePlan planServerCache(const std::vector<TargetSpec>& targets, bool dro
                                                      "larger than it cannot stay cached, and 'warm' then overstates";
   return {CachePrep::Warm, "warm before every read cell of every target: the file set (" + formatBytes(workingSetBytes) +
                                ") is read once, untimed, so each starts with it in the server's page cache" +
-                               (dropRequested ? why : " (--drop-server-cache: every target starts cold)") + unknownRam};
+                               (dropRequested ? why : " (with --drop-server-cache every target would start cold instead)") + unknownRam};
 }
 
 ServerMemory serverMemoryOf(const std::vector<TargetSpec>& targets, std::optional<double> given,

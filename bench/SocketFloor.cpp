@@ -99,16 +99,22 @@ bool sendRecord(int fd, std::vector<std::uint8_t>& head, std::vector<std::uint8_
 // The server's side: sends records on schedule until stop is set or the
 // connection goes away.
 void sendRecords(int listener, std::size_t pieceSize, std::size_t pieces, double opsPerSecond,
-                 const std::atomic<bool>& stop) {
+                 const std::atomic<Clock::rep>& startAt, const std::atomic<bool>& stop) {
   Fd fd(::accept(listener, nullptr, nullptr));
   if (fd.get() < 0) return;
+  // The schedule starts when the receiver's window does: a record sent
+  // before it would be counted in a window that did not pay for its wait.
+  while (startAt.load() == 0) {
+    if (stop.load()) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
   std::vector<std::uint8_t> head(4 + kReplyHeadBytes, 0);
   const auto recordLength = static_cast<std::uint32_t>(kReplyHeadBytes + pieceSize);
   const std::uint32_t mark = htonl(0x80000000U | recordLength);  // last fragment
   std::memcpy(head.data(), &mark, sizeof mark);
   std::vector<std::uint8_t> block(pieceSize, 0x5a);
   const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opsPerSecond));
-  auto next = Clock::now();
+  auto next = Clock::time_point(Clock::duration(startAt.load()));
   while (!stop.load(std::memory_order_relaxed)) {
     const auto now = Clock::now();
     if (next > now) std::this_thread::sleep_until(next);
@@ -146,7 +152,8 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   const std::size_t piece = maxRead > 0 ? std::min<std::size_t>(w.blockSize, maxRead) : w.blockSize;
   const std::size_t pieces = (w.blockSize + piece - 1) / piece;
   std::atomic<bool> stop{false};
-  std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(stop));
+  std::atomic<Clock::rep> startAt{0};
+  std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(startAt), std::cref(stop));
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     m.error = errnoText("socket floor: connect to 127.0.0.1");
@@ -161,6 +168,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   std::vector<std::uint8_t> block(w.blockSize);
   const double cpu0 = threadCpuSeconds();
   const auto start = Clock::now();
+  startAt.store(std::max<Clock::rep>(start.time_since_epoch().count(), 1));
   const auto deadline = start + w.runtime;
   while (Clock::now() < deadline) {
     errno = 0;  // recv at end of stream returns 0 and leaves errno alone

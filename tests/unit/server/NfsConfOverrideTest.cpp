@@ -17,6 +17,7 @@
 
 using nfsrdma::server::EffectiveNfsConf;
 using nfsrdma::server::HostPaths;
+using nfsrdma::server::testing::replaced;
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
 
@@ -34,13 +35,6 @@ const char* kConfig =
     "rdma:\n"
     "  device: rxe0\n"
     "  netdev: eth0\n";
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto p = text.find(from);
-  EXPECT_NE(p, std::string::npos) << "no '" << from << "' in:\n" << text;
-  if (p != std::string::npos) text.replace(p, from.size(), to);
-  return text;
-}
 
 bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;

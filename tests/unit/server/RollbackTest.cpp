@@ -14,6 +14,7 @@
 #include "tests/unit/server/ToolRunner.h"
 
 using nfsrdma::server::testing::pos;
+using nfsrdma::server::testing::replaced;
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
 using nfsrdma::server::testing::ToolRun;
@@ -65,14 +66,9 @@ class Rollback : public ::testing::Test {
   // commented default switched on, a section added.
   void editNfsConfLikeAnAdmin() const {
     std::string conf = host.read("etc/nfs.conf");
-    replaceOnce(conf, "threads=16\n", "threads=32\n");
-    replaceOnce(conf, "# manage-gids=n\n", "manage-gids=y\n");
+    conf = replaced(conf, "threads=16\n", "threads=32\n");
+    conf = replaced(conf, "# manage-gids=n\n", "manage-gids=y\n");
     host.write("etc/nfs.conf", conf + "\n[statd]\nport=662\n");
-  }
-  static void replaceOnce(std::string& text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << "no '" << from << "' in:\n" << text;
-    text.replace(at, from.size(), to);
   }
   // Each file has the bytes it had before the first apply.
   void expectPristine(std::initializer_list<const char*> files) const {
@@ -172,8 +168,8 @@ TEST_F(Rollback, KeepsNfsConfEditsMadeAfterApply) {
   pos(rb.out, "set [nfsd] lease-time = 90 (as before apply)");
   pos(rb.out, "kept [nfsd] threads = 32: changed since apply wrote 16 (before apply: absent)");
   std::string want = pristine.at("etc/nfs.conf");
-  replaceOnce(want, "# rdma-port=20049\n", "# rdma-port=20049\nthreads=32\n");
-  replaceOnce(want, "# manage-gids=n\n", "manage-gids=y\n");
+  want = replaced(want, "# rdma-port=20049\n", "# rdma-port=20049\nthreads=32\n");
+  want = replaced(want, "# manage-gids=n\n", "manage-gids=y\n");
   EXPECT_EQ(host.read("etc/nfs.conf"), want + "\n[statd]\nport=662\n");
   bool backupKept = false;
   for (const auto& [path, content] : host.snapshot()) {

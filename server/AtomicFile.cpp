@@ -118,15 +118,23 @@ void writeFileAtomically(const fs::path& linkOrPath, const std::string& content,
   }
 }
 
+fs::path firstUnusedPath(const fs::path& base) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(base, ec))) return base;
+  // Bounded: a directory with this many runs in one second is not a real host.
+  for (int i = 1; i <= 100000; ++i) {
+    fs::path candidate = base;
+    candidate += "." + std::to_string(i);
+    if (!fs::exists(fs::symlink_status(candidate, ec))) return candidate;
+  }
+  throw std::runtime_error("no free name for " + base.string() + " (tried .1 to .100000)");
+}
+
 std::optional<fs::path> backupFile(const fs::path& path, const fs::path& backupDir,
                                    const std::string& timestamp) {
   auto content = readFileIfExists(path);
   if (!content) return std::nullopt;
-  fs::path target = backupDir / (path.filename().string() + "." + timestamp);
-  // Two backups in the same second get a counter rather than overwriting.
-  for (int i = 1; i < 1000 && fs::exists(target); ++i) {
-    target = backupDir / (path.filename().string() + "." + timestamp + "." + std::to_string(i));
-  }
+  const fs::path target = firstUnusedPath(backupDir / (path.filename().string() + "." + timestamp));
   writeFileAtomically(target, *content, fs::perms(0600));
   return target;
 }

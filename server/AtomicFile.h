@@ -26,8 +26,14 @@ void writeFileAtomically(const std::filesystem::path& path, const std::string& c
                          std::filesystem::perms mode = std::filesystem::perms(0644),
                          const std::filesystem::path& root = "/");
 
-// Copies `path` to `backupDir/<file name>.<timestamp>` (atomically) and
-// returns the backup's path; nullopt when `path` does not exist.
+// `base` when nothing is there, else the first free `base.1`, `base.2`, ...:
+// names made from a timestamp collide when two runs share a second, and a
+// backup or retired record must never replace an older one.
+std::filesystem::path firstUnusedPath(const std::filesystem::path& base);
+
+// Copies `path` to `backupDir/<file name>.<timestamp>` (atomically; a counter
+// is appended when that name is taken) and returns the backup's path;
+// nullopt when `path` does not exist.
 std::optional<std::filesystem::path> backupFile(const std::filesystem::path& path,
                                                 const std::filesystem::path& backupDir,
                                                 const std::string& timestamp);

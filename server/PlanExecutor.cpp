@@ -565,7 +565,9 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   }
   if (!dryRun) {
     std::error_code ec;
-    fs::rename(record, record.string() + ".rolled-back." + ts, ec);
+    // Two rollbacks in one second must not retire onto the same name: the
+    // older record would be lost.
+    fs::rename(record, firstUnusedPath(record.string() + ".rolled-back." + ts), ec);
     if (ec) {
       ok = false;
       out << "  FAILED to retire " << record.string() << ": " << ec.message() << "\n";

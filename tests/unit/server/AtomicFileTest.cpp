@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "server/AtomicFile.h"
 #include "tests/unit/server/StagedHost.h"
 
+using nfsrdma::server::backupFile;
+using nfsrdma::server::firstUnusedPath;
 using nfsrdma::server::writeFileAtomically;
 using nfsrdma::server::testing::StagedHost;
 namespace fs = std::filesystem;
@@ -80,6 +83,34 @@ TEST(AtomicFile, LinkLeavingTheRootIsRefused) {
                                          host.root.string());
   }
   EXPECT_EQ(outside.read("victim.conf"), "untouched\n");
+}
+
+// Backups named by the same second (two applies in a row) each keep their
+// own bytes: none replaces another.
+TEST(AtomicFile, BackupsInOneSecondAreAllKept) {
+  StagedHost host;
+  std::vector<fs::path> made;
+  for (const char* version : {"threads=1\n", "threads=2\n", "threads=3\n"}) {
+    host.write("etc/nfs.conf", version);
+    auto b = backupFile(host.root / "etc/nfs.conf", host.root / "backups", "20261130T120000Z");
+    ASSERT_TRUE(b.has_value());
+    made.push_back(*b);
+  }
+  EXPECT_EQ(made[0].filename(), "nfs.conf.20261130T120000Z");
+  EXPECT_EQ(made[1].filename(), "nfs.conf.20261130T120000Z.1");
+  EXPECT_EQ(made[2].filename(), "nfs.conf.20261130T120000Z.2");
+  EXPECT_EQ(host.read("backups/nfs.conf.20261130T120000Z"), "threads=1\n");
+  EXPECT_EQ(host.read("backups/nfs.conf.20261130T120000Z.2"), "threads=3\n");
+}
+
+// A dangling symlink takes the name too: writing there would go elsewhere.
+TEST(AtomicFile, FirstUnusedPathSkipsFilesAndLinks) {
+  StagedHost host;
+  const fs::path base = host.root / "var/rec";
+  EXPECT_EQ(firstUnusedPath(base), base);
+  host.write("var/rec", "a");
+  fs::create_symlink("nowhere", host.root / "var/rec.1");
+  EXPECT_EQ(firstUnusedPath(base).filename(), "rec.2");
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 // nfs.conf edited after the apply).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include <ctime>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
@@ -220,4 +223,39 @@ TEST_F(Rollback, AStepThatFailedStaysRecordedForTheNextRollback) {
   expectPristine({"proc/fs/nfsd/versions"});
   auto third = rollback();
   pos(third.out, "Nothing to roll back");
+}
+
+// Rollback retires the undo record under a name with the second it ran in.
+// A record retired earlier in that second (an apply and rollback just
+// before) keeps its name and bytes; the new one takes the next free name.
+TEST_F(Rollback, ARetiredRecordNeverReplacesAnEarlierOne) {
+  ASSERT_EQ(apply().status, 0);
+  // Every name this rollback could pick, for the next minute, is taken.
+  std::vector<std::string> taken;
+  const std::time_t now = std::time(nullptr);
+  for (std::time_t t = now - 1; t <= now + 60; ++t) {
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char ts[32];
+    std::strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+    taken.push_back(std::string("var/lib/nfsrdma/last-apply.yaml.rolled-back.") + ts);
+    host.write(taken.back(), "earlier record " + std::string(ts) + "\n");
+  }
+  const std::string record = host.read("var/lib/nfsrdma/last-apply.yaml");
+  auto rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  for (const std::string& f : taken) {
+    EXPECT_EQ(host.read(f), "earlier record " + f.substr(f.rfind('.') + 1) + "\n") << f;
+  }
+  std::size_t retired = 0;
+  for (const auto& e : std::filesystem::directory_iterator(host.root / "var/lib/nfsrdma")) {
+    const std::string name = e.path().filename().string();
+    if (name.find("last-apply.yaml.rolled-back.") == 0 && name.size() > 45 &&
+        name.compare(name.size() - 2, 2, ".1") == 0) {
+      ++retired;
+      EXPECT_EQ(host.read("var/lib/nfsrdma/" + name), record) << name;
+    }
+  }
+  EXPECT_EQ(retired, 1u);
+  EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
 }

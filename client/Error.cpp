@@ -19,6 +19,8 @@ class ClientCategory final : public std::error_category {
       case ClientErrc::kShutdown: return "client is shutting down";
       case ClientErrc::kInvalidArgument: return "invalid argument";
       case ClientErrc::kNoRdmaDevice: return "no RDMA device";
+      case ClientErrc::kRdmaChunkError:
+        return "the server could not use the call's chunks (it may have executed the call)";
     }
     return "unknown nfsrdma error " + std::to_string(ev);
   }

@@ -24,6 +24,7 @@ enum class ClientErrc {
   kShutdown,             // the client is closing; the call was not sent
   kInvalidArgument,      // bad URL, path or option given by the caller
   kNoRdmaDevice,         // the RDMA transport has no device to use
+  kRdmaChunkError,       // RDMA_ERROR ERR_CHUNK: the server may have executed the call
 };
 
 const std::error_category& clientCategory();

@@ -85,7 +85,10 @@ Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std:
     if (code == static_cast<std::uint32_t>(RdmaErrorCode::kChunk)) {
       out.error = RdmaErrorCode::kChunk;
       consumed = dec.position();
-      return makeError(ClientErrc::kRpcDenied, "RDMA_ERROR ERR_CHUNK: the server could not process our chunk lists");
+      // Not a rejection: Linux's svcrdma also sends ERR_CHUNK after the call
+      // ran, when the reply does not fit what the chunks offer, so the
+      // session must treat the call's slot as of unknown outcome.
+      return makeError(ClientErrc::kRdmaChunkError, "RDMA_ERROR ERR_CHUNK");
     }
     if (!dec.ok()) return bad("truncated RDMA_ERROR");
     return bad("RDMA_ERROR with unknown code " + std::to_string(code));

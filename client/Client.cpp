@@ -329,6 +329,11 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
 }
 
 void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
+  nfs4::UnstableWrites::CommitTicket ticket;
+  {
+    std::lock_guard lock(st.mu);
+    ticket = st.unstable.beginCommit();
+  }
   nfs4::Verifier committed{};
   check(run(
       [&](CompoundEncoder& c) {
@@ -343,13 +348,11 @@ void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
         return {};
       }));
   std::lock_guard lock(st.mu);
-  if (st.verifierChanged || (st.haveVerifier && committed != st.writeVerifier)) {
+  if (st.unstable.endCommit(ticket, committed) == nfs4::UnstableWrites::CommitOutcome::kLost) {
     throw NfsException(makeError(std::make_error_code(std::errc::io_error),
                                  what + ": the server restarted since the data was written (write verifier "
                                         "changed); unstable data was lost and must be written again"));
   }
-  st.haveVerifier = false;
-  st.unstableData = false;
 }
 
 void Client::close(OpenFile& file) {
@@ -364,7 +367,7 @@ void Client::close(OpenFile& file) {
   bool unstable;
   {
     std::lock_guard lock(st.mu);
-    unstable = st.unstableData;
+    unstable = st.unstable.owed();
   }
   // CLOSE even when COMMIT fails (the open state must not leak), then report the COMMIT failure.
   std::exception_ptr commitFailure;
@@ -592,13 +595,7 @@ void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> dat
             r.bytes = wr.count;
             if (wr.committed == StableHow::kUnstable) {
               std::lock_guard lock(st->mu);
-              st->unstableData = true;
-              if (!st->haveVerifier) {
-                st->haveVerifier = true;
-                st->writeVerifier = wr.verifier;
-              } else if (st->writeVerifier != wr.verifier) {
-                st->verifierChanged = true;
-              }
+              st->unstable.onWriteReply(wr.verifier);
             }
           }
         }

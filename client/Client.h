@@ -22,6 +22,7 @@
 #include "client/Error.h"
 #include "client/nfs4/Compound.h"
 #include "client/nfs4/Session.h"
+#include "client/nfs4/UnstableWrites.h"
 #include "client/rpc/RpcClient.h"
 
 namespace nfsrdma {
@@ -61,10 +62,7 @@ class OpenFile {
     nfs4::StateId delegation;
     std::uint64_t sizeAtOpen = 0;
     std::mutex mu;
-    bool haveVerifier = false;
-    nfs4::Verifier writeVerifier{};  // of the first UNSTABLE write since the last COMMIT
-    bool verifierChanged = false;    // a later write saw another: the server restarted
-    bool unstableData = false;
+    nfs4::UnstableWrites unstable;  // what a COMMIT is owed for
     bool closed = false;
   };
   std::shared_ptr<State> state_;

@@ -103,6 +103,21 @@ class CompletionGroup {
   Error first_;
 };
 
+// Submits one asynchronous call and waits for its result (every call ends
+// within the RPC timeout, so the wait is bounded).
+template <typename Submit>
+IoResult waitFor(Submit&& submit) {
+  IoResult result;
+  CompletionGroup group;
+  group.add();
+  submit([&result, &group](const IoResult& r) {
+    result = r;
+    group.done(r.error);
+  });
+  group.wait();
+  return result;
+}
+
 }  // namespace
 
 struct Client::PathParts {
@@ -622,15 +637,27 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
   std::size_t total = 0;
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t len = std::min(maxIo_, buf.size() - i * maxIo_);
-    total += results[i].bytes;
-    if (results[i].bytes < len) {
-      if (results[i].eof) break;
-      // A short read before end of file: read the rest of this chunk plainly.
-      const std::size_t got = pread(file, buf.subspan(i * maxIo_ + results[i].bytes, len - results[i].bytes),
-                                    offset + i * maxIo_ + results[i].bytes);
-      total += got;
-      if (results[i].bytes + got < len) break;
+    std::size_t got = results[i].bytes;
+    bool eof = results[i].eof;
+    // A short read before end of file: read the rest of this chunk one READ
+    // at a time. Each must make progress, so a server that keeps answering
+    // 0 bytes without EOF ends in an error, not in a loop.
+    while (got < len && !eof) {
+      const std::uint64_t at = offset + i * maxIo_ + got;
+      const IoResult more = waitFor([&](IoCallback cb) {
+        preadAsync(file, buf.subspan(i * maxIo_ + got, len - got), at, std::move(cb));
+      });
+      check(more.error);
+      if (more.bytes == 0 && !more.eof) {
+        check(makeError(std::make_error_code(std::errc::io_error),
+                        "read " + file.path() + ": server returned 0 bytes at offset " + std::to_string(at) +
+                            " without end of file"));
+      }
+      got += more.bytes;
+      eof = more.eof;
     }
+    total += got;
+    if (got < len) break;
   }
   return total;
 }
@@ -654,13 +681,22 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t off = i * maxIo_;
     const std::size_t len = std::min(maxIo_, data.size() - off);
-    if (results[i].bytes < len) {
-      if (results[i].bytes == 0) {
+    // The server's short writes are continued one WRITE at a time; each must
+    // take at least one byte.
+    std::size_t done = results[i].bytes;
+    std::size_t last = done;
+    while (done < len) {
+      if (last == 0) {
         check(makeError(std::make_error_code(std::errc::io_error),
-                        "write " + file.path() + ": server wrote 0 of " + std::to_string(len) + " bytes"));
+                        "write " + file.path() + ": server wrote 0 of " + std::to_string(len - done) +
+                            " bytes at offset " + std::to_string(offset + off + done)));
       }
-      pwrite(file, data.subspan(off + results[i].bytes, len - results[i].bytes), offset + off + results[i].bytes,
-             stable);
+      const IoResult more = waitFor([&](IoCallback cb) {
+        pwriteAsync(file, data.subspan(off + done, len - done), offset + off + done, stable, std::move(cb));
+      });
+      check(more.error);
+      last = more.bytes;
+      done += more.bytes;
     }
   }
 }

@@ -650,8 +650,8 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
       check(more.error);
       if (more.bytes == 0 && !more.eof) {
         check(makeError(std::make_error_code(std::errc::io_error),
-                        "read " + file.path() + ": server returned 0 bytes at offset " + std::to_string(at) +
-                            " without end of file"));
+                        "read " + file.path() + ": server returned 0 bytes at offset " +
+                            std::to_string(at) + " without end of file"));
       }
       got += more.bytes;
       eof = more.eof;
@@ -688,11 +688,13 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
     while (done < len) {
       if (last == 0) {
         check(makeError(std::make_error_code(std::errc::io_error),
-                        "write " + file.path() + ": server wrote 0 of " + std::to_string(len - done) +
-                            " bytes at offset " + std::to_string(offset + off + done)));
+                        "write " + file.path() + ": server wrote 0 of " +
+                            std::to_string(len - done) + " bytes at offset " +
+                            std::to_string(offset + off + done)));
       }
       const IoResult more = waitFor([&](IoCallback cb) {
-        pwriteAsync(file, data.subspan(off + done, len - done), offset + off + done, stable, std::move(cb));
+        pwriteAsync(file, data.subspan(off + done, len - done), offset + off + done, stable,
+                    std::move(cb));
       });
       check(more.error);
       last = more.bytes;

@@ -12,7 +12,8 @@ void UnstableWrites::onWriteReply(const Verifier& verifier) {
   }
 }
 
-UnstableWrites::CommitOutcome UnstableWrites::endCommit(CommitTicket ticket, const Verifier& committed) {
+UnstableWrites::CommitOutcome UnstableWrites::endCommit(CommitTicket ticket,
+                                                        const Verifier& committed) {
   const bool lost = verifierChanged_ || (haveVerifier_ && committed != verifier_);
   if (ticket.replies > covered_) covered_ = ticket.replies;
   // Replies that came in after the COMMIT went out were compared with the

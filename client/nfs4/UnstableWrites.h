@@ -41,7 +41,7 @@ class UnstableWrites {
   std::uint64_t replies_ = 0;  // UNSTABLE WRITE replies so far
   std::uint64_t covered_ = 0;  // of those, the ones a COMMIT has answered for
   bool haveVerifier_ = false;
-  Verifier verifier_{};  // of the first reply not yet covered
+  Verifier verifier_{};           // of the first reply not yet covered
   bool verifierChanged_ = false;  // a later reply carried another verifier
 };
 

@@ -1,8 +1,8 @@
 // UnstableWrites: when fsync/close must COMMIT, and when a COMMIT reports
 // the data lost, including WRITE replies that overtake a COMMIT on the wire.
-#include "client/nfs4/UnstableWrites.h"
-
 #include <gtest/gtest.h>
+
+#include "client/nfs4/UnstableWrites.h"
 
 namespace nfsrdma::nfs4 {
 namespace {

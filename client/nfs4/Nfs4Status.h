@@ -23,6 +23,7 @@ inline constexpr std::uint32_t kErrNotEmpty = 66;
 inline constexpr std::uint32_t kErrDelay = 10008;
 inline constexpr std::uint32_t kErrGrace = 10013;
 inline constexpr std::uint32_t kErrBadSession = 10052;
+inline constexpr std::uint32_t kErrBadSlot = 10053;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;
 
 // "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)". A string, not a view: an

@@ -224,8 +224,15 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   if (st != kNfs4Ok) {
-    releaseAndPump(slot, SlotOutcome::kNotExecuted);
-    decode(statusErrorFor(Op::kSequence, st), nullptr);
+    const Error e = statusErrorFor(Op::kSequence, st);
+    if (st == kErrSeqMisordered || st == kErrBadSlot) {
+      // The server disowns this slot or its sequence id: the same request
+      // on it would fail the same way, so it leaves the table.
+      retire(slot, e);
+    } else {
+      releaseAndPump(slot, SlotOutcome::kNotExecuted);
+    }
+    decode(e, nullptr);
     return;
   }
   const SequenceResult seq = d.sequence();

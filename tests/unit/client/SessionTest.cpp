@@ -287,12 +287,26 @@ TEST_F(SessionTest, SequenceErrorStatusIsReportedByNameAndTheSlotIsReused) {
   expectNoViolations();
 }
 
-TEST_F(SessionTest, SeqMisorderedIsReportedByName) {
+// SEQ_MISORDERED and BADSLOT say the slot itself is unusable: sending on it
+// again would fail the same way, so it is retired and the next request
+// takes another slot.
+TEST_F(SessionTest, SeqMisorderedIsReportedByNameAndRetiresTheSlot) {
   startSession();
   server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrSeqMisordered; }));
   const Outcome o = runBare(0);
   EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrSeqMisordered));
   EXPECT_NE(o.error.message().find("NFS4ERR_SEQ_MISORDERED"), std::string::npos) << o.error.message();
+  EXPECT_EQ(session_->stats().retiredSlots, 1U);
+  EXPECT_FALSE(runBare(1).error);
+}
+
+TEST_F(SessionTest, BadSlotRetiresTheSlot) {
+  startSession();
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSlot; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.message(), "SEQUENCE: NFS4ERR_BADSLOT (bad slot)");
+  EXPECT_EQ(session_->stats().retiredSlots, 1U);
+  EXPECT_FALSE(runBare(1).error);
 }
 
 Bytes compoundResults(std::uint32_t status, std::uint32_t count, std::initializer_list<std::uint32_t> rest) {

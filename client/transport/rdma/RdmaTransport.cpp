@@ -138,7 +138,9 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   const bool announced = decodePrivateData(
       {reinterpret_cast<const std::uint8_t*>(theirs.data()), theirs.size()}, peer);
   limits_.send = announced ? std::min<std::size_t>(peer.receiveSize, options.inlineSize) : 1024;
-  limits_.receive = options.inlineSize;
+  // A reply longer than the server sends inline needs a Reply chunk, even
+  // when our receive buffers could hold it.
+  limits_.receive = std::min<std::size_t>(announced ? peer.sendSize : 1024, options.inlineSize);
   stats_.peerReceiveSize = announced ? peer.receiveSize : 1024;
 }
 

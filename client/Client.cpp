@@ -71,6 +71,8 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
     r.port = o.port;
     r.bindAddress = o.bindAddress;
     r.timeout = o.timeout;
+    // Every session slot may hold a send buffer while it waits for credits.
+    r.sendBuffers = std::max<std::uint32_t>(r.sendBuffers, o.queueDepth + 8);
     r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                          : transport::rdma::MemoryRegistration::kPooled;
     return transport::rdma::RdmaTransport::connect(r);

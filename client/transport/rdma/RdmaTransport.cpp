@@ -17,7 +17,6 @@
 namespace nfsrdma::transport::rdma {
 namespace {
 
-constexpr std::size_t kSendSlots = 256;
 constexpr std::size_t kMaxPooledRegistrations = 4096;
 constexpr std::uintptr_t kPage = 4096;
 
@@ -79,14 +78,14 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
       id_(resolvedId(events_, options)),
       pd_(verbs::ProtectionDomain::allocate(id_.verbs())),
       completionChannel_(verbs::CompletionChannel::create(id_.verbs())),
-      cq_(verbs::CompletionQueue::create(id_.verbs(), static_cast<int>(options.credits + kSendSlots + 8),
+      cq_(verbs::CompletionQueue::create(id_.verbs(), static_cast<int>(options.credits + options.sendBuffers + 8),
                                          &completionChannel_)),
       qp_([this, &options] {
         ibv_qp_init_attr attr{};
         attr.send_cq = cq_.get();
         attr.recv_cq = cq_.get();
         attr.qp_type = IBV_QPT_RC;
-        attr.cap.max_send_wr = static_cast<std::uint32_t>(kSendSlots + 1);
+        attr.cap.max_send_wr = options.sendBuffers + 1;
         attr.cap.max_recv_wr = options.credits + 1;
         attr.cap.max_send_sge = 1;
         attr.cap.max_recv_sge = 1;
@@ -94,7 +93,7 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
       }()),
       receiveBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), std::size_t{options.credits} * options.inlineSize,
                                                         IBV_ACCESS_LOCAL_WRITE)),
-      sendBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), kSendSlots * options.inlineSize,
+      sendBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), std::size_t{options.sendBuffers} * options.inlineSize,
                                                      IBV_ACCESS_LOCAL_WRITE)) {
   wakeFd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakeFd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
@@ -115,10 +114,10 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   }
   // With no sink yet, fail() could only record it: say it here.
   if (broken_.load()) throw std::runtime_error(failure_);
-  sendContexts_.resize(kSendSlots);
-  for (std::size_t i = 0; i < kSendSlots; ++i) {
+  sendContexts_.resize(options.sendBuffers);
+  for (std::size_t i = 0; i < options.sendBuffers; ++i) {
     sendContexts_[i] = {false, i};
-    freeSendSlots_.push_back(kSendSlots - 1 - i);
+    freeSendSlots_.push_back(options.sendBuffers - 1 - i);
   }
   if (std::error_code ec = cq_.requestNotify()) throw std::system_error(ec, "ibv_req_notify_cq");
 
@@ -341,7 +340,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     std::lock_guard lock(mu_);
     if (freeSendSlots_.empty()) {
       return makeError(std::make_error_code(std::errc::no_buffer_space),
-                       "send on " + description_ + ": all " + std::to_string(kSendSlots) + " send buffers busy");
+                       "send on " + description_ + ": all " + std::to_string(options_.sendBuffers) + " send buffers busy");
     }
     slot = freeSendSlots_.back();
     freeSendSlots_.pop_back();

@@ -52,6 +52,9 @@ struct RdmaTransportOptions {
   std::chrono::milliseconds timeout{5000};
   std::uint32_t credits = 64;        // receive buffers posted = credits asked for
   std::uint32_t inlineSize = 4096;   // our receive (and send) buffer size
+  // Registered send buffers. A call waiting for credits keeps its buffer, so
+  // this must exceed the calls the session can have outstanding (its slots).
+  std::uint32_t sendBuffers = 256;
   MemoryRegistration registration = MemoryRegistration::kPooled;
 };
 

@@ -75,13 +75,13 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin="taskset -c 1
 echo "clients pinned: ${pin:-no}"
 # A veth delivers a packet on the CPU that sent it, so soft-RoCE's packet
 # path (requester, responder, ACKs, completer) ran on the clients' vCPU,
-# shared with the spinning client, and 64 KiB runs swung between about 34
-# and 20 MiB/s. Receive packet steering moves the receive side to vCPU 0,
-# as a NIC's interrupts are steered away from the benchmark core: in three
-# boots, all 41 of our runs at 64 KiB and 36 of perftest's 41 then ran at
-# 32-40 MiB/s. (Also moving soft-RoCE's deferred work to vCPU 0 through
-# the unbound workqueue mask made both tools swing again.) Both tools run
-# under it; the old masks come back when the test ends.
+# shared with the spinning client. Receive packet steering moves the receive
+# side to vCPU 0, as a NIC's interrupts are steered away from the benchmark
+# core; both tools run under it and the old masks come back at the end. It
+# does not remove the swing between about 35 and 21 MiB/s per run: in three
+# boots all 41 of our 64 KiB runs and 36 of perftest's ran fast, in a fourth
+# both swung again (ours 3 of 13 fast, perftest 4 of 13). Also moving
+# soft-RoCE's deferred work to vCPU 0 (unbound workqueue mask) did not help.
 rps_restore=""
 if [ -n "$pin" ]; then
   for f in /sys/class/net/veth0/queues/rx-0/rps_cpus /sys/class/net/veth1/queues/rx-0/rps_cpus; do

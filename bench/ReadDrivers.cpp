@@ -69,6 +69,21 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
     std::atomic<std::uint64_t> bytes{0};
     std::string error;
     Clock::time_point deadline;
+    // Whether r read all `asked` bytes at `at`. A short read counts as a
+    // failure, as in the libnfs driver, never as a whole block; the first
+    // failure's text is kept.
+    bool whole(const IoResult& r, std::uint64_t at, std::size_t asked) {
+      if (!r.error && r.bytes == asked) return true;
+      std::lock_guard lock(mu);
+      if (error.empty())
+        error = r.error ? r.error.message() : shortReadText("nfsrdma", at, r.bytes, asked);
+      return false;
+    }
+    // A slot or group that stops resubmitting itself.
+    void retire() {
+      std::lock_guard lock(mu);
+      if (--active == 0) cv.notify_all();
+    }
   } s;
   OffsetSource offsets(w);
   std::vector<std::vector<std::uint8_t>> buffers(w.queueDepth, std::vector<std::uint8_t>(w.blockSize));
@@ -97,17 +112,10 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
       const std::size_t len = std::min(piece, w.blockSize - p * piece);
       client.preadAsync(f, std::span(buffers[i]).subspan(p * piece, len), base + p * piece,
                         [&, i, len, at = base + p * piece](const IoResult& r) {
-                          // A short read counts as a failure, as in the libnfs driver:
-                          // never as a whole block.
-                          if (r.error || r.bytes != len) {
-                            slots[i].failed.store(true);
-                            std::lock_guard lock(s.mu);
-                            if (s.error.empty()) {
-                              s.error = r.error ? r.error.message()
-                                                : shortReadText("nfsrdma", at, r.bytes, len);
-                            }
-                          } else {
+                          if (s.whole(r, at, len)) {
                             slots[i].bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+                          } else {
+                            slots[i].failed.store(true);
                           }
                           if (slots[i].left.fetch_sub(1) != 1) return;  // not the last piece
                           bool again = false;
@@ -119,8 +127,7 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
                           if (again) {
                             submit(i);
                           } else {
-                            std::lock_guard lock(s.mu);
-                            if (--s.active == 0) s.cv.notify_all();
+                            s.retire();
                           }
                         });
     }
@@ -143,23 +150,22 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
     }
     std::array<std::uint64_t, Client::kMaxReadsPerCompound> at{};
     for (std::uint32_t k = 0; k < count; ++k) at[k] = reads[k].offset;
-    client.preadvAsync(f, std::span(reads.data(), count), [&, g, first, at](std::size_t k, const IoResult& r) {
-      if (r.error || r.bytes != w.blockSize) {
-        slots[first].failed.store(true);
-        std::lock_guard lock(s.mu);
-        if (s.error.empty()) s.error = r.error ? r.error.message() : shortReadText("nfsrdma", at[k], r.bytes, w.blockSize);
-      } else {
-        s.ops.fetch_add(1, std::memory_order_relaxed);
-        s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
-      }
-      if (slots[first].left.fetch_sub(1) != 1) return;  // not the group's last read
-      if (!slots[first].failed.load() && Clock::now() < s.deadline) {
-        submitGroup(g);
-      } else {
-        std::lock_guard lock(s.mu);
-        if (--s.active == 0) s.cv.notify_all();
-      }
-    });
+    client.preadvAsync(f, std::span(reads.data(), count),
+                       [&, g, first, at](std::size_t k, const IoResult& r) {
+                         if (s.whole(r, at[k], w.blockSize)) {
+                           s.ops.fetch_add(1, std::memory_order_relaxed);
+                           s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+                         } else {
+                           slots[first].failed.store(true);
+                         }
+                         if (slots[first].left.fetch_sub(1) != 1)
+                           return;  // not the group's last read
+                         if (!slots[first].failed.load() && Clock::now() < s.deadline) {
+                           submitGroup(g);
+                         } else {
+                           s.retire();
+                         }
+                       });
   };
   const double cpu0 = cpuNow();
   const auto t0 = Clock::now();

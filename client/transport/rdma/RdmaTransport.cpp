@@ -136,11 +136,13 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   ConnectionParameters peer;
   const bool announced = decodePrivateData(
       {reinterpret_cast<const std::uint8_t*>(theirs.data()), theirs.size()}, peer);
-  limits_.send = announced ? std::min<std::size_t>(peer.receiveSize, options.inlineSize) : 1024;
+  const std::uint32_t peerReceives = announced ? peer.receiveSize : 1024;
+  const std::uint32_t peerSends = announced ? peer.sendSize : 1024;
+  limits_.send = std::min<std::size_t>(peerReceives, options.inlineSize);
   // A reply longer than the server sends inline needs a Reply chunk, even
   // when our receive buffers could hold it.
-  limits_.receive = std::min<std::size_t>(announced ? peer.sendSize : 1024, options.inlineSize);
-  stats_.peerReceiveSize = announced ? peer.receiveSize : 1024;
+  limits_.receive = std::min<std::size_t>(peerSends, options.inlineSize);
+  stats_.peerReceiveSize = peerReceives;
 }
 
 RdmaTransport::~RdmaTransport() {

@@ -5,7 +5,11 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "verbs/VerbsError.h"
@@ -89,8 +93,40 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
   std::optional<SocketAddress> src;
   if (!o.bindAddress.empty()) src = resolveSocketAddress(o.bindAddress, 0, false);
   const int ms = static_cast<int>(o.timeout.count());
-  id.resolveAddress(src ? src->get() : nullptr, dst.get(), ms);
-  (void)expectEvent(channel, RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr", o);
+  // While the peer's neighbour (ARP) entry is missing, rdma_resolve_addr
+  // sleeps until its timeout unless a neighbour-update event wakes it, and
+  // that event is missed when the ARP reply arrives before the request is
+  // queued (drivers/infiniband/core/addr.c, rdma_resolve_ip): on a veth the
+  // whole ARP exchange runs inside the call, so the first connection to a
+  // peer took the full timeout. Short attempts bound that cost; an attempt
+  // whose neighbour is still unresolved ends in ADDR_ERROR with -ETIMEDOUT
+  // and the next one starts, until the caller's timeout. Other errors (no
+  // route, no RDMA device on the way) end at once.
+  constexpr std::chrono::milliseconds kAttempt{500};
+  const auto deadline = std::chrono::steady_clock::now() + o.timeout;
+  for (int attempt = 1;; ++attempt) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto thisAttempt = std::clamp(left, std::chrono::milliseconds(1), kAttempt);
+    id.resolveAddress(src ? src->get() : nullptr, dst.get(), static_cast<int>(thisAttempt.count()));
+    // Longer than the verb's own timeout, so its ADDR_ERROR, which says more, comes first.
+    const auto wait = thisAttempt + std::chrono::milliseconds(2000);
+    std::optional<CmEvent> e = channel.wait(wait);
+    if (e && e->type() == RDMA_CM_EVENT_ADDR_RESOLVED) break;
+    const bool timedOut = e && e->type() == RDMA_CM_EVENT_ADDR_ERROR && e->status() == -ETIMEDOUT;
+    if (timedOut && std::chrono::steady_clock::now() < deadline) continue;
+    std::string why =
+        !e ? "no answer within " + std::to_string(wait.count()) + " ms" : e->describe();
+    if (e && e->type() == RDMA_CM_EVENT_ADDR_ERROR) {
+      why = "no RDMA route (" + why +
+            (timedOut ? ", " + std::to_string(attempt) + " attempts in " +
+                            std::to_string(o.timeout.count()) + " ms"
+                      : "") +
+            "); is the address on an RDMA device's netdev?";
+    }
+    throw std::runtime_error("no link server at " + peerOf(o) + " (rdma_resolve_addr: " + why +
+                             ")");
+  }
   id.resolveRoute(ms);
   (void)expectEvent(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route", o);
 }

@@ -123,6 +123,9 @@ int runAnchorCommand(int argc, char** argv) {
     // says memreg=: each phase's buffers live until all its reads completed
     // (a timeout fails the run), and no later phase reads into a freed one.
     if (!options.memregGiven) options.perIoRegistration = false;
+    options.onBusy = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
+    };
     const std::uint64_t fileSize = static_cast<std::uint64_t>(sizeMiB) << 20;
     auto client = Client::connect(options);
 

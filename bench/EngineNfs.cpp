@@ -30,6 +30,10 @@ class NfsEngine final : public Engine {
     // them, one client per job), which is the pooled mode's contract; a URL
     // can still ask for memreg=per-io to measure registration per I/O.
     if (!o.memregGiven) o.perIoRegistration = false;
+    // A server in its grace period holds the job's OPENs: say why it waits.
+    o.onBusy = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
+    };
     client_ = Client::connect(o);
   }
 

@@ -8,8 +8,11 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <optional>
 #include <random>
+#include <thread>
 
+#include "client/nfs4/BusyRetry.h"
 #include "client/nfs4/Nfs4Constants.h"
 #include "client/nfs4/Nfs4Status.h"
 #include "client/transport/TcpTransport.h"
@@ -264,7 +267,48 @@ Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error
   if (rpc_->onIoThread()) {
     return makeError(ClientErrc::kInvalidArgument, "synchronous NFS call from an I/O callback (it would deadlock)");
   }
-  return session_->roundTrip(encode, decode, hints);
+  std::optional<nfs4::BusyRetry> retry;
+  for (;;) {
+    std::uint32_t firstNonIdempotent = CompoundEncoder::kAllIdempotent;
+    std::uint32_t status = nfs4::kNfs4Ok;
+    std::uint32_t failedAt = 0;  // SEQUENCE, unless the COMPOUND got past it
+    Error e = session_->roundTrip(
+        [&](CompoundEncoder& c) {
+          encode(c);
+          firstNonIdempotent = c.firstNonIdempotentOp();
+        },
+        [&](CompoundDecoder& d) {
+          status = d.status();
+          failedAt = d.resultCount() > 0 ? d.resultCount() - 1 : 0;
+          return decode(d);
+        },
+        hints);
+    if (!e) return e;
+    // A SEQUENCE that failed never reached the decoder: its status is the error's.
+    if (status == nfs4::kNfs4Ok && e.code.category() == nfs4::nfs4Category()) {
+      status = static_cast<std::uint32_t>(e.code.value());
+    }
+    if (e.code != nfs4::statusError(status) ||
+        !nfs4::BusyRetry::retryable(status, failedAt, firstNonIdempotent) ||
+        options_.busyTimeout.count() == 0) {
+      return e;
+    }
+    const auto now = nfs4::BusyRetry::Clock::now();
+    if (!retry) {
+      retry.emplace(options_.busyTimeout, now);
+      if (options_.onBusy) {
+        options_.onBusy(e.message() + "; sending it again for up to " +
+                        std::to_string(options_.busyTimeout.count()) + " ms (busy-timeout)");
+      }
+    }
+    const std::optional<std::chrono::milliseconds> pause = retry->nextPause(now);
+    if (!pause) {
+      e.context += ", sent " + std::to_string(retry->retries() + 1) + " times in " +
+                   std::to_string(options_.busyTimeout.count()) + " ms (busy-timeout)";
+      return e;
+    }
+    std::this_thread::sleep_for(*pause);
+  }
 }
 
 namespace {

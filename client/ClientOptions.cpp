@@ -111,6 +111,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.memregGiven = true;
     } else if (key == "timeout") {
       o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
+    } else if (key == "busy-timeout") {
+      o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
     } else if (key == "qd") {
       o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
     } else if (key == "iosize") {
@@ -124,8 +126,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.machineName = std::string(value);
     } else {
       bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, qd, iosize, machine, memreg, bind, "
-                   "reads-per-compound)");
+                   "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, qd, "
+                   "iosize, machine, memreg, bind, reads-per-compound)");
     }
   }
   if (o.proto == "rdma" && !portGiven) o.port = 20049;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,15 @@ struct ClientOptions {
   std::vector<std::uint32_t> gids;
   std::string machineName;         // AUTH_SYS machine name; empty: this host's name
   std::chrono::milliseconds timeout{30000};
+  // How long a request the server answers with NFS4ERR_DELAY or
+  // NFS4ERR_GRACE is sent again (nfs4/BusyRetry.h); 0: the first such answer
+  // is the error. Two minutes outlast Linux's and nfs-ganesha's default
+  // 90 s grace period after a server restart.
+  std::chrono::milliseconds busyTimeout{120000};
+  // Told once per operation, when the server first answers DELAY or GRACE,
+  // what is being retried and for how long (the CLI prints it): a command
+  // waiting out a grace period should not look hung. Not parsed from URLs.
+  std::function<void(const std::string&)> onBusy;
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the
@@ -38,7 +48,7 @@ struct ClientOptions {
 
   // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
   // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
-  // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms), qd,
+  // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms), busy-timeout (ms), qd,
   // iosize, machine, memreg (pooled | per-io), bind (local address),
   // reads-per-compound (1..16, TCP only).
   static ClientOptions fromUrl(std::string_view url);

@@ -62,6 +62,11 @@ Remote parseRemote(const std::string& url) {
     u += (u.find('?') == std::string::npos ? "?" : "&") + ("proto=" + g_proto);
   }
   r.options = ClientOptions::fromUrl(u);
+  // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
+  // a minute and a half: say why the command waits.
+  r.options.onBusy = [](const std::string& what) {
+    std::cerr << "nfsrdma-client: " << what << "\n";
+  };
   r.path = r.options.exportPath;
   r.options.exportPath = "/";
   return r;
@@ -332,7 +337,8 @@ void usage(std::ostream& os, const po::options_description& opts) {
         "  mount SERVER:/export DIR [--proto rdma|tcp|both] [--run]\n"
         "                     plan (and run) the kernel client's mount; 'mount --help'\n"
         "  umount SERVER:/export DIR [--proto ...] [--run]\n\n"
-        "URL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&qd=N&proto=tcp]\n\n"
+        "URL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&busy-timeout=ms\n"
+        "     &qd=N&proto=tcp]\n\n"
      << opts;
 }
 

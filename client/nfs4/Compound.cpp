@@ -64,8 +64,36 @@ CompoundEncoder::CompoundEncoder(xdr::XdrEncoder& enc, std::string_view tag) : e
 
 void CompoundEncoder::finish() { enc_.patchU32(countAt_, ops_); }
 
+namespace {
+// Operations whose second execution leaves the server as the first did:
+// lookups and reads, and writes of the same bytes or attribute values to the
+// same place. The rest create, remove, rename or change state ids.
+bool idempotent(Op o) {
+  switch (o) {
+    case Op::kAccess:
+    case Op::kCommit:
+    case Op::kGetAttr:
+    case Op::kGetFh:
+    case Op::kLookup:
+    case Op::kPutFh:
+    case Op::kPutRootFh:
+    case Op::kRead:
+    case Op::kReadDir:
+    case Op::kRestoreFh:
+    case Op::kSaveFh:
+    case Op::kSequence:
+    case Op::kSetAttr:
+    case Op::kWrite:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void CompoundEncoder::op(Op o) {
   enc_.putU32(static_cast<std::uint32_t>(o));
+  if (firstNonIdempotent_ == kAllIdempotent && !idempotent(o)) firstNonIdempotent_ = ops_;
   ++ops_;
 }
 

@@ -115,6 +115,12 @@ class CompoundEncoder {
   // Patches the op count; call once after the last operation.
   void finish();
   std::uint32_t opCount() const { return ops_; }
+  // Index (SEQUENCE is 0) of the first operation that a second execution
+  // would not repeat harmlessly (OPEN, CREATE, REMOVE, RENAME, CLOSE, ...);
+  // kAllIdempotent when there is none. A COMPOUND that failed at or before
+  // it changed nothing on the server and can be sent again as it is.
+  static constexpr std::uint32_t kAllIdempotent = 0xffffffffU;
+  std::uint32_t firstNonIdempotentOp() const { return firstNonIdempotent_; }
 
   void sequence(const SessionId& session, std::uint32_t sequenceId, std::uint32_t slot,
                 std::uint32_t highestSlot, bool cacheThis);
@@ -154,6 +160,7 @@ class CompoundEncoder {
   xdr::XdrEncoder& enc_;
   std::size_t countAt_;
   std::uint32_t ops_ = 0;
+  std::uint32_t firstNonIdempotent_ = kAllIdempotent;
 };
 
 struct SequenceResult {

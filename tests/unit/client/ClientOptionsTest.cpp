@@ -27,16 +27,19 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
   EXPECT_EQ(d.proto, "tcp");
   EXPECT_EQ(d.readsPerCompound, 1U);
   EXPECT_EQ(d.queueDepth, 32U);
+  EXPECT_EQ(d.busyTimeout.count(), 120000) << "longer than the 90 s default grace period";
 
   const ClientOptions o = ClientOptions::fromUrl(
-      "nfs://10.0.0.5:2050/a/b?version=4.1&uid=1000&gid=100&gids=4,24&timeout=1500&qd=64&iosize=65536"
-      "&machine=node7&bind=10.0.0.9&reads-per-compound=8");
+      "nfs://10.0.0.5:2050/a/"
+      "b?version=4.1&uid=1000&gid=100&gids=4,24&timeout=1500&qd=64&iosize=65536"
+      "&machine=node7&bind=10.0.0.9&reads-per-compound=8&busy-timeout=0");
   EXPECT_EQ(o.port, 2050);
   EXPECT_EQ(o.exportPath, "/a/b");
   EXPECT_EQ(o.uid, 1000U);
   EXPECT_EQ(o.gid, 100U);
   EXPECT_EQ(o.gids, (std::vector<std::uint32_t>{4, 24}));
   EXPECT_EQ(o.timeout.count(), 1500);
+  EXPECT_EQ(o.busyTimeout.count(), 0);
   EXPECT_EQ(o.queueDepth, 64U);
   EXPECT_EQ(o.maxIoSize, 65536U);
   EXPECT_EQ(o.machineName, "node7");
@@ -71,6 +74,8 @@ TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
             std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?bind=").find("bind= needs a local address"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?qd=0").find("qd"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?busy-timeout=-1").find("busy-timeout"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?busy-timeout=3600001").find("busy-timeout"), std::string::npos);
   // A repeated key or two different ports: which one was meant is unknown.
   EXPECT_NE(errorOf("nfs://srv/e?uid=1&uid=2").find("option 'uid' is given twice"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv:2049/e?port=23049").find("port=23049 contradicts the port 2049 after the host"),

@@ -370,6 +370,64 @@ TEST(CompoundEncode, DirectoryAndTeardownOps) {
             Wire().u32(24).u32(32).u32(31).u32(8).stateId(4, 0xdd).bytes());
 }
 
+// Where a COMPOUND stops being safe to send twice: the first OPEN, CREATE,
+// REMOVE, RENAME, CLOSE or DELEGRETURN, counting SEQUENCE as operation 0.
+TEST(CompoundEncode, FirstNonIdempotentOpIsTheFirstThatChangesState) {
+  const SessionId sid = filled<16>(1);
+  const FileHandle fh{{1, 2, 3}};
+  auto firstOf = [&](auto&& ops) {
+    Encoded e;
+    CompoundEncoder c(e.enc);
+    c.sequence(sid, 1, 0, 0, false);
+    ops(c);
+    c.finish();
+    return c.firstNonIdempotentOp();
+  };
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) {
+              c.putFh(fh);
+              c.lookup("a");
+              c.getAttr(Bitmap{attr::kSize});
+              c.readDir(0, Verifier{}, 512, 1024, Bitmap{attr::kType});
+              c.read(StateId{}, 0, 4096);
+              c.write(StateId{}, 0, StableHow::kUnstable, std::span<const std::uint8_t>{});
+              c.commit(0, 0);
+              c.setAttr(StateId{}, SetAttributes{0, std::nullopt});
+              c.saveFh();
+              c.restoreFh();
+              c.getFh();
+            }),
+            CompoundEncoder::kAllIdempotent);
+  OpenArgs open;
+  open.name = "f";
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) {
+              c.putFh(fh);
+              c.lookup("dir");
+              c.open(open);
+              c.getFh();
+            }),
+            3U);
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) {
+              c.putFh(fh);
+              c.remove("x");
+            }),
+            2U);
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) {
+              c.putFh(fh);
+              c.saveFh();
+              c.putFh(fh);
+              c.rename("a", "b");
+              c.remove("c");
+            }),
+            4U);
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) { c.createDirectory("d", SetAttributes{}); }), 1U);
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) {
+              c.putFh(fh);
+              c.close(StateId{});
+            }),
+            2U);
+  EXPECT_EQ(firstOf([&](CompoundEncoder& c) { c.delegReturn(StateId{}); }), 1U);
+}
+
 TEST(CompoundEncode, OverflowIsReportedNotWritten) {
   std::array<std::uint8_t, 40> small{};
   xdr::XdrEncoder enc(small);

@@ -1,0 +1,64 @@
+// nfs4::BusyRetry: which DELAY and GRACE answers are sent again, and the
+// pauses between attempts within the budget.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "client/nfs4/BusyRetry.h"
+#include "client/nfs4/Compound.h"
+#include "client/nfs4/Nfs4Status.h"
+
+namespace nfsrdma::nfs4 {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = BusyRetry::Clock;
+
+TEST(BusyRetry, OnlyDelayAndGraceAnswersBeforeAnyStateChangeAreRetried) {
+  constexpr auto kNone = CompoundEncoder::kAllIdempotent;
+  EXPECT_TRUE(BusyRetry::retryable(kErrDelay, 0, kNone));  // SEQUENCE itself: nothing ran
+  EXPECT_TRUE(BusyRetry::retryable(kErrDelay, 4, kNone));
+  EXPECT_TRUE(BusyRetry::retryable(kErrGrace, 3, 3));  // the OPEN itself was refused
+  EXPECT_TRUE(BusyRetry::retryable(kErrGrace, 2, 3));
+  EXPECT_FALSE(BusyRetry::retryable(kErrDelay, 4, 3));  // a GETATTR after an OPEN that ran
+  EXPECT_FALSE(BusyRetry::retryable(kErrGrace, 5, 2));
+  EXPECT_FALSE(BusyRetry::retryable(kErrNoEnt, 1, kNone));
+  EXPECT_FALSE(BusyRetry::retryable(kErrIo, 1, kNone));
+  EXPECT_FALSE(BusyRetry::retryable(kNfs4Ok, 1, kNone));
+}
+
+TEST(BusyRetry, PausesDoubleToTheCapAndTheLastEndsAtTheBudget) {
+  const Clock::time_point t0{};
+  BusyRetry r(3000ms, t0);
+  std::vector<std::chrono::milliseconds> pauses;
+  Clock::time_point now = t0;
+  for (int i = 0; i < 100; ++i) {
+    auto p = r.nextPause(now);
+    if (!p) break;
+    pauses.push_back(*p);
+    now += *p;
+  }
+  // 100 + 200 + 400 + 800 + 1000 = 2500, then the 500 ms left.
+  EXPECT_EQ(pauses,
+            (std::vector<std::chrono::milliseconds>{100ms, 200ms, 400ms, 800ms, 1000ms, 500ms}));
+  EXPECT_EQ(r.retries(), 6U);
+  EXPECT_FALSE(r.nextPause(now));
+  EXPECT_FALSE(r.nextPause(now + 1h));
+}
+
+TEST(BusyRetry, TimeSpentOutsideThePausesCountsAgainstTheBudget) {
+  const Clock::time_point t0{};
+  BusyRetry r(1000ms, t0);
+  EXPECT_EQ(r.nextPause(t0 + 950ms), std::optional(50ms));
+  EXPECT_FALSE(r.nextPause(t0 + 1000ms));
+}
+
+TEST(BusyRetry, ZeroBudgetNeverPauses) {
+  const Clock::time_point t0{};
+  BusyRetry r(0ms, t0);
+  EXPECT_FALSE(r.nextPause(t0));
+  EXPECT_EQ(r.retries(), 0U);
+}
+
+}  // namespace
+}  // namespace nfsrdma::nfs4

@@ -1,8 +1,9 @@
 # Shell fixture for the guest's kernel NFS server (sourced by guest tests; dash).
 # Why: the NFS tests need a knfsd exporting a scratch tmpfs over TCP 2049 and
 # RDMA 20049, NFSv4 only, with the grace period ended so the first OPEN does
-# not wait. This is the hand-made configuration that `nfsrdma-server apply`
-# will take over; knfsd_stop puts the guest back so the next test starts clean.
+# not wait (unless KNFSD_KEEP_GRACE=1). This is the hand-made configuration
+# that `nfsrdma-server apply` will take over; knfsd_stop puts the guest back
+# so the next test starts clean.
 # /init has already loaded nfsd and mounted /proc/fs/nfsd and rpc_pipefs.
 
 KNFSD_EXPORT=${KNFSD_EXPORT:-/srv/export}
@@ -19,11 +20,22 @@ knfsd_start() {
   # connect from unprivileged ports, hence insecure.
   echo "$KNFSD_EXPORT 198.18.0.0/15(rw,insecure,no_root_squash,no_subtree_check,sync,fsid=1)" >/etc/exports
   mkdir -p /var/lib/nfs/v4recovery
+  # A grace period that runs its course: with the usermode helper
+  # (nfsdcltrack) the first client's session setup ended it at once (no
+  # client recorded before the restart has state to reclaim; v4_end_grace
+  # read Y after one `nfsrdma-client stat`). Legacy tracking (the
+  # v4recovery directory, chosen when the helper is missing) waits the full
+  # -G seconds, as a server does while earlier clients may still reclaim.
+  if [ "${KNFSD_KEEP_GRACE:-0}" = 1 ]; then
+    KNFSD_CLTRACK_SAVED=$(cat /sys/module/nfsd/parameters/cltrack_prog)
+    printf '%s' /nonexistent/nfsdcltrack >/sys/module/nfsd/parameters/cltrack_prog ||
+      vm_fail "switching nfsd to legacy client tracking"
+  fi
   exportfs -ra || vm_fail "exportfs -ra"
   rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
   # Versions first, then grace/lease, then ports and threads: rpc.nfsd writes
   # them in that order. No -N 2 (it starts no threads on this kernel).
-  rpc.nfsd -N 3 -U -G 10 -L 10 --rdma=20049 8 || vm_fail "rpc.nfsd"
+  rpc.nfsd -N 3 -U -G "${KNFSD_GRACE_SECONDS:-10}" -L 10 --rdma=20049 8 || vm_fail "rpc.nfsd"
   if ! grep -q '^rdma 20049$' /proc/fs/nfsd/portlist; then
     echo 'rdma 20049' >/proc/fs/nfsd/portlist || vm_fail "adding rdma 20049 to /proc/fs/nfsd/portlist"
   fi
@@ -32,13 +44,23 @@ knfsd_start() {
   grep -q '^tcp 2049$' /proc/fs/nfsd/portlist || vm_fail "no 'tcp 2049' in /proc/fs/nfsd/portlist"
   vm_wait 20 "nfsd on TCP 2049" vm_tcp_listening 2049 || vm_fail "nfsd not listening on TCP 2049"
   vm_wait 20 "svcrdma on 20049" vm_rdma_listening 20049 || vm_fail "svcrdma not listening on 20049"
-  echo Y >/proc/fs/nfsd/v4_end_grace || vm_fail "ending the NFSv4 grace period"
+  # KNFSD_KEEP_GRACE=1: the grace period (-G seconds from rpc.nfsd) runs its
+  # course, as after a real server restart.
+  if [ "${KNFSD_KEEP_GRACE:-0}" = 1 ]; then
+    echo "knfsd: in its ${KNFSD_GRACE_SECONDS:-10} s grace period"
+  else
+    echo Y >/proc/fs/nfsd/v4_end_grace || vm_fail "ending the NFSv4 grace period"
+  fi
 }
 
 # knfsd_stop: stops nfsd threads, unexports and stops mountd (best effort,
 # bounded); used from EXIT traps.
 knfsd_stop() {
   rpc.nfsd 0 2>/dev/null || true
+  if [ -n "${KNFSD_CLTRACK_SAVED:-}" ]; then
+    printf '%s' "$KNFSD_CLTRACK_SAVED" >/sys/module/nfsd/parameters/cltrack_prog || true
+    KNFSD_CLTRACK_SAVED=
+  fi
   exportfs -au 2>/dev/null || true
   : >/etc/exports
   pkill -x rpc.mountd 2>/dev/null || true

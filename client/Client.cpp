@@ -123,6 +123,52 @@ IoResult waitFor(Submit&& submit) {
   return result;
 }
 
+bool isBusy(const Error& e) {
+  return e.code == nfs4::statusError(nfs4::kErrDelay) ||
+         e.code == nfs4::statusError(nfs4::kErrGrace);
+}
+
+// The waiting between sends of one operation that the server answered
+// NFS4ERR_DELAY or NFS4ERR_GRACE (nfs4/BusyRetry.h): one budget and one
+// notice per operation, however many requests it sends again.
+class BusyWait {
+ public:
+  explicit BusyWait(const ClientOptions& o) : o_(o) {}
+  // Pauses and returns true when the request that got e may go again;
+  // false once the budget is spent (e then says how often it was sent).
+  bool pauseBeforeResend(Error& e) {
+    if (o_.busyTimeout.count() == 0) return false;
+    const auto now = nfs4::BusyRetry::Clock::now();
+    if (!retry_) {
+      retry_.emplace(o_.busyTimeout, now);
+      if (o_.onBusy) {
+        o_.onBusy(e.message() + "; sending it again for up to " +
+                  std::to_string(o_.busyTimeout.count()) + " ms (busy-timeout)");
+      }
+    }
+    const std::optional<std::chrono::milliseconds> pause = retry_->nextPause(now);
+    if (!pause) {
+      e.context += ", sent " + std::to_string(retry_->retries() + 1) + " times in " +
+                   std::to_string(o_.busyTimeout.count()) + " ms (busy-timeout)";
+      return false;
+    }
+    std::this_thread::sleep_for(*pause);
+    return true;
+  }
+
+ private:
+  const ClientOptions& o_;
+  std::optional<nfs4::BusyRetry> retry_;
+};
+
+// An asynchronous READ or WRITE sent again while the server answers DELAY
+// or GRACE; both are idempotent (the same bytes to the same place).
+template <typename Submit>
+IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
+  while (isBusy(r.error) && wait.pauseBeforeResend(r.error)) r = waitFor(submit);
+  return r;
+}
+
 }  // namespace
 
 struct Client::PathParts {
@@ -267,7 +313,7 @@ Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error
   if (rpc_->onIoThread()) {
     return makeError(ClientErrc::kInvalidArgument, "synchronous NFS call from an I/O callback (it would deadlock)");
   }
-  std::optional<nfs4::BusyRetry> retry;
+  BusyWait wait(options_);
   for (;;) {
     std::uint32_t firstNonIdempotent = CompoundEncoder::kAllIdempotent;
     std::uint32_t status = nfs4::kNfs4Ok;
@@ -290,24 +336,9 @@ Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error
     }
     if (e.code != nfs4::statusError(status) ||
         !nfs4::BusyRetry::retryable(status, failedAt, firstNonIdempotent) ||
-        options_.busyTimeout.count() == 0) {
+        !wait.pauseBeforeResend(e)) {
       return e;
     }
-    const auto now = nfs4::BusyRetry::Clock::now();
-    if (!retry) {
-      retry.emplace(options_.busyTimeout, now);
-      if (options_.onBusy) {
-        options_.onBusy(e.message() + "; sending it again for up to " +
-                        std::to_string(options_.busyTimeout.count()) + " ms (busy-timeout)");
-      }
-    }
-    const std::optional<std::chrono::milliseconds> pause = retry->nextPause(now);
-    if (!pause) {
-      e.context += ", sent " + std::to_string(retry->retries() + 1) + " times in " +
-                   std::to_string(options_.busyTimeout.count()) + " ms (busy-timeout)";
-      return e;
-    }
-    std::this_thread::sleep_for(*pause);
   }
 }
 
@@ -679,20 +710,26 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
       group.done(r.error);
     });
   }
-  check(group.wait());
+  (void)group.wait();  // each chunk's own result is looked at below
+  BusyWait busy(options_);
   std::size_t total = 0;
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t len = std::min(maxIo_, buf.size() - i * maxIo_);
-    std::size_t got = results[i].bytes;
-    bool eof = results[i].eof;
+    const IoResult first = resendWhileBusy(results[i], busy, [&](IoCallback cb) {
+      preadAsync(file, buf.subspan(i * maxIo_, len), offset + i * maxIo_, std::move(cb));
+    });
+    check(first.error);
+    std::size_t got = first.bytes;
+    bool eof = first.eof;
     // A short read before end of file: read the rest of this chunk one READ
     // at a time. Each must make progress, so a server that keeps answering
     // 0 bytes without EOF ends in an error, not in a loop.
     while (got < len && !eof) {
       const std::uint64_t at = offset + i * maxIo_ + got;
-      const IoResult more = waitFor([&](IoCallback cb) {
+      auto submit = [&](IoCallback cb) {
         preadAsync(file, buf.subspan(i * maxIo_ + got, len - got), at, std::move(cb));
-      });
+      };
+      const IoResult more = resendWhileBusy(waitFor(submit), busy, submit);
       check(more.error);
       if (more.bytes == 0 && !more.eof) {
         check(makeError(std::make_error_code(std::errc::io_error),
@@ -723,13 +760,18 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
       group.done(r.error);
     });
   }
-  check(group.wait());
+  (void)group.wait();  // each chunk's own result is looked at below
+  BusyWait busy(options_);
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t off = i * maxIo_;
     const std::size_t len = std::min(maxIo_, data.size() - off);
+    const IoResult first = resendWhileBusy(results[i], busy, [&](IoCallback cb) {
+      pwriteAsync(file, data.subspan(off, len), offset + off, stable, std::move(cb));
+    });
+    check(first.error);
     // The server's short writes are continued one WRITE at a time; each must
     // take at least one byte.
-    std::size_t done = results[i].bytes;
+    std::size_t done = first.bytes;
     std::size_t last = done;
     while (done < len) {
       if (last == 0) {
@@ -738,10 +780,11 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
                             std::to_string(len - done) + " bytes at offset " +
                             std::to_string(offset + off + done)));
       }
-      const IoResult more = waitFor([&](IoCallback cb) {
+      auto submit = [&](IoCallback cb) {
         pwriteAsync(file, data.subspan(off + done, len - done), offset + off + done, stable,
                     std::move(cb));
-      });
+      };
+      const IoResult more = resendWhileBusy(waitFor(submit), busy, submit);
       check(more.error);
       last = more.bytes;
       done += more.bytes;

@@ -148,8 +148,8 @@ class BusyWait {
     }
     const std::optional<std::chrono::milliseconds> pause = retry_->nextPause(now);
     if (!pause) {
-      e.context += ", sent " + std::to_string(retry_->retries() + 1) + " times in " +
-                   std::to_string(o_.busyTimeout.count()) + " ms (busy-timeout)";
+      e.context += ", sent " + std::to_string(retry_->retries() + 1) +
+                   " times within busy-timeout=" + std::to_string(o_.busyTimeout.count()) + " ms";
       return false;
     }
     std::this_thread::sleep_for(*pause);
@@ -316,26 +316,22 @@ Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error
   BusyWait wait(options_);
   for (;;) {
     std::uint32_t firstNonIdempotent = CompoundEncoder::kAllIdempotent;
+    bool decoded = false;
     std::uint32_t status = nfs4::kNfs4Ok;
-    std::uint32_t failedAt = 0;  // SEQUENCE, unless the COMPOUND got past it
+    std::uint32_t results = 0;
     Error e = session_->roundTrip(
         [&](CompoundEncoder& c) {
           encode(c);
           firstNonIdempotent = c.firstNonIdempotentOp();
         },
         [&](CompoundDecoder& d) {
+          decoded = true;
           status = d.status();
-          failedAt = d.resultCount() > 0 ? d.resultCount() - 1 : 0;
+          results = d.resultCount();
           return decode(d);
         },
         hints);
-    if (!e) return e;
-    // A SEQUENCE that failed never reached the decoder: its status is the error's.
-    if (status == nfs4::kNfs4Ok && e.code.category() == nfs4::nfs4Category()) {
-      status = static_cast<std::uint32_t>(e.code.value());
-    }
-    if (e.code != nfs4::statusError(status) ||
-        !nfs4::BusyRetry::retryable(status, failedAt, firstNonIdempotent) ||
+    if (!nfs4::BusyRetry::resendable(e, decoded, status, results, firstNonIdempotent) ||
         !wait.pauseBeforeResend(e)) {
       return e;
     }

@@ -21,14 +21,15 @@ struct ClientOptions {
   std::vector<std::uint32_t> gids;
   std::string machineName;         // AUTH_SYS machine name; empty: this host's name
   std::chrono::milliseconds timeout{30000};
-  // How long a request the server answers with NFS4ERR_DELAY or
+  // How long a synchronous call the server answers with NFS4ERR_DELAY or
   // NFS4ERR_GRACE is sent again (nfs4/BusyRetry.h); 0: the first such answer
-  // is the error. Two minutes outlast Linux's and nfs-ganesha's default
-  // 90 s grace period after a server restart.
+  // is the error. The asynchronous READ/WRITE calls pass such answers on. Two minutes outlast
+  // Linux's and nfs-ganesha's default 90 s grace period after a server restart.
   std::chrono::milliseconds busyTimeout{120000};
-  // Told once per operation, when the server first answers DELAY or GRACE,
-  // what is being retried and for how long (the CLI prints it): a command
-  // waiting out a grace period should not look hung. Not parsed from URLs.
+  // Told once per synchronous call (each READDIR round of a long listing is
+  // one), when the server first answers DELAY or GRACE, what is sent again
+  // and for how long (the CLI prints it): a command waiting out a grace
+  // period should not look hung. Not parsed from URLs.
   std::function<void(const std::string&)> onBusy;
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;

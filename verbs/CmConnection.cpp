@@ -119,8 +119,8 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
         !e ? "no answer within " + std::to_string(wait.count()) + " ms" : e->describe();
     if (e && e->type() == RDMA_CM_EVENT_ADDR_ERROR) {
       why = "no RDMA route (" + why +
-            (timedOut ? ", " + std::to_string(attempt) + " attempts in " +
-                            std::to_string(o.timeout.count()) + " ms"
+            (timedOut ? ", " + std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
+                            " in " + std::to_string(o.timeout.count()) + " ms"
                       : "") +
             "); is the address on an RDMA device's netdev?";
     }

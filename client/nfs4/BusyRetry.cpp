@@ -14,6 +14,19 @@ bool BusyRetry::retryable(std::uint32_t status, std::uint32_t failedAt,
   return (status == kErrDelay || status == kErrGrace) && failedAt <= firstNonIdempotent;
 }
 
+bool BusyRetry::resendable(const Error& error, bool decoded, std::uint32_t compoundStatus,
+                           std::uint32_t resultCount, std::uint32_t firstNonIdempotent) {
+  if (!error) return false;
+  std::uint32_t status = compoundStatus;
+  std::uint32_t failedAt = resultCount > 0 ? resultCount - 1 : 0;
+  if (!decoded) {
+    if (error.code.category() != nfs4Category()) return false;
+    status = static_cast<std::uint32_t>(error.code.value());
+    failedAt = 0;
+  }
+  return error.code == statusError(status) && retryable(status, failedAt, firstNonIdempotent);
+}
+
 std::optional<std::chrono::milliseconds> BusyRetry::nextPause(Clock::time_point now) {
   if (now >= deadline_) return std::nullopt;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - now);

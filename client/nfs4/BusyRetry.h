@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "client/Error.h"
+
 namespace nfsrdma::nfs4 {
 
 class BusyRetry {
@@ -34,6 +36,14 @@ class BusyRetry {
   // execution would repeat (firstNonIdempotent, from CompoundEncoder).
   static bool retryable(std::uint32_t status, std::uint32_t failedAt,
                         std::uint32_t firstNonIdempotent);
+  // The same decision for a COMPOUND's outcome as a synchronous call sees
+  // it: error is what the call returned; decoded says whether the results
+  // got past SEQUENCE (then compoundStatus and resultCount are the
+  // COMPOUND4res header's); when SEQUENCE itself failed, the error's status
+  // is SEQUENCE's (operation 0). Only an error that is that NFS4ERR_ status
+  // counts: a malformed reply or a client-side error is never resent.
+  static bool resendable(const Error& error, bool decoded, std::uint32_t compoundStatus,
+                         std::uint32_t resultCount, std::uint32_t firstNonIdempotent);
 
   // The pause before the next attempt at time now, or nullopt once the
   // budget is spent. Pauses double from kFirstPause to kMaxPause and the last

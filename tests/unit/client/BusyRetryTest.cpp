@@ -27,6 +27,36 @@ TEST(BusyRetry, OnlyDelayAndGraceAnswersBeforeAnyStateChangeAreRetried) {
   EXPECT_FALSE(BusyRetry::retryable(kNfs4Ok, 1, kNone));
 }
 
+// What Client::run sees: the returned error, whether the results got past
+// SEQUENCE, the COMPOUND4res status and result count, the encoder's index.
+TEST(BusyRetry, ResendableReadsTheFailingOperationFromTheResultCount) {
+  const Error grace = makeError(statusError(kErrGrace), "open /x");
+  const Error delay = makeError(statusError(kErrDelay), "stat /x");
+  // SEQUENCE, PUTFH, LOOKUP, OPEN (3), GETFH, GETATTR.
+  EXPECT_TRUE(BusyRetry::resendable(grace, true, kErrGrace, 4, 3)) << "the OPEN was refused";
+  EXPECT_TRUE(BusyRetry::resendable(delay, true, kErrDelay, 3, 3)) << "the LOOKUP before it was";
+  EXPECT_FALSE(BusyRetry::resendable(delay, true, kErrDelay, 5, 3))
+      << "GETFH after an OPEN that ran";
+  EXPECT_FALSE(BusyRetry::resendable(delay, true, kErrDelay, 6, 3))
+      << "GETATTR after an OPEN that ran";
+  EXPECT_TRUE(BusyRetry::resendable(delay, true, kErrDelay, 6, CompoundEncoder::kAllIdempotent));
+  // SEQUENCE itself answered: nothing ran, whatever the COMPOUND holds.
+  EXPECT_TRUE(
+      BusyRetry::resendable(makeError(statusError(kErrDelay), "SEQUENCE"), false, kNfs4Ok, 0, 1));
+  EXPECT_FALSE(BusyRetry::resendable(makeError(statusError(kErrBadSession), "SEQUENCE"), false,
+                                     kNfs4Ok, 0, 1));
+  // Only the NFS4ERR_ answer itself: a reply that did not decode, an error
+  // of the client, another status, or success are never resent.
+  EXPECT_FALSE(
+      BusyRetry::resendable(makeError(ClientErrc::kMalformedReply, "x"), true, kErrDelay, 2, 9));
+  EXPECT_FALSE(BusyRetry::resendable(makeError(ClientErrc::kTimedOut, "x"), false, kNfs4Ok, 0, 9));
+  EXPECT_FALSE(
+      BusyRetry::resendable(makeError(statusError(kErrNoEnt), "x"), true, kErrNoEnt, 2, 9));
+  EXPECT_FALSE(BusyRetry::resendable(Error{}, true, kNfs4Ok, 3, 9));
+  EXPECT_FALSE(BusyRetry::resendable(delay, true, kErrGrace, 2, 9))
+      << "the error is not the COMPOUND's status";
+}
+
 TEST(BusyRetry, PausesDoubleToTheCapAndTheLastEndsAtTheBudget) {
   const Clock::time_point t0{};
   BusyRetry r(3000ms, t0);

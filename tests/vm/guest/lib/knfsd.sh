@@ -27,6 +27,8 @@ knfsd_start() {
   # v4recovery directory, chosen when the helper is missing) waits the full
   # -G seconds, as a server does while earlier clients may still reclaim.
   if [ "${KNFSD_KEEP_GRACE:-0}" = 1 ]; then
+    [ -r /sys/module/nfsd/parameters/cltrack_prog ] ||
+      vm_fail "nfsd has no cltrack_prog parameter (a kernel without legacy client tracking): cannot keep the grace period"
     KNFSD_CLTRACK_SAVED=$(cat /sys/module/nfsd/parameters/cltrack_prog)
     printf '%s' /nonexistent/nfsdcltrack >/sys/module/nfsd/parameters/cltrack_prog ||
       vm_fail "switching nfsd to legacy client tracking"
@@ -60,6 +62,8 @@ knfsd_stop() {
   if [ -n "${KNFSD_CLTRACK_SAVED:-}" ]; then
     printf '%s' "$KNFSD_CLTRACK_SAVED" >/sys/module/nfsd/parameters/cltrack_prog || true
     KNFSD_CLTRACK_SAVED=
+    # The legacy tracking's client records: the next start begins with none.
+    find /var/lib/nfs/v4recovery -mindepth 1 -delete 2>/dev/null || true
   fi
   exportfs -au 2>/dev/null || true
   : >/etc/exports

@@ -329,6 +329,17 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
   // Threads.
   if (state.threads && trimmed(*state.threads) != std::to_string(config.nfsd.threads)) {
     const std::string n = std::to_string(config.nfsd.threads);
+    // Starting nfsd starts the grace period, which refuses what a user does
+    // next (open a file) for a while: the plan says so where it starts it.
+    std::string what = "resize the nfsd thread pool";
+    if (!running) {
+      const std::string grace = config.nfsd.graceTime ? std::to_string(*config.nfsd.graceTime)
+                                : state.graceTime     ? trimmed(*state.graceTime)
+                                                      : "?";
+      what = "start nfsd; its NFSv4 grace period follows (" + grace +
+             " s: OPEN, REMOVE and RENAME get NFS4ERR_GRACE until earlier clients have reclaimed "
+             "their state)";
+    }
     if (!state.nfsdctl.empty()) {
       add({ChangeKind::RunCommand,
            Stage::Threads,
@@ -337,7 +348,7 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
            "",
            false,
            {state.nfsdctl, "threads", n},
-           running ? "resize the nfsd thread pool" : "start nfsd"});
+           what});
     } else {
       add({ChangeKind::KernelValue,
            Stage::Threads,
@@ -346,7 +357,7 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
            n + "\n",
            false,
            {},
-           running ? "resize the nfsd thread pool" : "start nfsd"});
+           what});
     }
   }
   std::stable_sort(plan.changes.begin(), plan.changes.end(),

@@ -74,6 +74,10 @@ TEST_F(ServerPlanFlow, PlanApplyApplyRollback) {
   EXPECT_LT(pos(p, "[versions]"), pos(p, "[lease/grace] /proc/fs/nfsd/nfsv4leasetime: 90 -> 60"));
   EXPECT_LT(pos(p, "[lease/grace]"), pos(p, "[ports] /proc/fs/nfsd/portlist: add 'rdma 20049'"));
   EXPECT_LT(pos(p, "[ports]"), pos(p, "[threads] /proc/fs/nfsd/threads: 0 -> 64"));
+  pos(p,
+      "[threads] /proc/fs/nfsd/threads: 0 -> 64   # start nfsd; its NFSv4 grace period follows "
+      "(90 s: OPEN, REMOVE and RENAME get NFS4ERR_GRACE until earlier clients have reclaimed "
+      "their state)");
   EXPECT_EQ(host.snapshot(), pristine) << "plan must not write";
 
   auto dry = runTool({"--root", root, "--dry-run", "apply", cfg});

@@ -513,6 +513,8 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
   cm.port = o.port;
   cm.bindAddress = o.bindAddress;
   cm.timeout = o.timeout;
+  cm.peerName = "link server";
+  cm.rejectedHint = "is 'nfsrdma-bench link --server' running there?";
 
   Endpoints eps;
   std::string placement;

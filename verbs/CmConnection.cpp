@@ -71,19 +71,21 @@ CmEvent expectEvent(CmEventChannel& channel, rdma_cm_event_type want, const std:
   const auto wait = o.timeout + std::chrono::milliseconds(2000);
   std::optional<CmEvent> e = channel.wait(wait);
   if (!e) {
-    throw std::runtime_error("no link server at " + peerOf(o) + " (" + step + ": no answer within " +
-                             std::to_string(wait.count()) + " ms)");
+    throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step +
+                             ": no answer within " + std::to_string(wait.count()) + " ms)");
   }
   if (e->type() == want) return std::move(*e);
   std::string why = e->describe();
   if (e->type() == RDMA_CM_EVENT_REJECTED) {
-    why = "connection rejected (" + why + "); is 'nfsrdma-bench link --server' running there?";
+    why =
+        "connection rejected (" + why + ")" + (o.rejectedHint.empty() ? "" : "; " + o.rejectedHint);
   } else if (e->type() == RDMA_CM_EVENT_UNREACHABLE) {
     why = "peer unreachable (" + why + ")";
   } else if (e->type() == RDMA_CM_EVENT_ADDR_ERROR || e->type() == RDMA_CM_EVENT_ROUTE_ERROR) {
     why = "no RDMA route (" + why + "); is the address on an RDMA device's netdev?";
   }
-  throw std::runtime_error("no link server at " + peerOf(o) + " (" + step + ": " + why + ")");
+  throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step + ": " + why +
+                           ")");
 }
 
 }  // namespace
@@ -124,8 +126,8 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
                       : "") +
             "); is the address on an RDMA device's netdev?";
     }
-    throw std::runtime_error("no link server at " + peerOf(o) + " (rdma_resolve_addr: " + why +
-                             ")");
+    throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) +
+                             " (rdma_resolve_addr: " + why + ")");
   }
   id.resolveRoute(ms);
   (void)expectEvent(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route", o);

@@ -42,6 +42,11 @@ struct CmClientOptions {
   std::chrono::milliseconds timeout{5000};
   std::uint8_t initiatorDepth = 16;      // outstanding RDMA READs we issue
   std::uint8_t responderResources = 16;  // outstanding RDMA READs we serve
+  // How errors name the peer ("no <peerName> at host:port (...)") and what
+  // they suggest when it rejects the connection: the caller knows what
+  // should be listening there, this layer does not.
+  std::string peerName = "RDMA listener";
+  std::string rejectedHint;
 };
 
 // Client step 1: resolve address and route for id (waits for the events).
@@ -50,8 +55,8 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& options
 
 // Client step 2: connect (the QP must exist on id) with privateData (at most
 // 56 bytes) and wait for ESTABLISHED. Returns the server's private data.
-// Throws std::runtime_error: "no link server at host:port (connection
-// rejected ...)" etc.
+// Throws std::runtime_error: "no <peerName> at host:port (rdma_connect:
+// connection rejected (...); <rejectedHint>)" etc.
 std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
                                  std::span<const std::byte> privateData,
                                  const CmClientOptions& options);

@@ -66,6 +66,7 @@ verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions
   co.port = o.port;
   co.bindAddress = o.bindAddress;
   co.timeout = o.timeout;
+  co.peerName = "NFS/RDMA server";
   verbs::cmResolve(events, id, co);
   return id;
 }
@@ -132,6 +133,11 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   co.port = options.port;
   co.bindAddress = options.bindAddress;
   co.timeout = options.timeout;
+  co.peerName = "NFS/RDMA server";
+  co.rejectedHint = "is knfsd listening for RDMA on that port ('rdma " +
+                    std::to_string(options.port) +
+                    "' in /proc/fs/nfsd/portlist; nfsrdma-server doctor checks) or nfs-ganesha "
+                    "with NFS_RDMA_Port?";
   const auto theirs = verbs::cmConnect(events_, id_, std::as_bytes(std::span(pd)), co);
   ConnectionParameters peer;
   const bool announced = decodePrivateData(

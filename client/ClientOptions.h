@@ -23,8 +23,9 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{30000};
   // How long a synchronous call the server answers with NFS4ERR_DELAY or
   // NFS4ERR_GRACE is sent again (nfs4/BusyRetry.h); 0: the first such answer
-  // is the error. The asynchronous READ/WRITE calls pass such answers on. Two minutes outlast
-  // Linux's and nfs-ganesha's default 90 s grace period after a server restart.
+  // is the error. The asynchronous READ/WRITE calls pass such answers on.
+  // Two minutes outlast Linux's and nfs-ganesha's default 90 s grace period
+  // after a server restart.
   std::chrono::milliseconds busyTimeout{120000};
   // Told once per synchronous call (each READDIR round of a long listing is
   // one), when the server first answers DELAY or GRACE, what is sent again
@@ -49,9 +50,9 @@ struct ClientOptions {
 
   // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
   // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
-  // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms), busy-timeout (ms), qd,
-  // iosize, machine, memreg (pooled | per-io), bind (local address),
-  // reads-per-compound (1..16, TCP only).
+  // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
+  // busy-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
+  // (local address), reads-per-compound (1..16, TCP only).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;

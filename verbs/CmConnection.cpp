@@ -62,6 +62,28 @@ namespace {
 
 std::string peerOf(const CmClientOptions& o) { return o.host + ":" + std::to_string(o.port); }
 
+// The error of a step that got e, or nothing within wait, instead of the
+// event it waited for. routeNote goes inside a route error's parentheses.
+[[noreturn]] void failStep(const std::optional<CmEvent>& e, const std::string& step,
+                           std::chrono::milliseconds wait, const CmClientOptions& o,
+                           const std::string& routeNote = "") {
+  if (!e) {
+    throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step +
+                             ": no answer within " + std::to_string(wait.count()) + " ms)");
+  }
+  std::string why = e->describe();
+  if (e->type() == RDMA_CM_EVENT_REJECTED) {
+    why =
+        "connection rejected (" + why + ")" + (o.rejectedHint.empty() ? "" : "; " + o.rejectedHint);
+  } else if (e->type() == RDMA_CM_EVENT_UNREACHABLE) {
+    why = "peer unreachable (" + why + ")";
+  } else if (e->type() == RDMA_CM_EVENT_ADDR_ERROR || e->type() == RDMA_CM_EVENT_ROUTE_ERROR) {
+    why = "no RDMA route (" + why + routeNote + "); is the address on an RDMA device's netdev?";
+  }
+  throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step + ": " + why +
+                           ")");
+}
+
 // Waits for `want` on the channel (events of other ids are not expected on a
 // client channel used one connection at a time).
 CmEvent expectEvent(CmEventChannel& channel, rdma_cm_event_type want, const std::string& step,
@@ -70,22 +92,8 @@ CmEvent expectEvent(CmEventChannel& channel, rdma_cm_event_type want, const std:
   // event (ADDR_ERROR, UNREACHABLE), which says more, arrives first.
   const auto wait = o.timeout + std::chrono::milliseconds(2000);
   std::optional<CmEvent> e = channel.wait(wait);
-  if (!e) {
-    throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step +
-                             ": no answer within " + std::to_string(wait.count()) + " ms)");
-  }
-  if (e->type() == want) return std::move(*e);
-  std::string why = e->describe();
-  if (e->type() == RDMA_CM_EVENT_REJECTED) {
-    why =
-        "connection rejected (" + why + ")" + (o.rejectedHint.empty() ? "" : "; " + o.rejectedHint);
-  } else if (e->type() == RDMA_CM_EVENT_UNREACHABLE) {
-    why = "peer unreachable (" + why + ")";
-  } else if (e->type() == RDMA_CM_EVENT_ADDR_ERROR || e->type() == RDMA_CM_EVENT_ROUTE_ERROR) {
-    why = "no RDMA route (" + why + "); is the address on an RDMA device's netdev?";
-  }
-  throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) + " (" + step + ": " + why +
-                           ")");
+  if (e && e->type() == want) return std::move(*e);
+  failStep(e, step, wait, o);
 }
 
 }  // namespace
@@ -117,17 +125,10 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
     if (e && e->type() == RDMA_CM_EVENT_ADDR_RESOLVED) break;
     const bool timedOut = e && e->type() == RDMA_CM_EVENT_ADDR_ERROR && e->status() == -ETIMEDOUT;
     if (timedOut && std::chrono::steady_clock::now() < deadline) continue;
-    std::string why =
-        !e ? "no answer within " + std::to_string(wait.count()) + " ms" : e->describe();
-    if (e && e->type() == RDMA_CM_EVENT_ADDR_ERROR) {
-      why = "no RDMA route (" + why +
-            (timedOut ? ", " + std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
+    failStep(e, "rdma_resolve_addr", wait, o,
+             timedOut ? ", " + std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
                             " in " + std::to_string(o.timeout.count()) + " ms"
-                      : "") +
-            "); is the address on an RDMA device's netdev?";
-    }
-    throw std::runtime_error("no " + o.peerName + " at " + peerOf(o) +
-                             " (rdma_resolve_addr: " + why + ")");
+                      : "");
   }
   id.resolveRoute(ms);
   (void)expectEvent(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route", o);

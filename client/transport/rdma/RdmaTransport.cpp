@@ -58,16 +58,24 @@ std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions
 }
 
 namespace {
-// Helpers that build the members in order; each throws naming its verb.
-verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions& o) {
-  verbs::CmId id = verbs::CmId::create(events);
+// The rdma_cm side of the options, for resolving and connecting alike.
+verbs::CmClientOptions cmOptions(const RdmaTransportOptions& o) {
   verbs::CmClientOptions co;
   co.host = o.host;
   co.port = o.port;
   co.bindAddress = o.bindAddress;
   co.timeout = o.timeout;
   co.peerName = "NFS/RDMA server";
-  verbs::cmResolve(events, id, co);
+  co.rejectedHint = "is knfsd listening for RDMA on that port ('rdma " + std::to_string(o.port) +
+                    "' in /proc/fs/nfsd/portlist; nfsrdma-server doctor checks) or nfs-ganesha "
+                    "with NFS_RDMA_Port?";
+  return co;
+}
+
+// Helpers that build the members in order; each throws naming its verb.
+verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions& o) {
+  verbs::CmId id = verbs::CmId::create(events);
+  verbs::cmResolve(events, id, cmOptions(o));
   return id;
 }
 }  // namespace
@@ -128,17 +136,8 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
   ours.receiveSize = options.inlineSize;
   std::array<std::uint8_t, kPrivateDataSize> pd{};
   encodePrivateData(ours, pd);
-  verbs::CmClientOptions co;
-  co.host = options.host;
-  co.port = options.port;
-  co.bindAddress = options.bindAddress;
-  co.timeout = options.timeout;
-  co.peerName = "NFS/RDMA server";
-  co.rejectedHint = "is knfsd listening for RDMA on that port ('rdma " +
-                    std::to_string(options.port) +
-                    "' in /proc/fs/nfsd/portlist; nfsrdma-server doctor checks) or nfs-ganesha "
-                    "with NFS_RDMA_Port?";
-  const auto theirs = verbs::cmConnect(events_, id_, std::as_bytes(std::span(pd)), co);
+  const auto theirs =
+      verbs::cmConnect(events_, id_, std::as_bytes(std::span(pd)), cmOptions(options));
   ConnectionParameters peer;
   const bool announced = decodePrivateData(
       {reinterpret_cast<const std::uint8_t*>(theirs.data()), theirs.size()}, peer);

@@ -693,15 +693,21 @@ void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> dat
 
 std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) {
   if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "synchronous pread from an I/O callback"));
+  // The READ of chunk i from byte `from` of the chunk to its end.
+  auto readChunk = [&](std::size_t i, std::size_t from) {
+    const std::size_t at = i * maxIo_ + from;
+    const std::size_t len = std::min(maxIo_, buf.size() - i * maxIo_) - from;
+    return [this, &file, part = buf.subspan(at, len), pos = offset + at](IoCallback cb) {
+      preadAsync(file, part, pos, std::move(cb));
+    };
+  };
   // All chunks at once: the session keeps as many in flight as it has slots.
   const std::size_t chunks = (buf.size() + maxIo_ - 1) / maxIo_;
   std::vector<IoResult> results(chunks);
   CompletionGroup group;
   for (std::size_t i = 0; i < chunks; ++i) {
-    const std::size_t off = i * maxIo_;
-    const std::size_t len = std::min(maxIo_, buf.size() - off);
     group.add();
-    preadAsync(file, buf.subspan(off, len), offset + off, [&results, &group, i](const IoResult& r) {
+    readChunk(i, 0)([&results, &group, i](const IoResult& r) {
       results[i] = r;
       group.done(r.error);
     });
@@ -711,9 +717,7 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
   std::size_t total = 0;
   for (std::size_t i = 0; i < chunks; ++i) {
     const std::size_t len = std::min(maxIo_, buf.size() - i * maxIo_);
-    const IoResult first = resendWhileBusy(results[i], busy, [&](IoCallback cb) {
-      preadAsync(file, buf.subspan(i * maxIo_, len), offset + i * maxIo_, std::move(cb));
-    });
+    const IoResult first = resendWhileBusy(results[i], busy, readChunk(i, 0));
     check(first.error);
     std::size_t got = first.bytes;
     bool eof = first.eof;
@@ -721,16 +725,13 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
     // at a time. Each must make progress, so a server that keeps answering
     // 0 bytes without EOF ends in an error, not in a loop.
     while (got < len && !eof) {
-      const std::uint64_t at = offset + i * maxIo_ + got;
-      auto submit = [&](IoCallback cb) {
-        preadAsync(file, buf.subspan(i * maxIo_ + got, len - got), at, std::move(cb));
-      };
+      auto submit = readChunk(i, got);
       const IoResult more = resendWhileBusy(waitFor(submit), busy, submit);
       check(more.error);
       if (more.bytes == 0 && !more.eof) {
         check(makeError(std::make_error_code(std::errc::io_error),
                         "read " + file.path() + ": server returned 0 bytes at offset " +
-                            std::to_string(at) + " without end of file"));
+                            std::to_string(offset + i * maxIo_ + got) + " without end of file"));
       }
       got += more.bytes;
       eof = more.eof;
@@ -744,14 +745,20 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
 void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
                     StableHow stable) {
   if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "synchronous pwrite from an I/O callback"));
+  // The WRITE of chunk i from byte `from` of the chunk to its end.
+  auto writeChunk = [&](std::size_t i, std::size_t from) {
+    const std::size_t at = i * maxIo_ + from;
+    const std::size_t len = std::min(maxIo_, data.size() - i * maxIo_) - from;
+    return [this, &file, part = data.subspan(at, len), pos = offset + at, stable](IoCallback cb) {
+      pwriteAsync(file, part, pos, stable, std::move(cb));
+    };
+  };
   const std::size_t chunks = (data.size() + maxIo_ - 1) / maxIo_;
   std::vector<IoResult> results(chunks);
   CompletionGroup group;
   for (std::size_t i = 0; i < chunks; ++i) {
-    const std::size_t off = i * maxIo_;
-    const std::size_t len = std::min(maxIo_, data.size() - off);
     group.add();
-    pwriteAsync(file, data.subspan(off, len), offset + off, stable, [&results, &group, i](const IoResult& r) {
+    writeChunk(i, 0)([&results, &group, i](const IoResult& r) {
       results[i] = r;
       group.done(r.error);
     });
@@ -759,11 +766,8 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
   (void)group.wait();  // each chunk's own result is looked at below
   BusyWait busy(options_);
   for (std::size_t i = 0; i < chunks; ++i) {
-    const std::size_t off = i * maxIo_;
-    const std::size_t len = std::min(maxIo_, data.size() - off);
-    const IoResult first = resendWhileBusy(results[i], busy, [&](IoCallback cb) {
-      pwriteAsync(file, data.subspan(off, len), offset + off, stable, std::move(cb));
-    });
+    const std::size_t len = std::min(maxIo_, data.size() - i * maxIo_);
+    const IoResult first = resendWhileBusy(results[i], busy, writeChunk(i, 0));
     check(first.error);
     // The server's short writes are continued one WRITE at a time; each must
     // take at least one byte.
@@ -774,12 +778,9 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
         check(makeError(std::make_error_code(std::errc::io_error),
                         "write " + file.path() + ": server wrote 0 of " +
                             std::to_string(len - done) + " bytes at offset " +
-                            std::to_string(offset + off + done)));
+                            std::to_string(offset + i * maxIo_ + done)));
       }
-      auto submit = [&](IoCallback cb) {
-        pwriteAsync(file, data.subspan(off + done, len - done), offset + off + done, stable,
-                    std::move(cb));
-      };
+      auto submit = writeChunk(i, done);
       const IoResult more = resendWhileBusy(waitFor(submit), busy, submit);
       check(more.error);
       last = more.bytes;

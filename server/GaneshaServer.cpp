@@ -295,6 +295,63 @@ std::string tailOfFile(const fs::path& file, std::size_t maxLines) {
   return out;
 }
 
+namespace {
+
+// A numeric address as family and network-order bytes.
+struct RawAddress {
+  int family = AF_UNSPEC;
+  std::array<unsigned char, 16> bytes{};
+  unsigned bits() const { return family == AF_INET ? 32 : 128; }
+};
+
+std::optional<RawAddress> parseRaw(const std::string& text) {
+  RawAddress a;
+  if (::inet_pton(AF_INET, text.c_str(), a.bytes.data()) == 1) {
+    a.family = AF_INET;
+  } else if (::inet_pton(AF_INET6, text.c_str(), a.bytes.data()) == 1) {
+    a.family = AF_INET6;
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+// One CLIENT block's Clients value against an address: nullopt for names,
+// wildcards and netgroups (resolved by ganesha, not here).
+std::optional<bool> clientMatches(const std::string& clients, const RawAddress& addr) {
+  if (clients == "*") return true;
+  const auto slash = clients.find('/');
+  const auto net = parseRaw(clients.substr(0, slash));
+  if (!net) return std::nullopt;
+  if (net->family != addr.family) return false;
+  unsigned prefix = addr.bits();
+  if (slash != std::string::npos) {
+    const std::string len = clients.substr(slash + 1);
+    const bool digits =
+        std::all_of(len.begin(), len.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+    if (len.empty() || len.size() > 3 || !digits) return std::nullopt;
+    prefix = static_cast<unsigned>(std::stoul(len));
+    if (prefix > addr.bits()) return std::nullopt;
+  }
+  for (unsigned i = 0; i < prefix; ++i) {
+    const unsigned mask = 0x80u >> (i % 8);
+    if ((net->bytes[i / 8] & mask) != (addr.bytes[i / 8] & mask)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address) {
+  const auto addr = parseRaw(address);
+  if (!addr) return std::nullopt;
+  for (const GaneshaClientSpec& c : exp.clients) {
+    const std::optional<bool> m = clientMatches(c.clients, *addr);
+    if (!m || *m) return m;
+  }
+  return exp.clients.empty();
+}
+
 bool ganeshaSupportsNfsRdma() {
   // The option table lives in libganesha_nfsd (Debian) or in the daemon
   // itself (static builds); a build without NFS/RDMA has no such key.

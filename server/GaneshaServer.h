@@ -72,6 +72,13 @@ struct GaneshaOptions {
 std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
                                 const std::filesystem::path& workDir);
 
+// Whether a client at the numeric IPv4/IPv6 `address` may use `exp`, as the
+// rendered config decides it (the first CLIENT block that matches; none
+// matching means no access, and ganesha then hides the export from that
+// client, so it sees NFS4ERR_NOENT). nullopt when a block that comes first
+// names a host, wildcard or netgroup: only ganesha's own lookup can tell.
+std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address);
+
 // True when the installed ganesha library knows the NFS_RDMA_Port key (the
 // Debian build does not: it has 9P/RDMA only). Looked up in the binary, not
 // assumed from the version.

@@ -219,13 +219,26 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
   GaneshaServer server = GaneshaServer::start(g);
   out << "serving with nfs-ganesha pid " << server.pid() << " on " << server.address() << ":"
       << server.port() << "\n";
+  // A client on this host reaches a wildcard listener through loopback and
+  // comes from the listener's own address otherwise.
+  const std::string local = server.address() == "0.0.0.0" ? "127.0.0.1"
+                            : server.address() == "::"    ? "::1"
+                                                          : server.address();
+  const std::string host = local.find(':') == std::string::npos ? local : "[" + local + "]";
   for (const auto& e : g.exports) {
     std::string who;
     for (const auto& c : e.clients) who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");
-    out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")"
-        << "   try: nfsrdma-client ls nfs://"
-        << (server.address() == "0.0.0.0" ? "127.0.0.1" : server.address()) << ":" << server.port()
-        << e.pseudo << "\n";
+    out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")";
+    if (exportAdmits(e, local) == false) {
+      // Clients that are only a lab network would otherwise get a suggested
+      // command that fails with a bare NFS4ERR_NOENT.
+      out << "\n    note: this host (" << local
+          << ") is not among its clients, so nfs-ganesha hides it "
+          << "here (NFS4ERR_NOENT); add '- host: " << local
+          << "' to its clients to try it from this host\n";
+    } else {
+      out << "   try: nfsrdma-client ls nfs://" << host << ":" << server.port() << e.pseudo << "\n";
+    }
   }
   out << "  log " << server.logPath().string() << "\nready; stop with Ctrl-C or SIGTERM\n"
       << std::flush;

@@ -109,6 +109,7 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
   }
   TempDir dir{"nfsrdma-serve"};
   fs::create_directories(dir.path / "data/sub");
+  fs::create_directories(dir.path / "lab");
   std::ofstream(dir.path / "data/readme.txt") << "served by nfsrdma-server\n";
   std::ofstream(dir.path / "cfg.yaml") << "exports:\n"
                                           "  - path: "
@@ -122,6 +123,14 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
                                           "      - host: 127.0.0.1\n"
                                           "        access: ro\n"
                                           "        squash: no_root_squash\n"
+                                          "        insecure: true\n"
+                                          "  - path: "
+                                       << (dir.path / "lab").string()
+                                       << "\n"
+                                          "    pseudo: /lab\n"
+                                          "    clients:\n"
+                                          "      - host: 192.168.100.0/24\n"
+                                          "        access: rw\n"
                                           "        insecure: true\n"
                                           "transports:\n"
                                           "  bind_address: 127.0.0.1\n"
@@ -144,7 +153,25 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
   confText << conf.rdbuf();
   EXPECT_NE(confText.str().find("Lease_Lifetime = 30;"), std::string::npos) << confText.str();
 
+  // What serve suggests to a user on this host holds for a real client:
+  // /data lists 127.0.0.1 (second, after a network), /lab does not.
+  EXPECT_NE(tool.output.find("try: nfsrdma-client ls nfs://127.0.0.1:" + port + "/data\n"),
+            std::string::npos)
+      << tool.output;
+  EXPECT_NE(tool.output.find(
+                "    note: this host (127.0.0.1) is not among its clients, so nfs-ganesha hides it "
+                "here (NFS4ERR_NOENT); add '- host: 127.0.0.1' to its clients to try it from this "
+                "host\n"),
+            std::string::npos)
+      << tool.output;
+  EXPECT_EQ(tool.output.find("/lab\n"), std::string::npos) << "a try line for /lab:\n"
+                                                           << tool.output;
+
   int status = -1;
+  const std::string refused =
+      run("nfs-ls 'nfs://127.0.0.1/lab?version=4&nfsport=" + port + "'", &status);
+  EXPECT_NE(status, 0) << "a client outside /lab's clients listed it: " << refused;
+  EXPECT_NE(refused.find("NFS4ERR_NOENT"), std::string::npos) << refused;
   const std::string url = "nfs://127.0.0.1/data";
   std::string ls = run("nfs-ls '" + url + "?version=4&nfsport=" + port + "'", &status);
   EXPECT_EQ(status, 0) << ls;

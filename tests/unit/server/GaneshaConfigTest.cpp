@@ -128,3 +128,43 @@ TEST(GaneshaConfig, MaxIoBytesSetsEveryExportsMaxReadAndMaxWrite) {
   ASSERT_NE(first, std::string::npos) << c;
   EXPECT_NE(c.find(limits, first + 1), std::string::npos) << "the second export too:\n" << c;
 }
+
+// exportAdmits decides what `serve` tells a user on this host: a command to
+// try, or why that command would get NFS4ERR_NOENT. The first matching
+// block decides; a name, wildcard or netgroup in the way means "cannot tell".
+TEST(GaneshaConfig, ExportAdmitsFollowsTheFirstMatchingClientBlock) {
+  using nfsrdma::server::exportAdmits;
+  using nfsrdma::server::GaneshaSquash;
+  GaneshaExportSpec e{"/srv/a", "/export"};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);  // no blocks: everyone
+
+  e.clients = {{"192.168.100.0/24", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), false);
+  EXPECT_EQ(exportAdmits(e, "192.168.100.7"), true);
+  EXPECT_EQ(exportAdmits(e, "192.168.101.7"), false);  // one bit past the prefix
+  EXPECT_EQ(exportAdmits(e, "::1"), false);            // another family
+  EXPECT_EQ(exportAdmits(e, "not-an-address"), std::nullopt);
+
+  e.clients = {{"10.0.0.0/9", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "10.127.255.255"), true);
+  EXPECT_EQ(exportAdmits(e, "10.128.0.0"), false);
+  e.clients = {{"0.0.0.0/0", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "203.0.113.9"), true);
+
+  e.clients = {{"10.0.0.0/24", false, GaneshaSquash::Root},
+               {"127.0.0.1", true, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
+  EXPECT_EQ(exportAdmits(e, "127.0.0.2"), false);
+  e.clients = {{"fd00::/8", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "fd12::5"), true);
+  EXPECT_EQ(exportAdmits(e, "::1"), false);
+
+  e.clients = {{"@compute", false, GaneshaSquash::Root}, {"*", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);
+  e.clients = {{"*", false, GaneshaSquash::Root}, {"@compute", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
+  e.clients = {{"*.lab.example", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);
+  e.clients = {{"10.0.0.0/33", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "10.0.0.1"), std::nullopt);  // not a network ganesha would take
+}

@@ -20,6 +20,7 @@
 
 #include "client/Client.h"
 #include "client/cli/CliCommands.h"
+#include "client/nfs4/Nfs4Status.h"
 
 namespace po = boost::program_options;
 using nfsrdma::Client;
@@ -78,22 +79,45 @@ std::unique_ptr<Client> connectTo(const Remote& r) { return Client::connect(r.op
 
 std::string errnoMessage(const std::string& what) { return what + ": " + std::strerror(errno); }
 
+// ls(1)'s type letters and stat(1)'s type names.
+struct FileTypeName {
+  nfsrdma::FileType type;
+  char letter;
+  const char* name;
+};
+constexpr FileTypeName kFileTypeNames[] = {
+    {nfsrdma::FileType::kRegular, '-', "regular file"},
+    {nfsrdma::FileType::kDirectory, 'd', "directory"},
+    {nfsrdma::FileType::kSymlink, 'l', "symbolic link"},
+    {nfsrdma::FileType::kBlock, 'b', "block special file"},
+    {nfsrdma::FileType::kChar, 'c', "character special file"},
+    {nfsrdma::FileType::kSocket, 's', "socket"},
+    {nfsrdma::FileType::kFifo, 'p', "fifo"},
+};
+
+const FileTypeName* fileTypeName(nfsrdma::FileType t) {
+  for (const FileTypeName& n : kFileTypeNames) {
+    if (n.type == t) return &n;
+  }
+  return nullptr;
+}
+
 std::string modeString(const nfsrdma::Attributes& a) {
   std::string s = "?---------";
-  switch (a.type) {
-    case nfsrdma::FileType::kRegular: s[0] = '-'; break;
-    case nfsrdma::FileType::kDirectory: s[0] = 'd'; break;
-    case nfsrdma::FileType::kSymlink: s[0] = 'l'; break;
-    case nfsrdma::FileType::kBlock: s[0] = 'b'; break;
-    case nfsrdma::FileType::kChar: s[0] = 'c'; break;
-    case nfsrdma::FileType::kSocket: s[0] = 's'; break;
-    case nfsrdma::FileType::kFifo: s[0] = 'p'; break;
-    default: break;
-  }
+  if (const FileTypeName* n = fileTypeName(a.type)) s[0] = n->letter;
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) {
     if (a.mode & (1U << (8 - i))) s[static_cast<std::size_t>(i) + 1] = rwx[i];
   }
+  // setuid, setgid and sticky take the execute columns, as in ls(1): lower
+  // case over an execute bit, upper case without one.
+  const auto special = [&](std::uint32_t bit, std::size_t column, char letter) {
+    if ((a.mode & bit) == 0) return;
+    s[column] = s[column] == '-' ? static_cast<char>(letter - 'a' + 'A') : letter;
+  };
+  special(04000U, 3, 's');
+  special(02000U, 6, 's');
+  special(01000U, 9, 't');
   return s;
 }
 
@@ -110,13 +134,22 @@ int cmdLs(const std::vector<std::string>& args) {
   if (args.size() != 1) fail("usage: nfsrdma-client ls nfs://host/path");
   Remote r = parseRemote(args[0]);
   auto client = connectTo(r);
-  auto entries = client->readdir(r.path);
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  for (const auto& e : entries) {
-    std::printf("%s %-10s %-10s %12llu %s %s\n", modeString(e.attrs).c_str(), e.attrs.owner.c_str(),
-                e.attrs.ownerGroup.c_str(), static_cast<unsigned long long>(e.attrs.size),
-                timeString(e.attrs.timeModify).c_str(), e.name.c_str());
+  const auto line = [](const nfsrdma::Attributes& a, const std::string& name) {
+    std::printf("%s %-10s %-10s %12llu %s %s\n", modeString(a).c_str(), a.owner.c_str(),
+                a.ownerGroup.c_str(), static_cast<unsigned long long>(a.size),
+                timeString(a.timeModify).c_str(), name.c_str());
+  };
+  std::vector<nfsrdma::DirectoryEntry> entries;
+  try {
+    entries = client->readdir(r.path);
+  } catch (const NfsException& e) {
+    // As ls(1): a file is listed as itself.
+    if (e.code() != nfsrdma::nfs4::statusError(nfsrdma::nfs4::kErrNotDir)) throw;
+    line(client->stat(r.path), r.path);
   }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& e : entries) line(e.attrs, e.name);
   printStats(*client);
   client->close();
   return 0;
@@ -127,16 +160,15 @@ int cmdStat(const std::vector<std::string>& args) {
   Remote r = parseRemote(args[0]);
   auto client = connectTo(r);
   auto a = client->stat(r.path);
-  std::printf("  File: %s\n  Size: %llu\tType: %s\n  Mode: %04o (%s)\tLinks: %u\n  Owner: %s\tGroup: %s\n"
-              "FileId: %llu\tChange: %llu\tSpace used: %llu\nAccess: %s\nModify: %s\nChange: %s\n",
-              client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size),
-              a.type == nfsrdma::FileType::kDirectory ? "directory"
-              : a.type == nfsrdma::FileType::kRegular ? "regular file"
-                                                      : "other",
-              a.mode & 07777U, modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
-              static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
-              static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
-              timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());
+  std::printf(
+      "  File: %s\n  Size: %llu\tType: %s\n  Mode: %04o (%s)\tLinks: %u\n  Owner: %s\tGroup: %s\n"
+      "FileId: %llu\tChange id: %llu\tSpace used: %llu\nAccess: %s\nModify: %s\nChange: %s\n",
+      client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size),
+      (fileTypeName(a.type) ? fileTypeName(a.type)->name : "other"), a.mode & 07777U,
+      modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
+      static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
+      static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
+      timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());
   printStats(*client);
   client->close();
   return 0;
@@ -327,7 +359,7 @@ int cmdRename(const std::vector<std::string>& args) {
 void usage(std::ostream& os, const po::options_description& opts) {
   os << "usage: nfsrdma-client [options] <command> <args>\n\n"
         "commands:\n"
-        "  ls URL             list a directory\n"
+        "  ls URL             list a directory (a file: that file)\n"
         "  stat URL           show a file's attributes\n"
         "  cat URL            write a file to standard output\n"
         "  cp SRC DST         copy; each is a local path or a URL\n"

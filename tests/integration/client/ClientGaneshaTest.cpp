@@ -12,13 +12,15 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <optional>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "client/Client.h"
@@ -85,13 +87,29 @@ void writeRemote(Client& client, const std::string& name, std::span<const std::u
 }
 
 // Runs a command, returning its exit status and what it wrote to stderr.
+struct CommandOutput {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurpAndRemove(const std::string& file) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(file.c_str());
+  return text;
+}
+
+CommandOutput runCapturing(const std::string& cmd) {
+  const std::string stem = "/tmp/nfsrdma-itest-" + std::to_string(::getpid());
+  const int rc = std::system((cmd + " >" + stem + ".out 2>" + stem + ".err").c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurpAndRemove(stem + ".out"),
+          slurpAndRemove(stem + ".err")};
+}
+
 std::pair<int, std::string> runCommand(const std::string& cmd) {
-  const std::string errFile = "/tmp/nfsrdma-itest-stderr-" + std::to_string(::getpid());
-  const int rc = std::system((cmd + " 2>" + errFile).c_str());
-  std::ifstream in(errFile);
-  std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::remove(errFile.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, err};
+  CommandOutput r = runCapturing(cmd);
+  return {r.rc, r.err};
 }
 
 class ClientGanesha : public ::testing::Test {
@@ -539,6 +557,70 @@ TEST_F(ClientGanesha, DotAndDotDotInPathsAreResolvedAndBounded) {
     EXPECT_NE(std::string(e.what()).find("'..' leads above the export's root"), std::string::npos) << e.what();
   }
   fs::remove_all(exportDir() / "dots");
+}
+
+// mkdir, ls, stat and rename through the CLI, checked against what the
+// server really has: the export's directory on this host.
+TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
+  const std::string cli = NFSRDMA_CLIENT_BIN;
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/cli-tree";
+  const fs::path tree = exportDir() / "cli-tree";
+  fs::remove_all(tree);
+  const CommandOutput mk = runCapturing(cli + " mkdir " + base);
+  ASSERT_EQ(mk.rc, 0) << mk.err;
+  ASSERT_TRUE(fs::is_directory(tree));
+  const auto data = randomBytes(12345, 95);
+  writeLocal(tree / "b-data", data);
+  ASSERT_EQ(::chmod((tree / "b-data").c_str(), 04755), 0);
+  fs::create_directory(tree / "a-sticky");
+  ASSERT_EQ(::chmod((tree / "a-sticky").c_str(), 01777), 0);
+  fs::create_symlink("b-data", tree / "c-link");
+
+  const CommandOutput ls = runCapturing(cli + " ls " + base);
+  ASSERT_EQ(ls.rc, 0) << ls.err;
+  std::vector<std::string> lines;
+  std::istringstream in(ls.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 3U) << ls.out;
+  // mode, owner, group, size, mtime, name; sorted by name
+  const std::string stamp = " [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ";
+  EXPECT_TRUE(
+      std::regex_match(lines[0], std::regex("drwxrwxrwt \\S+ +\\S+ +[0-9]+" + stamp + "a-sticky")))
+      << lines[0];
+  EXPECT_TRUE(
+      std::regex_match(lines[1], std::regex("-rwsr-xr-x \\S+ +\\S+ +12345" + stamp + "b-data")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_match(lines[2], std::regex("l[rwx-]{9} \\S+ +\\S+ +6" + stamp + "c-link")))
+      << lines[2];
+
+  // As ls(1): a file is listed as itself, under the path given.
+  const CommandOutput one = runCapturing(cli + " ls " + base + "/b-data");
+  ASSERT_EQ(one.rc, 0) << one.err;
+  EXPECT_TRUE(std::regex_match(
+      one.out, std::regex("-rwsr-xr-x \\S+ +\\S+ +12345" + stamp + "/export/cli-tree/b-data\n")))
+      << one.out;
+
+  struct stat local {};
+  ASSERT_EQ(::stat((tree / "b-data").c_str(), &local), 0);
+  const CommandOutput st = runCapturing(cli + " stat " + base + "/b-data");
+  ASSERT_EQ(st.rc, 0) << st.err;
+  for (const std::string& want : {std::string("  File: /export/cli-tree/b-data\n"),
+                                  std::string("  Size: 12345\tType: regular file\n"),
+                                  std::string("  Mode: 4755 (-rwsr-xr-x)\tLinks: 1\n"),
+                                  "FileId: " + std::to_string(local.st_ino) + "\t"}) {
+    EXPECT_NE(st.out.find(want), std::string::npos) << "missing: " << want << "\nin:\n" << st.out;
+  }
+  const CommandOutput link = runCapturing(cli + " stat " + base + "/c-link");
+  ASSERT_EQ(link.rc, 0) << link.err;
+  EXPECT_NE(link.out.find("  Size: 6\tType: symbolic link\n"), std::string::npos) << link.out;
+
+  const CommandOutput mv =
+      runCapturing(cli + " rename " + base + "/b-data " + base + "/a-sticky/moved");
+  ASSERT_EQ(mv.rc, 0) << mv.err;
+  EXPECT_FALSE(fs::exists(tree / "b-data"));
+  EXPECT_EQ(sha256(readLocal(tree / "a-sticky/moved")), sha256(data));
+  fs::remove_all(tree);
 }
 
 // As rm(1): one bad argument does not stop the others, and the status says something failed.

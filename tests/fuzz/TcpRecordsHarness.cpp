@@ -114,7 +114,9 @@ bool runTcpRecords(std::span<const std::uint8_t> input) {
         r.bytes(r.u8(), body);
         const std::size_t len = (r.u8() & 1) != 0 ? reg.buf.size() : r.u16();
         putBe32(body, static_cast<std::uint32_t>(len));
-        for (std::size_t i = 0; i < len; ++i) body.push_back(static_cast<std::uint8_t>(i * 7));
+        const std::size_t at = body.size();
+        body.resize(at + len);
+        for (std::size_t i = 0; i < len; ++i) body[at + i] = static_cast<std::uint8_t>(i * 7);
         body.resize(body.size() + (4 - len % 4) % 4, 0);
         putBe32(stream, 0x80000000U | static_cast<std::uint32_t>(body.size()));
         stream.insert(stream.end(), body.begin(), body.end());
@@ -127,7 +129,8 @@ bool runTcpRecords(std::span<const std::uint8_t> input) {
         break;
       }
       default:
-        stream.resize(stream.size() + std::size_t{r.u16()} * 16, 0);
+        // Zeros: empty non-last fragments, up to a thousand in a row.
+        stream.resize(stream.size() + std::size_t{r.u8()} * 16, 0);
         break;
     }
   }

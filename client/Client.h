@@ -116,7 +116,9 @@ class Client {
   // Asynchronous READ/WRITE of at most maxIoSize() bytes. The callback fires
   // exactly once: on the transport's I/O thread, or inline before return when
   // the call fails at once. It must not block; it may submit more I/O. The
-  // buffer must stay valid until then.
+  // buffer must stay valid until then. Unlike pread/pwrite, these do not
+  // resend a call the server answered NFS4ERR_DELAY or NFS4ERR_GRACE: the
+  // callback gets that error, and the caller (which owns the pacing) decides.
   void preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset,
                   IoCallback done);
   void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,

@@ -218,6 +218,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
   const std::string what = "mount " + options_.exportPath;
   nfs4::Attributes rootAttrs;
   Error e = run(
+      what,
       [&](CompoundEncoder& c) {
         c.putRootFh();
         for (auto comp : comps) c.lookup(comp);
@@ -308,10 +309,12 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   return parts;
 }
 
-Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error(CompoundDecoder&)>& decode,
+Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
+                  const std::function<Error(CompoundDecoder&)>& decode,
                   const rpc::CallHints& hints) {
   if (rpc_->onIoThread()) {
-    return makeError(ClientErrc::kInvalidArgument, "synchronous NFS call from an I/O callback (it would deadlock)");
+    return makeError(ClientErrc::kInvalidArgument,
+                     what + ": synchronous NFS call from an I/O callback (it would deadlock)");
   }
   BusyWait wait(options_);
   for (;;) {
@@ -331,6 +334,7 @@ Error Client::run(const nfs4::Session::Encode& encode, const std::function<Error
           return decode(d);
         },
         hints);
+    if (e && !decoded) e.context = what + (e.context.empty() ? "" : ": " + e.context);
     if (!nfs4::BusyRetry::resendable(e, decoded, status, results, firstNonIdempotent) ||
         !wait.pauseBeforeResend(e)) {
       return e;
@@ -367,6 +371,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
   args.name = parts.leaf;
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.open(args);
@@ -393,6 +398,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   if (flags.truncate && !flags.create) {
     try {
       check(run(
+          "truncate " + st->path,
           [&](CompoundEncoder& c) {
             c.putFh(st->fh);
             c.setAttr(st->stateId, nfs4::SetAttributes{0, std::nullopt});
@@ -424,6 +430,7 @@ void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
   }
   nfs4::Verifier committed{};
   check(run(
+      what,
       [&](CompoundEncoder& c) {
         c.putFh(st.fh);
         c.commit(0, 0);
@@ -467,6 +474,7 @@ void Client::close(OpenFile& file) {
     }
   }
   Error e = run(
+      what,
       [&](CompoundEncoder& c) {
         c.putFh(st.fh);
         c.close(st.stateId);
@@ -795,6 +803,7 @@ Attributes Client::stat(std::string_view path) {
   PathParts parts = split(path, false, "stat");
   Attributes out;
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.getAttr(kStatAttrs);
@@ -813,6 +822,7 @@ Attributes Client::fstat(const OpenFile& file) {
   const std::string what = "fstat " + file.path();
   Attributes out;
   check(run(
+      what,
       [&](CompoundEncoder& c) {
         c.putFh(file.state_->fh);
         c.getAttr(kStatAttrs);
@@ -845,6 +855,7 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
     bool eof = false;
     std::size_t got = 0;
     check(run(
+        parts.full,
         [&](CompoundEncoder& c) {
           lookupAll(c, root_, parts.lookups);
           c.readDir(cookie, verf, maxCount / 2, maxCount, kDirAttrs);
@@ -875,6 +886,7 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
 void Client::mkdir(std::string_view path, std::uint32_t mode) {
   PathParts parts = split(path, true, "mkdir");
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.createDirectory(parts.leaf, nfs4::SetAttributes{std::nullopt, mode});
@@ -890,6 +902,7 @@ void Client::mkdir(std::string_view path, std::uint32_t mode) {
 void Client::unlink(std::string_view path) {
   PathParts parts = split(path, true, "remove");
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.remove(parts.leaf);
@@ -907,6 +920,7 @@ void Client::rename(std::string_view from, std::string_view to) {
   PathParts dst = split(to, true, "rename");
   const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
   check(run(
+      what,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, src.lookups);
         c.saveFh();
@@ -936,6 +950,7 @@ Error setAttrReply(CompoundDecoder& d, std::size_t lookups, const std::string& w
 void Client::truncate(std::string_view path, std::uint64_t size) {
   PathParts parts = split(path, false, "truncate");
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{size, std::nullopt});  // anonymous stateid
@@ -946,6 +961,7 @@ void Client::truncate(std::string_view path, std::uint64_t size) {
 void Client::chmod(std::string_view path, std::uint32_t mode) {
   PathParts parts = split(path, false, "chmod");
   check(run(
+      parts.full,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, parts.lookups);
         c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{std::nullopt, mode});

@@ -156,8 +156,11 @@ class Client {
   struct PathParts;
   PathParts split(std::string_view path, bool wantParent, const char* what) const;
   // hints.maxReplySize: replies that may exceed ~1 KiB (READDIR) say so, so
-  // RPC-over-RDMA provides a Reply chunk.
-  Error run(const nfs4::Session::Encode& encode, const std::function<Error(nfs4::CompoundDecoder&)>& decode,
+  // RPC-over-RDMA provides a Reply chunk. `what` ("mkdir /export/d") leads
+  // the errors that never reach `decode` (timeout, lost connection, an
+  // error in SEQUENCE), which would otherwise not say what failed.
+  Error run(const std::string& what, const nfs4::Session::Encode& encode,
+            const std::function<Error(nfs4::CompoundDecoder&)>& decode,
             const rpc::CallHints& hints = {});
   void commitAndCheck(OpenFile::State& st, const std::string& what);
 

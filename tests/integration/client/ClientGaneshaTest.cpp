@@ -3,6 +3,7 @@
 // mapping of real server errors, interop with libnfs, and the CLI.
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -621,6 +622,61 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   EXPECT_FALSE(fs::exists(tree / "b-data"));
   EXPECT_EQ(sha256(readLocal(tree / "a-sticky/moved")), sha256(data));
   fs::remove_all(tree);
+}
+
+// SIGSTOP stops a process's threads one by one: true once all of them are
+// stopped ('T' in /proc/PID/task/TID/stat), within about two seconds.
+bool allThreadsStopped(pid_t pid) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    bool all = true;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+      std::ifstream in(task.path() / "stat");
+      std::string line;
+      std::getline(in, line);
+      const auto name = line.rfind(')');
+      if (name == std::string::npos || name + 2 >= line.size() || line[name + 2] != 'T')
+        all = false;
+    }
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// An error that never reaches the COMPOUND's results (here: no reply in
+// time, ganesha stopped) still says which operation on which path failed.
+TEST_F(ClientGanesha, ErrorsWithoutAReplyNameTheOperationAndPath) {
+  ClientOptions o = GaneshaEnvironment::get().options();
+  o.timeout = std::chrono::milliseconds(500);
+  auto c = Client::connect(o);
+  const pid_t ganesha = GaneshaEnvironment::get().pid();
+  ASSERT_GT(ganesha, 0);
+  std::string stat, mkdir;
+  {
+    ASSERT_EQ(::kill(ganesha, SIGSTOP), 0);
+    struct Resume {
+      pid_t pid;
+      ~Resume() { ::kill(pid, SIGCONT); }
+    } resume{ganesha};
+    ASSERT_TRUE(allThreadsStopped(ganesha));
+    try {
+      (void)c->stat("nowhere");
+    } catch (const NfsException& e) {
+      stat = e.what();
+    }
+    try {
+      c->mkdir("new-dir");
+    } catch (const NfsException& e) {
+      mkdir = e.what();
+    }
+  }
+  EXPECT_EQ(stat.rfind("stat /export/nowhere: no reply from tcp 127.0.0.1:", 0), 0U) << stat;
+  EXPECT_NE(stat.find(" within 500 ms"), std::string::npos) << stat;
+  EXPECT_EQ(mkdir.rfind("mkdir /export/new-dir: ", 0), 0U) << mkdir;
+  // The server catches up; the client goes on with the slots it has left.
+  EXPECT_EQ(c->stat("").type, FileType::kDirectory);
+  c->close();
+  fs::remove_all(exportDir() / "new-dir");  // the late mkdir may well have run
 }
 
 // As rm(1): one bad argument does not stop the others, and the status says something failed.

@@ -30,6 +30,7 @@ class GaneshaEnvironment : public ::testing::Environment {
   const std::filesystem::path& exportDir() const { return exportDir_; }
   const std::filesystem::path& readOnlyDir() const { return readOnlyDir_; }
   std::uint16_t port() const { return server_->port(); }
+  pid_t pid() const { return server_->pid(); }
   ClientOptions options(const std::string& exportPath = "/export") const;
 
  private:

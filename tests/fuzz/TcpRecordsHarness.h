@@ -17,7 +17,7 @@
 //                     record marked last holding XID, header, length, data, pad
 //     2  big marker:  4 bytes of record marker, then min(marker length,
 //                     256 KiB) filler bytes
-//     3  filler:      2 bytes count, count x 16 zero bytes
+//     3  filler:      2 bytes count, min(count, 256) x 16 zero bytes
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,8 @@
 namespace nfsrdma::fuzz {
 
 // Returns false if the transport broke an invariant (the fuzz target aborts then).
-bool runTcpRecords(std::span<const std::uint8_t> input);
+// `placed`, if given, receives how many replies went straight into a
+// registered buffer (the replay test checks that placement seeds place).
+bool runTcpRecords(std::span<const std::uint8_t> input, std::size_t* placed = nullptr);
 
 }  // namespace nfsrdma::fuzz

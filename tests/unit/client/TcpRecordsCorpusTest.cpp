@@ -19,14 +19,24 @@ TEST(TcpRecordsCorpus, EverySeedKeepsTheTransportsInvariants) {
   const fs::path dir = fs::path(NFSRDMA_FUZZ_CORPUS_DIR) / "fuzz_tcp_records";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   std::size_t files = 0;
+  std::size_t placing = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     std::ifstream f(entry.path(), std::ios::binary);
     const std::vector<std::uint8_t> input{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-    EXPECT_TRUE(runTcpRecords(input)) << entry.path();
+    std::size_t placed = 0;
+    EXPECT_TRUE(runTcpRecords(input, &placed)) << entry.path();
+    // These seeds exist to reach direct placement; a change of the input
+    // layout that makes them miss it would otherwise go unnoticed.
+    const std::string name = entry.path().filename().string();
+    if (name == "placed-read" || name == "two-reads" || name == "filler-then-placed") {
+      EXPECT_GT(placed, 0U) << entry.path() << " placed no reply";
+      ++placing;
+    }
     ++files;
   }
   EXPECT_GE(files, 7U);
+  EXPECT_EQ(placing, 3U);
 }
 
 }  // namespace

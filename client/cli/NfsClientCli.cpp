@@ -102,6 +102,12 @@ const FileTypeName* fileTypeName(nfsrdma::FileType t) {
   return nullptr;
 }
 
+const char* typeName(const nfsrdma::Attributes& a) {
+  if (a.type == nfsrdma::FileType::kRegular && a.size == 0) return "regular empty file";
+  const FileTypeName* n = fileTypeName(a.type);
+  return n != nullptr ? n->name : "weird file";
+}
+
 std::string modeString(const nfsrdma::Attributes& a) {
   std::string s = "?---------";
   if (const FileTypeName* n = fileTypeName(a.type)) s[0] = n->letter;
@@ -143,9 +149,19 @@ int cmdLs(const std::vector<std::string>& args) {
   try {
     entries = client->readdir(r.path);
   } catch (const NfsException& e) {
-    // As ls(1): a file is listed as itself.
-    if (e.code() != nfsrdma::nfs4::statusError(nfsrdma::nfs4::kErrNotDir)) throw;
-    line(client->stat(r.path), r.path);
+    // As ls(1): a file or symbolic link is listed as itself. A path that
+    // fails on the way (a file as a directory in it) keeps READDIR's error.
+    namespace nfs4 = nfsrdma::nfs4;
+    if (e.code() != nfs4::statusError(nfs4::kErrNotDir) &&
+        e.code() != nfs4::statusError(nfs4::kErrSymlink))
+      throw;
+    std::optional<nfsrdma::Attributes> self;
+    try {
+      self = client->stat(r.path);
+    } catch (const NfsException&) {
+      throw e;
+    }
+    line(*self, r.path);
   }
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -163,9 +179,8 @@ int cmdStat(const std::vector<std::string>& args) {
   std::printf(
       "  File: %s\n  Size: %llu\tType: %s\n  Mode: %04o (%s)\tLinks: %u\n  Owner: %s\tGroup: %s\n"
       "FileId: %llu\tChange id: %llu\tSpace used: %llu\nAccess: %s\nModify: %s\nChange: %s\n",
-      client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size),
-      (fileTypeName(a.type) ? fileTypeName(a.type)->name : "other"), a.mode & 07777U,
-      modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
+      client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size), typeName(a),
+      a.mode & 07777U, modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
       static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
       static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
       timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());

@@ -22,6 +22,7 @@ inline constexpr std::uint32_t kErrRofs = 30;
 inline constexpr std::uint32_t kErrNotEmpty = 66;
 inline constexpr std::uint32_t kErrDelay = 10008;
 inline constexpr std::uint32_t kErrGrace = 10013;
+inline constexpr std::uint32_t kErrSymlink = 10029;
 inline constexpr std::uint32_t kErrBadSession = 10052;
 inline constexpr std::uint32_t kErrBadSlot = 10053;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;

@@ -87,7 +87,6 @@ void writeRemote(Client& client, const std::string& name, std::span<const std::u
   client.close(w);
 }
 
-// Runs a command, returning its exit status and what it wrote to stderr.
 struct CommandOutput {
   int rc = -1;
   std::string out;
@@ -108,6 +107,7 @@ CommandOutput runCapturing(const std::string& cmd) {
           slurpAndRemove(stem + ".err")};
 }
 
+// Runs a command, returning its exit status and what it wrote to stderr.
 std::pair<int, std::string> runCommand(const std::string& cmd) {
   CommandOutput r = runCapturing(cmd);
   return {r.rc, r.err};
@@ -577,30 +577,46 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   fs::create_directory(tree / "a-sticky");
   ASSERT_EQ(::chmod((tree / "a-sticky").c_str(), 01777), 0);
   fs::create_symlink("b-data", tree / "c-link");
+  writeLocal(tree / "d-setgid", {});
+  ASSERT_EQ(::chmod((tree / "d-setgid").c_str(), 02644), 0);
+  fs::create_directory(tree / "e-sticky");
+  ASSERT_EQ(::chmod((tree / "e-sticky").c_str(), 01776), 0);
 
   const CommandOutput ls = runCapturing(cli + " ls " + base);
   ASSERT_EQ(ls.rc, 0) << ls.err;
   std::vector<std::string> lines;
   std::istringstream in(ls.out);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  ASSERT_EQ(lines.size(), 3U) << ls.out;
+  ASSERT_EQ(lines.size(), 5U) << ls.out;
   // mode, owner, group, size, mtime, name; sorted by name
-  const std::string stamp = " [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ";
-  EXPECT_TRUE(
-      std::regex_match(lines[0], std::regex("drwxrwxrwt \\S+ +\\S+ +[0-9]+" + stamp + "a-sticky")))
-      << lines[0];
-  EXPECT_TRUE(
-      std::regex_match(lines[1], std::regex("-rwsr-xr-x \\S+ +\\S+ +12345" + stamp + "b-data")))
-      << lines[1];
-  EXPECT_TRUE(std::regex_match(lines[2], std::regex("l[rwx-]{9} \\S+ +\\S+ +6" + stamp + "c-link")))
-      << lines[2];
+  const auto lsLine = [](const std::string& mode, const std::string& size,
+                         const std::string& name) {
+    return std::regex(mode + " \\S+ +\\S+ +" + size +
+                      " [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} " + name);
+  };
+  EXPECT_TRUE(std::regex_match(lines[0], lsLine("drwxrwxrwt", "[0-9]+", "a-sticky"))) << lines[0];
+  EXPECT_TRUE(std::regex_match(lines[1], lsLine("-rwsr-xr-x", "12345", "b-data"))) << lines[1];
+  EXPECT_TRUE(std::regex_match(lines[2], lsLine("l[rwx-]{9}", "6", "c-link"))) << lines[2];
+  // Capitals: setgid and sticky without the execute bit under them.
+  EXPECT_TRUE(std::regex_match(lines[3], lsLine("-rw-r-Sr--", "0", "d-setgid"))) << lines[3];
+  EXPECT_TRUE(std::regex_match(lines[4], lsLine("drwxrwxrwT", "[0-9]+", "e-sticky"))) << lines[4];
 
-  // As ls(1): a file is listed as itself, under the path given.
+  // As ls(1): a file is listed as itself, under the path given; so is a
+  // symbolic link (READDIR answers NFS4ERR_SYMLINK), not its target.
   const CommandOutput one = runCapturing(cli + " ls " + base + "/b-data");
   ASSERT_EQ(one.rc, 0) << one.err;
-  EXPECT_TRUE(std::regex_match(
-      one.out, std::regex("-rwsr-xr-x \\S+ +\\S+ +12345" + stamp + "/export/cli-tree/b-data\n")))
+  EXPECT_TRUE(std::regex_match(one.out, lsLine("-rwsr-xr-x", "12345", "/export/cli-tree/b-data\n")))
       << one.out;
+  const CommandOutput lnk = runCapturing(cli + " ls " + base + "/c-link");
+  ASSERT_EQ(lnk.rc, 0) << lnk.err;
+  EXPECT_TRUE(std::regex_match(lnk.out, lsLine("l[rwx-]{9}", "6", "/export/cli-tree/c-link\n")))
+      << lnk.out;
+  // A file in the middle of the path keeps READDIR's error, not the fallback's.
+  const CommandOutput mid = runCapturing(cli + " ls " + base + "/b-data/x");
+  EXPECT_EQ(mid.rc, 1);
+  EXPECT_EQ(
+      mid.err,
+      "nfsrdma-client: readdir /export/cli-tree/b-data/x: NFS4ERR_NOTDIR (not a directory)\n");
 
   struct stat local {};
   ASSERT_EQ(::stat((tree / "b-data").c_str(), &local), 0);
@@ -615,6 +631,11 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   const CommandOutput link = runCapturing(cli + " stat " + base + "/c-link");
   ASSERT_EQ(link.rc, 0) << link.err;
   EXPECT_NE(link.out.find("  Size: 6\tType: symbolic link\n"), std::string::npos) << link.out;
+  const CommandOutput empty = runCapturing(cli + " stat " + base + "/d-setgid");
+  ASSERT_EQ(empty.rc, 0) << empty.err;
+  EXPECT_NE(empty.out.find("  Size: 0\tType: regular empty file\n  Mode: 2644 (-rw-r-Sr--)"),
+            std::string::npos)
+      << empty.out;
 
   const CommandOutput mv =
       runCapturing(cli + " rename " + base + "/b-data " + base + "/a-sticky/moved");

@@ -310,6 +310,14 @@ std::optional<RawAddress> parseRaw(const std::string& text) {
     a.family = AF_INET;
   } else if (::inet_pton(AF_INET6, text.c_str(), a.bytes.data()) == 1) {
     a.family = AF_INET6;
+    // ::ffff:a.b.c.d is how a dual-stack listener sees an IPv4 client, and
+    // ganesha matches it as a.b.c.d.
+    static constexpr std::array<unsigned char, 12> kMapped{0, 0, 0, 0, 0,    0,
+                                                           0, 0, 0, 0, 0xff, 0xff};
+    if (std::equal(kMapped.begin(), kMapped.end(), a.bytes.begin())) {
+      std::copy(a.bytes.begin() + 12, a.bytes.end(), a.bytes.begin());
+      a.family = AF_INET;
+    }
   } else {
     return std::nullopt;
   }

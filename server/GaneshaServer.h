@@ -76,7 +76,8 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
 // rendered config decides it (the first CLIENT block that matches; none
 // matching means no access, and ganesha then hides the export from that
 // client, so it sees NFS4ERR_NOENT). nullopt when a block that comes first
-// names a host, wildcard or netgroup: only ganesha's own lookup can tell.
+// is a host name, a *.domain or ? pattern or an @netgroup: only ganesha's
+// own lookup can tell.
 std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address);
 
 // True when the installed ganesha library knows the NFS_RDMA_Port key (the

@@ -3,6 +3,8 @@
 // so a bad input leaves the host untouched.
 #include "server/ServerTool.h"
 
+#include <arpa/inet.h>
+
 // Boost 1.74's typed_value<std::string>::notify trips GCC 12's
 // -Wnull-dereference (a false positive inside the header's inlined
 // std::string assignment); silence it for Boost's code only.
@@ -12,6 +14,7 @@
 #pragma GCC diagnostic pop
 
 #include <algorithm>
+#include <array>
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -217,27 +220,50 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
   } restore{oldInt, oldTerm};
 
   GaneshaServer server = GaneshaServer::start(g);
-  out << "serving with nfs-ganesha pid " << server.pid() << " on " << server.address() << ":"
-      << server.port() << "\n";
-  // A client on this host reaches a wildcard listener through loopback and
-  // comes from the listener's own address otherwise.
-  const std::string local = server.address() == "0.0.0.0" ? "127.0.0.1"
-                            : server.address() == "::"    ? "::1"
-                                                          : server.address();
-  const std::string host = local.find(':') == std::string::npos ? local : "[" + local + "]";
+  const auto bracketed = [](const std::string& a) {
+    return a.find(':') == std::string::npos ? a : "[" + a + "]";
+  };
+  out << "serving with nfs-ganesha pid " << server.pid() << " on " << bracketed(server.address())
+      << ":" << server.port() << "\n";
+  // Where a client on this host comes from: the listener's own address, or
+  // loopback for a wildcard one (both families for a dual-stack "::").
+  std::vector<std::string> local{server.address()};
+  {
+    std::array<unsigned char, 16> raw{};
+    if (::inet_pton(AF_INET, server.address().c_str(), raw.data()) == 1 &&
+        std::all_of(raw.begin(), raw.begin() + 4, [](unsigned char b) { return b == 0; })) {
+      local = {"127.0.0.1"};
+    } else if (::inet_pton(AF_INET6, server.address().c_str(), raw.data()) == 1 &&
+               std::all_of(raw.begin(), raw.end(), [](unsigned char b) { return b == 0; })) {
+      local = {"127.0.0.1", "::1"};
+    }
+  }
   for (const auto& e : g.exports) {
     std::string who;
     for (const auto& c : e.clients) who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");
     out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")";
-    if (exportAdmits(e, local) == false) {
+    // The first address admitted; when none is known to be, the first one.
+    std::string via = local.front();
+    bool refused = true;
+    for (const std::string& addr : local) {
+      const std::optional<bool> admitted = exportAdmits(e, addr);
+      if (admitted == false) continue;
+      refused = false;
+      if (admitted == true) {
+        via = addr;
+        break;
+      }
+    }
+    if (refused) {
       // Clients that are only a lab network would otherwise get a suggested
       // command that fails with a bare NFS4ERR_NOENT.
-      out << "\n    note: this host (" << local
-          << ") is not among its clients, so nfs-ganesha hides it "
-          << "here (NFS4ERR_NOENT); add '- host: " << local
-          << "' to its clients to try it from this host\n";
+      out << "\n    note: a client on this host, connecting to " << via
+          << ", is not among its clients, so nfs-ganesha hides the export from it (NFS4ERR_NOENT); "
+             "add '- host: "
+          << via << "' to its clients to try it here\n";
     } else {
-      out << "   try: nfsrdma-client ls nfs://" << host << ":" << server.port() << e.pseudo << "\n";
+      out << "   try: nfsrdma-client ls nfs://" << bracketed(via) << ":" << server.port()
+          << e.pseudo << "\n";
     }
   }
   out << "  log " << server.logPath().string() << "\nready; stop with Ctrl-C or SIGTERM\n"

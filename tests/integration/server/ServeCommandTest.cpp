@@ -158,11 +158,12 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
   EXPECT_NE(tool.output.find("try: nfsrdma-client ls nfs://127.0.0.1:" + port + "/data\n"),
             std::string::npos)
       << tool.output;
-  EXPECT_NE(tool.output.find(
-                "    note: this host (127.0.0.1) is not among its clients, so nfs-ganesha hides it "
-                "here (NFS4ERR_NOENT); add '- host: 127.0.0.1' to its clients to try it from this "
-                "host\n"),
-            std::string::npos)
+  EXPECT_NE(
+      tool.output.find(
+          "    note: a client on this host, connecting to 127.0.0.1, is not among its clients, "
+          "so nfs-ganesha hides the export from it (NFS4ERR_NOENT); add '- host: 127.0.0.1' "
+          "to its clients to try it here\n"),
+      std::string::npos)
       << tool.output;
   EXPECT_EQ(tool.output.find("/lab\n"), std::string::npos) << "a try line for /lab:\n"
                                                            << tool.output;

@@ -165,6 +165,10 @@ TEST(GaneshaConfig, ExportAdmitsFollowsTheFirstMatchingClientBlock) {
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
   e.clients = {{"*.lab.example", false, GaneshaSquash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);
+  // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d.
+  e.clients = {{"127.0.0.0/8", false, GaneshaSquash::Root}};
+  EXPECT_EQ(exportAdmits(e, "::ffff:127.0.0.1"), true);
+  EXPECT_EQ(exportAdmits(e, "::ffff:10.0.0.1"), false);
   e.clients = {{"10.0.0.0/33", false, GaneshaSquash::Root}};
   EXPECT_EQ(exportAdmits(e, "10.0.0.1"), std::nullopt);  // not a network ganesha would take
 }

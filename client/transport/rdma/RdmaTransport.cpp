@@ -18,6 +18,14 @@ namespace nfsrdma::transport::rdma {
 namespace {
 
 constexpr std::size_t kMaxPooledRegistrations = 4096;
+
+// One receive more than the credits asked for: a reply's buffer goes back
+// to the device only after the reply is handed up, and by then its credit
+// may already carry a new call (RFC 8166 section 3.3.1 wants a receive
+// posted for every credit the server may use; xprtrdma keeps spares too).
+std::uint32_t receiveCount(const RdmaTransportOptions& o) {
+  return o.credits + 1;
+}
 constexpr std::uintptr_t kPage = 4096;
 
 }  // namespace
@@ -87,23 +95,26 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
       id_(resolvedId(events_, options)),
       pd_(verbs::ProtectionDomain::allocate(id_.verbs())),
       completionChannel_(verbs::CompletionChannel::create(id_.verbs())),
-      cq_(verbs::CompletionQueue::create(id_.verbs(), static_cast<int>(options.credits + options.sendBuffers + 8),
-                                         &completionChannel_)),
+      cq_(verbs::CompletionQueue::create(
+          id_.verbs(), static_cast<int>(receiveCount(options) + options.sendBuffers + 8),
+          &completionChannel_)),
       qp_([this, &options] {
         ibv_qp_init_attr attr{};
         attr.send_cq = cq_.get();
         attr.recv_cq = cq_.get();
         attr.qp_type = IBV_QPT_RC;
         attr.cap.max_send_wr = options.sendBuffers + 1;
-        attr.cap.max_recv_wr = options.credits + 1;
+        attr.cap.max_recv_wr = receiveCount(options);
         attr.cap.max_send_sge = 1;
         attr.cap.max_recv_sge = 1;
         return verbs::QueuePair::createOnCmId(id_.get(), pd_.get(), attr);
       }()),
-      receiveBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), std::size_t{options.credits} * options.inlineSize,
-                                                        IBV_ACCESS_LOCAL_WRITE)),
-      sendBuffers_(verbs::RegisteredBuffer::allocate(pd_.get(), std::size_t{options.sendBuffers} * options.inlineSize,
-                                                     IBV_ACCESS_LOCAL_WRITE)) {
+      receiveBuffers_(verbs::RegisteredBuffer::allocate(
+          pd_.get(), std::size_t{receiveCount(options)} * options.inlineSize,
+          IBV_ACCESS_LOCAL_WRITE)),
+      sendBuffers_(verbs::RegisteredBuffer::allocate(
+          pd_.get(), std::size_t{options.sendBuffers} * options.inlineSize,
+          IBV_ACCESS_LOCAL_WRITE)) {
   wakeFd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakeFd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   try {
@@ -116,8 +127,8 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
 }
 
 void RdmaTransport::setUp(const RdmaTransportOptions& options) {
-  receiveContexts_.resize(options.credits);
-  for (std::size_t i = 0; i < options.credits; ++i) {
+  receiveContexts_.resize(receiveCount(options));
+  for (std::size_t i = 0; i < receiveContexts_.size(); ++i) {
     receiveContexts_[i] = {true, i};
     postReceive(i);
   }
@@ -539,8 +550,12 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
     }
   } else if (!call) {
     // A reply to a call we no longer track (abandoned after a timeout): the
-    // RPC layer counts and drops it.
-    if (h.proc == RdmaProc::kMsg) sink_->onMessage(bytes.subspan(consumed), {});
+    // RPC layer counts and drops it. Unless the RPC reply inside names
+    // another XID: that could complete a call whose chunks we still hold.
+    const std::span<const std::uint8_t> inner = bytes.subspan(consumed);
+    std::uint32_t rpcXid = 0;
+    if (h.proc == RdmaProc::kMsg && rpc::peekXid(inner, rpcXid) && rpcXid == h.xid)
+      sink_->onMessage(inner, {});
   } else {
     std::span<const std::uint8_t> message;
     bool ok = true;

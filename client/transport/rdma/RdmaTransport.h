@@ -50,7 +50,7 @@ struct RdmaTransportOptions {
   std::uint16_t port = 20049;
   std::string bindAddress;  // local address; empty: routing chooses
   std::chrono::milliseconds timeout{5000};
-  std::uint32_t credits = 64;        // receive buffers posted = credits asked for
+  std::uint32_t credits = 64;        // credits asked for; one receive buffer more is posted
   std::uint32_t inlineSize = 4096;   // our receive (and send) buffer size
   // Registered send buffers. A call waiting for credits keeps its buffer, so
   // this must exceed the calls the session can have outstanding (its slots).

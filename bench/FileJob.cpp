@@ -47,6 +47,8 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
       set.emplace_back(static_cast<std::uint8_t*>(p), std::free);
     }
   };
+  if (spec_.generation != 0 && readPercent_ < 100)
+    result_.writtenBlocks.assign(totalBlocks_, false);
   allocate(buffers_);
   if (readPercent_ < 100 && !patternWrites_) {
     // Filled once here, not per write (as fio): a write then costs a header
@@ -131,7 +133,8 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
   if (req.op == IoDirection::Write) {
     if (patternWrites_) {
       // What a --verify read (of this run or a later one) checks.
-      fillPattern(req.buf, spec_.options.seed, spec_.fileIdBase + req.file, req.offset);
+      fillPattern(req.buf, spec_.options.seed, spec_.fileIdBase + req.file, req.offset,
+                  spec_.layout ? 0 : spec_.generation);
     } else {
       stampWriteBuffer(req.buf, spec_.fileIdBase + req.file, req.offset);
     }
@@ -145,7 +148,14 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
   const auto now = BenchClock::now();
   VerifyStats local;
   const bool check = error.empty() && req.op == IoDirection::Read && spec_.options.verify;
-  if (check) checkPattern(req.buf.first(bytes), spec_.options.seed, spec_.fileIdBase + req.file, req.offset, local);
+  const std::uint64_t block = req.file * blocksPerFile_ + req.offset / block_;
+  if (check) {
+    // A block this job's write run wrote must hold that run's data, not older data.
+    const bool ours =
+        spec_.writtenBlocks && block < spec_.writtenBlocks->size() && (*spec_.writtenBlocks)[block];
+    checkPattern(req.buf.first(bytes), spec_.options.seed, spec_.fileIdBase + req.file, req.offset,
+                 local, ours ? spec_.generation : 0);
+  }
   std::lock_guard lock(mu_);
   if (!error.empty()) {
     ++result_.errors;
@@ -154,6 +164,9 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
     return;
   }
   if (check) result_.verify.merge(local);
+  if (req.op == IoDirection::Write && bytes == block_ && block < result_.writtenBlocks.size()) {
+    result_.writtenBlocks[block] = true;
+  }
   if (!req.measured) return;
   const auto d = static_cast<std::size_t>(req.op);
   auto& r = result_.dir[d];

@@ -65,6 +65,8 @@ struct JobResult {
   VerifyStats verify;
   std::uint64_t errors = 0;
   std::string firstError;
+  // With a generation: the blocks whose write completed, by index over the job's files.
+  std::vector<bool> writtenBlocks;
 };
 
 struct JobSpec {
@@ -76,6 +78,12 @@ struct JobSpec {
   std::uint64_t fileBytes = 0;     // bytes used in each file (whole blocks)
   bool layout = false;             // one sequential write pass over every file, nothing measured
   std::uint32_t fileIdBase = 0;    // file ids in the pattern: fileIdBase + index
+  // A --verify write run's own non-zero generation (see fillPattern): its
+  // writes carry it, and the job records which blocks it wrote.
+  std::uint64_t generation = 0;
+  // The read-back after such a run: the blocks (by index over the job's
+  // files) that must hold that generation's data; null: none.
+  std::shared_ptr<const std::vector<bool>> writtenBlocks;
 };
 
 class JobDriver {

@@ -8,7 +8,10 @@ namespace {
 
 constexpr std::uint64_t kMagic = 0x5652444d5253464eULL;  // "NFSRDMAV" little-endian
 constexpr std::uint64_t kUnverifiedMagic = 0x5752444d5253464eULL;  // "NFSRDMAW": written without --verify
+constexpr std::uint64_t kGenerationMagic =
+    0x4752444d5253464eULL;                                // "NFSRDMAG": a --verify write run's
 constexpr std::size_t kHeaderWords = 4;                   // magic, offset, id|len, seed
+constexpr std::size_t kGenerationWord = kHeaderWords + 1;  // first payload word: under the checksum
 constexpr std::size_t kWords = kVerifyUnit / 8;
 
 std::uint64_t mix(std::uint64_t x) {
@@ -39,14 +42,28 @@ std::uint64_t checksum(const std::uint64_t* w) {
   return mix(a ^ b);
 }
 
-void fillUnit(std::uint64_t* w, std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset) {
-  const std::uint64_t key = unitKey(seed, fileId, offset);
-  w[0] = kMagic;
+// generation 0: the seed's pattern; otherwise a unit of that write run,
+// whose payload (and so checksum) no other run's matches.
+void fillUnit(std::uint64_t* w, std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset,
+              std::uint64_t generation = 0) {
+  const std::uint64_t key =
+      unitKey(generation == 0 ? seed : seed ^ mix(generation), fileId, offset);
+  w[0] = generation == 0 ? kMagic : kGenerationMagic;
   w[1] = offset;
   w[2] = (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId;
   w[3] = seed;
   for (std::size_t i = kHeaderWords + 1; i < kWords; ++i) w[i] = payloadWord(key, i);
+  if (generation != 0) w[kGenerationWord] = generation;
   w[kHeaderWords] = checksum(w);
+}
+
+// A unit that is intact (checksum) and in its place, of any writer: the
+// seed's pattern, a run without --verify or a --verify write run.
+bool intactInPlace(const std::uint64_t* got, std::uint64_t seed, std::uint32_t fileId,
+                   std::uint64_t offset) {
+  return (got[0] == kMagic || got[0] == kUnverifiedMagic || got[0] == kGenerationMagic) &&
+         checksum(got) == got[kHeaderWords] && got[1] == offset &&
+         got[2] == ((static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId) && got[3] == seed;
 }
 
 }  // namespace
@@ -61,10 +78,10 @@ void VerifyStats::merge(const VerifyStats& o) {
 }
 
 void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
-                 std::uint64_t fileOffset) {
+                 std::uint64_t fileOffset, std::uint64_t generation) {
   std::uint64_t unit[kWords];
   for (std::size_t pos = 0; pos + kVerifyUnit <= buf.size(); pos += kVerifyUnit) {
-    fillUnit(unit, seed, fileId, fileOffset + pos);
+    fillUnit(unit, seed, fileId, fileOffset + pos, generation);
     std::memcpy(buf.data() + pos, unit, kVerifyUnit);
   }
 }
@@ -88,8 +105,9 @@ void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::ui
   }
 }
 
-std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
-                           std::uint64_t fileOffset, VerifyStats& stats) {
+std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed,
+                           std::uint32_t fileId, std::uint64_t fileOffset, VerifyStats& stats,
+                           std::uint64_t generation) {
   std::uint64_t bad = 0;
   std::uint64_t expected[kWords];
   std::uint64_t got[kWords];
@@ -98,16 +116,14 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
     const std::uint64_t off = fileOffset + pos;
     ++stats.unitsChecked;
     stats.bytesChecked += n;
-    fillUnit(expected, seed, fileId, off);
+    fillUnit(expected, seed, fileId, off, generation);
     if (std::memcmp(buf.data() + pos, expected, n) == 0) continue;
     if (n == kVerifyUnit) {
       std::memcpy(got, buf.data() + pos, kVerifyUnit);
-      // A unit of a run without --verify carries no pattern but has its
-      // own checksum and place: intact and where it belongs, it passes.
-      if (got[0] == kUnverifiedMagic && checksum(got) == got[kHeaderWords] && got[1] == off &&
-          got[2] == ((static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId) && got[3] == seed) {
-        continue;
-      }
+      // A unit another run wrote carries no pattern this reader can know
+      // but has its own checksum and place: intact and where it belongs, it
+      // passes, unless this run's own write of it is what is expected.
+      if (generation == 0 && got[0] != kMagic && intactInPlace(got, seed, fileId, off)) continue;
     }
     ++bad;
     ++stats.mismatches;
@@ -118,13 +134,17 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
     const auto* e = reinterpret_cast<const std::uint8_t*>(expected);
     std::size_t i = 0;
     while (i < n && buf[pos + i] == e[i]) ++i;
-    // A unit of a run without --verify has no reference bytes to compare
-    // with: its first bad byte is not known, only its unit.
-    m.firstBadByte = n == kVerifyUnit && got[0] == kUnverifiedMagic ? off : off + i;
+    // A unit another run wrote has no reference bytes to compare with here:
+    // its first bad byte is not known, only its unit.
+    const bool noReference = n == kVerifyUnit && generation == 0 &&
+                             (got[0] == kUnverifiedMagic || got[0] == kGenerationMagic);
+    m.firstBadByte = noReference ? off : off + i;
     if (n < kVerifyUnit) {
       m.kind = "short unit differs from the pattern";
     } else {
-      if (got[0] != kMagic && got[0] != kUnverifiedMagic) {
+      if (generation != 0 && intactInPlace(got, seed, fileId, off)) {
+        m.kind = "stale: intact data from before this run's write of it (the write was lost)";
+      } else if (got[0] != kMagic && got[0] != kUnverifiedMagic && got[0] != kGenerationMagic) {
         m.kind = std::all_of(got, got + kWords, [](std::uint64_t w) { return w == 0; })
                      ? "zeros: block never written or lost"
                      : "no pattern header: foreign data";

@@ -24,9 +24,14 @@ namespace nfsrdma::bench {
 inline constexpr std::uint32_t kVerifyUnit = 4096;
 
 // Fills buf (a multiple of kVerifyUnit) with the pattern of file fileId at
-// fileOffset (a multiple of kVerifyUnit).
+// fileOffset (a multiple of kVerifyUnit). A --verify write run passes its
+// generation (non-zero, its own): the units then say "NFSRDMAG", carry the
+// generation in their first payload word and a payload of their own, so
+// the read-back after the run can tell a block it wrote from one whose
+// write was lost (the seed's pattern would be the same bytes as before).
+// Other readers accept such units by checksum and place.
 void fillPattern(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
-                 std::uint64_t fileOffset);
+                 std::uint64_t fileOffset, std::uint64_t generation = 0);
 
 // Write data of a run without --verify (fio's default is a buffer filled
 // once, not per write): fillWriteBuffer fills buf once with units shaped like
@@ -59,9 +64,13 @@ struct VerifyStats {
   void merge(const VerifyStats& o);
 };
 
-// Checks buf, read from file fileId at fileOffset, against the pattern;
-// adds to stats. Returns the number of mismatching units.
-std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed, std::uint32_t fileId,
-                           std::uint64_t fileOffset, VerifyStats& stats);
+// Checks buf, read from file fileId at fileOffset, against the pattern
+// (any intact unit in its place of a run without --verify or of a --verify
+// write run passes too); adds to stats. With a generation, only that write
+// run's units pass: older intact data is reported as a lost write. Returns
+// the number of mismatching units.
+std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed,
+                           std::uint32_t fileId, std::uint64_t fileOffset, VerifyStats& stats,
+                           std::uint64_t generation = 0);
 
 }  // namespace nfsrdma::bench

@@ -285,3 +285,65 @@ TEST(FileJobFixes, BaselineNamesCacheStateAndCommitCounting) {
 
 }  // namespace
 }  // namespace nfsrdma::bench
+
+namespace nfsrdma::bench {
+namespace {
+
+// Why: the read-back of a --verify write run could not fail for a write the
+// target acknowledged and dropped, because every write stored the same
+// bytes the layout had put there. The run's generation makes them differ;
+// the job records what it wrote and the read-back holds those blocks to it.
+TEST(FileJobFixes, VerifyReadBackFindsAWriteThatWasAcknowledgedButLost) {
+  JobSpec w = jobSpec("4k-randwrite", 1, 1ULL << 20);
+  w.options.verify = true;
+  w.generation = 0x5EED;
+  JobDriver writer(w, nullptr);
+  writer.start();
+  IoRequest req;
+  ASSERT_TRUE(writer.next(0, req));
+  const std::vector<std::uint8_t> written(req.buf.begin(), req.buf.end());
+  const std::uint64_t offset = req.offset;
+  writer.complete(req, req.buf.size(), "");
+  const JobResult wr = writer.result();
+  ASSERT_EQ(wr.writtenBlocks.size(), 256U);
+  EXPECT_EQ(std::count(wr.writtenBlocks.begin(), wr.writtenBlocks.end(), true), 1);
+  EXPECT_TRUE(wr.writtenBlocks[offset / 4096]);
+
+  JobSpec r = jobSpec("4k-randread", 1, 1ULL << 20);
+  r.profile.random = false;
+  r.options.verify = true;
+  r.generation = w.generation;
+  r.writtenBlocks = std::make_shared<const std::vector<bool>>(wr.writtenBlocks);
+  JobDriver reader(r, nullptr);
+  reader.start();
+  std::vector<std::uint8_t> layout(4096);
+  for (int i = 0; i < 256; ++i) {
+    ASSERT_TRUE(reader.next(0, req));
+    // The target returns the layout's data everywhere: the write was dropped.
+    fillPattern(layout, r.options.seed, 0, req.offset);
+    std::memcpy(req.buf.data(), layout.data(), layout.size());
+    reader.complete(req, req.buf.size(), "");
+  }
+  const JobResult rr = reader.result();
+  EXPECT_EQ(rr.verify.mismatches, 1U);
+  ASSERT_EQ(rr.verify.first.size(), 1U);
+  EXPECT_EQ(rr.verify.first[0].offset, offset);
+  EXPECT_EQ(rr.verify.first[0].kind.rfind("stale:", 0), 0U) << rr.verify.first[0].kind;
+
+  // The same read-back of a target that kept the write passes.
+  JobDriver again(r, nullptr);
+  again.start();
+  for (int i = 0; i < 256; ++i) {
+    ASSERT_TRUE(again.next(0, req));
+    if (req.offset == offset) {
+      std::memcpy(req.buf.data(), written.data(), written.size());
+    } else {
+      fillPattern(req.buf, r.options.seed, 0, req.offset);
+    }
+    again.complete(req, req.buf.size(), "");
+  }
+  EXPECT_EQ(again.result().verify.mismatches, 0U);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -62,3 +62,46 @@ TEST(Verify, OtherSeedOrFileIsAMismatch) {
 
 }  // namespace
 }  // namespace nfsrdma::bench
+
+namespace nfsrdma::bench {
+namespace {
+
+// A --verify write run's units (its generation): any later reader accepts
+// them by checksum and place; the run's own read-back accepts only them and
+// calls the seed's pattern, or another run's data, a lost write.
+TEST(Verify, GenerationUnitsTellALostWriteFromOldData) {
+  std::vector<std::uint8_t> ours(2 * 4096), before(2 * 4096), other(2 * 4096);
+  fillPattern(ours, 7, 1, 8192, 0xA1);
+  fillPattern(before, 7, 1, 8192);
+  fillPattern(other, 7, 1, 8192, 0xB2);
+  EXPECT_NE(std::memcmp(ours.data(), before.data(), 4096), 0);
+  VerifyStats later;
+  EXPECT_EQ(checkPattern(ours, 7, 1, 8192, later), 0U);
+  EXPECT_EQ(checkPattern(other, 7, 1, 8192, later), 0U);
+  VerifyStats own;
+  EXPECT_EQ(checkPattern(ours, 7, 1, 8192, own, 0xA1), 0U);
+
+  VerifyStats lost;
+  EXPECT_EQ(checkPattern(before, 7, 1, 8192, lost, 0xA1), 2U);
+  ASSERT_EQ(lost.first.size(), 2U);
+  EXPECT_EQ(lost.first[0].kind,
+            "stale: intact data from before this run's write of it (the write was lost)");
+  EXPECT_EQ(lost.first[0].offset, 8192U);
+  VerifyStats another;
+  EXPECT_EQ(checkPattern(other, 7, 1, 8192, another, 0xA1), 2U);
+
+  // Still checked for what every unit is checked for.
+  std::vector<std::uint8_t> flipped = ours;
+  flipped[4096 + 300] ^= 0x10;
+  VerifyStats corrupt;
+  EXPECT_EQ(checkPattern(flipped, 7, 1, 8192, corrupt), 1U);
+  ASSERT_EQ(corrupt.first.size(), 1U);
+  EXPECT_EQ(corrupt.first[0].kind, "payload corrupt (checksum mismatch)");
+  VerifyStats misplaced;
+  EXPECT_EQ(checkPattern(ours, 7, 1, 0, misplaced), 2U);
+  VerifyStats wrongSeed;
+  EXPECT_EQ(checkPattern(ours, 8, 1, 8192, wrongSeed), 2U);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -125,11 +125,11 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.ops = x.ops;
     c.bytes = x.bytes;
     c.seconds = r.seconds;
-    c.clatUs = {{"min", static_cast<double>(x.clat.min()) / 1e3},
-                {"mean", x.clat.mean() / 1e3},
-                {"max", static_cast<double>(x.clat.max()) / 1e3},
-                {"stdev", x.clat.stdev() / 1e3}};
-    for (double q : kPercentiles) c.clatUs.emplace_back(percentileKey(q), x.clat.percentile(q) / 1e3);
+    c.latUs = {{"min", static_cast<double>(x.lat.min()) / 1e3},
+               {"mean", x.lat.mean() / 1e3},
+               {"max", static_cast<double>(x.lat.max()) / 1e3},
+               {"stdev", x.lat.stdev() / 1e3}};
+    for (double q : kPercentiles) c.latUs.emplace_back(percentileKey(q), x.lat.percentile(q) / 1e3);
     c.blockSize = r.blockSize;
     c.iodepth = r.iodepth;
     c.numjobs = r.numjobs;

@@ -41,8 +41,8 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
 
 }  // namespace
 
-double CompareCell::clat(const std::string& key) const {
-  for (const auto& [k, v] : clatUs) {
+double CompareCell::lat(const std::string& key) const {
+  for (const auto& [k, v] : latUs) {
     if (k == key) return v;
   }
   return 0;
@@ -302,7 +302,7 @@ std::string formatCompareText(const CompareReport& r) {
 std::string compareToJson(const CompareReport& r) {
   JsonWriter w;
   w.beginObject();
-  w.field("schema", "nfsrdma-bench-compare/1");
+  w.field("schema", "nfsrdma-bench-compare/2");
   w.beginObject("config");
   for (const auto& [k, v] : r.config) w.field(k, v);
   w.endObject();
@@ -338,8 +338,8 @@ std::string compareToJson(const CompareReport& r) {
     w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds).field("commit_s", c.commitSeconds);
     w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
     w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
-    w.beginObject("clat_us");
-    for (const auto& [k, v] : c.clatUs) w.field(k, v);
+    w.beginObject("lat_us");
+    for (const auto& [k, v] : c.latUs) w.field(k, v);
     w.endObject();
     w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
     w.field("errors", c.errors).field("first_error", c.firstError).field("server_cache_dropped", c.cacheDropped);
@@ -389,7 +389,9 @@ std::string compareToJson(const CompareReport& r) {
 }
 
 CompareReport compareFromJson(const JsonValue& doc) {
-  if (doc.str("schema") != "nfsrdma-bench-compare/1") {
+  // /1 named the latency object clat_us (read below as well).
+  if (doc.str("schema") != "nfsrdma-bench-compare/2" &&
+      doc.str("schema") != "nfsrdma-bench-compare/1") {
     throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") + "')");
   }
   auto need = [](const JsonValue& v, const char* key) -> const JsonValue& {
@@ -440,8 +442,11 @@ CompareReport compareFromJson(const JsonValue& doc) {
     cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
     cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
     cell.workingSetBytes = c.num("working_set_bytes");
-    if (const JsonValue* cl = c.find("clat_us")) {
-      for (const auto& [k, v] : cl->object) cell.clatUs.emplace_back(k, v.number);
+    // "clat_us": the key's name in files written before it was renamed.
+    const JsonValue* cl = c.find("lat_us");
+    if (cl == nullptr) cl = c.find("clat_us");
+    if (cl != nullptr) {
+      for (const auto& [k, v] : cl->object) cell.latUs.emplace_back(k, v.number);
     }
     const JsonValue* ver = c.find("verified");
     cell.verified = ver != nullptr && ver->boolean;

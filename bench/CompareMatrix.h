@@ -49,7 +49,8 @@ struct CompareCell {
   // False for a cell read from a JSON written before write figures counted
   // the commit (no commit_s): a baseline must not compare across that.
   bool commitCounted = true;
-  std::vector<std::pair<std::string, double>> clatUs;  // min, mean, max, p50 ... p99.99 in microseconds
+  std::vector<std::pair<std::string, double>>
+      latUs;  // min, mean, max, p50 ... p99.99 in microseconds
   std::uint32_t blockSize = 0;
   std::uint32_t iodepth = 0;
   std::uint32_t numjobs = 0;
@@ -70,7 +71,7 @@ struct CompareCell {
   // Not compared because the conditions differ: "iodepth 128 -> 1, numjobs 1 -> 128".
   std::string baselineConfigChange;
 
-  double clat(const std::string& key) const;
+  double lat(const std::string& key) const;
 };
 
 struct CompareRatio {
@@ -134,7 +135,7 @@ inline constexpr const char* kCommitHeading =
     "bytes / (window + commit)";
 std::vector<std::string> commitLines(const CompareReport& r);
 
-// JSON document "nfsrdma-bench-compare/1" and back. parseCompareJson throws
+// JSON document "nfsrdma-bench-compare/2" and back. parseCompareJson throws
 // std::runtime_error naming what is missing.
 std::string compareToJson(const CompareReport& report);
 CompareReport compareFromJson(const JsonValue& doc);

@@ -79,7 +79,7 @@ int runFileCommand(int argc, char** argv) {
     if (!jsonPath.empty()) {
       JsonWriter w;
       w.beginObject();
-      w.field("schema", "nfsrdma-bench-file/1");
+      w.field("schema", "nfsrdma-bench-file/2");
       if (!serverNote.empty()) w.field("server", serverNote);
       writeRunJson(w, r, "result");
       w.endObject();

@@ -173,7 +173,7 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
   ++r.ops;
   r.bytes += bytes;
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - req.issued).count();
-  r.clat.record(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
+  r.lat.record(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
   if (now > lastCompletion_) lastCompletion_ = now;
   if (progress_ != nullptr) {
     progress_->bytes[d].fetch_add(bytes, std::memory_order_relaxed);

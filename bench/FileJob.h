@@ -6,7 +6,7 @@
 // only), prepares write buffers (the verify pattern with --verify and for
 // the layout, else a buffer filled once whose unit headers are restamped:
 // see fillWriteBuffer), checks read data when verifying, records
-// completion latency into per-direction histograms once the ramp is over,
+// latency (submission to completion) into per-direction histograms once the ramp is over,
 // and says when to stop (runtime elapsed, io bytes issued, or the first
 // error). Calls may come from two threads (our client completes on its I/O
 // thread while the job thread submits), so the state is under one mutex;
@@ -35,7 +35,7 @@ struct IoRequest {
   std::uint32_t file = 0;   // index into the job's files
   std::uint64_t offset = 0;
   std::span<std::uint8_t> buf;
-  // Start of the completion latency: stamped by next() after the buffer is
+  // Start of the latency: stamped by next() after the buffer is
   // ready; an engine that prepares several requests before submitting them
   // restamps it at submission.
   BenchClock::time_point issued;
@@ -51,11 +51,13 @@ struct JobProgress {
 struct DirectionResult {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
-  LatencyHistogram clat;
+  // From submission to completion: fio's lat (its slat + clat), since the
+  // clock starts before the engine's submit call returns.
+  LatencyHistogram lat;
   void merge(const DirectionResult& o) {
     ops += o.ops;
     bytes += o.bytes;
-    clat.merge(o.clat);
+    lat.merge(o.lat);
   }
 };
 

@@ -66,15 +66,17 @@ std::string formatRunText(const RunResult& r) {
     const DirectionResult& x = r.dir[static_cast<int>(d)];
     out += line("  %s: IOPS=%s, BW=%.1fMiB/s (%.1fMB/s)(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
                 r.mibPerSecond(d), r.mbPerSecond(d), formatBytes(static_cast<double>(x.bytes)).c_str(), msec);
-    const LatUnit u = latUnit(x.clat);
-    out += line("    clat (%s): min=%.1f, max=%.1f, avg=%.2f, stdev=%.2f\n", u.name,
-                static_cast<double>(x.clat.min()) / u.divisor, static_cast<double>(x.clat.max()) / u.divisor,
-                x.clat.mean() / u.divisor, x.clat.stdev() / u.divisor);
+    const LatUnit u = latUnit(x.lat);
+    out += line("    lat (%s): min=%.1f, max=%.1f, avg=%.2f, stdev=%.2f\n", u.name,
+                static_cast<double>(x.lat.min()) / u.divisor,
+                static_cast<double>(x.lat.max()) / u.divisor, x.lat.mean() / u.divisor,
+                x.lat.stdev() / u.divisor);
     std::string pct;
     for (double p : kPercentiles) {
-      pct += line("%s%s=%.1f", pct.empty() ? "" : ", ", percentileName(p).c_str(), x.clat.percentile(p) / u.divisor);
+      pct += line("%s%s=%.1f", pct.empty() ? "" : ", ", percentileName(p).c_str(),
+                  x.lat.percentile(p) / u.divisor);
     }
-    out += line("    clat percentiles (%s): %s\n", u.name, pct.c_str());
+    out += line("    lat percentiles (%s): %s\n", u.name, pct.c_str());
   }
   for (const auto& n : r.notes) out += "  note: " + n + "\n";
   if (r.commitSeconds > 0.0005) out += line("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
@@ -126,10 +128,11 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
     w.beginObject(directionName(d));
     w.field("ops", x.ops).field("bytes", x.bytes);
     w.field("iops", r.iops(d)).field("mib_per_s", r.mibPerSecond(d)).field("mb_per_s", r.mbPerSecond(d));
-    w.beginObject("clat_us");
-    w.field("min", static_cast<double>(x.clat.min()) / 1e3).field("max", static_cast<double>(x.clat.max()) / 1e3);
-    w.field("mean", x.clat.mean() / 1e3).field("stdev", x.clat.stdev() / 1e3);
-    for (double p : kPercentiles) w.field(percentileKey(p), x.clat.percentile(p) / 1e3);
+    w.beginObject("lat_us");
+    w.field("min", static_cast<double>(x.lat.min()) / 1e3)
+        .field("max", static_cast<double>(x.lat.max()) / 1e3);
+    w.field("mean", x.lat.mean() / 1e3).field("stdev", x.lat.stdev() / 1e3);
+    for (double p : kPercentiles) w.field(percentileKey(p), x.lat.percentile(p) / 1e3);
     w.endObject();
     w.endObject();
   }

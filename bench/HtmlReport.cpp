@@ -218,9 +218,10 @@ std::string renderHtmlReport(const CompareReport& r) {
       const CompareCell* c = r.cell(profile, dir, t.name);
       if (c == nullptr || !c->ran) continue;
       h += "<tr><td>" + htmlEscape(profile) + "</td><td>" + directionName(dir) + "</td><td>" + htmlEscape(t.name) + "</td>";
-      h += fmt("<td class=\"num\">%.1f</td>", c->clat("mean"));
-      for (double p : kPercentiles) h += fmt("<td class=\"num\">%.1f</td>", c->clat(percentileKey(p)));
-      h += fmt("<td class=\"num\">%.1f</td></tr>\n", c->clat("max"));
+      h += fmt("<td class=\"num\">%.1f</td>", c->lat("mean"));
+      for (double p : kPercentiles)
+        h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));
+      h += fmt("<td class=\"num\">%.1f</td></tr>\n", c->lat("max"));
     }
   }
   h += "</tbody>\n</table>\n";

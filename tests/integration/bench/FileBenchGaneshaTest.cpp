@@ -76,7 +76,7 @@ TEST_P(EveryEngineAndProfile, RunsWithVerifyAndZeroMismatches) {
   EXPECT_GT(r.verify.unitsChecked, 0U);
   if (p.reads()) {
     EXPECT_GT(r.dir[0].ops, 0U);
-    EXPECT_GT(r.dir[0].clat.percentile(99.99), 0);
+    EXPECT_GT(r.dir[0].lat.percentile(99.99), 0);
   }
   if (p.writes()) {
     EXPECT_GT(r.dir[1].ops, 0U);
@@ -246,14 +246,15 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
   const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile randrw --runtime 0.3 --ramp 0 --size 8m --verify --json -");
   ASSERT_EQ(rc, 0) << out;
   const JsonValue doc = parseJson(out);
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/1");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/2");
   const JsonValue* r = doc.find("result");
   ASSERT_NE(r, nullptr);
   for (const char* dir : {"read", "write"}) {
     const JsonValue* d = r->find(dir);
     ASSERT_TRUE(d != nullptr && d->isObject()) << dir;
     for (const char* k : {"ops", "bytes", "iops", "mib_per_s", "mb_per_s"}) EXPECT_GT(d->num(k), 0) << k;
-    for (const char* k : {"p50", "p90", "p99", "p99_9", "p99_99"}) EXPECT_GT(d->find("clat_us")->num(k), 0) << k;
+    for (const char* k : {"p50", "p90", "p99", "p99_9", "p99_99"})
+      EXPECT_GT(d->find("lat_us")->num(k), 0) << k;
   }
   EXPECT_EQ(r->find("verify")->num("mismatches", -1), 0);
   EXPECT_GT(r->find("verify")->num("blocks_checked"), 0);
@@ -264,7 +265,7 @@ TEST(FileCommand, TextFollowsFioConventions) {
   const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile 4k-randwrite --runtime 0.3 --ramp 0 --size 8m --verify");
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("  write: IOPS="), std::string::npos) << out;
-  EXPECT_NE(out.find("clat percentiles (usec): p50="), std::string::npos) << out;
+  EXPECT_NE(out.find("lat percentiles (usec): p50="), std::string::npos) << out;
   EXPECT_NE(out.find("  WRITE: bw="), std::string::npos) << out;
   EXPECT_NE(out.find("MiB/s ("), std::string::npos);
   EXPECT_NE(out.find(", 0 mismatches"), std::string::npos);
@@ -297,7 +298,7 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
   }
 
   const JsonValue doc = parseJsonFile(json);
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/1");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/2");
   CompareReport saved = compareFromJson(doc);
   std::size_t ran = 0;
   for (const auto& c : saved.cells) {
@@ -305,7 +306,7 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
     ++ran;
     EXPECT_TRUE(c.verified);
     EXPECT_EQ(c.verifyMismatches, 0U) << c.target << " " << c.profile;
-    EXPECT_GT(c.clat("p99_99"), 0);
+    EXPECT_GT(c.lat("p99_99"), 0);
     // Every target's read cell starts warm; every write cell counts its COMMIT/fsync.
     if (c.direction == IoDirection::Read) {
       EXPECT_EQ(c.serverCache, "warm") << c.target;

@@ -33,10 +33,10 @@ TEST(CompareReport, UnavailableTargetSaysWhyInItsColumn) {
   EXPECT_NE(text.find("| nfs-rdma: no RDMA device — see nfsrdma-server doctor |"), std::string::npos) << text;
 }
 
-// Schema of "nfsrdma-bench-compare/1": the keys and kinds every consumer relies on.
+// Schema of "nfsrdma-bench-compare/2": the keys and kinds every consumer relies on.
 void checkSchema(const JsonValue& doc) {
   ASSERT_TRUE(doc.isObject());
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/1");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/2");
   for (const char* k : {"config", "limits"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isObject()) << k;
   for (const char* k : {"targets", "rows", "results", "ratios", "notes"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isArray()) << k;
   for (const auto& t : doc.find("targets")->array) {
@@ -51,10 +51,10 @@ void checkSchema(const JsonValue& doc) {
                           "working_set_bytes", "verify_mismatches", "errors"}) {
       EXPECT_TRUE(c.find(k) && c.find(k)->isNumber()) << k;
     }
-    const JsonValue* clat = c.find("clat_us");
-    ASSERT_TRUE(clat && clat->isObject());
+    const JsonValue* lat = c.find("lat_us");
+    ASSERT_TRUE(lat && lat->isObject());
     for (const char* k : {"min", "mean", "max", "p50", "p90", "p99", "p99_9", "p99_99"}) {
-      EXPECT_TRUE(clat->find(k) && clat->find(k)->isNumber()) << k;
+      EXPECT_TRUE(lat->find(k) && lat->find(k)->isNumber()) << k;
     }
     ASSERT_TRUE(c.find("flags") && c.find("flags")->isArray());
     for (const auto& f : c.find("flags")->array) {
@@ -173,6 +173,25 @@ TEST(CompareReport, DefaultRatiosFollowTheTargetsPresent) {
   ASSERT_EQ(r.size(), 2U);
   EXPECT_EQ(r[0].name(), "nfs-tcp/libnfs");
   EXPECT_EQ(r[1].name(), "nfs-tcp/local");
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench
+
+namespace nfsrdma::bench {
+namespace {
+
+// A baseline saved before the latency object was renamed (schema /1,
+// "clat_us") still loads, with its latencies.
+TEST(CompareReport, ReadsABaselineOfSchemaOne) {
+  const CompareReport r = testing::fieldNotesReport();
+  std::string old = compareToJson(r);
+  for (auto at = old.find("\"lat_us\""); at != std::string::npos; at = old.find("\"lat_us\"", at)) {
+    old.replace(at, 8, "\"clat_us\"");
+  }
+  old.replace(old.find("nfsrdma-bench-compare/2"), 23, "nfsrdma-bench-compare/1");
+  const CompareReport back = compareFromJson(parseJson(old));
+  EXPECT_EQ(formatCompareText(back), formatCompareText(r));
 }
 
 }  // namespace

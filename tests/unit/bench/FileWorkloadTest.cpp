@@ -100,7 +100,7 @@ TEST(JobDriver, SequentialCoversEveryBlockOnceThenStopsOnIoBytes) {
   const JobResult r = d.result();
   EXPECT_EQ(r.dir[0].ops, 16U);
   EXPECT_EQ(r.dir[0].bytes, 2U << 20);
-  EXPECT_EQ(r.dir[0].clat.count(), 16U);
+  EXPECT_EQ(r.dir[0].lat.count(), 16U);
 }
 
 TEST(JobDriver, RandomMixStaysInRangeAndFollowsTheMix) {
@@ -188,10 +188,10 @@ TEST(FileReport, FioStyleLines) {
   r.seconds = 2;
   r.dir[0].ops = 100000;
   r.dir[0].bytes = 100000ULL * 4096;
-  for (int i = 0; i < 1000; ++i) r.dir[0].clat.record(100000);
+  for (int i = 0; i < 1000; ++i) r.dir[0].lat.record(100000);
   const std::string t = formatRunText(r);
   EXPECT_NE(t.find("read: IOPS=50.0k, BW=195.3MiB/s (204.8MB/s)"), std::string::npos) << t;
-  EXPECT_NE(t.find("clat percentiles (usec): p50="), std::string::npos) << t;
+  EXPECT_NE(t.find("lat percentiles (usec): p50="), std::string::npos) << t;
   EXPECT_NE(t.find("p99.99="), std::string::npos);
   EXPECT_NE(t.find("READ: bw=195.3MiB/s (204.8MB/s), io=390.6 MiB (409.6MB), run=2000msec"), std::string::npos) << t;
   JsonWriter w;
@@ -199,7 +199,7 @@ TEST(FileReport, FioStyleLines) {
   const JsonValue v = parseJson(w.str());
   EXPECT_EQ(v.find("read")->num("iops"), 50000);
   EXPECT_EQ(v.find("write")->kind, JsonValue::Kind::Null);
-  EXPECT_NEAR(v.find("read")->find("clat_us")->num("p99_99"), 100, 1);
+  EXPECT_NEAR(v.find("read")->find("lat_us")->num("p99_99"), 100, 1);
 }
 
 }  // namespace

@@ -167,7 +167,14 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
   if (req.op == IoDirection::Write && bytes == block_ && block < result_.writtenBlocks.size()) {
     result_.writtenBlocks[block] = true;
   }
-  if (!req.measured) return;
+  // As fio after ramp_time: every completion from the end of the ramp on
+  // counts, also of requests issued before it (those in flight then would
+  // otherwise be missing from a window that has their time). A run given as
+  // io bytes counts what it issued after the ramp, so its total is exact.
+  const bool measured = spec_.layout                ? false
+                        : spec_.options.ioBytes > 0 ? req.measured
+                                                    : now >= rampEnd_;
+  if (!measured) return;
   const auto d = static_cast<std::size_t>(req.op);
   auto& r = result_.dir[d];
   ++r.ops;

@@ -39,7 +39,7 @@ struct IoRequest {
   // ready; an engine that prepares several requests before submitting them
   // restamps it at submission.
   BenchClock::time_point issued;
-  bool measured = false;    // issued after the ramp: counts in the results
+  bool measured = false;  // issued after the ramp (what counts in an --io-bytes run)
 };
 
 // Live counters, read by the progress line while the jobs run.

@@ -57,7 +57,7 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   differs(out, "block", bytes(old.blockSize), bytes(c.blockSize));
   differs(out, "iodepth", num(old.iodepth), num(c.iodepth));
   differs(out, "numjobs", num(old.numjobs), num(c.numjobs));
-  // formatBytes rounds to 0.1: the exact byte counts decide.
+  // formatBytes rounds: the exact byte counts decide.
   if (old.workingSetBytes > 0 && c.workingSetBytes > 0 && old.workingSetBytes != c.workingSetBytes) {
     out += (out.empty() ? "" : ", ") + std::string("working set ") + formatBytes(old.workingSetBytes) + " -> " +
            formatBytes(c.workingSetBytes);

@@ -87,10 +87,12 @@ std::string formatBytes(double bytes) {
     ++u;
   }
   char buf[48];
-  if (u == 0 || std::fabs(bytes - std::round(bytes)) < 0.05) {
+  // Whole numbers stay whole (a 64 MiB working set); anything else keeps
+  // at least three significant figures: 1.04 GiB is not 1 GiB.
+  if (u == 0 || bytes == std::round(bytes)) {
     std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
   } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+    std::snprintf(buf, sizeof buf, bytes < 10 ? "%.2f %s" : "%.1f %s", bytes, units[u]);
   }
   return buf;
 }

@@ -37,6 +37,10 @@ TEST(FileProfile, SizesParseAndFormatInBinaryUnits) {
   EXPECT_THROW(parseSize("5x"), std::invalid_argument);
   EXPECT_EQ(formatBytes(12.5 * 1073741824.0), "12.5 GiB");
   EXPECT_EQ(formatBytes(4096), "4 KiB");
+  // Near a whole number is not whole: a review found 1116691497 B shown as 1 GiB.
+  EXPECT_EQ(formatBytes(1116691497), "1.04 GiB");
+  EXPECT_EQ(formatBytes(1.0 * 1024 * 1024 * 1024 + 1024 * 1024), "1.00 GiB");
+  EXPECT_EQ(formatBytes(562.75 * 1048576), "562.8 MiB");
 }
 
 TEST(FileProfile, OptionsAreValidated) {

@@ -166,6 +166,7 @@ int runCompareCommand(int argc, char** argv) {
       FileOptions options = toFileOptions(wa);
       for (const auto& p : profiles) validateOptions(options, p);
       validateRwmixread(options, profiles);
+      for (auto& p : profiles) p = profileAsRun(p, options);
 
       std::unique_ptr<EmbeddedServer> embedded;
       std::vector<TargetSpec> specs;

@@ -36,10 +36,11 @@ int runFileCommand(int argc, char** argv) {
   try {
     if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
     checkOutputPath(jsonPath, "--json");
-    const FileProfile profile = profileByName(profileName);
     const FileOptions options = toFileOptions(wa);
-    validateOptions(options, profile);
-    validateRwmixread(options, {profile});
+    const FileProfile named = profileByName(profileName);
+    validateOptions(options, named);
+    validateRwmixread(options, {named});
+    const FileProfile profile = profileAsRun(named, options);
 
     std::unique_ptr<EmbeddedServer> embedded;
     TargetSpec t;

@@ -131,6 +131,11 @@ unsigned readPercentOf(const FileProfile& p, const FileOptions& o) {
   return p.takesRwmixread() && o.rwmixread ? *o.rwmixread : p.readPercent;
 }
 
+FileProfile profileAsRun(FileProfile p, const FileOptions& o) {
+  p.readPercent = readPercentOf(p, o);
+  return p;
+}
+
 void validateRwmixread(const FileOptions& o, const std::vector<FileProfile>& profiles) {
   if (!o.rwmixread) return;
   std::string names;

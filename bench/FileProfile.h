@@ -72,6 +72,10 @@ std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t
 void validateOptions(const FileOptions& o, const FileProfile& p);
 // Percent of a job's requests that read: --rwmixread for randrw, else the profile's.
 unsigned readPercentOf(const FileProfile& p, const FileOptions& o);
+// The profile as it runs: randrw with --rwmixread's mix, so that every
+// decision (rows, read-back, cache preparation, engines that cannot write)
+// follows the mix the jobs use.
+FileProfile profileAsRun(FileProfile p, const FileOptions& o);
 // --rwmixread needs a profile it applies to (plain randrw) among the ones
 // run: `file --profile 4k-randwrite --rwmixread 70` would otherwise run
 // pure writes while the user asked for a mix. Throws std::invalid_argument

@@ -6,10 +6,12 @@
 // at another iodepth, numjobs, block size, working set, runtime or direct
 // and called the difference a regression. Each test fails without its fix.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,8 @@
 #include "bench/BenchCommands.h"
 #include "bench/CompareMatrix.h"
 #include "bench/FileJob.h"
+#include "bench/FileJson.h"
+#include "bench/FileRun.h"
 #include "bench/Verify.h"
 #include "tests/unit/bench/FieldReport.h"
 
@@ -374,6 +378,55 @@ TEST(FileJobFixes, ARequestInFlightAtTheEndOfTheRampCountsWhenItCompletesAfter) 
   const JobResult r = d.result();
   EXPECT_EQ(r.dir[static_cast<int>(IoDirection::Read)].ops, 1U);
   EXPECT_EQ(r.dir[static_cast<int>(IoDirection::Read)].bytes, 4096U);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench
+
+namespace nfsrdma::bench {
+namespace {
+
+// Why: with --rwmixread 100 or 0, randrw's jobs did only one direction but
+// every other decision followed randrw's default 80% mix: an empty write
+// row and a commit after a read-only run, libnfs refused as a writer.
+JsonValue fileJson(const std::string& dir, const char* mix) {
+  std::vector<std::string> args = {
+      "file",        "--profile", "randrw", "--rwmixread", mix, "--target",
+      "path:" + dir, "--runtime", "0.2",    "--ramp",      "0", "--size",
+      "1m",          "--direct",  "0",      "--json",      "-"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int rc = runFileCommand(static_cast<int>(argv.size()), argv.data());
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 0) << err;
+  return parseJson(out);
+}
+
+TEST(FileJobFixes, RandrwWithAOneSidedMixIsRunAndReportedOneSided) {
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("nfsrdma-mix-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const JsonValue reads = fileJson(dir, "100");
+  const JsonValue* r = reads.find("result");
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->find("read") && r->find("read")->isObject());
+  EXPECT_TRUE(r->find("write") == nullptr || r->find("write")->kind == JsonValue::Kind::Null);
+  EXPECT_EQ(r->num("commit_s"), 0);
+  const JsonValue writes = fileJson(dir, "0");
+  const JsonValue* w = writes.find("result");
+  ASSERT_NE(w, nullptr);
+  EXPECT_TRUE(w->find("write") && w->find("write")->isObject());
+  EXPECT_TRUE(w->find("read") == nullptr || w->find("read")->kind == JsonValue::Kind::Null);
+  // libnfs cannot write: a read-only randrw is not refused for it.
+  TargetSpec libnfs;
+  libnfs.engine = EngineKind::Libnfs;
+  FileOptions o;
+  o.rwmixread = 100;
+  EXPECT_EQ(unsupportedReason(libnfs, profileAsRun(profileByName("randrw"), o)), "");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -21,9 +21,11 @@ ChunkPlan planCall(const CallShape& call, const InlineLimits& limits) {
       readData += r;
     }
   }
-  // What comes back inline: the reply without the READ data sent to Write chunks.
+  // What comes back inline: the reply without the READ data sent to Write
+  // chunks, behind a transport header that echoes those Write chunks.
   const std::size_t inlineReply = call.maxReplySize + readData;
-  const bool replyChunk = headerSize(0, 0, false) + inlineReply > limits.receive;
+  const bool replyChunk =
+      headerSize(0, plan.writeChunks.size(), false) + inlineReply > limits.receive;
   if (replyChunk) plan.replyChunk = inlineReply;
 
   std::size_t header = headerSize(0, plan.writeChunks.size(), replyChunk);

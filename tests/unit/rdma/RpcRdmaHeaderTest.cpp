@@ -189,14 +189,20 @@ INSTANTIATE_TEST_SUITE_P(
         // 4 KiB READ: data to a Write chunk at both sizes.
         PlanCase{"read4k_1k", 1024, 220, 0, 4096, 200, CallKind::kInline, 1, false},
         PlanCase{"read4k_4k", 4096, 220, 0, 4096, 200, CallKind::kInline, 1, false},
+        // The reply header echoes the Write chunk (24 bytes): 980 bytes of
+        // results fit 1024 behind a bare header, not behind that one.
+        PlanCase{"read4k_bigreply_1k", 1024, 220, 0, 4096, 980, CallKind::kInline, 1, true},
+        PlanCase{"read4k_reply_1k", 1024, 220, 0, 4096, 972, CallKind::kInline, 1, false},
         // A 512-byte READ comes back inline.
         PlanCase{"read512_1k", 1024, 220, 0, 512, 200, CallKind::kInline, 0, false},
         // 1 KiB WRITE: too big for 1024 inline (Read chunk), fits 4096.
         PlanCase{"write1k_1k", 1024, 1300, 1024, 0, 200, CallKind::kReadChunks, 0, false},
         PlanCase{"write1k_4k", 4096, 1300, 1024, 0, 200, CallKind::kInline, 0, false},
         // 1 MiB WRITE: Read chunk at both.
-        PlanCase{"write1m_1k", 1024, (1U << 20) + 280, 1U << 20, 0, 200, CallKind::kReadChunks, 0, false},
-        PlanCase{"write1m_4k", 4096, (1U << 20) + 280, 1U << 20, 0, 200, CallKind::kReadChunks, 0, false},
+        PlanCase{"write1m_1k", 1024, (1U << 20) + 280, 1U << 20, 0, 200, CallKind::kReadChunks, 0,
+                 false},
+        PlanCase{"write1m_4k", 4096, (1U << 20) + 280, 1U << 20, 0, 200, CallKind::kReadChunks, 0,
+                 false},
         // WRITE whose other arguments alone overflow the inline size: NOMSG.
         PlanCase{"write_bigargs_1k", 1024, 3000, 1000, 0, 200, CallKind::kPositionZero, 0, false},
         // A large call with nothing DDP-eligible (e.g. long names): NOMSG.

@@ -415,14 +415,23 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
 }
 
 void RdmaTransport::postOrBacklog(PendingSend send) {
-  std::unique_lock lock(mu_);
-  if (outstanding_ >= credits_) {
-    ++stats_.backlogged;
-    backlog_.push_back(send);
-    return;
+  {
+    std::lock_guard lock(mu_);
+    // A call completed on the I/O thread may start another before that
+    // thread has given the freed credit to the backlog: without the second
+    // test it would take the credit, and a queue deeper than the credits
+    // could keep the oldest calls waiting until they time out.
+    if (outstanding_ >= credits_ || !backlog_.empty()) {
+      ++stats_.backlogged;
+      backlog_.push_back(send);
+      return;
+    }
+    ++outstanding_;
   }
-  ++outstanding_;
-  lock.unlock();
+  post(send);
+}
+
+void RdmaTransport::post(const PendingSend& send) {
   ibv_sge sge = sendBuffers_.sge(send.slot * options_.inlineSize, send.length);
   ibv_send_wr wr{};
   wr.wr_id = verbs::toWrId(&sendContexts_[send.slot]);
@@ -621,9 +630,9 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
         freeSendSlots_.push_back(next.slot);
         continue;
       }
-      // postOrBacklog counts it again.
+      ++outstanding_;
     }
-    postOrBacklog(next);
+    post(next);
   }
 }
 

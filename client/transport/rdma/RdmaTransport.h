@@ -107,7 +107,11 @@ class RdmaTransport final : public Transport {
   void pollCompletions();
   void onReceive(std::size_t slot, std::uint32_t length);
   void postReceive(std::size_t slot);
+  // A new call: sent now if a credit is free and no earlier call waits for
+  // one (first come, first served), else queued in the backlog.
   void postOrBacklog(PendingSend send);
+  // Posts a call whose credit is already counted.
+  void post(const PendingSend& send);
   void fail(const Error& e);
   // remoteWrite: the server writes it (Write/Reply chunk) rather than reads it (Read chunk).
   std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length, bool remoteWrite);

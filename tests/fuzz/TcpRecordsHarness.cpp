@@ -85,9 +85,48 @@ class CheckingSink final : public transport::TransportSink {
   bool ok_ = true;
 };
 
+std::uint32_t getBe32(const std::uint8_t* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         p[3];
+}
+
+// Replies in the stream that direct placement may take: a record of one
+// last fragment (not the continuation of an unfinished record) that starts
+// with a registered XID and ends with a length word equal to that buffer's
+// size, the data and its pad. Each registration serves one reply. Whether
+// the transport does place one also depends on how the bytes arrive (a
+// reply received whole is decoded from the buffer instead).
+std::size_t placeableReplies(const std::vector<std::uint8_t>& stream,
+                             std::vector<std::uint32_t> xids, const std::vector<std::size_t>& sizes,
+                             std::size_t maxIncoming) {
+  std::size_t n = 0;
+  bool continuing = false;
+  for (std::size_t pos = 0; pos + 4 <= stream.size();) {
+    const std::uint32_t marker = getBe32(stream.data() + pos);
+    const bool last = (marker & 0x80000000U) != 0;
+    const std::size_t len = marker & 0x7fffffffU;
+    if (len > maxIncoming || pos + 4 + len > stream.size()) break;
+    const std::uint8_t* body = stream.data() + pos + 4;
+    if (!continuing && last && len >= 8) {
+      for (std::size_t i = 0; i < xids.size(); ++i) {
+        const std::size_t padded = (sizes[i] + 3) & ~std::size_t{3};
+        if (xids[i] != getBe32(body) || len < padded + 8 ||
+            getBe32(body + len - padded - 4) != sizes[i])
+          continue;
+        ++n;
+        xids[i] = ~getBe32(body);  // taken
+        break;
+      }
+    }
+    continuing = !last;
+    pos += 4 + len;
+  }
+  return n;
+}
+
 }  // namespace
 
-bool runTcpRecords(std::span<const std::uint8_t> input, std::size_t* placedOut) {
+bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outcome) {
   Reader r(input);
   struct Registration {
     std::uint32_t xid;
@@ -175,7 +214,12 @@ bool runTcpRecords(std::span<const std::uint8_t> input, std::size_t* placedOut) 
   const std::string stats = t->statsLine();
   const auto at = stats.find("direct_replies=");
   const bool counted = at != std::string::npos && std::stoul(stats.substr(at + 15)) == sink.placed();
-  if (placedOut != nullptr) *placedOut = sink.placed();
+  if (outcome != nullptr) {
+    std::vector<std::uint32_t> xids;
+    for (const auto& reg : regs) xids.push_back(reg.xid);
+    outcome->placeable = placeableReplies(stream, xids, sizes, kMaxIncoming);
+    outcome->placed = sink.placed();
+  }
   return ended && sink.ok() && counted;
 }
 

@@ -20,14 +20,24 @@
 //     3  filler:      2 bytes count, min(count, 256) x 16 zero bytes
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
 namespace nfsrdma::fuzz {
 
-// Returns false if the transport broke an invariant (the fuzz target aborts then).
-// `placed`, if given, receives how many replies went straight into a
-// registered buffer (the replay test checks that placement seeds place).
-bool runTcpRecords(std::span<const std::uint8_t> input, std::size_t* placed = nullptr);
+struct TcpRecordsOutcome {
+  // Replies the input describes that direct placement may take (a single
+  // last fragment with a registered XID and that buffer's size): what the
+  // input means, whatever the timing.
+  std::size_t placeable = 0;
+  // Replies the transport did place (fewer when one arrived whole).
+  std::size_t placed = 0;
+};
+
+// Returns false if the transport broke an invariant (the fuzz target aborts
+// then). `outcome`, if given, says what the input offered to direct
+// placement and what was placed (the replay test checks placement seeds).
+bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outcome = nullptr);
 
 }  // namespace nfsrdma::fuzz

@@ -152,9 +152,9 @@ int cmdLs(const std::vector<std::string>& args) {
     // As ls(1): a file or symbolic link is listed as itself. A path that
     // fails on the way (a file as a directory in it) keeps READDIR's error.
     namespace nfs4 = nfsrdma::nfs4;
-    if (e.code() != nfs4::statusError(nfs4::kErrNotDir) &&
-        e.code() != nfs4::statusError(nfs4::kErrSymlink))
-      throw;
+    const bool notADirectory = e.code() == nfs4::statusError(nfs4::kErrNotDir) ||
+                               e.code() == nfs4::statusError(nfs4::kErrSymlink);
+    if (!notADirectory) throw;
     std::optional<nfsrdma::Attributes> self;
     try {
       self = client->stat(r.path);

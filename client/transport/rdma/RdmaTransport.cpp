@@ -563,8 +563,9 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
     // another XID: that could complete a call whose chunks we still hold.
     const std::span<const std::uint8_t> inner = bytes.subspan(consumed);
     std::uint32_t rpcXid = 0;
-    if (h.proc == RdmaProc::kMsg && rpc::peekXid(inner, rpcXid) && rpcXid == h.xid)
+    if (h.proc == RdmaProc::kMsg && rpc::peekXid(inner, rpcXid) && rpcXid == h.xid) {
       sink_->onMessage(inner, {});
+    }
   } else {
     std::span<const std::uint8_t> message;
     bool ok = true;

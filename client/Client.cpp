@@ -123,11 +123,6 @@ IoResult waitFor(Submit&& submit) {
   return result;
 }
 
-bool isBusy(const Error& e) {
-  return e.code == nfs4::statusError(nfs4::kErrDelay) ||
-         e.code == nfs4::statusError(nfs4::kErrGrace);
-}
-
 // The waiting between sends of one operation that the server answered
 // NFS4ERR_DELAY or NFS4ERR_GRACE (nfs4/BusyRetry.h): one budget and one
 // notice per operation, however many requests it sends again.
@@ -165,7 +160,7 @@ class BusyWait {
 // or GRACE; both are idempotent (the same bytes to the same place).
 template <typename Submit>
 IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
-  while (isBusy(r.error) && wait.pauseBeforeResend(r.error)) r = waitFor(submit);
+  while (nfs4::BusyRetry::busy(r.error) && wait.pauseBeforeResend(r.error)) r = waitFor(submit);
   return r;
 }
 

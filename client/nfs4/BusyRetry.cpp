@@ -9,9 +9,18 @@ namespace nfsrdma::nfs4 {
 BusyRetry::BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer)
     : budget_(budget), deadline_(firstBusyAnswer + budget) {}
 
+bool BusyRetry::busy(std::uint32_t status) {
+  return status == kErrDelay || status == kErrGrace;
+}
+
+bool BusyRetry::busy(const Error& error) {
+  return error.code.category() == nfs4Category() &&
+         busy(static_cast<std::uint32_t>(error.code.value()));
+}
+
 bool BusyRetry::retryable(std::uint32_t status, std::uint32_t failedAt,
                           std::uint32_t firstNonIdempotent) {
-  return (status == kErrDelay || status == kErrGrace) && failedAt <= firstNonIdempotent;
+  return busy(status) && failedAt <= firstNonIdempotent;
 }
 
 bool BusyRetry::resendable(const Error& error, bool decoded, std::uint32_t compoundStatus,

@@ -30,6 +30,11 @@ class BusyRetry {
   // is sent again; zero sends it once only.
   BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer);
 
+  // DELAY or GRACE: the server's "not now". As an Error: one carrying that
+  // NFS4ERR_ status.
+  static bool busy(std::uint32_t status);
+  static bool busy(const Error& error);
+
   // Whether a COMPOUND that failed with status at operation index failedAt
   // (SEQUENCE is 0) may be sent again unchanged: the status is DELAY or
   // GRACE, and no operation before failedAt had an effect that a second

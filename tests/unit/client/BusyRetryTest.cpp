@@ -29,6 +29,17 @@ TEST(BusyRetry, OnlyDelayAndGraceAnswersBeforeAnyStateChangeAreRetried) {
 
 // What Client::run sees: the returned error, whether the results got past
 // SEQUENCE, the COMPOUND4res status and result count, the encoder's index.
+// pread/pwrite resend an asynchronous result by its error alone.
+TEST(BusyRetry, BusyErrorsAreDelayAndGraceOnly) {
+  EXPECT_TRUE(BusyRetry::busy(makeError(statusError(kErrDelay), "read /x")));
+  EXPECT_TRUE(BusyRetry::busy(makeError(statusError(kErrGrace), "read /x")));
+  EXPECT_FALSE(BusyRetry::busy(makeError(statusError(kErrNoEnt), "read /x")));
+  EXPECT_FALSE(BusyRetry::busy(Error{}));
+  // The same number in another category is not the NFS status.
+  EXPECT_FALSE(BusyRetry::busy(
+      makeError(std::error_code(static_cast<int>(kErrDelay), std::generic_category()), "x")));
+}
+
 TEST(BusyRetry, ResendableReadsTheFailingOperationFromTheResultCount) {
   const Error grace = makeError(statusError(kErrGrace), "open /x");
   const Error delay = makeError(statusError(kErrDelay), "stat /x");

@@ -360,6 +360,15 @@ std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string
   return exp.clients.empty();
 }
 
+std::vector<std::string> localClientAddresses(const std::string& listenAddress) {
+  const auto a = parseRaw(listenAddress);
+  const bool wildcard = a && std::all_of(a->bytes.begin(), a->bytes.begin() + a->bits() / 8,
+                                         [](unsigned char b) { return b == 0; });
+  if (!wildcard) return {listenAddress};
+  if (a->family == AF_INET) return {"127.0.0.1"};
+  return {"127.0.0.1", "::1"};
+}
+
 bool ganeshaSupportsNfsRdma() {
   // The option table lives in libganesha_nfsd (Debian) or in the daemon
   // itself (static builds); a build without NFS/RDMA has no such key.

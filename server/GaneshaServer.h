@@ -80,6 +80,11 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
 // own lookup can tell.
 std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address);
 
+// The addresses a client on this host comes from when it connects to a
+// listener on listenAddress: that address, or loopback for a wildcard one
+// (127.0.0.1 and ::1 for a dual-stack "::").
+std::vector<std::string> localClientAddresses(const std::string& listenAddress);
+
 // True when the installed ganesha library knows the NFS_RDMA_Port key (the
 // Debian build does not: it has 9P/RDMA only). Looked up in the binary, not
 // assumed from the version.

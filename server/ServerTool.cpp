@@ -3,8 +3,6 @@
 // so a bad input leaves the host untouched.
 #include "server/ServerTool.h"
 
-#include <arpa/inet.h>
-
 // Boost 1.74's typed_value<std::string>::notify trips GCC 12's
 // -Wnull-dereference (a false positive inside the header's inlined
 // std::string assignment); silence it for Boost's code only.
@@ -14,7 +12,6 @@
 #pragma GCC diagnostic pop
 
 #include <algorithm>
-#include <array>
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -225,19 +222,7 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
   };
   out << "serving with nfs-ganesha pid " << server.pid() << " on " << bracketed(server.address())
       << ":" << server.port() << "\n";
-  // Where a client on this host comes from: the listener's own address, or
-  // loopback for a wildcard one (both families for a dual-stack "::").
-  std::vector<std::string> local{server.address()};
-  {
-    std::array<unsigned char, 16> raw{};
-    if (::inet_pton(AF_INET, server.address().c_str(), raw.data()) == 1 &&
-        std::all_of(raw.begin(), raw.begin() + 4, [](unsigned char b) { return b == 0; })) {
-      local = {"127.0.0.1"};
-    } else if (::inet_pton(AF_INET6, server.address().c_str(), raw.data()) == 1 &&
-               std::all_of(raw.begin(), raw.end(), [](unsigned char b) { return b == 0; })) {
-      local = {"127.0.0.1", "::1"};
-    }
-  }
+  const std::vector<std::string> local = localClientAddresses(server.address());
   for (const auto& e : g.exports) {
     std::string who;
     for (const auto& c : e.clients) who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");

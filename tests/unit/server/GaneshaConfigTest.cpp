@@ -172,3 +172,14 @@ TEST(GaneshaConfig, ExportAdmitsFollowsTheFirstMatchingClientBlock) {
   e.clients = {{"10.0.0.0/33", false, GaneshaSquash::Root}};
   EXPECT_EQ(exportAdmits(e, "10.0.0.1"), std::nullopt);  // not a network ganesha would take
 }
+
+// Where serve looks for this host among an export's clients.
+TEST(GaneshaConfig, LocalClientAddressesOfAListener) {
+  using nfsrdma::server::localClientAddresses;
+  EXPECT_EQ(localClientAddresses("127.0.0.1"), std::vector<std::string>{"127.0.0.1"});
+  EXPECT_EQ(localClientAddresses("192.168.100.5"), std::vector<std::string>{"192.168.100.5"});
+  EXPECT_EQ(localClientAddresses("0.0.0.0"), std::vector<std::string>{"127.0.0.1"});
+  EXPECT_EQ(localClientAddresses("::"), (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(localClientAddresses("0::0"), (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(localClientAddresses("fd00::1"), std::vector<std::string>{"fd00::1"});
+}

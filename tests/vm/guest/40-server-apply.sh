@@ -53,8 +53,7 @@ grep -qi 'no change' apply2.txt || vm_fail "the second apply changed something"
 [ "$(grep -c '^rdma 20049$' /proc/fs/nfsd/portlist)" -le 2 ] || vm_fail "the second apply added the listener again"
 echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
 vm_wait 20 "svcrdma on 20049" vm_rdma_listening 20049 || vm_fail "svcrdma not listening on 20049"
-timeout 60 mount.nfs "$SERVER_IP:$KNFSD_EXPORT" "$mnt" -o vers=4.2,proto=rdma,port=20049,retry=0 ||
-  vm_fail "kernel proto=rdma mount of the applied export"
+knfsd_mount "$mnt"
 head -c 4194304 /dev/urandom >src.bin
 dd if=src.bin of="$mnt/applied.bin" bs=1M conv=fsync status=none || vm_fail "write through the mount"
 [ "$(sha256sum <"$KNFSD_EXPORT/applied.bin" | cut -d' ' -f1)" = "$(sha256sum <src.bin | cut -d' ' -f1)" ] ||

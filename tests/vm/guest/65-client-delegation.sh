@@ -10,12 +10,10 @@ set -eu
 . "$VM_LIB/knfsd.sh"
 command -v nfsrdma-client >/dev/null || vm_fail "nfsrdma-client is not in the overlay"
 mnt=$VM_TMP/dmnt
-mkdir -p "$mnt"
 trap 'exec 3<&- 4<&- 2>/dev/null || true; umount -f "$mnt" 2>/dev/null || true; knfsd_stop' EXIT
 trap 'exit 143' TERM INT
 knfsd_start
-timeout 60 mount.nfs "$SERVER_IP:$KNFSD_EXPORT" "$mnt" -o vers=4.2,proto=rdma,port=20049,retry=0 ||
-  vm_fail "kernel proto=rdma mount"
+knfsd_mount "$mnt"
 base="nfs://$SERVER_IP:20049$KNFSD_EXPORT"
 q="?proto=rdma&bind=$CLIENT_IP&timeout=30000"
 

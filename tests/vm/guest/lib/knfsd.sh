@@ -55,6 +55,16 @@ knfsd_start() {
   fi
 }
 
+# knfsd_mount DIR [PROTO [PORT [PATH]]]: the kernel NFS client mounts
+# PATH (default: the export) at DIR with NFSv4.2 over PROTO (default rdma)
+# at PORT (default 20049), or fails the test naming what it asked for.
+knfsd_mount() {
+  _km_src="$SERVER_IP:${4:-$KNFSD_EXPORT}"
+  _km_opts="vers=4.2,proto=${2:-rdma},port=${3:-20049},retry=0"
+  mkdir -p "$1"
+  timeout 60 mount.nfs "$_km_src" "$1" -o "$_km_opts" || vm_fail "mount.nfs $_km_src $1 -o $_km_opts failed"
+}
+
 # knfsd_stop: stops nfsd threads, unexports and stops mountd (best effort,
 # bounded); used from EXIT traps.
 knfsd_stop() {

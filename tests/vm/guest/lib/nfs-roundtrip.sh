@@ -12,15 +12,12 @@ nfs_roundtrip() {
   _port=$2
   _mnt=$VM_TMP/mnt
   _size=$((16 * 1024 * 1024))
-  mkdir -p "$_mnt"
   trap 'umount -f "$_mnt" 2>/dev/null || true; knfsd_stop' EXIT
   trap 'exit 143' TERM INT
   knfsd_start
 
-  _src="$SERVER_IP:${NFS_MOUNT_PATH:-$KNFSD_EXPORT}"
-  echo "mounting $_src over $_proto port $_port"
-  timeout 60 mount.nfs "$_src" "$_mnt" -o "vers=4.2,proto=$_proto,port=$_port,retry=0" ||
-    vm_fail "mount.nfs $_src -o proto=$_proto,port=$_port failed"
+  echo "mounting $SERVER_IP:${NFS_MOUNT_PATH:-$KNFSD_EXPORT} over $_proto port $_port"
+  knfsd_mount "$_mnt" "$_proto" "$_port" "${NFS_MOUNT_PATH:-}"
 
   _xprt=$(awk -v m="$_mnt" '
     $1 == "device" { inside = ($5 == m) }

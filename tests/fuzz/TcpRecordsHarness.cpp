@@ -97,9 +97,10 @@ std::uint32_t getBe32(const std::uint8_t* p) {
 // the transport does place one also depends on how the bytes arrive (a
 // reply received whole is decoded from the buffer instead).
 std::size_t placeableReplies(const std::vector<std::uint8_t>& stream,
-                             std::vector<std::uint32_t> xids, const std::vector<std::size_t>& sizes,
-                             std::size_t maxIncoming) {
+                             const std::vector<std::uint32_t>& xids,
+                             const std::vector<std::size_t>& sizes, std::size_t maxIncoming) {
   std::size_t n = 0;
+  std::vector<bool> taken(xids.size(), false);
   bool continuing = false;
   for (std::size_t pos = 0; pos + 4 <= stream.size();) {
     const std::uint32_t marker = getBe32(stream.data() + pos);
@@ -107,14 +108,12 @@ std::size_t placeableReplies(const std::vector<std::uint8_t>& stream,
     const std::size_t len = marker & 0x7fffffffU;
     if (len > maxIncoming || pos + 4 + len > stream.size()) break;
     const std::uint8_t* body = stream.data() + pos + 4;
-    if (!continuing && last && len >= 8) {
-      for (std::size_t i = 0; i < xids.size(); ++i) {
-        const std::size_t padded = (sizes[i] + 3) & ~std::size_t{3};
-        if (xids[i] != getBe32(body) || len < padded + 8 ||
-            getBe32(body + len - padded - 4) != sizes[i])
-          continue;
+    for (std::size_t i = 0; !continuing && last && len >= 8 && i < xids.size(); ++i) {
+      const std::size_t padded = (sizes[i] + 3) & ~std::size_t{3};
+      const bool fits = len >= padded + 8 && getBe32(body + len - padded - 4) == sizes[i];
+      if (!taken[i] && xids[i] == getBe32(body) && fits) {
+        taken[i] = true;
         ++n;
-        xids[i] = ~getBe32(body);  // taken
         break;
       }
     }

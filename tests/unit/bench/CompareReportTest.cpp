@@ -175,12 +175,6 @@ TEST(CompareReport, DefaultRatiosFollowTheTargetsPresent) {
   EXPECT_EQ(r[1].name(), "nfs-tcp/local");
 }
 
-}  // namespace
-}  // namespace nfsrdma::bench
-
-namespace nfsrdma::bench {
-namespace {
-
 // A baseline saved before the latency object was renamed (schema /1,
 // "clat_us") still loads, with its latencies.
 TEST(CompareReport, ReadsABaselineOfSchemaOne) {

@@ -60,12 +60,6 @@ TEST(Verify, OtherSeedOrFileIsAMismatch) {
   EXPECT_EQ(checkPattern(buf, 1, 1, 0, s), 1U);
 }
 
-}  // namespace
-}  // namespace nfsrdma::bench
-
-namespace nfsrdma::bench {
-namespace {
-
 // A --verify write run's units (its generation): any later reader accepts
 // them by checksum and place; the run's own read-back accepts only them and
 // calls the seed's pattern, or another run's data, a lost write.

@@ -1,7 +1,11 @@
 #include "bench/FileReport.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 namespace nfsrdma::bench {
 
@@ -19,16 +23,34 @@ std::string percentileKey(double p) {
   return s;
 }
 
-std::string formatIops(double iops) {
-  char buf[32];
-  if (iops >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.2fM", iops / 1e6);
-  } else if (iops >= 1e4) {
-    std::snprintf(buf, sizeof buf, "%.1fk", iops / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f", iops);
+std::string fioNumber(std::uint64_t num, unsigned maxlen, bool binary, std::string_view unit) {
+  static constexpr const char* kDecimal[] = {"", "k", "M", "G", "T", "P", "E"};
+  static constexpr const char* kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  const std::uint64_t thousand = binary ? 1024 : 1000;
+  std::size_t prefix = 0;
+  std::optional<std::uint64_t> remainder;  // of the last division: the fraction to show
+  while (prefix + 1 < std::size(kDecimal) && std::to_string(num).size() > maxlen) {
+    remainder = num % thousand;
+    num /= thousand;
+    ++prefix;
   }
-  return buf;
+  const std::string suffix =
+      std::string(binary ? kBinary[prefix] : kDecimal[prefix]) + std::string(unit);
+  if (!remainder) return std::to_string(num) + suffix;
+  const std::size_t digits = std::to_string(num).size();
+  // fio leaves out a single decimal: 178.4k is shown as 178k.
+  if (digits + 1 >= maxlen)
+    return std::to_string(num + (*remainder >= thousand / 2 ? 1 : 0)) + suffix;
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%.*f", static_cast<int>(maxlen - digits - 1),
+                static_cast<double>(*remainder) / static_cast<double>(thousand));
+  if (fraction[0] == '1') ++num;  // rounded up to the next whole number
+  return std::to_string(num) + "." + (fraction + 2) + suffix;
+}
+
+std::string formatIops(double iops) {
+  return fioNumber(static_cast<std::uint64_t>(std::max(iops, 0.0)), kFioSignificantFigures, false,
+                   "");
 }
 
 namespace {
@@ -42,14 +64,54 @@ __attribute__((format(printf, 1, 2))) std::string line(const char* fmt, ...) {
   return buf;
 }
 
-// Latencies in the unit fio would pick for them.
+// fio's unit for a latency summary: msec only when min, max, mean and stdev
+// all exceed a millisecond, usec when they all exceed a microsecond.
 struct LatUnit {
   const char* name;
-  double divisor;
+  std::uint64_t divisor;
 };
-LatUnit latUnit(const LatencyHistogram& h) {
-  if (h.percentile(50) >= 10e6) return {"msec", 1e6};
-  return {"usec", 1e3};
+LatUnit summaryUnit(const LatencyHistogram& h) {
+  const auto all = [&](double limit) {
+    return static_cast<double>(h.min()) > limit && static_cast<double>(h.max()) > limit &&
+           h.mean() > limit && h.stdev() > limit;
+  };
+  if (all(1e6)) return {"msec", 1000000};
+  if (all(1e3)) return {"usec", 1000};
+  return {"nsec", 1};
+}
+
+// fio's percentile block: its default list, its unit rule (usec once the
+// smallest shown value exceeds 2 us and the largest 100 us; msec at 2 ms and
+// 100 ms), values rounded up, as many per line as fit 80 columns.
+std::string percentileBlock(const LatencyHistogram& h) {
+  std::vector<std::uint64_t> values;
+  for (double p : kFioPercentiles)
+    values.push_back(static_cast<std::uint64_t>(std::llround(h.percentile(p))));
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  unsigned scaleDowns = 0;
+  const char* unit = "nsec";
+  if (*lo > 2000000 && *hi > 99999999) {
+    scaleDowns = 2;
+    unit = "msec";
+  } else if (*lo > 2000 && *hi > 99999) {
+    scaleDowns = 1;
+    unit = "usec";
+  }
+  for (std::uint64_t& v : values) {
+    for (unsigned i = 0; i < scaleDowns; ++i) v = (v + 999) / 1000;
+  }
+  const std::uint64_t largest = *std::max_element(values.begin(), values.end());
+  const int width = std::max<int>(5, static_cast<int>(std::to_string(largest).size()));
+  const std::size_t perLine = static_cast<std::size_t>((80 - 7) / (2 + 10 + width));
+  std::string out = line("    lat percentiles (%s):\n     |", unit);
+  for (std::size_t j = 0; j < values.size(); ++j) {
+    if (j != 0 && j % perLine == 0) out += "     |";
+    const bool last = j + 1 == values.size();
+    out += line(" %5.2fth=[%*llu]%c", kFioPercentiles[j], width,
+                static_cast<unsigned long long>(values[j]), last ? '\n' : ',');
+    if (!last && j % perLine == perLine - 1) out += "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,19 +126,20 @@ std::string formatRunText(const RunResult& r) {
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
-    out += line("  %s: IOPS=%s, BW=%.1fMiB/s (%.1fMB/s)(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
-                r.mibPerSecond(d), r.mbPerSecond(d), formatBytes(static_cast<double>(x.bytes)).c_str(), msec);
-    const LatUnit u = latUnit(x.lat);
-    out += line("    lat (%s): min=%.1f, max=%.1f, avg=%.2f, stdev=%.2f\n", u.name,
-                static_cast<double>(x.lat.min()) / u.divisor,
-                static_cast<double>(x.lat.max()) / u.divisor, x.lat.mean() / u.divisor,
-                x.lat.stdev() / u.divisor);
-    std::string pct;
-    for (double p : kPercentiles) {
-      pct += line("%s%s=%.1f", pct.empty() ? "" : ", ", percentileName(p).c_str(),
-                  x.lat.percentile(p) / u.divisor);
-    }
-    out += line("    lat percentiles (%s): %s\n", u.name, pct.c_str());
+    const auto bw =
+        static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
+    out += line("  %s: IOPS=%s, BW=%s (%s)(%s/%.0fmsec)\n", directionName(d),
+                formatIops(r.iops(d)).c_str(),
+                fioNumber(bw, kFioSignificantFigures, true, "B/s").c_str(),
+                fioNumber(bw, kFioSignificantFigures, false, "B/s").c_str(),
+                fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
+    const LatUnit u = summaryUnit(x.lat);
+    const auto scaled = [&](double ns) { return ns / static_cast<double>(u.divisor); };
+    out += line("    lat (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", u.name,
+                fioNumber(x.lat.min() / u.divisor, 6, false, "").c_str(),
+                fioNumber(x.lat.max() / u.divisor, 6, false, "").c_str(), scaled(x.lat.mean()),
+                scaled(x.lat.stdev()));
+    out += percentileBlock(x.lat);
   }
   for (const auto& n : r.notes) out += "  note: " + n + "\n";
   if (r.commitSeconds > 0.0005) out += line("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
@@ -96,9 +159,14 @@ std::string formatRunText(const RunResult& r) {
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
-    out += line("  %s: bw=%.1fMiB/s (%.1fMB/s), io=%s (%.1fMB), run=%.0fmsec\n", d == IoDirection::Read ? "READ" : "WRITE",
-                r.mibPerSecond(d), r.mbPerSecond(d), formatBytes(static_cast<double>(x.bytes)).c_str(),
-                static_cast<double>(x.bytes) / 1e6, msec);
+    const auto bw =
+        static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
+    out += line("  %s: bw=%s (%s), io=%s (%s), run=%.0fmsec\n",
+                d == IoDirection::Read ? "READ" : "WRITE",
+                fioNumber(bw, kFioSignificantFigures, true, "B/s").c_str(),
+                fioNumber(bw, kFioSignificantFigures, false, "B/s").c_str(),
+                fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(),
+                fioNumber(x.bytes, kFioSignificantFigures, false, "B").c_str(), msec);
   }
   return out;
 }

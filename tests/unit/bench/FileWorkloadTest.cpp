@@ -180,6 +180,28 @@ TEST(FileReport, PercentileNamesAndIops) {
   EXPECT_EQ(percentileKey(99.99), "p99_99");
   EXPECT_EQ(formatIops(12345), "12.3k");
   EXPECT_EQ(formatIops(950), "950");
+  // fio prints 4 digits: no decimal once the whole part has three.
+  EXPECT_EQ(formatIops(178400), "178k");
+  EXPECT_EQ(formatIops(178600), "179k");
+  EXPECT_EQ(formatIops(3016), "3016");
+  EXPECT_EQ(formatIops(1234567), "1235k");
+  EXPECT_EQ(formatIops(12345678), "12.3M");
+}
+
+// Figures of a fio 3.24 run (4 KiB randread, 542976 reads in 180004 ms):
+// "read: IOPS=3016, BW=11.8MiB/s (12.4MB/s)(2121MiB/180004msec)".
+TEST(FileReport, FioNumbersMatchFiosPrintedExample) {
+  const std::uint64_t bytes = 542976ULL * 4096;
+  const std::uint64_t bw = bytes * 1000 / 180004;
+  EXPECT_EQ(fioNumber(bw, 4, true, "B/s"), "11.8MiB/s");
+  EXPECT_EQ(fioNumber(bw, 4, false, "B/s"), "12.4MB/s");
+  EXPECT_EQ(fioNumber(bytes, 4, true, "B"), "2121MiB");
+  EXPECT_EQ(fioNumber(bytes, 4, false, "B"), "2224MB");
+  EXPECT_EQ(fioNumber(296635, 6, false, ""), "296635");
+  EXPECT_EQ(fioNumber(2966350, 6, false, ""), "2966.3k");
+  // A fraction that rounds up carries into the whole part.
+  EXPECT_EQ(fioNumber(11999, 4, false, ""), "12.0k");
+  EXPECT_EQ(fioNumber(0, 4, true, "B/s"), "0B/s");
 }
 
 TEST(FileReport, FioStyleLines) {
@@ -193,17 +215,53 @@ TEST(FileReport, FioStyleLines) {
   r.dir[0].ops = 100000;
   r.dir[0].bytes = 100000ULL * 4096;
   for (int i = 0; i < 1000; ++i) r.dir[0].lat.record(100000);
-  const std::string t = formatRunText(r);
-  EXPECT_NE(t.find("read: IOPS=50.0k, BW=195.3MiB/s (204.8MB/s)"), std::string::npos) << t;
-  EXPECT_NE(t.find("lat percentiles (usec): p50="), std::string::npos) << t;
-  EXPECT_NE(t.find("p99.99="), std::string::npos);
-  EXPECT_NE(t.find("READ: bw=195.3MiB/s (204.8MB/s), io=390.6 MiB (409.6MB), run=2000msec"), std::string::npos) << t;
+  std::string t = formatRunText(r);
+  EXPECT_NE(t.find("read: IOPS=50.0k, BW=195MiB/s (205MB/s)(391MiB/2000msec)"), std::string::npos)
+      << t;
+  // stdev 0 is not above a microsecond: fio's summary stays in nsec.
+  EXPECT_NE(t.find("lat (nsec): min=100000, max=100000, avg=100000.00, stdev= 0.00"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("    lat percentiles (usec):\n"
+                   "     |  1.00th=[  100],  5.00th=[  100], 10.00th=[  100], 20.00th=[  100],\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("     | 99.99th=[  100]\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("READ: bw=195MiB/s (205MB/s), io=391MiB (410MB), run=2000msec"),
+            std::string::npos)
+      << t;
   JsonWriter w;
   writeRunJson(w, r);
   const JsonValue v = parseJson(w.str());
   EXPECT_EQ(v.find("read")->num("iops"), 50000);
   EXPECT_EQ(v.find("write")->kind, JsonValue::Kind::Null);
   EXPECT_NEAR(v.find("read")->find("lat_us")->num("p99_99"), 100, 1);
+}
+
+// fio's unit rules: a summary is in usec only when min, max, mean and stdev
+// all exceed 1 us; percentiles move to usec when the smallest shown exceeds
+// 2 us and the largest 100 us, to msec at 2 ms and 100 ms.
+TEST(FileReport, FioLatencyUnits) {
+  RunResult r;
+  r.target = "t";
+  r.profile = "4k-randread";
+  r.seconds = 1;
+  r.dir[0].ops = 2000;
+  r.dir[0].bytes = 2000ULL * 4096;
+  for (int i = 0; i < 1000; ++i) r.dir[0].lat.record(30000);
+  for (int i = 0; i < 1000; ++i) r.dir[0].lat.record(50000);
+  std::string t = formatRunText(r);
+  EXPECT_NE(t.find("lat (usec): min=30, max=50, avg=40.00, stdev=10.00"), std::string::npos) << t;
+  // Largest percentile 50 us: not above 100 us, so fio keeps nsec.
+  EXPECT_NE(t.find("lat percentiles (nsec):"), std::string::npos) << t;
+
+  RunResult m = r;
+  m.dir[0].lat = LatencyHistogram();
+  for (int i = 0; i < 1000; ++i) m.dir[0].lat.record(3000000);
+  for (int i = 0; i < 1000; ++i) m.dir[0].lat.record(200000000);
+  t = formatRunText(m);
+  EXPECT_NE(t.find("lat (msec): min=3, max=200, avg=101.50, stdev=98.52"), std::string::npos) << t;
+  EXPECT_NE(t.find("lat percentiles (msec):"), std::string::npos) << t;
 }
 
 }  // namespace

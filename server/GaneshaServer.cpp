@@ -489,8 +489,10 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
       c << "  CLIENT {\n"
         << "    Clients = " << cl.clients << ";\n"
         << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
-        << "    Squash = " << squashName(cl.squash) << ";\n"
-        << "  }\n";
+        << "    Squash = " << squashName(cl.squash) << ";\n";
+      if (cl.anonymousUid) c << "    Anonymous_Uid = " << *cl.anonymousUid << ";\n";
+      if (cl.anonymousGid) c << "    Anonymous_Gid = " << *cl.anonymousGid << ";\n";
+      c << "  }\n";
     }
     c << "}\n";
   }

@@ -27,6 +27,8 @@ struct GaneshaClientSpec {
   std::string clients;  // a host, network (10.0.0.0/24), wildcard (*.lab, *) or @netgroup
   bool readOnly = false;
   GaneshaSquash squash = GaneshaSquash::Root;
+  std::optional<std::uint32_t> anonymousUid{};  // whom squashed users become
+  std::optional<std::uint32_t> anonymousGid{};
 };
 
 // One NFSv4 export served through the VFS FSAL.

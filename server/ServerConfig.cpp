@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -176,6 +177,24 @@ ClientSpec readClient(const Reader& r, const YAML::Node& n, const std::string& w
       if (!isKnownExportOption(opt)) {
         r.fail(item.Mark(), where + " option '" + opt + "' is not an exports(5) option");
       }
+      for (const char* key : {"anonuid=", "anongid="}) {
+        if (opt.rfind(key, 0) == 0 && (opt.size() - std::strlen(key) > 10 ||
+                                       std::stoull(opt.substr(std::strlen(key))) > UINT32_MAX)) {
+          r.fail(item.Mark(), where + " option '" + opt + "': the id must be at most 4294967295");
+        }
+      }
+      // exports(5) applies ro/rw and the squash options to the flavors of
+      // the sec= before them: a second list after our sec=sys would leave
+      // sys open with the options meant for the other flavors.
+      if (opt.rfind("sec=", 0) == 0) {
+        std::string flavors = opt.substr(4);
+        for (std::size_t at = flavors.find(':'); at != std::string::npos;
+             at = flavors.find(':', at))
+          flavors.replace(at, 1, ", ");
+        r.fail(item.Mark(), where + " option '" + opt +
+                                "': flavors go in the client's sec key (sec: [" + flavors +
+                                "]), which renders the export's one sec= list");
+      }
       c.extraOptions.push_back(opt);
     }
   }
@@ -217,6 +236,23 @@ std::vector<std::string> ClientSpec::exportOptions() const {
     if (std::find(o.begin(), o.end(), e) == o.end()) o.push_back(e);
   }
   return o;
+}
+
+Squash ClientSpec::effectiveSquash() const {
+  const auto o = exportOptions();
+  const auto has = [&](const char* x) { return std::find(o.begin(), o.end(), x) != o.end(); };
+  if (has("all_squash")) return Squash::All;
+  return has("no_root_squash") ? Squash::NoRoot : Squash::Root;
+}
+
+std::optional<std::uint32_t> ClientSpec::anonymousId(const std::string& key) const {
+  std::optional<std::uint32_t> id;
+  for (const auto& e : extraOptions) {
+    if (e.rfind(key + "=", 0) != 0) continue;
+    // Digits only and in range (readClient); the last one given counts, as in exportfs.
+    id = static_cast<std::uint32_t>(std::stoull(e.substr(key.size() + 1)));
+  }
+  return id;
 }
 
 std::vector<TuningSetting> profileTuning(const std::string& profile) {
@@ -340,6 +376,7 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
     cfg.exports.push_back(std::move(spec));
   }
 
+  std::optional<YAML::Mark> tcpDisabledAt;
   if (const auto t = root["transports"]; t && !t.IsNull()) {
     r.requireKeys(t, "transports", {"bind_address", "tcp", "rdma"});
     if (t["bind_address"]) cfg.bindAddress = r.scalar(t["bind_address"], "transports bind_address");
@@ -348,7 +385,10 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
       TransportSpec& spec = std::string(name) == "tcp" ? cfg.tcp : cfg.rdma;
       const std::string what = std::string("transports ") + name;
       r.requireKeys(t[name], what, {"enabled", "port"});
-      if (t[name]["enabled"]) spec.enabled = r.boolean(t[name]["enabled"], what + " enabled");
+      if (t[name]["enabled"]) {
+        spec.enabled = r.boolean(t[name]["enabled"], what + " enabled");
+        if (std::string(name) == "tcp" && !spec.enabled) tcpDisabledAt = t[name]["enabled"].Mark();
+      }
       if (t[name]["port"])
         spec.port = static_cast<uint16_t>(r.number(t[name]["port"], what + " port", 1, 65535));
     }
@@ -385,6 +425,17 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
     if (n["grace_time"])
       cfg.nfsd.graceTime =
           static_cast<unsigned>(r.number(n["grace_time"], "nfsd grace_time", 10, 3600));
+  }
+
+  // rpc.nfsd refuses to start NFSv4 without TCP ("version 4 requires the
+  // TCP protocol"): the live apply would work and the next restart of
+  // nfs-server would fail.
+  if (tcpDisabledAt && (cfg.nfsd.v40 || cfg.nfsd.v41 || cfg.nfsd.v42)) {
+    r.fail(*tcpDisabledAt,
+           "transports tcp enabled: false cannot be combined with NFSv4: rpc.nfsd will not start "
+           "NFSv4 without TCP (\"version 4 requires the TCP protocol\"), so nfs-server would fail "
+           "at its next start; keep TCP enabled (a firewall can close its port) or list only "
+           "nfsd versions [\"3\"]");
   }
 
   if (const auto d = root["rdma"]; d && !d.IsNull()) {

@@ -47,6 +47,11 @@ struct ClientSpec {
   // exports(5) options in a fixed order: access, sync, squash, security,
   // subtree, crossmnt, fsid, sec, then the extra ones.
   std::vector<std::string> exportOptions() const;
+  // The squashing exportOptions() asks for, as knfsd reads it: all_squash
+  // (the squash key or an option) wins over the root setting.
+  Squash effectiveSquash() const;
+  // The value of anonuid= or anongid= (key without '=') in the options.
+  std::optional<std::uint32_t> anonymousId(const std::string& key) const;
 };
 
 struct ExportSpec {

@@ -121,8 +121,13 @@ std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
     tokens.push_back(it == want.end() ? t : (it->second ? "+" : "-") + v);
     seen[v] = true;
   }
-  for (const char* v : {"3", "4", "4.1", "4.2"}) {
-    if (!seen.count(v)) tokens.push_back((want.at(v) ? "+" : "-") + std::string(v));
+  // The kernel reports 4.0 only when it is off ("+4 implies 4.0 unless -4.0
+  // is present"), so an absent 4.0 is on and must be turned off explicitly,
+  // after the "+4" that would turn it on again.
+  for (const char* v : {"3", "4", "4.0", "4.1", "4.2"}) {
+    if (seen.count(v)) continue;
+    if (std::string(v) == "4.0" && want.at(v)) continue;
+    tokens.push_back((want.at(v) ? "+" : "-") + std::string(v));
   }
   std::string out;
   for (const auto& t : tokens) out += (out.empty() ? "" : " ") + t;

@@ -158,15 +158,8 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     // order; a host no block matches gets no access (as with knfsd).
     for (const ClientSpec& c : e.clients) {
       // The rendered ganesha.conf has Kerberos off and SecType = sys: a
-      // client that asks for another flavor (by its sec key or a sec= in
-      // options, colon-separated) would silently get sys.
-      std::vector<std::string> flavors = c.sec;
-      for (const std::string& o : c.extraOptions) {
-        if (o.rfind("sec=", 0) != 0) continue;
-        std::istringstream list(o.substr(4));
-        for (std::string f; std::getline(list, f, ':');) flavors.push_back(f);
-      }
-      for (const std::string& flavor : flavors) {
+      // client that asks for another flavor would silently get sys.
+      for (const std::string& flavor : c.sec) {
         if (flavor != "sys") {
           throw ConfigError(cfg.source + ":" + std::to_string(c.mark.line) + ":" + std::to_string(c.mark.column) +
                             ": export '" + e.path + "' client '" + c.host + "' asks for sec=" + flavor +
@@ -176,9 +169,14 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
       GaneshaClientSpec gc;
       gc.clients = c.host;
       gc.readOnly = c.readOnly;
-      gc.squash = c.squash == Squash::NoRoot ? GaneshaSquash::NoRoot
-                  : c.squash == Squash::All  ? GaneshaSquash::All
-                                             : GaneshaSquash::Root;
+      // From the options as knfsd reads them, so all_squash and anonuid=
+      // given as options squash here too.
+      const Squash squash = c.effectiveSquash();
+      gc.squash = squash == Squash::NoRoot ? GaneshaSquash::NoRoot
+                  : squash == Squash::All  ? GaneshaSquash::All
+                                           : GaneshaSquash::Root;
+      gc.anonymousUid = c.anonymousId("anonuid");
+      gc.anonymousGid = c.anonymousId("anongid");
       s.clients.push_back(gc);
     }
     s.exportId = id++;

@@ -139,7 +139,8 @@ const std::vector<BadCase> kCases = {
      "exports: [{path: /srv/nfsrdma/data, clients: [{host: h1, fsid: 7}]}, "
      "{path: /srv/nfsrdma/scratch, clients: [{host: h2, fsid: 7}]}]\n",
      {},
-     "{cfg}:1:109: exports[1]: duplicate fsid=7 (already used by the export at line 1); each export "
+     "{cfg}:1:109: exports[1]: duplicate fsid=7 (already used by the export at line 1); each "
+     "export "
      "needs its own fsid"},
     {"DuplicateFsidThroughOptions",
      CLIENT("fsid: 7") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
@@ -216,6 +217,11 @@ const std::vector<BadCase> kCases = {
      EXPORT_OK "transports:\n  tcp: {enabled: false}\n  rdma: {enabled: false}\n",
      {},
      "transports: tcp and rdma are both disabled"},
+    {"TcpOffWithNfsv4",
+     EXPORT_OK "transports:\n  tcp: {enabled: false}\n",
+     {},
+     "{cfg}:6:18: transports tcp enabled: false cannot be combined with NFSv4: rpc.nfsd will not "
+     "start NFSv4 without TCP"},
     {"UnknownTransport",
      EXPORT_OK "transports:\n  udp: {port: 2049}\n",
      {},
@@ -329,13 +335,19 @@ const std::vector<BadCase> kCases = {
     {"ServeKerberos",
      CLIENT("sec: [krb5p, sys]"),
      {"serve", "--dry-run", "{cfg}"},
-     "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5p; serve (nfs-ganesha "
+     "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5p; serve "
+     "(nfs-ganesha "
      "without Kerberos) serves sec=sys only"},
-    {"ServeKerberosThroughOptions",
+    {"AnonuidTooBig",
+     CLIENT("options: [anonuid=4294967296]"),
+     {},
+     "{cfg}:5:19: exports[0].clients[0] option 'anonuid=4294967296': the id must be at most "
+     "4294967295"},
+    {"SecInOptions",
      CLIENT("options: [sec=sys:krb5i]"),
-     {"serve", "--dry-run", "{cfg}"},
-     "{cfg}:4:9: export '/srv/nfsrdma/data' client '10.0.0.0/24' asks for sec=krb5i; serve (nfs-ganesha "
-     "without Kerberos) serves sec=sys only"},
+     {},
+     "{cfg}:5:19: exports[0].clients[0] option 'sec=sys:krb5i': flavors go in the client's sec key "
+     "(sec: [sys, krb5i]), which renders the export's one sec= list"},
     {"ServeBadPort",
      EXPORT_OK,
      {"serve", "--port", "99999", "{cfg}"},

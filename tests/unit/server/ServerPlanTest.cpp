@@ -12,6 +12,7 @@
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
 
+using nfsrdma::server::desiredVersions;
 using nfsrdma::server::testing::pos;
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
@@ -69,8 +70,9 @@ TEST_F(ServerPlanFlow, PlanApplyApplyRollback) {
   pos(p, "+lease-time = 60");
   EXPECT_LT(pos(p, "[exports] run: /usr/sbin/exportfs -ra"),
             pos(p, "[tuning] /proc/sys/sunrpc/svc_rdma/max_requests: 32 -> 128"));
-  EXPECT_LT(pos(p, "[tuning]"),
-            pos(p, "[versions] /proc/fs/nfsd/versions: -2 +3 +4 +4.1 +4.2 -> -2 -3 +4 +4.1 +4.2"));
+  EXPECT_LT(
+      pos(p, "[tuning]"),
+      pos(p, "[versions] /proc/fs/nfsd/versions: -2 +3 +4 +4.1 +4.2 -> -2 -3 +4 +4.1 +4.2 -4.0"));
   EXPECT_LT(pos(p, "[versions]"), pos(p, "[lease/grace] /proc/fs/nfsd/nfsv4leasetime: 90 -> 60"));
   EXPECT_LT(pos(p, "[lease/grace]"), pos(p, "[ports] /proc/fs/nfsd/portlist: add 'rdma 20049'"));
   EXPECT_LT(pos(p, "[ports]"), pos(p, "[threads] /proc/fs/nfsd/threads: 0 -> 64"));
@@ -132,7 +134,7 @@ TEST_F(ServerPlanFlow, PlanApplyApplyRollback) {
   // Once our RDMA listener exists nfsd opens no default TCP one, so apply asks for it too.
   EXPECT_EQ(host.read("proc/fs/nfsd/portlist"), "tcp 2049\nrdma 20049\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/threads"), "64\n");
-  EXPECT_EQ(host.read("proc/fs/nfsd/versions"), "-2 -3 +4 +4.1 +4.2\n");
+  EXPECT_EQ(host.read("proc/fs/nfsd/versions"), "-2 -3 +4 +4.1 +4.2 -4.0\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/nfsv4leasetime"), "60\n");
   EXPECT_EQ(host.read("proc/fs/nfsd/nfsv4gracetime"), "90\n");
   EXPECT_EQ(host.read("proc/sys/sunrpc/svc_rdma/max_requests"), "128\n");
@@ -216,6 +218,21 @@ TEST_F(ServerPlanFlow, NoControlFilesIsANoteNotAnError) {
 }
 
 // A changed line reads as diff -u prints it: the old line, then the new one.
+// The kernel never reports +4.0: "+4" implies it unless -4.0 is present.
+TEST(DesiredVersions, FourZeroIsTurnedOffExplicitlyAndNeverAddedWhenWanted) {
+  nfsrdma::server::NfsdSpec only41And42;
+  only41And42.v3 = only41And42.v40 = false;
+  only41And42.v41 = only41And42.v42 = true;
+  EXPECT_EQ(desiredVersions("+3 +4 +4.1 +4.2\n", only41And42), "-3 +4 +4.1 +4.2 -4.0\n");
+  // What the kernel reports afterwards is already right: nothing to change.
+  EXPECT_EQ(desiredVersions("-2 -3 +4 -4.0 +4.1 +4.2\n", only41And42), "-2 -3 +4 -4.0 +4.1 +4.2\n");
+  nfsrdma::server::NfsdSpec with40 = only41And42;
+  with40.v40 = true;
+  with40.v42 = false;
+  EXPECT_EQ(desiredVersions("+3 +4 +4.1 +4.2\n", with40), "-3 +4 +4.1 -4.2\n");
+  EXPECT_EQ(desiredVersions("-2 +3 +4 -4.0 +4.1 +4.2\n", with40), "-2 -3 +4 +4.0 +4.1 -4.2\n");
+}
+
 TEST(DiffText, ChangedLineShowsTheOldLineFirst) {
   EXPECT_EQ(nfsrdma::server::diffText("[nfsd]\nthreads=8\nvers3=n\n", "[nfsd]\nthreads=64\nvers3=n\n"),
             " [nfsd]\n-threads=8\n+threads=64\n vers3=n\n");
@@ -236,6 +253,24 @@ TEST_F(ServerPlanFlow, DoctorOnTheStagedHostPassesWhenServing) {
   EXPECT_EQ(after.status, 0) << after.out;
   pos(after.out, "PASS  nfsd running: 64 threads");
   pos(after.out, "PASS  RDMA listener: rdma 20049 is in the port list");
+}
+
+// all_squash and anonuid=/anongid= given as options squash knfsd's clients
+// (exportfs reads them), so serve's ganesha must squash them too.
+TEST_F(ServerPlanFlow, ServeSquashesAsTheOptionsSay) {
+  host.write(
+      "cfg/squash.yaml",
+      "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n"
+      "      - host: 10.0.0.0/24\n        options: [all_squash, anonuid=1000, anongid=1001]\n"
+      "      - host: 10.0.1.0/24\n        squash: no_root_squash\n");
+  const auto r =
+      runTool({"--root", root, "serve", "--dry-run", (host.root / "cfg/squash.yaml").string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  pos(r.out,
+      "    Clients = 10.0.0.0/24;\n    Access_Type = RW;\n    Squash = All_Squash;\n"
+      "    Anonymous_Uid = 1000;\n    Anonymous_Gid = 1001;\n  }\n");
+  pos(r.out,
+      "    Clients = 10.0.1.0/24;\n    Access_Type = RW;\n    Squash = No_Root_Squash;\n  }\n");
 }
 
 // A TCP-only config must be able to pass: the RDMA checks (package, module,

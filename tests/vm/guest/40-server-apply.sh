@@ -41,6 +41,8 @@ nfsrdma-server apply server.yaml >apply1.txt 2>&1 || { cat apply1.txt; vm_fail "
 cat apply1.txt
 grep -q '^rdma 20049$' /proc/fs/nfsd/portlist || vm_fail "apply did not add 'rdma 20049' to the port list"
 [ "$(cat /proc/fs/nfsd/threads)" = 8 ] || vm_fail "apply left $(cat /proc/fs/nfsd/threads) nfsd threads, expected 8"
+# versions lists 4.1 and 4.2: the kernel implies 4.0 from +4 unless told -4.0.
+grep -q -- '-4.0' /proc/fs/nfsd/versions || vm_fail "apply left NFSv4.0 on: versions are '$(cat /proc/fs/nfsd/versions)'"
 exportfs -v | grep -q "$KNFSD_EXPORT" || vm_fail "the kernel does not export $KNFSD_EXPORT"
 exportfs -v | grep "$KNFSD_EXPORT" -A1 | grep -q insecure || vm_fail "the export lacks insecure"
 nfsrdma-server status >status.txt 2>&1 || { cat status.txt; vm_fail "status"; }

@@ -357,7 +357,9 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   st->path = fullPath(path);
   nfs4::OpenArgs args;
   args.clientId = session_->clientId();
-  args.owner = {reinterpret_cast<const std::uint8_t*>(openOwner_.data()), openOwner_.size()};
+  const std::string owner =
+      openOwner_ + ":" + std::to_string(opens_.fetch_add(1, std::memory_order_relaxed));
+  args.owner = {reinterpret_cast<const std::uint8_t*>(owner.data()), owner.size()};
   args.shareAccess = (flags.write ? (flags.read ? nfs4::kShareAccessBoth : nfs4::kShareAccessWrite)
                                   : nfs4::kShareAccessRead) |
                      nfs4::kShareAccessWantNoDeleg;

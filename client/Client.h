@@ -169,7 +169,12 @@ class Client {
   std::unique_ptr<nfs4::Session> session_;
   nfs4::FileHandle root_;
   std::size_t maxIo_ = 1U << 20;
+  // Each open() is its own open-owner ("open:<client>:<n>"): a second OPEN
+  // of a file by the same owner upgrades the first one's state (RFC 8881
+  // section 9.9), which would leave the first OpenFile with an old stateid
+  // and let either CLOSE end both.
   std::string openOwner_;
+  std::atomic<std::uint64_t> opens_{0};
   bool closed_ = false;
 };
 

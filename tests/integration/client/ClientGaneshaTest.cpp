@@ -371,6 +371,38 @@ TEST_F(ClientGanesha, TruncateAndChmod) {
   client_->unlink("attrs");
 }
 
+// Two opens of one file are two states: I/O through either and a CLOSE of
+// one leave the other usable, in both orders (reader first, writer first).
+TEST_F(ClientGanesha, TwoOpensOfOneFileEachStayUsable) {
+  OpenFlags readOnly;
+  readOnly.read = true;
+  OpenFlags readWrite;  // no create, no truncate: both opens see the file's data
+  readWrite.read = true;
+  readWrite.write = true;
+  const auto first = randomBytes(5000, 11);
+  const auto second = randomBytes(3000, 12);
+  for (bool readerFirst : {true, false}) {
+    SCOPED_TRACE(readerFirst ? "reader opened first" : "writer opened first");
+    writeRemote(*client_, "twice", first);
+    OpenFile a = client_->open("twice", readerFirst ? readOnly : readWrite);
+    OpenFile b = client_->open("twice", readerFirst ? readWrite : readOnly);
+    OpenFile& reader = readerFirst ? a : b;
+    OpenFile& writer = readerFirst ? b : a;
+    std::vector<std::uint8_t> back(first.size());
+    ASSERT_EQ(client_->pread(reader, back, 0), first.size());
+    EXPECT_EQ(back, first);
+    client_->pwrite(writer, second, 0, StableHow::kFileSync);
+    client_->close(a);  // the first open goes; the second stays usable
+    ASSERT_EQ(client_->pread(b, back, 0), first.size());
+    EXPECT_TRUE(std::equal(second.begin(), second.end(), back.begin()));
+    client_->close(b);
+    auto expected = first;
+    std::copy(second.begin(), second.end(), expected.begin());
+    EXPECT_EQ(sha256(readLocal(exportDir() / "twice")), sha256(expected));
+  }
+  client_->unlink("twice");
+}
+
 TEST_F(ClientGanesha, NonexistentPathIsNoEnt) {
   try {
     client_->open("no/such/file", {});

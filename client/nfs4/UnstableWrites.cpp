@@ -17,10 +17,14 @@ UnstableWrites::CommitOutcome UnstableWrites::endCommit(CommitTicket ticket,
   const bool lost = verifierChanged_ || (haveVerifier_ && committed != verifier_);
   if (ticket.replies > covered_) covered_ = ticket.replies;
   // Replies that came in after the COMMIT went out were compared with the
-  // same baseline, so it holds for them unless this COMMIT found it broken.
-  if (lost || !owed()) {
+  // same baseline. It holds for them unless this COMMIT found it broken; then
+  // those writes may have run under the old verifier too, and no later
+  // COMMIT can vouch for them: they are reported lost as well.
+  if (!owed()) {
     haveVerifier_ = false;
     verifierChanged_ = false;
+  } else if (lost) {
+    verifierChanged_ = true;
   }
   return lost ? CommitOutcome::kLost : CommitOutcome::kDurable;
 }

@@ -66,6 +66,23 @@ TEST(UnstableWrites, AfterALossRewrittenDataCommitsCleanly) {
   EXPECT_FALSE(w.owed());
 }
 
+// A reply that overtakes a COMMIT which then finds the verifier changed was
+// written under the old verifier too: the next COMMIT, which sees only the
+// new one, must not report it durable.
+TEST(UnstableWrites, AReplyThatOvertakesALosingCommitIsLostToo) {
+  UnstableWrites w;
+  w.onWriteReply(verifier(1));
+  const auto ticket = w.beginCommit();
+  w.onWriteReply(verifier(1));
+  EXPECT_EQ(w.endCommit(ticket, verifier(2)), Outcome::kLost);
+  ASSERT_TRUE(w.owed());
+  EXPECT_EQ(w.endCommit(w.beginCommit(), verifier(2)), Outcome::kLost);
+  EXPECT_FALSE(w.owed());
+  // Rewritten under the new verifier, it commits cleanly.
+  w.onWriteReply(verifier(2));
+  EXPECT_EQ(w.endCommit(w.beginCommit(), verifier(2)), Outcome::kDurable);
+}
+
 // A COMMIT with nothing written (fsync of a clean file) has nothing to lose.
 TEST(UnstableWrites, CommitWithNothingWrittenIsDurable) {
   UnstableWrites w;

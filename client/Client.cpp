@@ -916,18 +916,48 @@ void Client::rename(std::string_view from, std::string_view to) {
   PathParts src = split(from, true, "rename");
   PathParts dst = split(to, true, "rename");
   const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
+  // RENAME takes the source directory from the saved filehandle and the
+  // target directory from the current one. Both walks in one COMPOUND count
+  // against the session's operations limit (SEQUENCE, PUTFH, SAVEFH, PUTFH,
+  // RENAME and the LOOKUPs): within one directory it is walked once, and a
+  // target directory that would not fit is looked up on its own first.
+  const bool sameDirectory = src.lookups == dst.lookups;
+  std::optional<nfs4::FileHandle> targetDirectory;
+  if (!sameDirectory &&
+      src.lookups.size() + dst.lookups.size() + 5 > session_->fore().maxOperations) {
+    check(run(
+        what,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, dst.lookups);
+          c.getFh();
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+          if (Error e = expectOk(d, Op::kGetFh, what)) return e;
+          targetDirectory = d.getFh();
+          return d.ok() ? Error{} : malformedReply(d, what);
+        }));
+  }
   check(run(
       what,
       [&](CompoundEncoder& c) {
         lookupAll(c, root_, src.lookups);
         c.saveFh();
-        lookupAll(c, root_, dst.lookups);
+        if (targetDirectory) {
+          c.putFh(*targetDirectory);
+        } else if (!sameDirectory) {
+          lookupAll(c, root_, dst.lookups);
+        }
         c.rename(src.leaf, dst.leaf);
       },
       [&](CompoundDecoder& d) -> Error {
         if (Error e = expectLookups(d, src.lookups.size(), what)) return e;
         if (Error e = expectOk(d, Op::kSaveFh, what)) return e;
-        if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+        if (targetDirectory) {
+          if (Error e = expectOk(d, Op::kPutFh, what)) return e;
+        } else if (!sameDirectory) {
+          if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+        }
         if (Error e = expectOk(d, Op::kRename, what)) return e;
         d.rename();
         return d.ok() ? Error{} : malformedReply(d, what);

@@ -358,6 +358,30 @@ TEST_F(ClientGanesha, MkdirRenameRemove) {
   EXPECT_FALSE(fs::exists(exportDir() / "b"));
 }
 
+// A rename walks both paths in one COMPOUND: two 7-deep paths need 19
+// operations, more than the session's 18. Within one directory it walks
+// once; across two, the target directory is looked up first.
+TEST_F(ClientGanesha, RenamesBetweenDeepDirectories) {
+  std::string a = "deep-a", b = "deep-b";
+  for (int i = 0; i < 6; ++i) {
+    a += "/d" + std::to_string(i);
+    b += "/d" + std::to_string(i);
+  }
+  fs::create_directories(exportDir() / a);
+  fs::create_directories(exportDir() / b);
+  const auto data = randomBytes(1000, 5);
+  writeRemote(*client_, a + "/x", data);
+  client_->rename(a + "/x", a + "/y");
+  EXPECT_TRUE(fs::exists(exportDir() / a / "y"));
+  client_->rename(a + "/y", b + "/z");
+  EXPECT_FALSE(fs::exists(exportDir() / a / "y"));
+  EXPECT_EQ(sha256(readLocal(exportDir() / b / "z")), sha256(data));
+  // A target directory that does not exist is the RENAME's lookup error.
+  EXPECT_THROW(client_->rename(b + "/z", b + "/nothere/z"), NfsException);
+  fs::remove_all(exportDir() / "deep-a");
+  fs::remove_all(exportDir() / "deep-b");
+}
+
 TEST_F(ClientGanesha, TruncateAndChmod) {
   OpenFile f = client_->open("attrs", writeFlags());
   client_->pwrite(f, randomBytes(10000, 1), 0);

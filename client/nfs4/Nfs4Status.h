@@ -20,12 +20,17 @@ inline constexpr std::uint32_t kErrIsDir = 21;
 inline constexpr std::uint32_t kErrInval = 22;
 inline constexpr std::uint32_t kErrRofs = 30;
 inline constexpr std::uint32_t kErrNotEmpty = 66;
+inline constexpr std::uint32_t kErrServerFault = 10006;
 inline constexpr std::uint32_t kErrDelay = 10008;
+inline constexpr std::uint32_t kErrExpired = 10011;
 inline constexpr std::uint32_t kErrGrace = 10013;
+inline constexpr std::uint32_t kErrStaleClientId = 10022;
 inline constexpr std::uint32_t kErrSymlink = 10029;
 inline constexpr std::uint32_t kErrBadSession = 10052;
 inline constexpr std::uint32_t kErrBadSlot = 10053;
+inline constexpr std::uint32_t kErrCompleteAlready = 10054;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;
+inline constexpr std::uint32_t kErrDeadSession = 10078;
 
 // "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)". A string, not a view: an
 // unknown code's name is built, and two of them must be able to coexist.

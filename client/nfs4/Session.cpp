@@ -18,68 +18,21 @@ Error malformedError(const CompoundDecoder& d) {
 
 }  // namespace
 
-Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc) {
-  Verifier verifier{};
+Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
+    : rpc_(rpc), options_(options) {
   std::random_device rd;
-  for (auto& b : verifier) b = static_cast<std::uint8_t>(rd());
-
-  ExchangeIdResult exchange;
-  std::span<const std::uint8_t> owner(reinterpret_cast<const std::uint8_t*>(options.ownerId.data()),
-                                      options.ownerId.size());
-  if (Error e = sessionlessRoundTrip(
-          [&](CompoundEncoder& c) { c.exchangeId(verifier, owner, kExchgIdFlagUseNonPnfs); },
-          [&](CompoundDecoder& d) -> Error {
-            const std::uint32_t st = d.next(Op::kExchangeId);
-            if (!d.ok()) return malformedError(d);
-            if (st != kNfs4Ok) return statusErrorFor(Op::kExchangeId, st);
-            exchange = d.exchangeId();
-            return d.ok() ? Error{} : malformedError(d);
-          })) {
-    throw NfsException(e);
-  }
-  clientId_ = exchange.clientId;
-
-  ChannelAttrs fore;
-  fore.maxRequestSize = options.maxRequestSize;
-  fore.maxResponseSize = options.maxResponseSize;
-  fore.maxResponseSizeCached = 8192;
-  fore.maxOperations = options.maxOperations;
-  fore.maxRequests = options.slots;
-  ChannelAttrs back;
-  back.maxRequestSize = 4096;
-  back.maxResponseSize = 4096;
-  back.maxOperations = 2;
-  back.maxRequests = 1;
-  CreateSessionResult created;
+  for (auto& b : verifier_) b = static_cast<std::uint8_t>(rd());
+  if (Error e = exchangeId()) throw NfsException(e);
+  NewSession created;
   bool refused = false;  // the server answered CREATE_SESSION with an error status
-  if (Error e = sessionlessRoundTrip(
-          [&](CompoundEncoder& c) { c.createSession(clientId_, exchange.sequenceId, fore, back); },
-          [&](CompoundDecoder& d) -> Error {
-            const std::uint32_t st = d.next(Op::kCreateSession);
-            if (!d.ok()) return malformedError(d);
-            if (st != kNfs4Ok) {
-              refused = true;
-              return statusErrorFor(Op::kCreateSession, st);
-            }
-            created = d.createSession();
-            return d.ok() ? Error{} : malformedError(d);
-          })) {
+  if (Error e = createSession(created, refused)) {
     // The client ID would otherwise stay on the server until its lease ran
     // out. Only when the server answered: a silent one would cost another
     // timeout for nothing.
     if (refused) (void)destroyClientIdOnServer();
     throw NfsException(e);
   }
-  if (created.fore.maxRequests == 0) {
-    (void)destroySessionOnServer(created.session);
-    (void)destroyClientIdOnServer();
-    throw NfsException(makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots"));
-  }
-  // The grant comes from the network: never more slots (memory, requests in
-  // flight) or larger replies (input buffers) than we asked for.
-  created.fore.maxRequests = std::min(created.fore.maxRequests, fore.maxRequests);
-  created.fore.maxResponseSize = std::min(created.fore.maxResponseSize, fore.maxResponseSize);
-  sessionId_ = created.session;
+  sessionId_ = created.id;
   fore_ = created.fore;
   slots_ = SlotTable(created.fore.maxRequests);
   stats_.slots = created.fore.maxRequests;
@@ -91,7 +44,7 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc)
                       [](CompoundDecoder& d) -> Error {
                         const std::uint32_t st = d.next(Op::kReclaimComplete);
                         if (!d.ok()) return malformedError(d);
-                        if (st != kNfs4Ok && st != 10054 /* COMPLETE_ALREADY */) {
+                        if (st != kNfs4Ok && st != kErrCompleteAlready) {
                           return statusErrorFor(Op::kReclaimComplete, st);
                         }
                         return {};
@@ -121,6 +74,156 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options) : rpc_(rpc)
 }
 
 Session::~Session() { (void)close(); }
+
+Error Session::exchangeId() {
+  ExchangeIdResult exchange;
+  std::span<const std::uint8_t> owner(
+      reinterpret_cast<const std::uint8_t*>(options_.ownerId.data()), options_.ownerId.size());
+  if (Error e = sessionlessRoundTrip(
+          [&](CompoundEncoder& c) { c.exchangeId(verifier_, owner, kExchgIdFlagUseNonPnfs); },
+          [&](CompoundDecoder& d) -> Error {
+            const std::uint32_t st = d.next(Op::kExchangeId);
+            if (!d.ok()) return malformedError(d);
+            if (st != kNfs4Ok) return statusErrorFor(Op::kExchangeId, st);
+            exchange = d.exchangeId();
+            return d.ok() ? Error{} : malformedError(d);
+          })) {
+    return e;
+  }
+  clientId_ = exchange.clientId;
+  createSequence_ = exchange.sequenceId;
+  return {};
+}
+
+Error Session::createSession(NewSession& out, bool& refused) {
+  ChannelAttrs fore;
+  fore.maxRequestSize = options_.maxRequestSize;
+  fore.maxResponseSize = options_.maxResponseSize;
+  fore.maxResponseSizeCached = 8192;
+  fore.maxOperations = options_.maxOperations;
+  fore.maxRequests = options_.slots;
+  ChannelAttrs back;
+  back.maxRequestSize = 4096;
+  back.maxResponseSize = 4096;
+  back.maxOperations = 2;
+  back.maxRequests = 1;
+  CreateSessionResult created;
+  refused = false;
+  if (Error e = sessionlessRoundTrip(
+          [&](CompoundEncoder& c) { c.createSession(clientId_, createSequence_, fore, back); },
+          [&](CompoundDecoder& d) -> Error {
+            const std::uint32_t st = d.next(Op::kCreateSession);
+            if (!d.ok()) return malformedError(d);
+            if (st != kNfs4Ok) {
+              refused = true;
+              return statusErrorFor(Op::kCreateSession, st);
+            }
+            created = d.createSession();
+            return d.ok() ? Error{} : malformedError(d);
+          })) {
+    return e;
+  }
+  ++createSequence_;  // the client ID's CREATE_SESSION sequence advanced (RFC 8881 18.36.4)
+  if (created.fore.maxRequests == 0) {
+    (void)destroySessionOnServer(created.session);
+    refused = true;
+    return makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots");
+  }
+  // The grant comes from the network: never more slots (memory, requests in
+  // flight) or larger replies (input buffers) than we asked for.
+  created.fore.maxRequests = std::min(created.fore.maxRequests, fore.maxRequests);
+  created.fore.maxResponseSize = std::min(created.fore.maxResponseSize, fore.maxResponseSize);
+  out.id = created.session;
+  out.fore = created.fore;
+  return {};
+}
+
+Error Session::establishNewSession(NewSession& out, SlotTable& table) {
+  bool refused = false;
+  Error e = createSession(out, refused);
+  if (e && (e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired))) {
+    // The client ID went with the lease: a new one under the same owner.
+    e = exchangeId();
+    if (!e) e = createSession(out, refused);
+  }
+  if (e) return e;
+  // Requests are built for the first session's limits (fore() never
+  // changes): a new session must allow at least as much.
+  if (out.fore.maxOperations < fore_.maxOperations ||
+      out.fore.maxRequestSize < fore_.maxRequestSize ||
+      out.fore.maxResponseSize < fore_.maxResponseSize) {
+    (void)destroySessionOnServer(out.id);
+    return makeError(ClientErrc::kMalformedReply,
+                     "the new session's limits are below the first one's");
+  }
+  table = SlotTable(std::min(out.fore.maxRequests, fore_.maxRequests));
+  // A new client ID must say it reclaims nothing before it opens anything
+  // (RFC 8881 18.51); on the old one the server answers COMPLETE_ALREADY.
+  const auto slot = table.acquire();
+  const std::uint32_t sequenceId = table.nextSequenceId(*slot);
+  SlotOutcome outcome = SlotOutcome::kUnknown;
+  e = sessionlessRoundTrip(
+      [&](CompoundEncoder& c) {
+        c.sequence(out.id, sequenceId, *slot, *slot, false);
+        c.reclaimComplete(false);
+      },
+      [&](CompoundDecoder& d) -> Error {
+        const std::uint32_t st = d.next(Op::kSequence);
+        if (!d.ok()) return malformedError(d);
+        if (st != kNfs4Ok) {
+          outcome = SlotOutcome::kNotExecuted;
+          return statusErrorFor(Op::kSequence, st);
+        }
+        d.sequence();
+        outcome = SlotOutcome::kExecuted;
+        const std::uint32_t rc = d.next(Op::kReclaimComplete);
+        if (!d.ok()) return malformedError(d);
+        return rc == kNfs4Ok || rc == kErrCompleteAlready
+                   ? Error{}
+                   : statusErrorFor(Op::kReclaimComplete, rc);
+      });
+  table.release(*slot, outcome);
+  return e;
+}
+
+void Session::recover(std::unique_lock<std::mutex>& lock) {
+  // Nothing may use the old session while its id and slots change: the calls
+  // in flight end first (by reply or RPC timeout).
+  idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
+                 [this] { return slots_.inUse() == 0 || stopRenew_; });
+  if (stopRenew_) return;  // close() ends the waiting requests
+  Error e;
+  NewSession fresh;
+  SlotTable table{1};
+  if (slots_.inUse() != 0) {
+    e = makeError(ClientErrc::kTimedOut, "calls on the lost session did not end");
+  } else {
+    lock.unlock();
+    e = establishNewSession(fresh, table);
+    lock.lock();
+  }
+  recovering_ = false;
+  if (e) {
+    // The requests that waited for the new session end with why there is
+    // none; later ones try again on the next refusal.
+    const Error why = makeError(e.code, "replacing the session the server lost: " + e.context);
+    std::deque<RequestPtr> failed;
+    failed.swap(waiting_);
+    lock.unlock();
+    for (auto& r : failed) r->decode(why, nullptr);
+    lock.lock();
+    return;
+  }
+  sessionId_ = fresh.id;
+  slots_ = std::move(table);
+  stats_.slots = slots_.size();
+  stats_.retiredSlots = 0;
+  ++stats_.recoveries;
+  lastLoss_ = {};
+  lastReply_ = std::chrono::steady_clock::now();
+  pump(lock);
+  if (slots_.inUse() == 0) idle_.notify_all();
+}
 
 Error Session::sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                                     const std::function<Error(CompoundDecoder&)>& decode) {
@@ -161,47 +264,52 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
     decode(makeError(ClientErrc::kShutdown, "session closed"), nullptr);
     return;
   }
+  auto request = std::make_shared<Request>(Request{std::move(encode), std::move(decode), hints, 0});
+  if (recovering_) {
+    waiting_.push_back(std::move(request));
+    return;
+  }
   if (slots_.retired() == slots_.size()) {
     const Error lost = everySlotLost();
     lock.unlock();
-    decode(lost, nullptr);
+    request->decode(lost, nullptr);
     return;
   }
   auto slot = slots_.acquire();
   if (!slot) {
     ++stats_.waitedForSlot;
-    waiting_.push_back({std::move(encode), std::move(decode), hints});
+    waiting_.push_back(std::move(request));
     return;
   }
   const std::uint32_t seq = slots_.nextSequenceId(*slot);
   const std::uint32_t highest = slots_.highestSlotInUse();
   ++stats_.compounds;
   lock.unlock();
-  auto shared = std::make_shared<Decode>(std::move(decode));
-  if (const Error e = issue(*slot, seq, highest, encode, shared, hints)) {
+  if (const Error e = issue(*slot, seq, highest, request)) {
     releaseAndPump(*slot, SlotOutcome::kNotExecuted);
-    (*shared)(e, nullptr);
+    request->decode(e, nullptr);
   }
 }
 
-Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, const Encode& encode,
-                     const std::shared_ptr<Decode>& decode, const rpc::CallHints& hints) {
+Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest,
+                     const RequestPtr& request) {
   return rpc_.call(
       kProcCompound,
       [&](xdr::XdrEncoder& enc) {
         CompoundEncoder c(enc);
         c.sequence(sessionId_, sequenceId, slot, highest, false);
-        encode(c);
+        request->encode(c);
         c.finish();
       },
-      [this, slot, sequenceId, decode](const Error& err, xdr::XdrDecoder& results) {
-        onReply(slot, sequenceId, err, results, *decode);
+      [this, slot, sequenceId, request](const Error& err, xdr::XdrDecoder& results) {
+        onReply(slot, sequenceId, err, results, request);
       },
-      hints);
+      request->hints);
 }
 
 void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
-                      xdr::XdrDecoder& results, const Decode& decode) {
+                      xdr::XdrDecoder& results, const RequestPtr& request) {
+  const Decode& decode = request->decode;
   if (error) {
     // A call the server may or may not have executed: retire the slot. A
     // reply that was an RPC-level rejection never reached SEQUENCE.
@@ -224,6 +332,23 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   if (st != kNfs4Ok) {
+    // The server no longer knows the session: SEQUENCE ran nothing, so the
+    // request waits for a new session and goes again as it was.
+    constexpr unsigned kMaxResends = 2;
+    if ((st == kErrBadSession || st == kErrDeadSession) && request->resends < kMaxResends) {
+      std::lock_guard lock(mu_);
+      if (!closed_) {
+        ++request->resends;
+        slots_.release(slot, SlotOutcome::kNotExecuted);
+        waiting_.push_front(request);
+        if (!recovering_) {
+          recovering_ = true;
+          renewWake_.notify_all();
+        }
+        if (slots_.inUse() == 0) idle_.notify_all();
+        return;
+      }
+    }
     const Error e = statusErrorFor(Op::kSequence, st);
     if (st == kErrSeqMisordered || st == kErrBadSlot) {
       // The server disowns this slot or its sequence id: the same request
@@ -267,37 +392,39 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Erro
   if (lossCause != nullptr) lastLoss_ = *lossCause;
   slots_.release(slot, outcome);
   stats_.retiredSlots = slots_.retired();
-  // Hand freed slots to waiting requests; each issue() runs unlocked. After
-  // close() nothing waits (it failed the queue), so nothing is sent.
-  while (!waiting_.empty() && !closed_) {
+  pump(lock);
+  if (slots_.inUse() == 0) idle_.notify_all();
+}
+
+void Session::pump(std::unique_lock<std::mutex>& lock) {
+  // After close() nothing waits (it failed the queue), so nothing is sent.
+  while (!waiting_.empty() && !closed_ && !recovering_) {
     if (slots_.retired() == slots_.size()) {
-      std::deque<Waiting> failed;
+      std::deque<RequestPtr> failed;
       failed.swap(waiting_);
       const Error lost = everySlotLost();
       lock.unlock();
-      for (auto& w : failed) w.decode(lost, nullptr);
+      for (auto& r : failed) r->decode(lost, nullptr);
       lock.lock();
       break;
     }
     auto next = slots_.acquire();
     if (!next) break;
-    Waiting w = std::move(waiting_.front());
+    RequestPtr r = std::move(waiting_.front());
     waiting_.pop_front();
     const std::uint32_t seq = slots_.nextSequenceId(*next);
     const std::uint32_t highest = slots_.highestSlotInUse();
     ++stats_.compounds;
     lock.unlock();
-    auto decode = std::make_shared<Decode>(std::move(w.decode));
-    const Error e = issue(*next, seq, highest, w.encode, decode, w.hints);
+    const Error e = issue(*next, seq, highest, r);
     lock.lock();
     if (e) {  // not sent: the slot is free again for the next waiting request
       slots_.release(*next, SlotOutcome::kNotExecuted);
       lock.unlock();
-      (*decode)(e, nullptr);
+      r->decode(e, nullptr);
       lock.lock();
     }
   }
-  if (slots_.inUse() == 0 && waiting_.empty()) idle_.notify_all();
 }
 
 Error Session::everySlotLost() const {
@@ -315,8 +442,12 @@ void Session::renewLoop() {
   const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
   const auto period = std::chrono::milliseconds(lease * 1000 / 3);
   while (!stopRenew_) {
-    renewWake_.wait_for(lock, period / 2, [this] { return stopRenew_; });
+    renewWake_.wait_for(lock, period / 2, [this] { return stopRenew_ || recovering_; });
     if (stopRenew_) break;
+    if (recovering_) {
+      recover(lock);
+      continue;
+    }
     if (std::chrono::steady_clock::now() - lastReply_ < period || slots_.inUse() > 0) continue;
     ++stats_.renewals;
     lock.unlock();
@@ -332,21 +463,23 @@ Error Session::close() {
     if (closed_) return {};
     stopRenew_ = true;
     renewWake_.notify_all();
+    idle_.notify_all();  // a recovery waiting for the calls in flight stops waiting
   }
   if (renewThread_.joinable()) renewThread_.join();
-  std::deque<Waiting> neverSent;
+  std::deque<RequestPtr> neverSent;
   {
     std::unique_lock lock(mu_);
     // Let calls in flight finish; each ends by reply or RPC timeout.
     idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
-                   [this] { return slots_.inUse() == 0 && waiting_.empty(); });
+                   [this] { return slots_.inUse() == 0 && (waiting_.empty() || recovering_); });
     closed_ = true;
     // A slow server can leave requests still queued for a slot: they end
     // here, not on a destroyed session (or never).
     neverSent.swap(waiting_);
   }
   for (auto& w : neverSent) {
-    w.decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"), nullptr);
+    w->decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"),
+              nullptr);
   }
   {
     // A request the queue handed a slot just before may still be in flight;

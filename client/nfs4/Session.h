@@ -6,8 +6,18 @@
 // FIFO and leaves when a reply frees a slot, so callers can push any number
 // of requests and exactly 'slots' are in flight. While idle, a renewal thread
 // sends a bare SEQUENCE each lease/3 so the server keeps our state.
+//
+// A session the server no longer knows (NFS4ERR_BADSESSION/DEADSESSION at
+// SEQUENCE: our lease ran out while the process was stopped, or the server
+// restarted) is replaced (RFC 8881 section 2.10.13.1): requests wait, the
+// calls in flight end, the renewal thread sends CREATE_SESSION (after a new
+// EXCHANGE_ID when the client ID is gone too) and RECLAIM_COMPLETE, then the
+// requests that SEQUENCE refused go again, exactly as they were. Open and
+// other state of the old client ID is not reclaimed: its stateids get the
+// server's error.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -35,6 +45,7 @@ struct SessionOptions {
 
 struct SessionStats {
   std::uint64_t compounds = 0;
+  std::uint64_t recoveries = 0;  // sessions replaced after the server lost ours
   std::uint64_t renewals = 0;
   std::uint64_t waitedForSlot = 0;
   std::uint32_t slots = 0;
@@ -65,7 +76,7 @@ class Session {
   // (bounded by the RPC timeout). Errors are returned, not thrown.
   Error close();
 
-  std::uint64_t clientId() const { return clientId_; }
+  std::uint64_t clientId() const { return clientId_.load(std::memory_order_relaxed); }
   const SessionId& id() const { return sessionId_; }
   const ChannelAttrs& fore() const { return fore_; }
   std::uint32_t leaseSeconds() const { return leaseSeconds_; }
@@ -77,20 +88,30 @@ class Session {
                   const rpc::CallHints& hints = {});
 
  private:
-  struct Waiting {
+  struct Request {
     Encode encode;
     Decode decode;
     rpc::CallHints hints;
+    unsigned resends =
+        0;  // sent again on a new session: bounded, so a server that keeps refusing ends it
+  };
+  using RequestPtr = std::shared_ptr<Request>;
+  struct NewSession {
+    SessionId id{};
+    ChannelAttrs fore;
   };
 
   // Sends a COMPOUND on slot. A send that fails at once returns its error
   // with the slot still held and decode not called: the caller releases the
   // slot and ends the request, so a queue that fails call after call is
   // drained by a loop, not by recursion.
-  Error issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest, const Encode& encode,
-              const std::shared_ptr<Decode>& decode, const rpc::CallHints& hints);
+  Error issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest,
+              const RequestPtr& request);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
-               xdr::XdrDecoder& results, const Decode& decode);
+               xdr::XdrDecoder& results, const RequestPtr& request);
+  // Hands free slots to waiting requests (mu_ held through lock; each
+  // issue() runs unlocked). Nothing leaves while the session is replaced.
+  void pump(std::unique_lock<std::mutex>& lock);
   // Releases slot and hands free slots to waiting requests. lossCause, when
   // given, is recorded as why the slot was lost (under the same lock).
   void releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Error* lossCause = nullptr);
@@ -101,11 +122,23 @@ class Session {
   void renewLoop();
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode);
+  Error exchangeId();
+  // CREATE_SESSION for clientId_; refused: the server answered with an error status.
+  Error createSession(NewSession& out, bool& refused);
+  // Replaces a session the server lost; runs on the renewal thread (mu_ held
+  // through lock, released while it talks to the server).
+  void recover(std::unique_lock<std::mutex>& lock);
+  // CREATE_SESSION (after EXCHANGE_ID when the client ID is gone) and
+  // RECLAIM_COMPLETE on it; table gets the new session's slots.
+  Error establishNewSession(NewSession& out, SlotTable& table);
   Error destroySessionOnServer(const SessionId& session);
   Error destroyClientIdOnServer();
 
   rpc::RpcClient& rpc_;
-  std::uint64_t clientId_ = 0;
+  SessionOptions options_;
+  Verifier verifier_{};               // EXCHANGE_ID's: the same one again finds our client record
+  std::uint32_t createSequence_ = 0;  // csa_sequence of the next CREATE_SESSION
+  std::atomic<std::uint64_t> clientId_{0};  // read by OPEN builders while a recovery may replace it
   SessionId sessionId_{};
   ChannelAttrs fore_;
   std::uint32_t leaseSeconds_ = 90;
@@ -113,8 +146,9 @@ class Session {
   mutable std::mutex mu_;
   std::condition_variable idle_;
   SlotTable slots_{1};
-  std::deque<Waiting> waiting_;
+  std::deque<RequestPtr> waiting_;
   bool closed_ = false;
+  bool recovering_ = false;  // the server lost the session: requests wait for a new one
   Error lastLoss_;  // why the most recently retired slot was retired
   std::chrono::steady_clock::time_point lastReply_;
   SessionStats stats_;

@@ -482,6 +482,59 @@ TEST_F(ClientGanesha, ReadOnlyExportRefusesWrites) {
   EXPECT_FALSE(fs::exists(GaneshaEnvironment::get().readOnlyDir() / "new-file"));
 }
 
+// A client process stopped longer than its lease (Ctrl-Z, a debugger, a VM
+// pause) finds that ganesha dropped its session and client ID. It replaces
+// them and goes on; only the open it held is gone, and says so.
+TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
+  const fs::path report =
+      exportDir().parent_path() / ("stopped-client-" + std::to_string(::getpid()) + ".txt");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::ofstream out(report);
+    try {
+      auto c = Client::connect(GaneshaEnvironment::get().options());
+      OpenFile f = c->open("stopped", writeFlags());
+      c->pwrite(f, randomBytes(10, 1), 0, StableHow::kFileSync);
+      out << "before: ok" << std::endl;
+      ::raise(SIGSTOP);
+      out << "stat: size " << c->stat("stopped").size << std::endl;
+      try {
+        c->pwrite(f, randomBytes(10, 2), 0, StableHow::kFileSync);
+        out << "old open: wrote" << std::endl;
+      } catch (const NfsException& e) {
+        out << "old open: " << e.what() << std::endl;
+      }
+      OpenFile g = c->open("stopped", writeFlags());
+      c->pwrite(g, randomBytes(20, 3), 0, StableHow::kFileSync);
+      c->close(g);
+      out << "new open: ok" << std::endl;
+      out << "recoveries: " << c->stats().session.recoveries << std::endl;
+      c->close();
+      out << "close: ok" << std::endl;
+    } catch (const std::exception& e) {
+      out << "error: " << e.what() << std::endl;
+    }
+    out.close();
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "the child ended before it stopped: "
+                                  << slurpAndRemove(report.string());
+  // ganesha expires a client some time after its lease ends.
+  std::this_thread::sleep_for(std::chrono::seconds(4 * GaneshaEnvironment::kLeaseSeconds));
+  ::kill(child, SIGCONT);
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const std::string text = slurpAndRemove(report.string());
+  EXPECT_NE(text.find("before: ok\nstat: size 10\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("new open: ok\nrecoveries: 1\nclose: ok\n"), std::string::npos) << text;
+  // The open did not survive the client ID: its stateid is refused by name.
+  EXPECT_NE(text.find("old open: write /export/stopped: NFS4ERR_"), std::string::npos) << text;
+  EXPECT_EQ(fs::file_size(exportDir() / "stopped"), 20U);
+  client_->unlink("stopped");
+}
+
 TEST_F(ClientGanesha, LibnfsReadsWhatWeWrote) {
   auto data = randomBytes((3U << 20) + 123, 21);
   writeRemote(*client_, "for-libnfs", data);

@@ -38,9 +38,10 @@ void putChannelAttrs(xdr::XdrEncoder& enc, const nfs4::ChannelAttrs& c) {
   enc.putU32(0);  // no rdma_ird
 }
 
-nfs4::SessionId makeSessionId() {
+nfs4::SessionId makeSessionId(std::uint32_t generation = 0) {
   nfs4::SessionId id{};
   for (std::size_t i = 0; i < id.size(); ++i) id[i] = static_cast<std::uint8_t>(0xa0 + i);
+  id[0] = static_cast<std::uint8_t>(id[0] + generation);
   return id;
 }
 
@@ -133,6 +134,11 @@ void FakeNfs41Server::scriptNextSequence(SequenceScript script) {
 void FakeNfs41Server::scriptEverySequence(SequenceScript script) {
   std::lock_guard lock(mu_);
   everySequence_ = std::move(script);
+}
+
+void FakeNfs41Server::failNextCreateSession(std::uint32_t status) {
+  std::lock_guard lock(mu_);
+  createSessionFailures_.push_back(status);
 }
 
 FakeNfs41Server::Stats FakeNfs41Server::stats() const {
@@ -246,7 +252,7 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
         case Op::kSequence: {
           const SequenceArgs& a = c.sequence.value();
           SequenceReply r;
-          r.session = sessionId_;
+          r.session = sessionId();
           r.sequenceId = a.sequenceId;
           r.slot = a.slot;
           r.highestSlot = a.highestSlot;
@@ -269,6 +275,10 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
         }
         case Op::kExchangeId:
           status = config_.exchangeIdStatus;
+          if (status == nfs4::kNfs4Ok) {
+            std::lock_guard lock(mu_);
+            ++stats_.exchangeId;
+          }
           enc.putU32(status);
           if (status == nfs4::kNfs4Ok) {
             enc.putU64(config_.clientId);
@@ -281,11 +291,27 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
             enc.putU32(0);  // no implementation id
           }
           break;
-        case Op::kCreateSession:
+        case Op::kCreateSession: {
           status = config_.createSessionStatus;
+          nfs4::SessionId created{};
+          {
+            std::lock_guard lock(mu_);
+            if (!createSessionFailures_.empty()) {
+              status = createSessionFailures_.front();
+              createSessionFailures_.pop_front();
+            }
+            if (status == nfs4::kNfs4Ok) {
+              if (sessionsCreated_++ > 0) {
+                sessionId_ = makeSessionId(sessionsCreated_);
+                lastSequenceId_.clear();
+              }
+              ++stats_.createSession;
+              created = sessionId_;
+            }
+          }
           enc.putU32(status);
           if (status == nfs4::kNfs4Ok) {
-            enc.putFixedOpaque(sessionId_);
+            enc.putFixedOpaque(created);
             enc.putU32(c.createSessionSequence);
             enc.putU32(0);  // flags
             nfs4::ChannelAttrs fore = c.foreRequested;
@@ -299,6 +325,7 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
             putChannelAttrs(enc, back);
           }
           break;
+        }
         case Op::kGetAttr:
           enc.putU32(status);
           if (c.getAttrRequest.test(nfs4::attr::kLeaseTime)) {

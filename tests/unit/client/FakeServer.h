@@ -113,6 +113,8 @@ class FakeNfs41Server {
     std::size_t maxInFlight = 0;    // most SEQUENCE COMPOUNDs received and not yet answered
     std::size_t destroySession = 0;
     std::size_t destroyClientId = 0;
+    std::size_t exchangeId = 0;
+    std::size_t createSession = 0;                    // answered with a new session
     std::vector<std::vector<std::uint32_t>> opLists;  // every COMPOUND's ops, in arrival order
     std::vector<std::string> violations;              // protocol errors of the client
   };
@@ -129,7 +131,14 @@ class FakeNfs41Server {
   void scriptEverySequence(SequenceScript script);
 
   Stats stats() const;
-  nfs4::SessionId sessionId() const { return sessionId_; }
+  // The newest session: each CREATE_SESSION after the first makes another
+  // one with a fresh slot table (the old one is then unknown).
+  nfs4::SessionId sessionId() const {
+    std::lock_guard lock(mu_);
+    return sessionId_;
+  }
+  // The next CREATE_SESSION fails with status (e.g. STALE_CLIENTID).
+  void failNextCreateSession(std::uint32_t status);
   // Waits (bounded) until n SEQUENCE COMPOUNDs have arrived.
   bool waitSequenced(std::size_t n, std::chrono::milliseconds timeout = kPeerWait);
 
@@ -149,7 +158,9 @@ class FakeNfs41Server {
 
   ScriptedPeer& peer_;
   const FakeServerConfig config_;
-  const nfs4::SessionId sessionId_;
+  nfs4::SessionId sessionId_;  // guarded by mu_
+  std::uint32_t sessionsCreated_ = 0;
+  std::deque<std::uint32_t> createSessionFailures_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

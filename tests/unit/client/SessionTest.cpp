@@ -275,15 +275,98 @@ TEST_F(SessionTest, ReplyForAnotherSessionIsASequenceMismatch) {
 
 TEST_F(SessionTest, SequenceErrorStatusIsReportedByNameAndTheSlotIsReused) {
   startSession();
-  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; }));
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrDelay; }));
   const Outcome o = runBare(0);
   EXPECT_EQ(o.fired, 1);
-  EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrBadSession));
-  EXPECT_EQ(o.error.message(), "SEQUENCE: NFS4ERR_BADSESSION (unknown session)");
+  EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrDelay));
+  EXPECT_EQ(o.error.message(), "SEQUENCE: NFS4ERR_DELAY (server busy, retry later)");
   // SEQUENCE failed, so nothing ran: the same slot and sequence id go out
   // again (the server checks), and no slot is retired.
   EXPECT_FALSE(runBare(1).error);
   EXPECT_EQ(session_->stats().retiredSlots, 0U);
+  expectNoViolations();
+}
+
+// ------------------------------------------------------------ a lost session
+
+// NFS4ERR_BADSESSION: the server no longer knows the session (our lease ran
+// out while the process was stopped, or it restarted). A new session takes
+// its place and the refused request goes again; the caller sees success.
+TEST_F(SessionTest, BadSessionIsReplacedAndTheRefusedRequestGoesAgain) {
+  startSession();
+  const nfs4::SessionId first = session_->id();
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; }));
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  EXPECT_TRUE(o.hadResults);
+  EXPECT_EQ(session_->stats().recoveries, 1U);
+  EXPECT_NE(session_->id(), first);
+  EXPECT_EQ(session_->id(), server_->sessionId());
+  EXPECT_FALSE(runBare(1).error);
+  const auto s = server_->stats();
+  EXPECT_EQ(s.createSession, 2U);
+  EXPECT_EQ(s.exchangeId, 1U);  // the client ID still stood
+  // After setup: the refused SEQUENCE, the new session, RECLAIM_COMPLETE on
+  // it, the same request again, then the next one.
+  const std::vector<std::vector<std::uint32_t>> tail(s.opLists.end() - 5, s.opLists.end());
+  const std::vector<std::vector<std::uint32_t>> expected = {
+      {op(Op::kSequence)}, {op(Op::kCreateSession)}, {op(Op::kSequence), op(Op::kReclaimComplete)},
+      {op(Op::kSequence)}, {op(Op::kSequence)},
+  };
+  EXPECT_EQ(tail, expected);
+  expectNoViolations();
+}
+
+// The client ID went with the lease too: CREATE_SESSION says
+// STALE_CLIENTID, and a new EXCHANGE_ID comes first.
+TEST_F(SessionTest, StaleClientIdDuringRecoveryExchangesIdsAgain) {
+  startSession();
+  server_->failNextCreateSession(nfs4::kErrStaleClientId);
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.status = nfs4::kErrDeadSession; }));
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  const auto s = server_->stats();
+  EXPECT_EQ(s.exchangeId, 2U);
+  EXPECT_EQ(s.createSession, 2U);
+  EXPECT_EQ(session_->stats().recoveries, 1U);
+  expectNoViolations();
+}
+
+// A server that refuses every new session too: the request ends with that
+// reason after a bounded number of attempts, and the session stays usable
+// for a later try.
+TEST_F(SessionTest, ASessionThatCannotBeReplacedFailsTheWaitingRequestsWithTheReason) {
+  startSession();
+  server_->failNextCreateSession(nfs4::kErrServerFault);
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; }));
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.fired, 1);
+  EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrServerFault));
+  EXPECT_EQ(
+      o.error.message(),
+      "replacing the session the server lost: CREATE_SESSION: NFS4ERR_SERVERFAULT (server fault)");
+  EXPECT_FALSE(runBare(1).error);
+}
+
+// Each new session is set up (RECLAIM_COMPLETE passes) and then refuses the
+// request again: after two replacements the request ends with the refusal.
+TEST_F(SessionTest, ASessionRefusedAgainAndAgainEndsTheRequestInsteadOfLooping) {
+  startSession();
+  const auto refuse = [] {
+    return editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; });
+  };
+  server_->scriptNextSequence(refuse());
+  server_->scriptNextSequence(SequenceScript{});  // RECLAIM_COMPLETE on the new session
+  server_->scriptNextSequence(refuse());
+  server_->scriptNextSequence(SequenceScript{});
+  server_->scriptNextSequence(refuse());
+  const Outcome o = runBare(0);
+  EXPECT_EQ(o.error.message(), "SEQUENCE: NFS4ERR_BADSESSION (unknown session)");
+  EXPECT_EQ(server_->stats().createSession, 3U);  // the first and two replacements
+  EXPECT_EQ(session_->stats().recoveries, 2U);
   expectNoViolations();
 }
 

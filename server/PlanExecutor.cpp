@@ -1,9 +1,14 @@
 // PlanExecutor: apply with an undo record, and rollback from it.
 #include "server/PlanExecutor.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -277,6 +282,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       break;
     case ChangeKind::WriteFile: {
       const fs::path real = paths.resolve(c.target);
+      requireUnchangedSincePlan(c, paths);
       Undo u{"file", c.target, false, "", "", "", {}};
       if (c.target == HostPaths::kNfsConf) {
         u.perKey = true;
@@ -462,11 +468,51 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
   }
 }
 
+// One apply or rollback at a time: each reads the undo record and the files
+// it changes, then replaces them, so two at once would lose each other's
+// undo steps or back up each other's output as the state before. The lock
+// is the state directory itself, so taking it writes nothing.
+class RunLock {
+ public:
+  explicit RunLock(const HostPaths& paths) : path_(paths.resolve(HostPaths::kStateDir)) {
+    fs::create_directories(path_);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error("open " + path_.string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      if (err == EWOULDBLOCK) {
+        throw std::runtime_error(
+            "another nfsrdma-server apply or rollback is running (it holds a lock on " +
+            path_.string() + "); run this one when it has finished");
+      }
+      throw std::runtime_error("flock " + path_.string() + ": " + std::strerror(err));
+    }
+  }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  ~RunLock() { ::close(fd_); }  // closing releases the lock
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
 std::string describe(const Change& c) {
   return std::string(stageName(c.stage)) + " " + (c.target.empty() ? shellJoin(c.argv) : c.target);
 }
 
 }  // namespace
+
+void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
+  // The new content was made from the file as the plan read it: an edit
+  // made since (an admin, another program) would be overwritten unseen.
+  if (readFileIfExists(paths.resolve(c.target)) != c.before) {
+    throw std::runtime_error(c.target +
+                             " changed after the plan read it (something else wrote it), so it "
+                             "was not written; run apply again to plan from its new content");
+  }
+}
 
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out) {
@@ -483,6 +529,9 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
     outcome.changed = false;
     return outcome;
   }
+  // Taken once there is something to change. A file another run changes
+  // after this plan read it is refused when its turn comes (execute()).
+  const RunLock lock(paths);
   const std::string ts = utcTimestamp();
   UndoLog undo(paths, loadRecord(paths.resolve(HostPaths::kLastApply)), ts, config.source);
   if (!undo.record().laterApplies.empty()) {
@@ -531,6 +580,8 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
 
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out) {
+  std::optional<RunLock> lock;  // without a state directory there is no record to roll back
+  if (!dryRun && fs::exists(paths.resolve(HostPaths::kStateDir))) lock.emplace(paths);
   const fs::path record = paths.resolve(HostPaths::kLastApply);
   const std::optional<Record> rec = loadRecord(record);
   if (!rec) {

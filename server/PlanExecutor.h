@@ -29,6 +29,11 @@ struct ApplyOutcome {
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
 
+// Throws when the file a WriteFile change replaces no longer holds what the
+// plan read (c.before): its new content would overwrite an edit made since.
+// apply checks it before every file write.
+void requireUnchangedSincePlan(const Change& c, const HostPaths& paths);
+
 // Restores what the recorded applies changed, in this order: nfsd threads,
 // listeners (closed with nfsdctl when installed, else reported), lease/grace,
 // versions, tuning, files, then re-exports. Our exports file goes back byte

@@ -2,10 +2,14 @@
 // what it leaves alone. ServerPlanTest covers the plain apply / rollback
 // round trip; these are the cases around it (nfsdctl, a retried apply,
 // nfs.conf edited after the apply).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <initializer_list>
@@ -13,6 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "server/HostState.h"
+#include "server/PlanExecutor.h"
+#include "server/ServerConfig.h"
+#include "server/ServerPlan.h"
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
 
@@ -147,6 +155,48 @@ TEST_F(Rollback, ApplyRefusesToReplaceAnUnreadableRecord) {
   pos(a.err, (host.root / "var/lib/nfsrdma/last-apply.yaml").string() + ":");
   pos(a.err, "unreadable apply record");
   EXPECT_EQ(host.snapshot(), before);
+}
+
+// Two runs at once would lose each other's undo steps: while one holds the
+// state directory's lock, another apply or rollback is refused unchanged.
+TEST_F(Rollback, ASecondRunIsRefusedWhileOneHoldsTheLock) {
+  host.write("var/lib/nfsrdma/.keep", "");
+  const auto before = host.snapshot();
+  const int held =
+      ::open((host.root / "var/lib/nfsrdma").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  for (const ToolRun& r : {apply(), rollback()}) {
+    EXPECT_EQ(r.status, 1) << r.out;
+    pos(r.err, "another nfsrdma-server apply or rollback is running (it holds a lock on " +
+                   (host.root / "var/lib/nfsrdma").string() + ")");
+  }
+  EXPECT_EQ(host.snapshot(), before);
+  ::close(held);
+  EXPECT_EQ(apply().status, 0);
+}
+
+// A file edited after the plan read it is not overwritten.
+TEST_F(Rollback, AFileChangedSincePlanIsNotOverwritten) {
+  const nfsrdma::server::HostPaths paths(host.root);
+  const auto config = nfsrdma::server::loadServerConfig(cfg);
+  const auto plan =
+      nfsrdma::server::computePlan(config, paths, nfsrdma::server::HostState::probe(paths));
+  const auto conf = std::find_if(plan.changes.begin(), plan.changes.end(), [](const auto& c) {
+    return c.target == nfsrdma::server::HostPaths::kNfsConf;
+  });
+  ASSERT_NE(conf, plan.changes.end());
+  EXPECT_NO_THROW(nfsrdma::server::requireUnchangedSincePlan(*conf, paths));
+  host.write("etc/nfs.conf", host.read("etc/nfs.conf") + "[mountd]\nmanage-gids=y\n");
+  try {
+    nfsrdma::server::requireUnchangedSincePlan(*conf, paths);
+    ADD_FAILURE() << "an edit made after the plan was not noticed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "/etc/nfs.conf changed after the plan read it (something else wrote it), so it was not "
+        "written; run apply again to plan from its new content");
+  }
 }
 
 // Edits made to nfs.conf after apply survive rollback: only the keys apply

@@ -25,7 +25,7 @@ namespace {
 struct ConfKey {
   std::string section, key;
   std::optional<std::string> before;  // nullopt: no assignment before apply
-  std::string after;
+  std::optional<std::string> after;   // nullopt: apply removed the assignment
 };
 
 // One undo step, as stored in last-apply.yaml.
@@ -142,8 +142,9 @@ std::optional<Record> loadRecord(const fs::path& file) {
         u.perKey = true;
         for (const auto& k : keys) {
           ConfKey c{k["section"].as<std::string>(), k["key"].as<std::string>(), std::nullopt,
-                    k["after"].as<std::string>()};
+                    std::nullopt};
           if (k["before"]) c.before = k["before"].as<std::string>();
+          if (k["after"]) c.after = k["after"].as<std::string>();
           u.keys.push_back(std::move(c));
         }
       }
@@ -187,8 +188,8 @@ void writeRecord(const HostPaths& paths, const Record& record) {
             << YAML::Key << "key" << YAML::Value << k.key;
           if (k.before)
             e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
-          e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << k.after
-            << YAML::EndMap;
+          if (k.after) e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << *k.after;
+          e << YAML::EndMap;
         }
         e << YAML::EndSeq;
       }
@@ -260,7 +261,7 @@ std::vector<ConfKey> changedKeys(const std::string& before, const std::string& a
   for (const auto& key : ownedNfsConfKeys()) {
     auto was = b.get(kNfsConfSection, key);
     auto now = a.get(kNfsConfSection, key);
-    if (now && now != was) out.push_back({kNfsConfSection, key, was, *now});
+    if (now != was) out.push_back({kNfsConfSection, key, was, now});
   }
   return out;
 }
@@ -379,7 +380,13 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
     return;
   }
   NfsConf asApplied(original);
-  for (const auto& k : u.keys) asApplied.set(k.section, k.key, k.after);
+  for (const auto& k : u.keys) {
+    if (k.after) {
+      asApplied.set(k.section, k.key, *k.after);
+    } else {
+      asApplied.remove(k.section, k.key);
+    }
+  }
   if (asApplied.text() == *current) {
     restoreWholeFile(u, paths, dryRun, ts, out);
     return;
@@ -394,8 +401,8 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
     const auto now = conf.get(k.section, k.key);
     const std::string name = "[" + k.section + "] " + k.key;
     if (now != k.after) {
-      out << "    kept " << name << (now ? " = " + *now : " (removed)")
-          << ": changed since apply wrote " << k.after
+      out << "    kept " << name << (now ? " = " + *now : " (removed)") << ": changed since apply "
+          << (k.after ? "wrote " + *k.after : std::string("removed it"))
           << " (before apply: " << k.before.value_or("absent") << ")\n";
     } else if (k.before) {
       conf.set(k.section, k.key, *k.before);

@@ -91,8 +91,10 @@ std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c)
   if (n.graceTime) keys.push_back({"grace-time", std::to_string(*n.graceTime)});
   keys.push_back({"tcp", yn(c.tcp.enabled)});
   if (c.tcp.enabled) keys.push_back({"port", std::to_string(c.tcp.port)});
-  keys.push_back({"rdma", yn(c.rdma.enabled)});
-  if (c.rdma.enabled) keys.push_back({"rdma-port", std::to_string(c.rdma.port)});
+  if (c.rdma.enabled) {
+    keys.push_back({"rdma", "y"});
+    keys.push_back({"rdma-port", std::to_string(c.rdma.port)});
+  }
   // Only keys in ownedNfsConfKeys(): rollback undoes exactly those.
   const auto& owned = ownedNfsConfKeys();
   for (const auto& [key, value] : keys) {
@@ -102,9 +104,17 @@ std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c)
   return keys;
 }
 
+std::vector<std::string> nfsdKeysToRemove(const ServerConfig& c) {
+  if (c.rdma.enabled) return {};
+  return {"rdma", "rdma-port"};
+}
+
 std::string editNfsConf(const std::string& current, const ServerConfig& c) {
   NfsConf conf(current);
   for (const auto& [key, value] : nfsdKeys(c)) conf.set(kNfsConfSection, key, value);
+  for (const auto& key : nfsdKeysToRemove(c)) {
+    conf.remove(kNfsConfSection, key);
+  }
   return conf.text();
 }
 
@@ -208,6 +218,14 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
       o += std::string(" (nfs-utils reads ") + HostPaths::kNfsConf + ".d after " +
            HostPaths::kNfsConf + ")";
     }
+    plan.overrides.push_back(o);
+  }
+  for (const auto& key : nfsdKeysToRemove(config)) {
+    auto got = effective.get("nfsd", key);
+    if (!got) continue;
+    std::string o = got->file + ":" + std::to_string(got->line) + ": " + key + "=" + got->value +
+                    " is read by rpc.nfsd although the config turns RDMA off";
+    if (!got->includedFrom.empty()) o += " (included from " + got->includedFrom + ")";
     plan.overrides.push_back(o);
   }
   if (!plan.overrides.empty() && overrides == NfsConfOverrides::Refuse) {

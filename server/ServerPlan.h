@@ -73,7 +73,11 @@ const std::vector<std::string>& ownedNfsConfKeys();
 // Our [nfsd] keys and the values `config` asks for, in the order they are set;
 // each is one of ownedNfsConfKeys() (std::logic_error otherwise).
 std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& config);
-// /etc/nfs.conf after setting our [nfsd] keys in `current` (other bytes kept).
+// Our [nfsd] keys `config` wants absent: rdma and rdma-port when RDMA is off,
+// since rpc.nfsd reads rdma=n as a port name and logs an error at each start.
+std::vector<std::string> nfsdKeysToRemove(const ServerConfig& config);
+// /etc/nfs.conf after setting our [nfsd] keys in `current` and removing the
+// ones nfsdKeysToRemove() names (other bytes kept).
 std::string editNfsConf(const std::string& current, const ServerConfig& config);
 // The /proc/fs/nfsd/versions text to write, keeping the kernel's token order.
 std::string desiredVersions(const std::string& current, const NfsdSpec& nfsd);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "server/HostState.h"
+#include "server/NfsConf.h"
 #include "server/PlanExecutor.h"
 #include "server/ServerConfig.h"
 #include "server/ServerPlan.h"
@@ -197,6 +198,28 @@ TEST_F(Rollback, AFileChangedSincePlanIsNotOverwritten) {
         "/etc/nfs.conf changed after the plan read it (something else wrote it), so it was not "
         "written; run apply again to plan from its new content");
   }
+}
+
+// rpc.nfsd reads rdma=n as a port name (and logs that it cannot): with RDMA
+// off, apply removes rdma and rdma-port instead, and rollback puts them back,
+// also when the file was edited since.
+TEST_F(Rollback, RdmaOffRemovesTheRdmaKeysAndRollbackRestoresThem) {
+  host.write("etc/nfs.conf", "[nfsd]\nthreads=8\nrdma=y\nrdma-port=20049\n");
+  host.write("cfg/tcp.yaml", std::string(kConfig) + "transports:\n  rdma: {enabled: false}\n");
+  const auto a = tool({"apply", (host.root / "cfg/tcp.yaml").string()});
+  ASSERT_EQ(a.status, 0) << a.out << a.err;
+  const nfsrdma::server::NfsConf applied(host.read("etc/nfs.conf"));
+  EXPECT_FALSE(applied.get("nfsd", "rdma"));
+  EXPECT_FALSE(applied.get("nfsd", "rdma-port"));
+  EXPECT_EQ(applied.get("nfsd", "tcp"), "y");
+  host.write("etc/nfs.conf", host.read("etc/nfs.conf") + "[mountd]\nmanage-gids=y\n");
+  const auto r = rollback();
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  pos(r.out, "set [nfsd] rdma = y (as before apply)");
+  const nfsrdma::server::NfsConf restored(host.read("etc/nfs.conf"));
+  EXPECT_EQ(restored.get("nfsd", "rdma"), "y");
+  EXPECT_EQ(restored.get("nfsd", "rdma-port"), "20049");
+  EXPECT_EQ(restored.get("mountd", "manage-gids"), "y");  // the later edit stays
 }
 
 // Edits made to nfs.conf after apply survive rollback: only the keys apply

@@ -70,6 +70,10 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
     (void)close();
     throw NfsException(e);
   }
+  {
+    std::lock_guard lock(mu_);
+    canRecover_ = true;
+  }
   renewThread_ = std::thread([this] { renewLoop(); });
 }
 
@@ -332,12 +336,16 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   if (st != kNfs4Ok) {
-    // The server no longer knows the session: SEQUENCE ran nothing, so the
-    // request waits for a new session and goes again as it was.
+    // The server no longer knows the session (or, with EXPIRED and
+    // STALE_CLIENTID, its client ID: ganesha says EXPIRED until its reaper
+    // removes the client): SEQUENCE ran nothing, so the request waits for a
+    // new session and goes again as it was.
     constexpr unsigned kMaxResends = 2;
-    if ((st == kErrBadSession || st == kErrDeadSession) && request->resends < kMaxResends) {
+    const bool sessionLost = st == kErrBadSession || st == kErrDeadSession || st == kErrExpired ||
+                             st == kErrStaleClientId;
+    if (sessionLost && request->resends < kMaxResends) {
       std::lock_guard lock(mu_);
-      if (!closed_) {
+      if (!closed_ && canRecover_) {
         ++request->resends;
         slots_.release(slot, SlotOutcome::kNotExecuted);
         waiting_.push_front(request);

@@ -7,9 +7,10 @@
 // of requests and exactly 'slots' are in flight. While idle, a renewal thread
 // sends a bare SEQUENCE each lease/3 so the server keeps our state.
 //
-// A session the server no longer knows (NFS4ERR_BADSESSION/DEADSESSION at
-// SEQUENCE: our lease ran out while the process was stopped, or the server
-// restarted) is replaced (RFC 8881 section 2.10.13.1): requests wait, the
+// A session the server no longer knows (NFS4ERR_BADSESSION/DEADSESSION, or
+// EXPIRED/STALE_CLIENTID for its client ID, at SEQUENCE: our lease ran out
+// while the process was stopped, or the server restarted) is replaced once
+// setup is done (RFC 8881 section 2.10.13.1): requests wait, the
 // calls in flight end, the renewal thread sends CREATE_SESSION (after a new
 // EXCHANGE_ID when the client ID is gone too) and RECLAIM_COMPLETE, then the
 // requests that SEQUENCE refused go again, exactly as they were. Open and
@@ -149,6 +150,7 @@ class Session {
   std::deque<RequestPtr> waiting_;
   bool closed_ = false;
   bool recovering_ = false;  // the server lost the session: requests wait for a new one
+  bool canRecover_ = false;  // the renewal thread, which replaces sessions, runs (not during setup)
   Error lastLoss_;  // why the most recently retired slot was retired
   std::chrono::steady_clock::time_point lastReply_;
   SessionStats stats_;

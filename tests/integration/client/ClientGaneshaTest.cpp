@@ -491,6 +491,9 @@ TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    // A forked copy of a threaded process may block on a lock another thread
+    // held at the fork: the alarm bounds the child whatever happens.
+    ::alarm(120);
     std::ofstream out(report);
     try {
       auto c = Client::connect(GaneshaEnvironment::get().options());
@@ -518,14 +521,25 @@ TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
     out.close();
     ::_exit(0);
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, WUNTRACED), child);
-  ASSERT_TRUE(WIFSTOPPED(status)) << "the child ended before it stopped: "
-                                  << slurpAndRemove(report.string());
+  // Bounded waits for the child's stop and end; a child that overstays is killed.
+  const auto waitChild = [child](int options) -> std::optional<int> {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int st = 0;
+      if (::waitpid(child, &st, options | WNOHANG) == child) return st;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    return std::nullopt;
+  };
+  const auto stopped = waitChild(WUNTRACED);
+  ASSERT_TRUE(stopped && WIFSTOPPED(*stopped))
+      << "the child did not stop: " << slurpAndRemove(report.string());
   // ganesha expires a client some time after its lease ends.
   std::this_thread::sleep_for(std::chrono::seconds(4 * GaneshaEnvironment::kLeaseSeconds));
   ::kill(child, SIGCONT);
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(waitChild(0)) << "the child did not end: " << slurpAndRemove(report.string());
   const std::string text = slurpAndRemove(report.string());
   EXPECT_NE(text.find("before: ok\nstat: size 10\n"), std::string::npos) << text;
   EXPECT_NE(text.find("new open: ok\nrecoveries: 1\nclose: ok\n"), std::string::npos) << text;

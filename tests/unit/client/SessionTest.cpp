@@ -334,6 +334,35 @@ TEST_F(SessionTest, StaleClientIdDuringRecoveryExchangesIdsAgain) {
   expectNoViolations();
 }
 
+// ganesha answers SEQUENCE with NFS4ERR_EXPIRED between the end of the
+// lease and its reaper's removal of the client: the same replacement.
+TEST_F(SessionTest, ExpiredAtSequenceIsRecoveredLikeALostSession) {
+  startSession();
+  server_->failNextCreateSession(nfs4::kErrStaleClientId);
+  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrExpired; }));
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  EXPECT_EQ(session_->stats().recoveries, 1U);
+  EXPECT_EQ(server_->stats().exchangeId, 2U);
+  expectNoViolations();
+}
+
+// During setup there is no renewal thread to replace the session: the
+// constructor fails with the refusal instead of waiting forever.
+TEST_F(SessionTest, ASessionLostDuringSetupFailsTheSetup) {
+  startServer({}, kReplyTimeout);
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.status = nfs4::kErrBadSession; }));
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    nfs4::Session s(*rpc_, options());
+    ADD_FAILURE() << "setup succeeded on a session the server refused";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), nfs4::statusError(nfs4::kErrBadSession)) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, kReplyTimeout);
+}
+
 // A server that refuses every new session too: the request ends with that
 // reason after a bounded number of attempts, and the session stays usable
 // for a later try.

@@ -44,7 +44,7 @@ std::string fioNumber(std::uint64_t num, unsigned maxlen, bool binary, std::stri
   char fraction[32];
   std::snprintf(fraction, sizeof fraction, "%.*f", static_cast<int>(maxlen - digits - 1),
                 static_cast<double>(*remainder) / static_cast<double>(thousand));
-  if (fraction[0] == '1') ++num;  // rounded up to the next whole number
+  if (fraction[0] == '1') ++num;  // rounded up to the next whole number (current fio carries too)
   return std::to_string(num) + "." + (fraction + 2) + suffix;
 }
 

@@ -301,7 +301,15 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       if (c.append) {
         undo.add({"listener", c.target, false, "", "", trimmed(c.after), {}});
       } else {
-        undo.add({"kernel", c.target, false, "", c.before.value_or(""), "", {}});
+        // The versions as read imply 4.0; written back they must say it.
+        const std::string before = c.before.value_or("");
+        undo.add({"kernel",
+                  c.target,
+                  false,
+                  "",
+                  c.target == HostPaths::kVersions ? explicitVersions(before) : before,
+                  "",
+                  {}});
       }
       writeProcValue(paths.resolve(c.target), c.after, c.append);
       break;
@@ -524,6 +532,11 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out) {
   ApplyOutcome outcome;
+  // Taken before the probe, so the plan starts from what another run left;
+  // on a host without a state directory (never applied) only once there is
+  // something to change, so a refused first apply writes nothing.
+  std::optional<RunLock> lock;
+  if (!dryRun && fs::exists(paths.resolve(HostPaths::kStateDir))) lock.emplace(paths);
   HostState state = HostState::probe(paths);
   outcome.plan = computePlan(config, paths, state);
   if (outcome.plan.empty()) {
@@ -536,9 +549,8 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
     outcome.changed = false;
     return outcome;
   }
-  // Taken once there is something to change. A file another run changes
-  // after this plan read it is refused when its turn comes (execute()).
-  const RunLock lock(paths);
+  // A file changed after this plan read it is refused when its turn comes (execute()).
+  if (!lock) lock.emplace(paths);
   const std::string ts = utcTimestamp();
   UndoLog undo(paths, loadRecord(paths.resolve(HostPaths::kLastApply)), ts, config.source);
   if (!undo.record().laterApplies.empty()) {

@@ -118,6 +118,22 @@ std::string editNfsConf(const std::string& current, const ServerConfig& c) {
   return conf.text();
 }
 
+std::string explicitVersions(const std::string& reported) {
+  std::vector<std::string> tokens;
+  std::istringstream in(reported);
+  bool hasFourZero = false;
+  for (std::string t; in >> t;) {
+    hasFourZero = hasFourZero || t.substr(1) == "4.0";
+    tokens.push_back(t);
+  }
+  std::string out;
+  for (const auto& t : tokens) {
+    out += (out.empty() ? "" : " ") + t;
+    if (t == "+4" && !hasFourZero) out += " +4.0";
+  }
+  return out + (reported.empty() ? "" : "\n");
+}
+
 std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
   const std::map<std::string, bool> want = {
       {"3", n.v3}, {"4", n.v40 || n.v41 || n.v42}, {"4.0", n.v40}, {"4.1", n.v41}, {"4.2", n.v42}};

@@ -79,6 +79,11 @@ std::vector<std::string> nfsdKeysToRemove(const ServerConfig& config);
 // /etc/nfs.conf after setting our [nfsd] keys in `current` and removing the
 // ones nfsdKeysToRemove() names (other bytes kept).
 std::string editNfsConf(const std::string& current, const ServerConfig& config);
+// /proc/fs/nfsd/versions as read, with the 4.0 the kernel implies written
+// out ("+4" without a 4.0 token means +4.0, placed after it): writing the
+// text back must restore 4.0 too, and a bare "+4" does not turn it on while
+// another minor version is on.
+std::string explicitVersions(const std::string& reported);
 // The /proc/fs/nfsd/versions text to write, keeping the kernel's token order.
 std::string desiredVersions(const std::string& current, const NfsdSpec& nfsd);
 

@@ -168,7 +168,7 @@ TEST_F(ServerPlanFlow, PlanApplyApplyRollback) {
   for (const char* f : {"proc/fs/nfsd/threads", "proc/fs/nfsd/versions",
                         "proc/fs/nfsd/nfsv4leasetime", "proc/sys/sunrpc/svc_rdma/max_requests",
                         "proc/sys/sunrpc/svc_rdma/max_outbound_read_requests"}) {
-    EXPECT_EQ(host.read(f), pristine.at(f)) << f;
+    EXPECT_EQ(host.readAsReported(f), pristine.at(f)) << f;
   }
   pos(rb.out, "kept: the 'rdma 20049' listener stays open until nfsd restarts");
   pos(rb.out, "kept: module rpcrdma stays loaded");
@@ -231,6 +231,16 @@ TEST(DesiredVersions, FourZeroIsTurnedOffExplicitlyAndNeverAddedWhenWanted) {
   with40.v42 = false;
   EXPECT_EQ(desiredVersions("+3 +4 +4.1 +4.2\n", with40), "-3 +4 +4.1 -4.2\n");
   EXPECT_EQ(desiredVersions("-2 +3 +4 -4.0 +4.1 +4.2\n", with40), "-2 -3 +4 +4.0 +4.1 -4.2\n");
+}
+
+// Written back, the versions as read must restore 4.0 too: "+4" alone does
+// not turn it on while another minor version is on.
+TEST(ExplicitVersions, TheImpliedFourZeroIsWrittenOut) {
+  EXPECT_EQ(nfsrdma::server::explicitVersions("-2 +3 +4 +4.1 +4.2\n"), "-2 +3 +4 +4.0 +4.1 +4.2\n");
+  EXPECT_EQ(nfsrdma::server::explicitVersions("-2 +3 +4 -4.0 +4.1 +4.2\n"),
+            "-2 +3 +4 -4.0 +4.1 +4.2\n");
+  EXPECT_EQ(nfsrdma::server::explicitVersions("+3 -4 -4.0 -4.1 -4.2\n"), "+3 -4 -4.0 -4.1 -4.2\n");
+  EXPECT_EQ(nfsrdma::server::explicitVersions(""), "");
 }
 
 TEST(DiffText, ChangedLineShowsTheOldLineFirst) {
@@ -332,7 +342,7 @@ TEST_F(ServerPlanFlow, FailedApplyNamesTheStepAndRollbackUndoesWhatWasDone) {
   EXPECT_EQ(rb.status, 0) << rb.out;
   for (const char* f : {"etc/nfs.conf", "etc/exports", "proc/fs/nfsd/versions",
                         "proc/fs/nfsd/nfsv4leasetime", "proc/sys/sunrpc/svc_rdma/max_requests"}) {
-    EXPECT_EQ(host.read(f), pristine.at(f)) << f;
+    EXPECT_EQ(host.readAsReported(f), pristine.at(f)) << f;
   }
   EXPECT_FALSE(host.exists("etc/exports.d/nfsrdma.exports"));
 }

@@ -101,7 +101,16 @@ class StagedHost {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+  }  // A file as the host would report it: the kernel never lists +4.0 in
+  // /proc/fs/nfsd/versions (it is implied by +4), whatever was written.
+  std::string readAsReported(const std::string& rel) const {
+    std::string text = read(rel);
+    if (rel != "proc/fs/nfsd/versions") return text;
+    for (auto at = text.find(" +4.0"); at != std::string::npos; at = text.find(" +4.0"))
+      text.erase(at, 5);
+    return text;
   }
+
   bool exists(const std::string& rel) const { return std::filesystem::exists(root / rel); }
 
   // Every path under the root -> its bytes ("<dir>" for directories).

@@ -34,6 +34,10 @@ class NfsEngine final : public Engine {
     o.onBusy = [](const std::string& what) {
       std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
     };
+    // The job's open files die with a lost client ID: its errors then say why.
+    o.onSessionReplaced = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
+    };
     client_ = Client::connect(o);
   }
 

@@ -197,6 +197,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
   // Room for a vectored READ (SEQUENCE, PUTFH and the READs) and the
   // longest path walk; the server may grant fewer.
   so.maxOperations = static_cast<std::uint32_t>(kMaxReadsPerCompound + 2);
+  so.onReplaced = options_.onSessionReplaced;
   so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
   openOwner_ = "open:" + unique;
   session_ = std::make_unique<nfs4::Session>(*rpc_, so);

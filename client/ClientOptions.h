@@ -32,6 +32,11 @@ struct ClientOptions {
   // and for how long (the CLI prints it): a command waiting out a grace
   // period should not look hung. Not parsed from URLs.
   std::function<void(const std::string&)> onBusy;
+  // Told when a session the server lost was replaced (nfs4/Session.h), and
+  // whether files opened before are gone with the old client ID (the CLI
+  // prints it): it explains the NFS4ERR_EXPIRED of such a file. Called on
+  // the session's renewal thread. Not parsed from URLs.
+  std::function<void(const std::string&)> onSessionReplaced;
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the

@@ -68,6 +68,9 @@ Remote parseRemote(const std::string& url) {
   r.options.onBusy = [](const std::string& what) {
     std::cerr << "nfsrdma-client: " << what << "\n";
   };
+  r.options.onSessionReplaced = [](const std::string& what) {
+    std::cerr << "nfsrdma-client: note: " << what << "\n";
+  };
   r.path = r.options.exportPath;
   r.options.exportPath = "/";
   return r;

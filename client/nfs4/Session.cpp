@@ -142,11 +142,14 @@ Error Session::createSession(NewSession& out, bool& refused) {
   return {};
 }
 
-Error Session::establishNewSession(NewSession& out, SlotTable& table) {
+Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newClientId) {
   bool refused = false;
   Error e = createSession(out, refused);
-  if (e && (e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired))) {
-    // The client ID went with the lease: a new one under the same owner.
+  newClientId =
+      e && (e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired));
+  if (newClientId) {
+    // The client ID went with the lease, and its state with it: a new one
+    // under the same owner.
     e = exchangeId();
     if (!e) e = createSession(out, refused);
   }
@@ -199,11 +202,23 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
   Error e;
   NewSession fresh;
   SlotTable table{1};
+  bool newClientId = false;
+  const Error cause = lostBy_;
   if (slots_.inUse() != 0) {
     e = makeError(ClientErrc::kTimedOut, "calls on the lost session did not end");
   } else {
     lock.unlock();
-    e = establishNewSession(fresh, table);
+    e = establishNewSession(fresh, table, newClientId);
+    // Said before any request goes on the new session, so the notice comes
+    // before what those requests report.
+    if (!e && options_.onReplaced) {
+      options_.onReplaced(
+          "the server no longer knew this client's session (" + cause.message() +
+          "); a new session replaced it" +
+          (newClientId
+               ? " under a new client ID: files opened before are no longer open on the server"
+               : ""));
+    }
     lock.lock();
   }
   recovering_ = false;
@@ -351,6 +366,7 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
         waiting_.push_front(request);
         if (!recovering_) {
           recovering_ = true;
+          lostBy_ = statusErrorFor(Op::kSequence, st);
           renewWake_.notify_all();
         }
         if (slots_.inUse() == 0) idle_.notify_all();

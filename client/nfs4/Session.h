@@ -42,6 +42,8 @@ struct SessionOptions {
   std::uint32_t maxResponseSize = (1U << 20) + 8192;
   std::uint32_t maxOperations = 16;
   std::string ownerId;                     // unique per client instance
+  // After a lost session was replaced: what happened (on the renewal thread).
+  std::function<void(const std::string&)> onReplaced;
 };
 
 struct SessionStats {
@@ -131,7 +133,7 @@ class Session {
   void recover(std::unique_lock<std::mutex>& lock);
   // CREATE_SESSION (after EXCHANGE_ID when the client ID is gone) and
   // RECLAIM_COMPLETE on it; table gets the new session's slots.
-  Error establishNewSession(NewSession& out, SlotTable& table);
+  Error establishNewSession(NewSession& out, SlotTable& table, bool& newClientId);
   Error destroySessionOnServer(const SessionId& session);
   Error destroyClientIdOnServer();
 
@@ -151,6 +153,7 @@ class Session {
   bool closed_ = false;
   bool recovering_ = false;  // the server lost the session: requests wait for a new one
   bool canRecover_ = false;  // the renewal thread, which replaces sessions, runs (not during setup)
+  Error lostBy_;             // the refusal that started the replacement
   Error lastLoss_;  // why the most recently retired slot was retired
   std::chrono::steady_clock::time_point lastReply_;
   SessionStats stats_;

@@ -496,12 +496,17 @@ TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
     ::alarm(120);
     std::ofstream out(report);
     try {
-      auto c = Client::connect(GaneshaEnvironment::get().options());
+      ClientOptions options = GaneshaEnvironment::get().options();
+      options.onSessionReplaced = [&out](const std::string& what) {
+        out << "notice: " << what << std::endl;
+      };
+      auto c = Client::connect(options);
       OpenFile f = c->open("stopped", writeFlags());
       c->pwrite(f, randomBytes(10, 1), 0, StableHow::kFileSync);
       out << "before: ok" << std::endl;
       ::raise(SIGSTOP);
-      out << "stat: size " << c->stat("stopped").size << std::endl;
+      const std::uint64_t size = c->stat("stopped").size;  // replaces the session, with a notice
+      out << "stat: size " << size << std::endl;
       try {
         c->pwrite(f, randomBytes(10, 2), 0, StableHow::kFileSync);
         out << "old open: wrote" << std::endl;
@@ -541,7 +546,15 @@ TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
   ::kill(child, SIGCONT);
   ASSERT_TRUE(waitChild(0)) << "the child did not end: " << slurpAndRemove(report.string());
   const std::string text = slurpAndRemove(report.string());
-  EXPECT_NE(text.find("before: ok\nstat: size 10\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("before: ok\nnotice: the server no longer knew this client's session "
+                      "(SEQUENCE: NFS4ERR_"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("); a new session replaced it under a new client ID: files opened before are "
+                      "no longer open "
+                      "on the server\nstat: size 10\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("new open: ok\nrecoveries: 1\nclose: ok\n"), std::string::npos) << text;
   // The open did not survive the client ID: its stateid is refused by name.
   EXPECT_NE(text.find("old open: write /export/stopped: NFS4ERR_"), std::string::npos) << text;

@@ -321,7 +321,11 @@ TEST_F(SessionTest, BadSessionIsReplacedAndTheRefusedRequestGoesAgain) {
 // The client ID went with the lease too: CREATE_SESSION says
 // STALE_CLIENTID, and a new EXCHANGE_ID comes first.
 TEST_F(SessionTest, StaleClientIdDuringRecoveryExchangesIdsAgain) {
-  startSession();
+  startServer();
+  std::vector<std::string> notices;
+  nfs4::SessionOptions so = options();
+  so.onReplaced = [&notices](const std::string& what) { notices.push_back(what); };
+  session_ = std::make_unique<nfs4::Session>(*rpc_, so);
   server_->failNextCreateSession(nfs4::kErrStaleClientId);
   server_->scriptNextSequence(
       editSequence([](SequenceReply& r) { r.status = nfs4::kErrDeadSession; }));
@@ -331,6 +335,12 @@ TEST_F(SessionTest, StaleClientIdDuringRecoveryExchangesIdsAgain) {
   EXPECT_EQ(s.exchangeId, 2U);
   EXPECT_EQ(s.createSession, 2U);
   EXPECT_EQ(session_->stats().recoveries, 1U);
+  ASSERT_EQ(notices.size(), 1U);
+  EXPECT_EQ(notices[0],
+            "the server no longer knew this client's session (SEQUENCE: NFS4ERR_DEADSESSION "
+            "(session is dead)); a "
+            "new session replaced it under a new client ID: files opened before are no longer open "
+            "on the server");
   expectNoViolations();
 }
 

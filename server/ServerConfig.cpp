@@ -430,7 +430,7 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
   // rpc.nfsd refuses to start NFSv4 without TCP ("version 4 requires the
   // TCP protocol"): the live apply would work and the next restart of
   // nfs-server would fail.
-  if (tcpDisabledAt && (cfg.nfsd.v40 || cfg.nfsd.v41 || cfg.nfsd.v42)) {
+  if (tcpDisabledAt && cfg.nfsd.anyV4()) {
     r.fail(*tcpDisabledAt,
            "transports tcp enabled: false cannot be combined with NFSv4: rpc.nfsd will not start "
            "NFSv4 without TCP (\"version 4 requires the TCP protocol\"), so nfs-server would fail "

@@ -71,6 +71,9 @@ struct NfsdSpec {
   bool v3 = false, v40 = true, v41 = true, v42 = true;
   std::optional<unsigned> leaseTime;  // seconds
   std::optional<unsigned> graceTime;
+  // Some NFSv4 minor version is served: what nfs.conf's vers4 and the
+  // kernel's "+4" say.
+  bool anyV4() const { return v40 || v41 || v42; }
 };
 
 struct TuningSetting {

@@ -83,10 +83,11 @@ std::vector<std::pair<std::string, std::string>> nfsdKeys(const ServerConfig& c)
   std::vector<std::pair<std::string, std::string>> keys = {
       {"threads", std::to_string(n.threads)},
       {"vers3", yn(n.v3)},
-      {"vers4", yn(n.v40 || n.v41 || n.v42)},
+      {"vers4", yn(n.anyV4())},
       {"vers4.0", yn(n.v40)},
       {"vers4.1", yn(n.v41)},
-      {"vers4.2", yn(n.v42)}};
+      {"vers4.2", yn(n.v42)},
+  };
   if (n.leaseTime) keys.push_back({"lease-time", std::to_string(*n.leaseTime)});
   if (n.graceTime) keys.push_back({"grace-time", std::to_string(*n.graceTime)});
   keys.push_back({"tcp", yn(c.tcp.enabled)});
@@ -136,7 +137,7 @@ std::string explicitVersions(const std::string& reported) {
 
 std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
   const std::map<std::string, bool> want = {
-      {"3", n.v3}, {"4", n.v40 || n.v41 || n.v42}, {"4.0", n.v40}, {"4.1", n.v41}, {"4.2", n.v42}};
+      {"3", n.v3}, {"4", n.anyV4()}, {"4.0", n.v40}, {"4.1", n.v41}, {"4.2", n.v42}};
   std::vector<std::string> tokens;
   std::map<std::string, bool> seen;
   std::istringstream in(current);

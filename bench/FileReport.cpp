@@ -114,6 +114,18 @@ std::string percentileBlock(const LatencyHistogram& h) {
   return out;
 }
 
+// fio's pair of figures, binary first and decimal in brackets:
+// "94.2MiB/s (98.8MB/s)", "5652MiB (5927MB)".
+std::string fioBinaryAndDecimal(std::uint64_t n, std::string_view unit) {
+  return fioNumber(n, kFioSignificantFigures, true, unit) + " (" +
+         fioNumber(n, kFioSignificantFigures, false, unit) + ")";
+}
+
+// Whole bytes per second over the run's window, as fio computes its bw.
+std::uint64_t bytesPerSecond(const RunResult& r, const DirectionResult& x) {
+  return static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
+}
+
 }  // namespace
 
 std::string formatRunText(const RunResult& r) {
@@ -126,13 +138,10 @@ std::string formatRunText(const RunResult& r) {
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
-    const auto bw =
-        static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
-    out += line("  %s: IOPS=%s, BW=%s (%s)(%s/%.0fmsec)\n", directionName(d),
-                formatIops(r.iops(d)).c_str(),
-                fioNumber(bw, kFioSignificantFigures, true, "B/s").c_str(),
-                fioNumber(bw, kFioSignificantFigures, false, "B/s").c_str(),
-                fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
+    out +=
+        line("  %s: IOPS=%s, BW=%s(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
+             fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
+             fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
     const LatUnit u = summaryUnit(x.lat);
     const auto scaled = [&](double ns) { return ns / static_cast<double>(u.divisor); };
     out += line("    lat (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", u.name,
@@ -159,14 +168,9 @@ std::string formatRunText(const RunResult& r) {
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
-    const auto bw =
-        static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
-    out += line("  %s: bw=%s (%s), io=%s (%s), run=%.0fmsec\n",
-                d == IoDirection::Read ? "READ" : "WRITE",
-                fioNumber(bw, kFioSignificantFigures, true, "B/s").c_str(),
-                fioNumber(bw, kFioSignificantFigures, false, "B/s").c_str(),
-                fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(),
-                fioNumber(x.bytes, kFioSignificantFigures, false, "B").c_str(), msec);
+    out += line("  %s: bw=%s, io=%s, run=%.0fmsec\n", d == IoDirection::Read ? "READ" : "WRITE",
+                fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
+                fioBinaryAndDecimal(x.bytes, "B").c_str(), msec);
   }
   return out;
 }

@@ -16,6 +16,14 @@ Error malformedError(const CompoundDecoder& d) {
   return makeError(ClientErrc::kMalformedReply, "COMPOUND reply: " + d.malformedReason());
 }
 
+// RECLAIM_COMPLETE's status: COMPLETE_ALREADY (a session of a client ID that
+// said it before) is success too.
+Error reclaimCompleteError(std::uint32_t status) {
+  return status == kNfs4Ok || status == kErrCompleteAlready
+             ? Error{}
+             : statusErrorFor(Op::kReclaimComplete, status);
+}
+
 }  // namespace
 
 Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
@@ -44,10 +52,7 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
                       [](CompoundDecoder& d) -> Error {
                         const std::uint32_t st = d.next(Op::kReclaimComplete);
                         if (!d.ok()) return malformedError(d);
-                        if (st != kNfs4Ok && st != kErrCompleteAlready) {
-                          return statusErrorFor(Op::kReclaimComplete, st);
-                        }
-                        return {};
+                        return reclaimCompleteError(st);
                       });
   if (!e) {
     e = roundTrip(
@@ -185,9 +190,7 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
         outcome = SlotOutcome::kExecuted;
         const std::uint32_t rc = d.next(Op::kReclaimComplete);
         if (!d.ok()) return malformedError(d);
-        return rc == kNfs4Ok || rc == kErrCompleteAlready
-                   ? Error{}
-                   : statusErrorFor(Op::kReclaimComplete, rc);
+        return reclaimCompleteError(rc);
       });
   table.release(*slot, outcome);
   return e;

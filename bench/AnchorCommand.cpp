@@ -10,6 +10,7 @@
 #include <fstream>
 #include <optional>
 #include <random>
+#include <string>
 
 #include "bench/BenchCommands.h"
 #include "bench/FileCli.h"
@@ -60,6 +61,70 @@ std::string jsonEscape(const std::string& s) {
     }
   }
   return out;
+}
+
+// Runs one measurement between two samples of the host's CPU: its own CPU
+// over the same window is charged to the client, everything else on the
+// host (the server, the kernel's work not charged to us, other tenants) to
+// the rest.
+template <typename Run>
+ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
+  const HostCpuSample before = sampleHostCpu(serverPid);
+  ReadMeasurement m = run();
+  const HostCpuSample after = sampleHostCpu(serverPid);
+  if (m.error.empty()) m.host = hostCpuShare(before, after, m.cpuSeconds, m.ops);
+  return m;
+}
+
+std::string serverColumn(const ReadMeasurement& m) {
+  if (!m.host || !m.host->serverMicrosPerOp) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", *m.host->serverMicrosPerOp);
+  return buf;
+}
+
+std::string busyColumn(const ReadMeasurement& m) {
+  if (!m.host) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", m.host->busyFraction * 100);
+  return buf;
+}
+
+// Below this share of busy CPU the host was not what limited a run.
+constexpr double kSaturatedHost = 0.9;
+
+// What the host's CPU allowed: when both runs kept it saturated, a client
+// that cost no CPU at all could go no faster than the rest of the host's
+// cost per operation allows, so the anchor's total cost per operation over
+// that rest bounds the IOPS ratio any client could show here.
+void printHostBound(const std::string& workload, const ReadMeasurement& ours,
+                    const ReadMeasurement& anchor) {
+  if (!ours.host || !anchor.host) return;
+  const HostCpuShare& o = *ours.host;
+  const HostCpuShare& a = *anchor.host;
+  std::printf(
+      " %-18s host CPU busy %.0f%% (nfsrdma) and %.0f%% (libnfs); the rest of the host took %.2f "
+      "and %.2f "
+      "usec/op",
+      workload.c_str(), o.busyFraction * 100, a.busyFraction * 100, o.othersMicrosPerOp,
+      a.othersMicrosPerOp);
+  if (o.serverMicrosPerOp && a.serverMicrosPerOp) {
+    std::printf(" (the server %.2f and %.2f)", *o.serverMicrosPerOp, *a.serverMicrosPerOp);
+  }
+  if (o.busyFraction >= kSaturatedHost && a.busyFraction >= kSaturatedHost &&
+      o.othersMicrosPerOp > 0) {
+    // libnfs's rate was measured at its own busy share; a client costing
+    // nothing could use all of the host.
+    const double bound =
+        (a.othersMicrosPerOp + anchor.cpuMicrosPerOp()) / (a.busyFraction * o.othersMicrosPerOp);
+    std::printf(
+        ":\n %-18s CPU-bound: a client costing no CPU would reach at most %.2fx libnfs's IOPS on "
+        "this host\n",
+        "", bound);
+  } else {
+    std::printf(":\n %-18s not CPU-bound (busy < %.0f%%): latency, not CPU, set the rate\n", "",
+                kSaturatedHost * 100);
+  }
 }
 
 }  // namespace
@@ -118,6 +183,7 @@ int runAnchorCommand(int argc, char** argv) {
       options = ClientOptions::fromUrl(url);
       serverNote = "given with --url";
     }
+    const pid_t serverPid = ganesha ? ganesha->pid() : 0;
     options.queueDepth = 32;
     // Over RDMA the anchor measures with pooled registration unless the URL
     // says memreg=: each phase's buffers live until all its reads completed
@@ -163,23 +229,32 @@ int runAnchorCommand(int argc, char** argv) {
                   vectoredName.c_str(), vectorWidth, vectorWidth);
     }
     std::vector<Row> rows;
-    std::printf(" %-18s %-11s %12s %10s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
+    std::printf(" %-18s %-11s %12s %10s %12s %12s %6s\n", "workload", "client", "IOPS", "MiB/s",
+                "CPU[usec/op]", serverPid > 0 ? "srv[usec/op]" : "", "host%");
     bool failed = false;
     for (const auto& w : workloads) {
       Row r{&w, {}, {}, {}, {}};
-      if (only != "libnfs") r.ours = runNfsrdmaReads(*client, kFileName, w);
+      if (only != "libnfs")
+        r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, w); });
       if (only != "libnfs" && vectorWidth > 1 && w.blockSize == 4096) {
         ReadWorkload v = w;
         v.readsPerCompound = vectorWidth;
-        r.vectored = runNfsrdmaReads(*client, kFileName, v);
+        r.vectored = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, v); });
         r.vectored.client = vectoredName;
       }
-      if (only != "nfsrdma") r.anchor = runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w, client->maxIoSize());
+      if (only != "nfsrdma") {
+        r.anchor = withHostCpu(serverPid, [&] {
+          return runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w,
+                                client->maxIoSize());
+        });
+      }
       if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops(), client->maxIoSize());
       for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
         if (m->client.empty()) continue;
-        std::printf(" %-18s %-11s %12.1f %10.1f %12.2f%s\n", w.name.c_str(), m->client.c_str(), m->iops(),
-                    m->mibPerSecond(), m->cpuMicrosPerOp(), m->error.empty() ? "" : "  ERROR");
+        std::printf(" %-18s %-11s %12.1f %10.1f %12.2f %12s %6s%s\n", w.name.c_str(),
+                    m->client.c_str(), m->iops(), m->mibPerSecond(), m->cpuMicrosPerOp(),
+                    serverColumn(*m).c_str(), busyColumn(*m).c_str(),
+                    m->error.empty() ? "" : "  ERROR");
         if (!m->error.empty()) {
           std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", w.name.c_str(), m->client.c_str(),
                        m->error.c_str());
@@ -205,6 +280,10 @@ int runAnchorCommand(int argc, char** argv) {
       }
     }
     if (only.empty()) {
+      std::printf("\n what bounds the rate (host CPU sampled from /proc around each run)\n");
+      for (const auto& r : rows) printHostBound(r.w->name, r.ours, r.anchor);
+    }
+    if (only.empty()) {
       std::printf("\n socket-floor: the same reply bytes over a bare loopback TCP socket at libnfs's rate, received\n"
                   " by a loop that does nothing else (its thread's CPU only): the CPU per op that any client\n"
                   " receiving its data through a socket pays on this host before doing any work of its own.\n");
@@ -217,13 +296,21 @@ int runAnchorCommand(int argc, char** argv) {
       for (const auto& r : rows) {
         for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
           if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
-          js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \"" << m->client
-             << "\", \"block_bytes\": " << r.w->blockSize << ", \"iodepth\": " << r.w->queueDepth
+          js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \""
+             << m->client << "\", \"block_bytes\": " << r.w->blockSize
+             << ", \"iodepth\": " << r.w->queueDepth
              << ", \"reads_per_compound\": " << (m == &r.vectored ? vectorWidth : 1U)
-             << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes << ", \"seconds\": " << m->seconds
-             << ", \"iops\": " << m->iops() << ", \"mib_per_s\": " << m->mibPerSecond()
-             << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp() << ", \"error\": \"" << jsonEscape(m->error)
-             << "\"}";
+             << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes
+             << ", \"seconds\": " << m->seconds << ", \"iops\": " << m->iops()
+             << ", \"mib_per_s\": " << m->mibPerSecond()
+             << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp();
+          if (m->host) {
+            js << ", \"host_cpu_busy\": " << m->host->busyFraction
+               << ", \"host_rest_cpu_us_per_op\": " << m->host->othersMicrosPerOp;
+            if (m->host->serverMicrosPerOp)
+              js << ", \"server_cpu_us_per_op\": " << *m->host->serverMicrosPerOp;
+          }
+          js << ", \"error\": \"" << jsonEscape(m->error) << "\"}";
           sep = ",\n";
         }
       }

@@ -7,8 +7,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "bench/HostCpu.h"
 #include "client/Client.h"
 
 namespace nfsrdma::bench {
@@ -33,6 +35,7 @@ struct ReadMeasurement {
   double seconds = 0;
   double cpuSeconds = 0;  // user + system of this process
   std::string error;      // first error, empty when all succeeded
+  std::optional<HostCpuShare> host;  // the rest of the host's CPU during the run, when sampled
 
   double iops() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   double mibPerSecond() const { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1048576.0 : 0; }

@@ -4,7 +4,9 @@
 // export in its pseudo file system can be named. Errors print one line,
 // "nfsrdma-client: <operation> <path>: <reason>", and exit non-zero.
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,10 +58,24 @@ struct Remote {
 
 bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
 
+// Whether the URL's query (after '?') has the key: "proto=" elsewhere, in a
+// path, says nothing about the transport.
+bool hasQueryKey(const std::string& url, const std::string& key) {
+  const auto q = url.find('?');
+  if (q == std::string::npos) return false;
+  for (std::size_t at = q + 1; at <= url.size();) {
+    const auto amp = std::min(url.find('&', at), url.size());
+    const std::string item = url.substr(at, amp - at);
+    if (item.compare(0, key.size() + 1, key + "=") == 0) return true;
+    at = amp + 1;
+  }
+  return false;
+}
+
 Remote parseRemote(const std::string& url) {
   Remote r;
   std::string u = url;
-  if (!g_proto.empty() && u.find("proto=") == std::string::npos) {
+  if (!g_proto.empty() && !hasQueryKey(u, "proto")) {
     u += (u.find('?') == std::string::npos ? "?" : "&") + ("proto=" + g_proto);
   }
   r.options = ClientOptions::fromUrl(u);
@@ -239,14 +255,49 @@ bool sameRemoteFile(const nfsrdma::Attributes& a, const nfsrdma::Attributes& b) 
   return comparable && a.fsidMajor == b.fsidMajor && a.fsidMinor == b.fsidMinor && a.fileId == b.fileId;
 }
 
+// The path part of an nfs:// URL (before any '?'), as the user typed it.
+std::string urlPath(const std::string& url) {
+  return url.substr(0, url.find('?'));
+}
+
+bool endsWithSlash(const std::string& s) {
+  return !s.empty() && s.back() == '/';
+}
+
+// The last component of a path ("" for "/").
+std::string baseName(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A URL with 'name' appended to its path, keeping its options.
+std::string urlInDirectory(const std::string& url, const std::string& name) {
+  const auto q = url.find('?');
+  std::string path = url.substr(0, q);
+  if (!endsWithSlash(path)) path += '/';
+  return path + name + (q == std::string::npos ? "" : url.substr(q));
+}
+
+// A local file that is a kernel NFS mount's view of a file: its st_ino is
+// the NFS fileid, so it can be compared with what our client sees.
+bool onNfsMount(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && fs.f_type == NFS_SUPER_MAGIC;
+}
+
 // Copies local->NFS, NFS->local or NFS->NFS; the destination is replaced.
-// Everything that can refuse the copy is checked before the destination is
-// opened, because opening it truncates it: a source that is a directory, or
-// a destination that is the source itself, must leave the destination as it was.
+// As cp(1), a destination that is a directory (or ends in '/') receives the
+// source under its own name. Everything that can refuse the copy is checked
+// before the destination is opened, because opening it truncates it: a
+// source that is a directory, or a destination that is the source itself,
+// must leave the destination as it was. The destination is finished (its
+// data committed) before the source is let go, so a failure on the source's
+// side cannot leave unstable writes uncommitted.
 int cmdCp(const std::vector<std::string>& args) {
   if (args.size() != 2) fail("usage: nfsrdma-client cp SRC DST (each a local path or nfs:// URL)");
   const std::string& src = args[0];
-  const std::string& dst = args[1];
+  std::string dst = args[1];
   const std::string sameFileError = "cp " + src + " " + dst + ": source and destination are the same file";
   std::unique_ptr<Client> in;
   std::unique_ptr<Client> out;
@@ -256,22 +307,40 @@ int cmdCp(const std::vector<std::string>& args) {
   int outFd = -1;
   struct stat inStat {};
   std::optional<Remote> inRemote;
+  std::optional<nfsrdma::Attributes> inAttrs;
+  std::string srcName;
   if (isRemote(src)) {
     inRemote = parseRemote(src);
     in = connectTo(*inRemote);
     inFile = in->open(inRemote->path, {});  // a directory: NFS4ERR_ISDIR
+    inAttrs = in->fstat(inFile);
+    srcName = baseName(inRemote->path);
   } else {
     inFd = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
     if (inFd < 0) fail(errnoMessage("open " + src));
     if (::fstat(inFd, &inStat) != 0) fail(errnoMessage("stat " + src));
     if (S_ISDIR(inStat.st_mode)) fail("cp " + src + ": is a directory (cp copies one file)");
+    srcName = baseName(src);
   }
   if (isRemote(dst)) {
     Remote r = parseRemote(dst);
     out = connectTo(r);
-    if (inRemote && inRemote->options.host == r.options.host && inRemote->options.port == r.options.port) {
-      const auto existing = statIfExists(*out, r.path);
-      if (existing && sameRemoteFile(*existing, in->fstat(inFile))) fail(sameFileError);
+    auto existing = statIfExists(*out, r.path);
+    if (existing && existing->type == nfsrdma::FileType::kDirectory) {
+      r.path = r.path + "/" + srcName;
+      dst = urlInDirectory(dst, srcName);
+      existing = statIfExists(*out, r.path);
+    } else if (endsWithSlash(urlPath(dst))) {
+      fail("cp " + src + " " + dst + ": " + (existing ? "not a directory" : "no such directory"));
+    }
+    // Two URLs may name one file in different ways (a host name and its
+    // address, another port to the same server): what the server says the
+    // files are decides, not how they were written.
+    if (existing && inAttrs && sameRemoteFile(*existing, *inAttrs)) fail(sameFileError);
+    // A local source seen through a kernel NFS mount of the same export.
+    if (existing && !in && onNfsMount(inFd) && existing->fileId == inStat.st_ino &&
+        existing->size == static_cast<std::uint64_t>(inStat.st_size)) {
+      fail(sameFileError + " (the source is on an NFS mount of it)");
     }
     nfsrdma::OpenFlags flags;
     flags.read = false;
@@ -281,9 +350,22 @@ int cmdCp(const std::vector<std::string>& args) {
     outFile = out->open(r.path, flags);
   } else {
     struct stat existing {};
-    if (!in && ::stat(dst.c_str(), &existing) == 0 && existing.st_dev == inStat.st_dev &&
-        existing.st_ino == inStat.st_ino) {
+    bool exists = ::stat(dst.c_str(), &existing) == 0;
+    if (exists && S_ISDIR(existing.st_mode)) {
+      dst = (endsWithSlash(dst) ? dst : dst + "/") + srcName;
+      exists = ::stat(dst.c_str(), &existing) == 0;
+    } else if (endsWithSlash(dst)) {
+      fail("cp " + src + " " + dst + ": " + (exists ? "not a directory" : "no such directory"));
+    }
+    if (exists && !in && existing.st_dev == inStat.st_dev && existing.st_ino == inStat.st_ino) {
       fail(sameFileError);
+    }
+    if (exists && in && inAttrs && existing.st_ino == inAttrs->fileId &&
+        static_cast<std::uint64_t>(existing.st_size) == inAttrs->size) {
+      const int probe = ::open(dst.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      const bool viaMount = probe >= 0 && onNfsMount(probe);
+      if (probe >= 0) ::close(probe);
+      if (viaMount) fail(sameFileError + " (the destination is on an NFS mount of it)");
     }
     outFd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (outFd < 0) fail(errnoMessage("open " + dst));
@@ -312,20 +394,24 @@ int cmdCp(const std::vector<std::string>& args) {
     off += n;
     if (n < buf.size()) break;
   }
+  if (out) {
+    out->close(outFile);  // COMMITs; fails if the server lost unstable data
+    printStats(*out);
+    out->close();
+  } else {
+    // Only a regular file has data to make durable: fsync of a pipe, a
+    // terminal or /dev/null fails with EINVAL after a complete copy.
+    struct stat written {};
+    if (::fstat(outFd, &written) != 0) fail(errnoMessage("stat " + dst));
+    if (S_ISREG(written.st_mode) && ::fsync(outFd) != 0) fail(errnoMessage("fsync " + dst));
+    if (::close(outFd) != 0) fail(errnoMessage("close " + dst));
+  }
   if (in) {
     in->close(inFile);
     printStats(*in);
     in->close();
   } else {
     ::close(inFd);
-  }
-  if (out) {
-    out->close(outFile);  // COMMITs; fails if the server lost unstable data
-    printStats(*out);
-    out->close();
-  } else {
-    if (::fsync(outFd) != 0) fail(errnoMessage("fsync " + dst));
-    if (::close(outFd) != 0) fail(errnoMessage("close " + dst));
   }
   return 0;
 }
@@ -429,16 +515,27 @@ int main(int argc, char** argv) {
     const std::string cmd = vm["command"].as<std::string>();
     const std::vector<std::string> args =
         vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    if (cmd == "ls") return cmdLs(args);
-    if (cmd == "stat") return cmdStat(args);
-    if (cmd == "cat") return cmdCat(args);
-    if (cmd == "cp") return cmdCp(args);
-    if (cmd == "rm") return cmdRm(args);
-    if (cmd == "mkdir") return cmdMkdir(args);
-    if (cmd == "rename" || cmd == "mv") return cmdRename(args);
-    std::cerr << "nfsrdma-client: unknown command '" << cmd << "'\n";
-    usage(std::cerr, opts);
-    return 2;
+    int rc = -1;
+    if (cmd == "ls") rc = cmdLs(args);
+    if (cmd == "stat") rc = cmdStat(args);
+    if (cmd == "cat") rc = cmdCat(args);
+    if (cmd == "cp") rc = cmdCp(args);
+    if (cmd == "rm") rc = cmdRm(args);
+    if (cmd == "mkdir") rc = cmdMkdir(args);
+    if (cmd == "rename" || cmd == "mv") rc = cmdRename(args);
+    if (rc < 0) {
+      std::cerr << "nfsrdma-client: unknown command '" << cmd << "'\n";
+      usage(std::cerr, opts);
+      return 2;
+    }
+    // As ls(1): output that did not reach its file (a full disk, a closed
+    // pipe) is an error, not a listing.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      std::cerr << "nfsrdma-client: " << cmd
+                << ": write to standard output: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    return rc;
   } catch (const std::exception& e) {
     std::cerr << "nfsrdma-client: " << e.what() << "\n";
     return 1;

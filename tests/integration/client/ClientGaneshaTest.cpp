@@ -653,6 +653,16 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
                      "cp-self: source and destination are the same file\n");
   EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
 
+  // The same file through another spelling of the server: what the server
+  // says the files are decides, not the URLs' text.
+  const std::string viaName =
+      "nfs://localhost:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/cp-self";
+  auto [rc1, err1] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-self " + viaName);
+  EXPECT_EQ(rc1, 1);
+  EXPECT_NE(err1.find("source and destination are the same file"), std::string::npos) << err1;
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
+
   // The same file on the local side (here: the export's backing file).
   const std::string local = (exportDir() / "cp-self").string();
   auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local + " " + local);
@@ -676,6 +686,47 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
   fs::remove(dir);
   fs::remove(exportDir() / "cp-self");
   fs::remove(exportDir() / "cp-other");
+}
+
+// As cp(1): a destination directory receives the source under its own name,
+// a destination ending in '/' must be a directory, and a destination that is
+// not a regular file (/dev/null) takes the data without an fsync error.
+TEST_F(ClientGanesha, CliCopiesIntoADirectoryLikeCp) {
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
+  const auto data = randomBytes(5000, 95);
+  writeLocal(exportDir() / "cp-into", data);
+  fs::create_directories(exportDir() / "cp-dir");
+  auto [rc, err] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-into " + base + "cp-dir");
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_EQ(sha256(readLocal(exportDir() / "cp-dir" / "cp-into")), sha256(data));
+
+  auto [rc2, err2] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-into " + base + "cp-none/");
+  EXPECT_EQ(rc2, 1);
+  EXPECT_EQ(err2,
+            "nfsrdma-client: cp " + base + "cp-into " + base + "cp-none/: no such directory\n");
+  EXPECT_FALSE(fs::exists(exportDir() / "cp-none"));
+
+  const fs::path local =
+      fs::temp_directory_path() / ("nfsrdma-cli-into-" + std::to_string(::getpid()));
+  fs::create_directories(local);
+  auto [rc3, err3] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-into " + local.string());
+  ASSERT_EQ(rc3, 0) << err3;
+  EXPECT_EQ(sha256(readLocal(local / "cp-into")), sha256(data));
+
+  auto [rc4, err4] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-into /dev/null");
+  EXPECT_EQ(rc4, 0) << err4;
+  auto [rc5, err5] =
+      runCommand("sh -c '" + std::string(NFSRDMA_CLIENT_BIN) + " ls " + base + " >/dev/full'");
+  EXPECT_EQ(rc5, 1);
+  EXPECT_EQ(err5, "nfsrdma-client: ls: write to standard output: No space left on device\n");
+  fs::remove_all(local);
+  fs::remove_all(exportDir() / "cp-dir");
+  fs::remove(exportDir() / "cp-into");
 }
 
 // "." and ".." are resolved in the client (a server answers NFS4ERR_BADNAME

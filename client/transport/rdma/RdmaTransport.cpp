@@ -33,6 +33,7 @@ constexpr std::uintptr_t kPage = 4096;
 struct RdmaTransport::Registration {
   std::uintptr_t start = 0;
   std::uintptr_t end = 0;
+  int access = 0;
   verbs::MemoryRegion mr;
   std::uint32_t rkey() const { return mr.rkey(); }
 };
@@ -238,37 +239,48 @@ void RdmaTransport::postReceive(std::size_t slot) {
 }
 
 std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const std::uint8_t* data,
-                                                                           std::size_t length, bool remoteWrite) {
+                                                                           std::size_t length,
+                                                                           bool remoteWrite,
+                                                                           bool ownMemory) {
   const auto addr = reinterpret_cast<std::uintptr_t>(data);
+  // Only the access the chunk needs: a WRITE's source may be read-only
+  // memory (a PROT_READ mapping), which cannot be registered for remote write.
+  const int need =
+      remoteWrite ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
   auto make = [&](std::uintptr_t start, std::uintptr_t end, int access) {
-    auto r = std::make_shared<Registration>(Registration{
-        start, end,
-        verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start), end - start, access)});
+    auto r = std::make_shared<Registration>(
+        Registration{start, end, access,
+                     verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start),
+                                                         end - start, access)});
     std::lock_guard lock(mu_);
     ++stats_.registrations;
     return r;
   };
-  if (options_.registration == MemoryRegistration::kPerIo) {
-    // Exactly the caller's bytes, and only the access the chunk needs: the
-    // server can neither reach the rest of the page nor write a WRITE's source.
-    return make(addr, addr + length,
-                remoteWrite ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ);
-  }
-  // Pooled entries serve any later use of the same pages: whole pages, both ways.
+  // Exactly these bytes: the server can reach neither the rest of the page
+  // nor, for our own short-lived buffers, pages a pooled entry pinned for a
+  // caller buffer that was freed since (the pool is keyed by address).
+  if (options_.registration == MemoryRegistration::kPerIo || ownMemory)
+    return make(addr, addr + length, need);
+  // Pooled entries serve any later use of the same pages: whole pages, with
+  // the union of the accesses asked of them so far.
   const std::uintptr_t start = addr & ~(kPage - 1);
   const std::uintptr_t end = (addr + length + kPage - 1) & ~(kPage - 1);
   std::lock_guard lock(poolMu_);
+  int access = need;
   auto it = pool_.upper_bound(start);
   if (it != pool_.begin()) {
     --it;
-    if (it->second->start <= start && it->second->end >= end) return it->second;
+    if (it->second->start <= start && it->second->end >= end) {
+      if ((it->second->access & need) == need) return it->second;
+      access |= it->second->access;
+    }
   }
   if (pool_.size() >= kMaxPooledRegistrations) {
     for (auto e = pool_.begin(); e != pool_.end();) {
       e = e->second.use_count() == 1 ? pool_.erase(e) : std::next(e);
     }
   }
-  auto r = make(start, end, verbs::kRemoteAccess);
+  auto r = make(start, end, access);
   pool_[start] = r;
   return r;
 }
@@ -315,12 +327,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
         std::memcpy(call->positionZeroMemory.data() + at, s.data, s.size);
         at += s.size;
       }
-      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size, false);
-      if (options_.registration == MemoryRegistration::kPooled) {
-        // Our own short-lived memory is never pooled.
-        std::lock_guard lock(poolMu_);
-        pool_.erase(reg->start);
-      }
+      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size, false, true);
       h.reads.push_back({0, {reg->rkey(), static_cast<std::uint32_t>(message.size),
                              reinterpret_cast<std::uintptr_t>(call->positionZeroMemory.data())}});
       call->registrations.push_back(std::move(reg));
@@ -339,11 +346,7 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     }
     if (plan.replyChunk > 0) {
       call->replyMemory.resize(std::min(plan.replyChunk, maxIncoming_.load()) + 1024);
-      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size(), true);
-      if (options_.registration == MemoryRegistration::kPooled) {
-        std::lock_guard lock(poolMu_);
-        pool_.erase(reg->start);
-      }
+      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size(), true, true);
       h.hasReply = true;
       h.reply.push_back({reg->rkey(), static_cast<std::uint32_t>(call->replyMemory.size()),
                          reinterpret_cast<std::uintptr_t>(call->replyMemory.data())});

@@ -114,7 +114,9 @@ class RdmaTransport final : public Transport {
   void post(const PendingSend& send);
   void fail(const Error& e);
   // remoteWrite: the server writes it (Write/Reply chunk) rather than reads it (Read chunk).
-  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length, bool remoteWrite);
+  // ownMemory: the transport's own buffer for this call, never pooled.
+  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length,
+                                               bool remoteWrite, bool ownMemory = false);
   void wake();
 
   RdmaTransportOptions options_;

@@ -144,7 +144,9 @@ bool decodePrivateData(std::span<const std::uint8_t> bytes, ConnectionParameters
   if (bytes.size() < kPrivateDataSize) return false;
   const std::uint32_t magic = (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
                               (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
-  if (magic != 0xf6ab0e18) return false;
+  // Private data of a version other than 1 counts as absent, as in Linux's
+  // xprtrdma: its bytes 6 and 7 might not be inline sizes at all.
+  if (magic != 0xf6ab0e18 || bytes[4] != 1) return false;
   out.magic = magic;
   out.version = bytes[4];
   out.remoteInvalidate = (bytes[5] & 1) != 0;

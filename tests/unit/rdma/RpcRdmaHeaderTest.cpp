@@ -143,6 +143,10 @@ TEST(RpcRdmaPrivateData, MatchesRfc8797Layout) {
   fromServer[0] = 0;
   EXPECT_FALSE(decodePrivateData(fromServer, q));
   EXPECT_FALSE(decodePrivateData({head, 7}, q));
+  // Another version's layout: its sizes are not read as version 1's.
+  fromServer[0] = 0xf6;
+  fromServer[4] = 2;
+  EXPECT_FALSE(decodePrivateData(fromServer, q));
 }
 
 struct PlanCase {

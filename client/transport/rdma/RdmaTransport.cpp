@@ -204,14 +204,17 @@ void RdmaTransport::abandon(std::uint32_t xid) {
     calls_.erase(it);
     // Still waiting for credits: it must never leave now (its memory is
     // about to go, and the session retired its slot).
+    bool queued = false;
     for (auto b = backlog_.begin(); b != backlog_.end();) {
       if (b->xid == xid) {
         freeSendSlots_.push_back(b->slot);
         b = backlog_.erase(b);
+        queued = true;
       } else {
         ++b;
       }
     }
+    if (!queued) abandonedSent_.insert(xid);
   }
   if (gone && options_.registration == MemoryRegistration::kPooled) {
     // Out of the pool too, so dropping 'gone' below deregisters these as in
@@ -551,7 +554,9 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
       call = std::move(it->second);
       calls_.erase(it);
     }
-    if (outstanding_ > 0) --outstanding_;
+    // A reply for a call we never sent, or a second one for a call, frees
+    // no credit: counting it would let us exceed the server's grant.
+    if ((call || abandonedSent_.erase(h.xid) > 0) && outstanding_ > 0) --outstanding_;
   }
   if (e) {
     if (h.proc == RdmaProc::kError && call) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "client/transport/Transport.h"
@@ -147,6 +148,9 @@ class RdmaTransport final : public Transport {
   std::deque<PendingSend> backlog_;
   std::unordered_map<std::uint32_t, std::unique_ptr<CallState>> calls_;
   std::uint32_t outstanding_ = 0;
+  // Calls sent and then abandoned (timed out): each holds its credit until a
+  // reply for it arrives. Only such a reply, or a live call's, frees one.
+  std::unordered_set<std::uint32_t> abandonedSent_;
   std::uint32_t credits_ = 1;  // RFC 8166 section 3.3.1: one until the server grants more
   RdmaStats stats_;
   std::mutex poolMu_;

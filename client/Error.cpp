@@ -37,6 +37,12 @@ std::error_code make_error_code(ClientErrc e) { return {static_cast<int>(e), cli
 
 std::string Error::message() const {
   if (context.empty()) return code.message();
+  // These two are raised with a context that already says what was wrong
+  // and what was expected: "invalid argument" after it only repeats it.
+  if (code == make_error_code(ClientErrc::kInvalidArgument) ||
+      code == make_error_code(ClientErrc::kNoRdmaDevice)) {
+    return context;
+  }
   return context + ": " + code.message();
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,14 +39,15 @@ mount::HostFacts hostFacts(const std::filesystem::path& root) {
   return f;
 }
 
-// Runs a shell-free command line split on spaces (our own commands have no quoting).
-int runCommand(const std::string& command) {
-  std::vector<std::string> words;
-  std::istringstream in(command);
-  for (std::string w; in >> w;) words.push_back(w);
+// argv goes to execvp as it is: no shell and no re-splitting, so a path or option with spaces or
+// quotes stays one argument.
+int runCommand(const std::vector<std::string>& words) {
+  std::vector<std::string> copy = words;
   std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
+  for (auto& w : copy) argv.push_back(w.data());
   argv.push_back(nullptr);
+  // What was printed comes before the child's output, also when stdout is a pipe.
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -54,7 +56,8 @@ int runCommand(const std::string& command) {
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -73,17 +76,21 @@ Parsed parse(int argc, char** argv, const char* what) {
   std::uint32_t wsize = 0;
   std::vector<std::string> extra;
   po::options_description opts(std::string("nfsrdma-client ") + what + " options");
-  opts.add_options()("help,h", "show this help")("proto", po::value(&p.request.proto)->default_value("rdma"),
-                                                  "rdma, tcp, or both (two mounts, <mountpoint>-rdma and -tcp)")(
+  opts.add_options()("help,h", "show this help")(
+      "proto", po::value(&p.request.proto)->default_value("rdma"),
+      "rdma, tcp, or both (two mounts, <mountpoint>-rdma and -tcp)")(
       "port", po::value(&port), "server port (rdma default 20049)")(
       "vers", po::value(&p.request.vers)->default_value("4.2"), "NFS version")(
-      "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize), "write size in bytes")(
-      "nconnect", po::value<std::uint32_t>(), "connections per mount (where the kernel supports it)")(
-      "option,o", po::value(&extra), "extra mount option (repeatable)")(
+      "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize),
+                                                        "write size in bytes")(
+      "nconnect", po::value<std::uint32_t>(),
+      "connections per mount (where the kernel supports it)")(
+      "option,o", po::value(&extra), "one extra mount option (repeat -o for more)")(
       "run", po::bool_switch(&p.run), "execute the commands (default: print them)")(
       "root", po::value(&p.root), "read /proc and /sys below this directory (tests)");
   po::options_description hidden;
-  hidden.add_options()("source", po::value(&source))("mountpoint", po::value(&p.request.mountPoint));
+  hidden.add_options()("source", po::value(&source))("mountpoint",
+                                                     po::value(&p.request.mountPoint));
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -92,7 +99,8 @@ Parsed parse(int argc, char** argv, const char* what) {
   po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") || source.empty() || p.request.mountPoint.empty()) {
-    std::cout << "usage: nfsrdma-client " << what << " SERVER:/export MOUNTPOINT [options]\n" << opts;
+    std::cout << "usage: nfsrdma-client " << what << " SERVER:/export MOUNTPOINT [options]\n"
+              << opts;
     std::exit(vm.count("help") ? 0 : 2);
   }
   const auto colon = source.find(":/");
@@ -128,12 +136,14 @@ int runMountCommand(int argc, char** argv) {
   std::printf("\n# /etc/fstab\n");
   for (const auto& m : plan.mounts) std::printf("%s\n", m.fstabLine.c_str());
   std::printf("\n# Kubernetes\n%s", plan.kubernetesYaml.c_str());
-  for (const auto& pr : plan.problems) std::fprintf(stderr, "nfsrdma-client: mount: %s\n", pr.c_str());
+  for (const auto& pr : plan.problems) {
+    std::fprintf(stderr, "nfsrdma-client: mount: %s\n", pr.c_str());
+  }
   if (!plan.problems.empty()) return 1;
   if (!p.run) return 0;
   for (const auto& m : plan.mounts) {
     std::filesystem::create_directories(m.mountPoint);
-    if (int rc = runCommand(m.command); rc != 0) {
+    if (int rc = runCommand(m.argv); rc != 0) {
       std::fprintf(stderr, "nfsrdma-client: mount: '%s' exited with %d\n", m.command.c_str(), rc);
       return 1;
     }
@@ -143,11 +153,23 @@ int runMountCommand(int argc, char** argv) {
 
 int runUmountCommand(int argc, char** argv) {
   Parsed p = parse(argc, argv, "umount");
+  const auto unmounts = mount::planUnmount(p.request);
+  for (const auto& u : unmounts) std::printf("%s\n", u.command.c_str());
+  if (!p.run) return 0;
+  // Checked for all before any is unmounted, so a wrong SERVER:/export unmounts nothing.
+  const std::string mounts = readFile(p.root / "proc/mounts");
+  bool refused = false;
+  for (const auto& u : unmounts) {
+    if (const auto problem = mount::unmountProblem(u, mounts)) {
+      std::fprintf(stderr, "nfsrdma-client: umount: %s\n", problem->c_str());
+      refused = true;
+    }
+  }
+  if (refused) return 1;
   int status = 0;
-  for (const auto& c : mount::planUnmount(p.request)) {
-    std::printf("%s\n", c.c_str());
-    if (p.run && runCommand(c) != 0) {
-      std::fprintf(stderr, "nfsrdma-client: umount: '%s' failed\n", c.c_str());
+  for (const auto& u : unmounts) {
+    if (runCommand(u.argv) != 0) {
+      std::fprintf(stderr, "nfsrdma-client: umount: '%s' failed\n", u.command.c_str());
       status = 1;
     }
   }

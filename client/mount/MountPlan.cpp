@@ -1,60 +1,230 @@
 #include "client/mount/MountPlan.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace nfsrdma::mount {
 namespace {
 
-// nconnect (several transports per mount) arrived for TCP in Linux 5.3; for
-// RDMA the kernel accepts it from 5.11 on (earlier kernels reject the option).
-bool nconnectSupported(const std::string& proto, const HostFacts& f) {
+// nconnect (several connections per mount) arrived in Linux 5.3, where NFSv2/3's
+// nfs_init_server() passes it on for any transport (53c326307156). NFSv4's nfs4_set_client()
+// passed it only for proto=tcp until "NFS: enable nconnect for RDMA" (b326df4a8ec6, merged for
+// 6.9; 6.1's still tests XPRT_TRANSPORT_TCP): older kernels accept nconnect with proto=rdma and
+// silently use one connection. (6.6.117 stable has the backport; uname's x.y cannot tell.)
+bool nconnectUsed(const std::string& proto, const std::string& vers, const HostFacts& f) {
   const int v = f.kernelMajor * 1000 + f.kernelMinor;
-  return proto == "tcp" ? v >= 5003 : v >= 5011;
+  return proto == "tcp" || vers == "3" ? v >= 5003 : v >= 6009;
 }
 
-bool goodPath(const std::string& p) {
-  return !p.empty() && p.front() == '/' && p.find_first_of(" \t\n,") == std::string::npos;
+bool isControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
 }
 
-std::string joinOptions(const std::vector<std::string>& opts) {
+bool hasControl(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), isControl);
+}
+
+std::string octal(char c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned>(static_cast<unsigned char>(c)));
+  return buf;
+}
+
+// Errors echo the input: control characters as \ooo keep the message on one line and show
+// what was given.
+std::string shown(std::string_view s) {
   std::string out;
-  for (const auto& o : opts) {
-    if (!out.empty()) out += ',';
-    out += o;
+  for (char c : s) out += isControl(c) ? octal(c) : std::string(1, c);
+  return out;
+}
+
+// fstab(5) fields are separated by whitespace, so a space, tab, newline or backslash in one is
+// written as an octal escape; /proc/mounts writes its fields the same way.
+std::string fstabField(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    out += c == ' ' || c == '\t' || c == '\n' || c == '\\' ? octal(c) : std::string(1, c);
   }
   return out;
 }
 
-}  // namespace
+std::string unescapeMountField(std::string_view s) {
+  auto isOctal = [](char c) { return c >= '0' && c <= '7'; };
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && isOctal(s[i + 1]) && isOctal(s[i + 2]) &&
+        isOctal(s[i + 3])) {
+      const int v = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+      if (v <= 0xff) {
+        out += static_cast<char>(v);
+        i += 3;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
 
-std::vector<ExistingMount> nfsMountsOf(std::string_view procMounts, std::string_view server) {
+std::vector<ExistingMount> parseProcMounts(std::string_view procMounts) {
   std::vector<ExistingMount> out;
   std::istringstream in{std::string(procMounts)};
   std::string line;
   for (int n = 0; n < 100000 && std::getline(in, line); ++n) {
     std::istringstream fields(line);
     ExistingMount m;
-    std::string type;
-    fields >> m.source >> m.mountPoint >> type >> m.options;
-    if (type != "nfs" && type != "nfs4") continue;
-    const auto colon = m.source.rfind(":/");
-    if (colon == std::string::npos) continue;
-    std::string host = m.source.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    if (host == server) out.push_back(std::move(m));
+    if (!(fields >> m.source >> m.mountPoint >> m.type >> m.options)) continue;
+    m.source = unescapeMountField(m.source);
+    m.mountPoint = unescapeMountField(m.mountPoint);
+    m.options = unescapeMountField(m.options);
+    out.push_back(std::move(m));
   }
   return out;
 }
 
-MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
-  if (r.server.empty() || r.server.find_first_of(" \t/,") != std::string::npos) {
-    throw std::invalid_argument("server '" + r.server + "': expected a host name or address");
+// The host as the kernel compares it: an IPv6 address without its brackets.
+std::string bareHost(std::string_view host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
   }
-  if (!goodPath(r.exportPath)) throw std::invalid_argument("export '" + r.exportPath + "': expected an absolute path");
-  if (!goodPath(r.mountPoint)) {
-    throw std::invalid_argument("mount point '" + r.mountPoint + "': expected an absolute path");
+  return std::string(host);
+}
+
+// "host:/path" or "[v6]:/path" -> {bare host, path}; nothing for other sources.
+std::optional<std::pair<std::string, std::string>> splitNfsSource(std::string_view source) {
+  std::size_t colon = std::string_view::npos;
+  if (!source.empty() && source.front() == '[') {
+    const auto close = source.find("]:");
+    if (close != std::string_view::npos) colon = close + 1;
+  } else {
+    colon = source.find(':');
   }
+  if (colon == std::string_view::npos || colon + 1 >= source.size() || source[colon + 1] != '/') {
+    return std::nullopt;
+  }
+  return std::pair{bareHost(source.substr(0, colon)), std::string(source.substr(colon + 1))};
+}
+
+// "/mnt/x/" and "/mnt/x" name the same directory; /proc/mounts shows the latter.
+bool samePath(std::string_view a, std::string_view b) {
+  auto trim = [](std::string_view p) {
+    while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
+    return p;
+  };
+  return trim(a) == trim(b);
+}
+
+bool sameSource(std::string_view a, std::string_view b) {
+  const auto x = splitNfsSource(a);
+  const auto y = splitNfsSource(b);
+  return x && y && x->first == y->first && samePath(x->second, y->second);
+}
+
+std::string commandLine(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& w : argv) {
+    if (!out.empty()) out += ' ';
+    out += shellQuote(w);
+  }
+  return out;
+}
+
+// Kubernetes reads YAML 1.1 (sigs.k8s.io/yaml), where a double-quoted scalar is always the
+// string it spells, whatever brackets ("[fe80::1]" would be a list), colons or words it holds.
+std::string yamlQuoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (isControl(c)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X",
+                    static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+// Plain where YAML 1.1 reads the option back as the same string ("vers=4.2"), else quoted: -o
+// values may start with YAML syntax or be a word YAML 1.1 turns into a bool or null.
+std::string yamlOption(std::string_view o) {
+  static constexpr std::string_view kNotStrings[] = {"y",   "n",    "yes",   "no",  "on",
+                                                     "off", "true", "false", "null"};
+  const bool plain =
+      !o.empty() && o.front() >= 'a' && o.front() <= 'z' &&
+      o.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+          "0123456789_.=/+-") == std::string_view::npos &&
+      std::find(std::begin(kNotStrings), std::end(kNotStrings), o) == std::end(kNotStrings);
+  return plain ? std::string(o) : yamlQuoted(o);
+}
+
+void checkServer(const std::string& s) {
+  const std::string what = "server '" + shown(s) + "': ";
+  if (s.empty() || hasControl(s) || s.find_first_of(" ,/#") != std::string::npos) {
+    throw std::invalid_argument(what +
+                                "expected a host name or address without whitespace, control "
+                                "characters, ',', '/' or '#'");
+  }
+  // mount(8) would read "-o...:/export" as an option.
+  if (s.front() == '-') {
+    throw std::invalid_argument(what + "expected a host name or address, not an option");
+  }
+  const bool bracketed = s.size() > 2 && s.front() == '[' && s.back() == ']';
+  const std::string_view inner =
+      bracketed ? std::string_view(s).substr(1, s.size() - 2) : std::string_view(s);
+  if (inner.find_first_of("[]") != std::string_view::npos ||
+      (bracketed != (inner.find(':') != std::string_view::npos))) {
+    throw std::invalid_argument(what + "expected [addr] for an IPv6 address");
+  }
+}
+
+void checkPath(const std::string& field, const std::string& p) {
+  if (p.empty() || p.front() != '/') {
+    throw std::invalid_argument(field + " '" + shown(p) + "': expected an absolute path");
+  }
+  if (hasControl(p)) {
+    throw std::invalid_argument(field + " '" + shown(p) +
+                                "': expected a path without control characters");
+  }
+}
+
+// Mount options the plan sets from its own flags (with their kernel aliases), and that flag.
+constexpr std::pair<std::string_view, std::string_view> kPlannedOptions[] = {
+    {"proto", "--proto"},  {"tcp", "--proto"},         {"udp", "--proto"},
+    {"rdma", "--proto"},   {"port", "--port"},         {"vers", "--vers"},
+    {"nfsvers", "--vers"}, {"minorversion", "--vers"}, {"v2", "--vers"},
+    {"v3", "--vers"},      {"v4", "--vers"},           {"v4.0", "--vers"},
+    {"v4.1", "--vers"},    {"v4.2", "--vers"},         {"nconnect", "--nconnect"},
+    {"rsize", "--rsize"},  {"wsize", "--wsize"},
+};
+
+// Each -o value becomes one comma-separated option in the mount(8) argument, the fstab line and
+// the YAML: a ',' would smuggle in more options, whitespace or '#' would break the fstab line.
+void checkExtraOption(const std::string& o) {
+  if (o.empty() || hasControl(o) || o.find_first_of(" ,\\#") != std::string::npos) {
+    throw std::invalid_argument("-o '" + shown(o) +
+                                "': expected one mount option per -o, without whitespace, control "
+                                "characters, ',', '\\' or '#'");
+  }
+  const std::string_view key = std::string_view(o).substr(0, o.find('='));
+  for (const auto& [k, flag] : kPlannedOptions) {
+    if (key == k) throw std::invalid_argument("-o " + o + ": use " + std::string(flag));
+  }
+}
+
+void checkRequest(const MountRequest& r) {
+  checkServer(r.server);
+  checkPath("export", r.exportPath);
+  checkPath("mount point", r.mountPoint);
   if (r.proto != "rdma" && r.proto != "tcp" && r.proto != "both") {
     throw std::invalid_argument("proto '" + r.proto + "': expected rdma, tcp or both");
   }
@@ -71,90 +241,175 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
     throw std::invalid_argument("nconnect=" + std::to_string(*r.nconnect) + ": expected 1 to 16");
   }
   if (r.port && *r.port == 0) throw std::invalid_argument("port 0: expected 1 to 65535");
+  for (const auto& o : r.extraOptions) checkExtraOption(o);
+}
+
+std::vector<std::string> protosOf(const MountRequest& r) {
+  if (r.proto == "both") return {"rdma", "tcp"};
+  return {r.proto};
+}
+
+std::string mountPointFor(const MountRequest& r, const std::string& proto) {
+  return r.proto == "both" ? r.mountPoint + "-" + proto : r.mountPoint;
+}
+
+}  // namespace
+
+std::string shellQuote(std::string_view word) {
+  static constexpr std::string_view kSafe =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-";
+  if (!word.empty() && word.find_first_not_of(kSafe) == std::string_view::npos) {
+    return std::string(word);
+  }
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<ExistingMount> nfsMountsOf(std::string_view procMounts, std::string_view server) {
+  std::vector<ExistingMount> out;
+  const std::string host = bareHost(server);
+  for (auto& m : parseProcMounts(procMounts)) {
+    if (m.type != "nfs" && m.type != "nfs4") continue;
+    const auto split = splitNfsSource(m.source);
+    if (split && split->first == host) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
+  checkRequest(r);
+  if (r.proto == "both" && r.port) {
+    throw std::invalid_argument(
+        "--port with --proto both: the RDMA and TCP mounts need different ports; "
+        "mount them one at a time");
+  }
 
   MountPlan plan;
   const auto existing = nfsMountsOf(facts.mounts, r.server);
-  std::vector<std::string> protos;
-  if (r.proto == "both") {
-    protos = {"rdma", "tcp"};
-  } else {
-    protos = {r.proto};
-  }
+  const std::vector<std::string> protos = protosOf(r);
+  const bool nfs4 = r.vers != "3";
   const bool needNoShareCache = protos.size() > 1 || !existing.empty();
+  // nosharecache only separates superblocks: the kernel picks the nfs_client (and with it the
+  // connection) by server address, port, proto and version, and NFSv4 trunking detection
+  // (nfs4_match_client) compares client IDs, not protos.
   if (!existing.empty()) {
-    plan.notes.push_back("'" + r.server + "' is already mounted (" + existing.front().source + " on " +
-                         existing.front().mountPoint + "): adding nosharecache, or the kernel would reuse "
-                         "that mount's transport instead of making a new one");
+    plan.notes.push_back(
+        "'" + r.server + "' is already mounted (" + existing.front().source + " on " +
+        existing.front().mountPoint +
+        "): adding nosharecache, which gives this mount its own superblock (own "
+        "cache and mount options); the kernel may still share one nfs_client and "
+        "connection with that mount, as it does for the same server address, port, "
+        "proto and version" +
+        (nfs4 ? "; NFSv4 client ID trunking can do so across protos too (check "
+                "proto= in /proc/mounts)"
+              : ""));
   } else if (protos.size() > 1) {
-    plan.notes.push_back("both transports side by side: nosharecache keeps them apart (one superblock and "
-                         "one transport each)");
+    plan.notes.push_back(
+        std::string("both transports side by side: nosharecache gives each mount its own "
+                    "superblock (own cache and mount options); different protos get "
+                    "different nfs_clients and connections") +
+        (nfs4 ? ", but NFSv4 client ID trunking can attach the second mount to the first "
+                "one's client (check proto= for each in /proc/mounts)"
+              : ""));
   }
+  for (const auto& e : r.extraOptions) {
+    if (needNoShareCache && e == "sharecache") {
+      throw std::invalid_argument("-o sharecache: this plan needs nosharecache (see its note)");
+    }
+  }
+  // The kernel loads it on demand (xprt_class_find_by_netid() -> request_module("rpcrdma")),
+  // and a built-in one has no /sys/module entry: only worth a note.
+  if (!facts.rdmaClientModule && std::find(protos.begin(), protos.end(), "rdma") != protos.end()) {
+    plan.notes.push_back(
+        "the kernel's NFS/RDMA client module (rpcrdma) is not loaded: mount will try to load it; "
+        "if it fails, run 'modprobe rpcrdma'");
+  }
+  std::vector<std::string> firstOptions;
   for (const auto& proto : protos) {
     PlannedMount m;
     m.proto = proto;
     m.source = r.server + ":" + r.exportPath;
-    m.mountPoint = protos.size() > 1 ? r.mountPoint + "-" + proto : r.mountPoint;
+    m.mountPoint = mountPointFor(r, proto);
     std::vector<std::string> opts{"vers=" + r.vers, "proto=" + proto};
     if (proto == "rdma") {
       opts.push_back("port=" + std::to_string(r.port.value_or(20049)));
-      if (!facts.rdmaClientModule) {
-        plan.problems.push_back("the kernel's NFS/RDMA client module is not loaded: run 'modprobe rpcrdma' "
-                                "(older kernels: 'modprobe xprtrdma')");
-      }
     } else if (r.port) {
       opts.push_back("port=" + std::to_string(*r.port));
     }
     if (r.rsize) opts.push_back("rsize=" + std::to_string(*r.rsize));
     if (r.wsize) opts.push_back("wsize=" + std::to_string(*r.wsize));
     if (r.nconnect) {
-      if (nconnectSupported(proto, facts)) {
+      if (nconnectUsed(proto, r.vers, facts)) {
         opts.push_back("nconnect=" + std::to_string(*r.nconnect));
       } else {
-        plan.notes.push_back("nconnect dropped for proto=" + proto + ": kernel " + std::to_string(facts.kernelMajor) +
-                             "." + std::to_string(facts.kernelMinor) + " does not support it for this transport");
+        plan.notes.push_back("nconnect dropped for proto=" + proto + ": kernel " +
+                             std::to_string(facts.kernelMajor) + "." +
+                             std::to_string(facts.kernelMinor) +
+                             " would ignore it (NFSv4 over RDMA uses it from Linux 6.9 on)");
       }
     }
     if (needNoShareCache) opts.push_back("nosharecache");
     for (const auto& e : r.extraOptions) opts.push_back(e);
-    m.options = joinOptions(opts);
-    m.command = "mount -t nfs -o " + m.options + " " + m.source + " " + m.mountPoint;
-    m.fstabLine = m.source + " " + m.mountPoint + " nfs " + m.options + ",_netdev 0 0";
+    for (const auto& o : opts) m.options += (m.options.empty() ? "" : ",") + o;
+    m.argv = {"mount", "-t", "nfs", "-o", m.options, m.source, m.mountPoint};
+    m.command = commandLine(m.argv);
+    m.fstabLine = fstabField(m.source) + " " + fstabField(m.mountPoint) + " nfs " + m.options +
+                  ",_netdev 0 0";
     for (const auto& e : existing) {
-      if (e.mountPoint == m.mountPoint) {
+      if (samePath(e.mountPoint, m.mountPoint)) {
         plan.problems.push_back(m.mountPoint + " already has " + e.source + " mounted on it");
       }
     }
+    if (plan.mounts.empty()) firstOptions = opts;
     plan.mounts.push_back(std::move(m));
   }
 
   // Kubernetes: a StorageClass (for dynamic provisioners that pass mountOptions)
-  // and a static PersistentVolume carrying the same options.
+  // and a static PersistentVolume carrying the same options. Its nfs volume takes a bare IPv6
+  // address.
   const PlannedMount& first = plan.mounts.front();
   std::ostringstream k;
   k << "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: nfs-" << first.proto
     << "\nprovisioner: kubernetes.io/no-provisioner\nmountOptions:\n";
-  std::istringstream opts(first.options);
-  std::string o;
-  while (std::getline(opts, o, ',')) k << "  - " << o << "\n";
+  for (const auto& o : firstOptions) k << "  - " << yamlOption(o) << "\n";
   k << "---\napiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: nfs-" << first.proto
     << "-pv\nspec:\n  capacity:\n    storage: 1Ti\n  accessModes:\n    - ReadWriteMany\n"
-    << "  persistentVolumeReclaimPolicy: Retain\n  storageClassName: nfs-" << first.proto << "\n  mountOptions:\n";
-  std::istringstream opts2(first.options);
-  while (std::getline(opts2, o, ',')) k << "    - " << o << "\n";
-  k << "  nfs:\n    server: " << r.server << "\n    path: " << r.exportPath << "\n";
+    << "  persistentVolumeReclaimPolicy: Retain\n  storageClassName: nfs-" << first.proto
+    << "\n  mountOptions:\n";
+  for (const auto& o : firstOptions) k << "    - " << yamlOption(o) << "\n";
+  k << "  nfs:\n    server: " << yamlQuoted(bareHost(r.server))
+    << "\n    path: " << yamlQuoted(r.exportPath) << "\n";
   plan.kubernetesYaml = k.str();
   return plan;
 }
 
-std::vector<std::string> planUnmount(const MountRequest& r) {
-  std::vector<std::string> out;
-  if (r.proto == "both") {
-    out.push_back("umount " + r.mountPoint + "-rdma");
-    out.push_back("umount " + r.mountPoint + "-tcp");
-  } else {
-    out.push_back("umount " + r.mountPoint);
+std::vector<PlannedUnmount> planUnmount(const MountRequest& r) {
+  checkRequest(r);
+  std::vector<PlannedUnmount> out;
+  for (const auto& proto : protosOf(r)) {
+    PlannedUnmount u;
+    u.source = r.server + ":" + r.exportPath;
+    u.mountPoint = mountPointFor(r, proto);
+    u.argv = {"umount", u.mountPoint};
+    u.command = commandLine(u.argv);
+    out.push_back(std::move(u));
   }
   return out;
+}
+
+std::optional<std::string> unmountProblem(const PlannedUnmount& u, std::string_view procMounts) {
+  // Later lines are mounted over earlier ones: umount takes off the last.
+  std::optional<ExistingMount> top;
+  for (auto& m : parseProcMounts(procMounts)) {
+    if (samePath(m.mountPoint, u.mountPoint)) top = std::move(m);
+  }
+  if (!top) return "nothing is mounted on " + u.mountPoint + " (expected " + u.source + ")";
+  if ((top->type == "nfs" || top->type == "nfs4") && sameSource(top->source, u.source)) {
+    return std::nullopt;
+  }
+  return u.mountPoint + " has " + top->source + " (" + top->type + ") mounted on it, not " +
+         u.source;
 }
 
 }  // namespace nfsrdma::mount

@@ -1,10 +1,11 @@
 // The kernel NFS client mount, planned from facts and then (optionally) run:
 // `nfsrdma-client mount`. Pure planning (no I/O) so every rule is unit-tested:
-// proto=rdma defaults to port 20049 and vers=4.2; the client module must be
-// loaded; nconnect only where the kernel supports it for the transport; a
-// second mount of a server already mounted needs nosharecache (the kernel
-// otherwise shares one superblock, and with it one transport, between them),
-// which is also how both transports are mounted side by side.
+// proto=rdma defaults to port 20049 and vers=4.2; nconnect only where the
+// kernel uses it for the transport; a second mount of a server already mounted
+// gets nosharecache (its own superblock: own cache and mount options), which is
+// also how both transports are mounted side by side. Every input ends up in a
+// mount(8) command line, an fstab line and YAML, so each is checked or escaped
+// for all three.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@
 namespace nfsrdma::mount {
 
 struct MountRequest {
-  std::string server;          // host or address
+  std::string server;          // host name, IPv4 address or [IPv6 address]
   std::string exportPath;      // "/data1/nfs"
   std::string mountPoint;      // "/mnt/nfs"
   std::string proto = "rdma";  // rdma | tcp | both (two mounts: <mountPoint>-rdma and -tcp)
@@ -25,12 +26,12 @@ struct MountRequest {
   std::optional<std::uint32_t> rsize;
   std::optional<std::uint32_t> wsize;
   std::optional<std::uint32_t> nconnect;
-  std::vector<std::string> extraOptions;
+  std::vector<std::string> extraOptions;  // one mount option each ("-o noatime")
 };
 
 // What the host looks like (read by the CLI from /proc and uname, or given by tests).
 struct HostFacts {
-  std::string mounts;          // contents of /proc/mounts
+  std::string mounts;             // contents of /proc/mounts
   bool rdmaClientModule = false;  // rpcrdma (or xprtrdma) loaded
   int kernelMajor = 0;
   int kernelMinor = 0;
@@ -38,10 +39,11 @@ struct HostFacts {
 
 struct PlannedMount {
   std::string proto;
-  std::string source;       // "server:/export"
+  std::string source;  // "server:/export"
   std::string mountPoint;
-  std::string options;      // "vers=4.2,proto=rdma,port=20049,..."
-  std::string command;      // "mount -t nfs -o ... server:/export /mnt"
+  std::string options;            // "vers=4.2,proto=rdma,port=20049,..."
+  std::vector<std::string> argv;  // {"mount", "-t", "nfs", "-o", options, source, mountPoint}
+  std::string command;            // argv for a POSIX shell, quoted where needed
   std::string fstabLine;
 };
 
@@ -52,18 +54,35 @@ struct MountPlan {
   std::string kubernetesYaml;         // PersistentVolume + StorageClass with the mountOptions
 };
 
-// Throws std::invalid_argument naming the bad field (proto, port, vers, sizes, paths).
+// Throws std::invalid_argument naming the bad field (server, paths, proto, port, vers, sizes,
+// -o options).
 MountPlan planMount(const MountRequest& request, const HostFacts& facts);
 
-// "umount <mountPoint>" commands for what planMount would mount.
-std::vector<std::string> planUnmount(const MountRequest& request);
+struct PlannedUnmount {
+  std::string source;  // what should be mounted there: "server:/export"
+  std::string mountPoint;
+  std::vector<std::string> argv;  // {"umount", mountPoint}
+  std::string command;            // argv for a POSIX shell, quoted where needed
+};
 
-// Lines of /proc/mounts whose source is server:/..., with their options.
+// The unmounts undoing what planMount would mount; throws like planMount.
+std::vector<PlannedUnmount> planUnmount(const MountRequest& request);
+
+// Why u must not be run, or nothing when /proc/mounts has u.source (nfs or nfs4) on
+// u.mountPoint.
+std::optional<std::string> unmountProblem(const PlannedUnmount& u, std::string_view procMounts);
+
+// Lines of /proc/mounts whose source is server:/... (server with or without IPv6
+// brackets), with their fields unescaped.
 struct ExistingMount {
   std::string source;
   std::string mountPoint;
   std::string options;
+  std::string type;  // "nfs" or "nfs4"
 };
 std::vector<ExistingMount> nfsMountsOf(std::string_view procMounts, std::string_view server);
+
+// The word as a POSIX shell reads it back: itself when that is safe, else single-quoted.
+std::string shellQuote(std::string_view word);
 
 }  // namespace nfsrdma::mount

@@ -1,6 +1,9 @@
 // The kernel mount planner: ports, nosharecache, nconnect by kernel and
-// transport, module checks, and the error for each bad input.
+// transport, module checks, quoting and escaping for the shell, fstab, /proc/mounts
+// and YAML, the umount check, and the error for each bad input.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "client/mount/MountPlan.h"
 
@@ -28,8 +31,10 @@ MountRequest request(const std::string& proto) {
 TEST(MountPlan, RdmaDefaultsToPort20049AndVersion42) {
   MountPlan p = planMount(request("rdma"), modernHost());
   ASSERT_EQ(p.mounts.size(), 1U);
-  EXPECT_EQ(p.mounts[0].command, "mount -t nfs -o vers=4.2,proto=rdma,port=20049 198.18.0.1:/export /mnt/x");
-  EXPECT_EQ(p.mounts[0].fstabLine, "198.18.0.1:/export /mnt/x nfs vers=4.2,proto=rdma,port=20049,_netdev 0 0");
+  EXPECT_EQ(p.mounts[0].command,
+            "mount -t nfs -o vers=4.2,proto=rdma,port=20049 198.18.0.1:/export /mnt/x");
+  EXPECT_EQ(p.mounts[0].fstabLine,
+            "198.18.0.1:/export /mnt/x nfs vers=4.2,proto=rdma,port=20049,_netdev 0 0");
   EXPECT_TRUE(p.problems.empty());
   EXPECT_NE(p.kubernetesYaml.find("    - proto=rdma\n"), std::string::npos);
   EXPECT_NE(p.kubernetesYaml.find("kind: StorageClass"), std::string::npos);
@@ -50,7 +55,10 @@ TEST(MountPlan, BothTransportsGetNoShareCacheAndTheirOwnDirectories) {
   EXPECT_EQ(p.mounts[1].mountPoint, "/mnt/x-tcp");
   EXPECT_EQ(p.mounts[0].options, "vers=4.2,proto=rdma,port=20049,nosharecache");
   EXPECT_EQ(p.mounts[1].options, "vers=4.2,proto=tcp,nosharecache");
-  EXPECT_EQ(planUnmount(request("both")), (std::vector<std::string>{"umount /mnt/x-rdma", "umount /mnt/x-tcp"}));
+  const auto unmounts = planUnmount(request("both"));
+  ASSERT_EQ(unmounts.size(), 2U);
+  EXPECT_EQ(unmounts[0].command, "umount /mnt/x-rdma");
+  EXPECT_EQ(unmounts[1].argv, (std::vector<std::string>{"umount", "/mnt/x-tcp"}));
 }
 
 TEST(MountPlan, ExistingMountOfTheServerAddsNoShareCache) {
@@ -81,19 +89,24 @@ TEST(MountPlan, NconnectOnlyWhereTheKernelSupportsIt) {
   old.kernelMajor = 5;
   old.kernelMinor = 4;
   MountPlan p = planMount(r, old);
-  EXPECT_EQ(p.mounts[0].options.find("nconnect"), std::string::npos);             // rdma on 5.4: dropped
-  EXPECT_NE(p.mounts[1].options.find("nconnect=4"), std::string::npos);           // tcp on 5.4: kept
+  EXPECT_EQ(p.mounts[0].options.find("nconnect"), std::string::npos);    // rdma on 5.4: dropped
+  EXPECT_NE(p.mounts[1].options.find("nconnect=4"), std::string::npos);  // tcp on 5.4: kept
   EXPECT_NE(p.notes.back().find("nconnect dropped for proto=rdma: kernel 5.4"), std::string::npos);
   EXPECT_NE(planMount(r, modernHost()).mounts[0].options.find("nconnect=4"), std::string::npos);
 }
 
-TEST(MountPlan, MissingClientModuleIsAProblemWithTheFix) {
+TEST(MountPlan, MissingClientModuleIsANoteNotAProblem) {
+  // The kernel loads rpcrdma on demand, and a built-in one has no /sys/module entry.
   HostFacts f = modernHost();
   f.rdmaClientModule = false;
-  MountPlan p = planMount(request("rdma"), f);
-  ASSERT_EQ(p.problems.size(), 1U);
-  EXPECT_NE(p.problems[0].find("modprobe rpcrdma"), std::string::npos);
-  EXPECT_TRUE(planMount(request("tcp"), f).problems.empty());
+  MountPlan p = planMount(request("both"), f);
+  EXPECT_TRUE(p.problems.empty());
+  EXPECT_EQ(std::count_if(p.notes.begin(), p.notes.end(),
+                          [](const std::string& n) {
+                            return n.find("modprobe rpcrdma") != std::string::npos;
+                          }),
+            1);
+  EXPECT_TRUE(planMount(request("tcp"), f).notes.empty());
 }
 
 TEST(MountPlan, BadInputIsNamed) {
@@ -112,8 +125,11 @@ TEST(MountPlan, BadInputIsNamed) {
   r.exportPath = "export";
   expectError(r, "export 'export': expected an absolute path");
   r = request("rdma");
-  r.mountPoint = "/mnt/a b";
-  expectError(r, "mount point '/mnt/a b'");
+  r.mountPoint = "/mnt/a\nb";
+  expectError(r, "mount point '/mnt/a\\012b': expected a path without control characters");
+  r = request("rdma");
+  r.exportPath = "/ex\tport";
+  expectError(r, "export '/ex\\011port': expected a path without control characters");
   r = request("rdma");
   r.rsize = 5000;
   expectError(r, "rsize=5000: expected a power of two");
@@ -126,6 +142,231 @@ TEST(MountPlan, BadInputIsNamed) {
   r = request("rdma");
   r.nconnect = 99;
   expectError(r, "nconnect=99: expected 1 to 16");
+}
+
+template <typename F>
+void expectInvalid(F&& f, const std::string& text) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(MountPlan, EachDashOIsOneOptionWithoutSeparatorsOrComments) {
+  for (const std::string o : {"ro,remount", "a b", "x\ny", "a\\b", "a#b", "", "c\x7f"}) {
+    MountRequest r = request("rdma");
+    r.extraOptions = {o};
+    expectInvalid([&] { planMount(r, modernHost()); }, "expected one mount option per -o");
+  }
+  MountRequest r = request("rdma");
+  r.extraOptions = {"noatime", "nosharecache", "sec=krb5p"};
+  EXPECT_EQ(planMount(r, modernHost()).mounts[0].options,
+            "vers=4.2,proto=rdma,port=20049,noatime,nosharecache,sec=krb5p");
+}
+
+TEST(MountPlan, DashOCannotOverrideWhatThePlanSets) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"proto=tcp", "-o proto=tcp: use --proto"},
+      {"tcp", "-o tcp: use --proto"},
+      {"port=2049", "-o port=2049: use --port"},
+      {"vers=3", "-o vers=3: use --vers"},
+      {"nfsvers=3", "-o nfsvers=3: use --vers"},
+      {"v4.1", "-o v4.1: use --vers"},
+      {"nconnect=4", "-o nconnect=4: use --nconnect"},
+      {"rsize=65536", "-o rsize=65536: use --rsize"},
+      {"wsize=65536", "-o wsize=65536: use --wsize"},
+  };
+  for (const auto& [option, text] : cases) {
+    MountRequest r = request("rdma");
+    r.extraOptions = {option};
+    expectInvalid([&] { planMount(r, modernHost()); }, text);
+  }
+  // nosharecache is what the plan needs side by side; sharecache would undo it.
+  MountRequest r = request("both");
+  r.extraOptions = {"sharecache"};
+  expectInvalid([&] { planMount(r, modernHost()); }, "-o sharecache: this plan needs nosharecache");
+  r.proto = "rdma";
+  EXPECT_NO_THROW(planMount(r, modernHost()));
+}
+
+TEST(MountPlan, ServerCannotCarryOptionsOrControlCharacters) {
+  for (const std::string s : {"host\x01", "host\tx", "a,b", "a#b", "a/b", "a b"}) {
+    MountRequest r = request("rdma");
+    r.server = s;
+    expectInvalid([&] { planMount(r, modernHost()); }, "expected a host name or address without");
+  }
+  MountRequest r = request("rdma");
+  r.server = "-oremount";
+  expectInvalid([&] { planMount(r, modernHost()); },
+                "server '-oremount': expected a host name or address, not an option");
+  r.server = "host\x01";
+  expectInvalid([&] { planMount(r, modernHost()); }, "server 'host\\001'");
+}
+
+TEST(MountPlan, ArgvIsExecutedAsIsAndTheCommandIsQuotedForTheShell) {
+  MountRequest r = request("rdma");
+  r.mountPoint = "/mnt/it's here";
+  r.exportPath = "/a,b";
+  const PlannedMount m = planMount(r, modernHost()).mounts[0];
+  EXPECT_EQ(m.argv,
+            (std::vector<std::string>{"mount", "-t", "nfs", "-o", "vers=4.2,proto=rdma,port=20049",
+                                      "198.18.0.1:/a,b", "/mnt/it's here"}));
+  EXPECT_EQ(m.command,
+            "mount -t nfs -o vers=4.2,proto=rdma,port=20049 198.18.0.1:/a,b '/mnt/it'\\''s here'");
+  EXPECT_EQ(shellQuote("plain/path-1.2_x=y:z,@%+"), "plain/path-1.2_x=y:z,@%+");
+  EXPECT_EQ(shellQuote(""), "''");
+  EXPECT_EQ(shellQuote("$(reboot)"), "'$(reboot)'");
+  EXPECT_EQ(shellQuote("[fe80::1]:/x"), "'[fe80::1]:/x'");  // a glob otherwise
+}
+
+TEST(MountPlan, FstabEscapesSpaceTabNewlineAndBackslash) {
+  MountRequest r = request("tcp");
+  r.mountPoint = "/mnt/my data";
+  r.exportPath = "/ex\\port";
+  const MountPlan p = planMount(r, modernHost());
+  EXPECT_EQ(p.mounts[0].fstabLine,
+            "198.18.0.1:/ex\\134port /mnt/my\\040data nfs vers=4.2,proto=tcp,_netdev 0 0");
+  EXPECT_EQ(p.mounts[0].argv.back(), "/mnt/my data");
+  EXPECT_EQ(p.mounts[0].command,
+            "mount -t nfs -o vers=4.2,proto=tcp '198.18.0.1:/ex\\port' '/mnt/my data'");
+}
+
+TEST(MountPlan, ProcMountsEscapesAreUndone) {
+  HostFacts f = modernHost();
+  f.mounts += "198.18.0.1:/export /mnt/my\\040data nfs4 rw,vers=4.2 0 0\n";
+  MountRequest r = request("rdma");
+  r.mountPoint = "/mnt/my data";
+  MountPlan p = planMount(r, f);
+  ASSERT_EQ(p.problems.size(), 1U);
+  EXPECT_EQ(p.problems[0], "/mnt/my data already has 198.18.0.1:/export mounted on it");
+  const auto existing = nfsMountsOf(f.mounts, "198.18.0.1");
+  ASSERT_EQ(existing.size(), 1U);
+  EXPECT_EQ(existing[0].mountPoint, "/mnt/my data");
+  EXPECT_EQ(existing[0].type, "nfs4");
+}
+
+TEST(MountPlan, BothWithOnePortIsRefused) {
+  MountRequest r = request("both");
+  r.port = 20049;
+  expectInvalid([&] { planMount(r, modernHost()); },
+                "--port with --proto both: the RDMA and TCP mounts need different ports; mount "
+                "them one at a time");
+}
+
+TEST(MountPlan, NconnectForNfs4OverRdmaFromLinux69) {
+  // Before "NFS: enable nconnect for RDMA" (6.9) NFSv4 passed nconnect on for TCP only.
+  MountRequest r = request("rdma");
+  r.nconnect = 4;
+  HostFacts f = modernHost();
+  f.kernelMinor = 8;
+  MountPlan p = planMount(r, f);
+  EXPECT_EQ(p.mounts[0].options.find("nconnect"), std::string::npos);
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes.back().find("nconnect dropped for proto=rdma: kernel 6.8 would ignore it"),
+            std::string::npos);
+  f.kernelMinor = 9;
+  EXPECT_NE(planMount(r, f).mounts[0].options.find("nconnect=4"), std::string::npos);
+  // NFSv3 passes it on for any transport since 5.3.
+  r.vers = "3";
+  f.kernelMajor = 5;
+  f.kernelMinor = 4;
+  EXPECT_NE(planMount(r, f).mounts[0].options.find("nconnect=4"), std::string::npos);
+}
+
+TEST(MountPlan, Ipv6NeedsBracketsAndMatchesProcMountsEitherWay) {
+  MountRequest r = request("rdma");
+  r.server = "fe80::1";
+  expectInvalid([&] { planMount(r, modernHost()); },
+                "server 'fe80::1': expected [addr] for an IPv6 address");
+  r.server = "[myhost]";
+  expectInvalid([&] { planMount(r, modernHost()); }, "expected [addr] for an IPv6 address");
+  r.server = "[fe80::1";
+  expectInvalid([&] { planMount(r, modernHost()); }, "expected [addr] for an IPv6 address");
+
+  r.server = "[fe80::1]";
+  HostFacts f = modernHost();
+  f.mounts += "[fe80::1]:/export /mnt/tcp nfs4 rw,proto=tcp 0 0\n";
+  MountPlan p = planMount(r, f);
+  EXPECT_EQ(p.mounts[0].options, "vers=4.2,proto=rdma,port=20049,nosharecache");
+  EXPECT_EQ(p.mounts[0].source, "[fe80::1]:/export");
+  EXPECT_EQ(
+      p.mounts[0].command,
+      "mount -t nfs -o vers=4.2,proto=rdma,port=20049,nosharecache '[fe80::1]:/export' /mnt/x");
+  EXPECT_EQ(nfsMountsOf(f.mounts, "fe80::1").size(), 1U);
+  EXPECT_EQ(nfsMountsOf(f.mounts, "[fe80::1]").size(), 1U);
+}
+
+TEST(MountPlan, KubernetesValuesAreQuotedYaml) {
+  MountRequest r = request("rdma");
+  r.server = "[fe80::1]";
+  r.exportPath = "/a \"b\"\\c";
+  r.extraOptions = {"[x]", "noatime"};
+  const std::string yaml = planMount(r, modernHost()).kubernetesYaml;
+  EXPECT_NE(yaml.find("    server: \"fe80::1\"\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("    path: \"/a \\\"b\\\"\\\\c\"\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("    - \"[x]\"\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("    - noatime\n"), std::string::npos) << yaml;
+}
+
+TEST(MountPlan, NoShareCacheNotesDoNotPromiseANewTransport) {
+  // nosharecache separates superblocks; the nfs_client and its connection may still be shared.
+  HostFacts f = modernHost();
+  f.mounts += "198.18.0.1:/export /mnt/tcp nfs4 rw 0 0\n";
+  for (const MountPlan& p :
+       {planMount(request("rdma"), f), planMount(request("both"), modernHost())}) {
+    ASSERT_FALSE(p.notes.empty());
+    EXPECT_NE(p.notes[0].find("own superblock (own cache and mount options)"), std::string::npos)
+        << p.notes[0];
+    EXPECT_EQ(p.notes[0].find("new one"), std::string::npos) << p.notes[0];
+    EXPECT_EQ(p.notes[0].find("one transport each"), std::string::npos) << p.notes[0];
+  }
+  EXPECT_NE(
+      planMount(request("rdma"), f).notes[0].find("may still share one nfs_client and connection"),
+      std::string::npos);
+}
+
+TEST(Unmount, IsValidatedLikeMount) {
+  MountRequest r = request("rdma");
+  r.mountPoint = "mnt";
+  expectInvalid([&] { planUnmount(r); }, "mount point 'mnt': expected an absolute path");
+  r = request("udp");
+  expectInvalid([&] { planUnmount(r); }, "proto 'udp': expected rdma, tcp or both");
+  r = request("rdma");
+  r.server = "a b";
+  expectInvalid([&] { planUnmount(r); }, "server 'a b'");
+  r = request("rdma");
+  r.mountPoint = "/mnt/my data";
+  const auto u = planUnmount(r);
+  ASSERT_EQ(u.size(), 1U);
+  EXPECT_EQ(u[0].argv, (std::vector<std::string>{"umount", "/mnt/my data"}));
+  EXPECT_EQ(u[0].command, "umount '/mnt/my data'");
+  EXPECT_EQ(u[0].source, "198.18.0.1:/export");
+}
+
+TEST(Unmount, OnlyWhatTheRequestMounted) {
+  MountRequest r = request("rdma");
+  r.server = "[fe80::1]";
+  r.mountPoint = "/mnt/my data";
+  const PlannedUnmount u = planUnmount(r)[0];
+  const std::string proc = "proc /proc proc rw 0 0\n";
+  EXPECT_EQ(unmountProblem(u, proc),
+            "nothing is mounted on /mnt/my data (expected [fe80::1]:/export)");
+  EXPECT_EQ(unmountProblem(u, proc + "[fe80::2]:/export /mnt/my\\040data nfs4 rw 0 0\n"),
+            "/mnt/my data has [fe80::2]:/export (nfs4) mounted on it, not [fe80::1]:/export");
+  EXPECT_EQ(unmountProblem(u, proc + "tmpfs /mnt/my\\040data tmpfs rw 0 0\n"),
+            "/mnt/my data has tmpfs (tmpfs) mounted on it, not [fe80::1]:/export");
+  EXPECT_EQ(unmountProblem(u, proc + "[fe80::1]:/other /mnt/my\\040data nfs rw 0 0\n"),
+            "/mnt/my data has [fe80::1]:/other (nfs) mounted on it, not [fe80::1]:/export");
+  EXPECT_EQ(unmountProblem(u, proc + "[fe80::1]:/export/ /mnt/my\\040data nfs4 rw 0 0\n"),
+            std::nullopt);
+  EXPECT_EQ(unmountProblem(u, proc + "[fe80::1]:/export /mnt/my\\040data/ nfs rw 0 0\n"),
+            std::nullopt);
+  // The last line is on top: umount would take that one off.
+  EXPECT_NE(unmountProblem(u, proc + "[fe80::1]:/export /mnt/my\\040data nfs4 rw 0 0\n" +
+                                  "tmpfs /mnt/my\\040data tmpfs rw 0 0\n"),
+            std::nullopt);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // between cells measured under the same conditions: a rerun at iodepth 1
 // against a baseline at 128 is another test, not a regression.
 #include <cmath>
+#include <stdexcept>
 
 #include "bench/CompareMatrix.h"
 
@@ -33,6 +34,40 @@ std::string runLength(const CompareReport& r) {
   return {};
 }
 
+// "..., 2.0 s time-based after a 0.3 s ramp, seed 1" -> "0.3 s"; "" when absent.
+std::string rampOf(const CompareReport& r) {
+  const std::string w = configValue(r, "workload");
+  const std::string head = " after a ";
+  const auto begin = w.find(head);
+  if (begin == std::string::npos) return {};
+  const auto end = w.find(" ramp", begin + head.size());
+  if (end == std::string::npos) return {};
+  return w.substr(begin + head.size(), end - begin - head.size());
+}
+
+// The embedded nfs-ganesha gets a new port and export directory every run,
+// which its targets' descriptions carry: those differ without a change.
+bool embeddedServer(const CompareReport& r) {
+  return configValue(r, "server").find("(started for this run)") != std::string::npos;
+}
+
+std::string mixText(unsigned readPercent) {
+  return std::to_string(readPercent) + "/" + std::to_string(100 - readPercent);
+}
+
+// A cell's read/write mix; for reports that did not record it the mix its
+// profile's name implies, "unrecorded" for plain randrw (--rwmixread may
+// have set any mix).
+std::string mixOf(const CompareCell& c) {
+  if (c.readPercent) return mixText(*c.readPercent);
+  if (c.profile == "randrw") return "unrecorded";
+  try {
+    return mixText(profileByName(c.profile).readPercent);
+  } catch (const std::invalid_argument&) {
+    return {};  // a profile this build does not know: nothing to compare
+  }
+}
+
 // "O_DIRECT for path targets; ..." -> "1", "buffered" -> "0", else "".
 std::string directOf(const CompareReport& r) {
   const std::string d = configValue(r, "direct");
@@ -56,14 +91,27 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   std::string out;
   differs(out, "block", bytes(old.blockSize), bytes(c.blockSize));
   differs(out, "iodepth", num(old.iodepth), num(c.iodepth));
+  differs(out, "effective iodepth", num(old.effectiveIodepth), num(c.effectiveIodepth));
   differs(out, "numjobs", num(old.numjobs), num(c.numjobs));
+  // Another mix is another test: 70/30 against 80/20 is no regression.
+  if (c.readPercent) differs(out, "mix", mixOf(old), mixOf(c));
+  differs(out, "verify", old.verified ? "on" : "off", c.verified ? "on" : "off");
   // formatBytes rounds: the exact byte counts decide.
   if (old.workingSetBytes > 0 && c.workingSetBytes > 0 && old.workingSetBytes != c.workingSetBytes) {
     out += (out.empty() ? "" : ", ") + std::string("working set ") + formatBytes(old.workingSetBytes) + " -> " +
            formatBytes(c.workingSetBytes);
   }
   differs(out, "runtime", runLength(before), runLength(report));
+  differs(out, "ramp", rampOf(before), rampOf(report));
   differs(out, "direct", directOf(before), directOf(report));
+  const CompareTarget* tOld = before.target(old.target);
+  const CompareTarget* tNow = report.target(c.target);
+  if (tOld != nullptr && tNow != nullptr) {
+    differs(out, "engine", tOld->engine, tNow->engine);
+    if (!embeddedServer(before) || !embeddedServer(report)) {
+      differs(out, "target", tOld->description, tNow->description);
+    }
+  }
   // Reads: the server's page cache each started with (unrecorded before
   // compare managed it). Writes: whether the figure counts the commit.
   if (c.direction == IoDirection::Read && !c.serverCache.empty()) {

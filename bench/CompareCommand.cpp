@@ -98,6 +98,13 @@ std::string probe(const TargetSpec& t) {
   }
 }
 
+double parseServerMem(const std::string& text) {
+  const std::uint64_t bytes = parseSize(text, "--server-mem");
+  if (bytes == 0)
+    throw std::invalid_argument("--server-mem '" + text + "': must be more than 0 (e.g. 256g)");
+  return static_cast<double>(bytes);
+}
+
 void writeFile(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -134,6 +141,9 @@ int runCompareCommand(int argc, char** argv) {
       "disk-target", po::value(&diskTarget), "target whose figures are the server's disk (default: 'local')");
   wa.runtime = 2;
   addWorkloadOptions(opts, wa);
+  // Before the embedded server starts: a Ctrl-C must unwind through its stop.
+  InterruptHandlers handlers;
+  CreatedFiles created;
   try {
     po::variables_map vm;
     storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");
@@ -143,13 +153,17 @@ int runCompareCommand(int argc, char** argv) {
     }
     if (!(threshold > 0) || threshold >= 100) throw std::invalid_argument("--threshold must be in (0, 100) percent");
     // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
-    if (!resultsPath.empty() && vm["json"].defaulted() && vm["html"].defaulted()) {
-      jsonPath.clear();
-      htmlPath.clear();
+    if (!resultsPath.empty()) {
+      if (vm["json"].defaulted()) jsonPath.clear();
+      if (vm["html"].defaulted()) htmlPath.clear();
     }
     // Everything that can fail without running is checked before the runs.
     checkOutputPath(jsonPath, "--json");
     checkOutputPath(htmlPath, "--html");
+    if (jsonPath == "-" && htmlPath == "-") {
+      throw std::invalid_argument(
+          "--json - and --html - both want stdout: give one of them a file");
+    }
     std::optional<CompareReport> before;
     if (!baselinePath.empty()) before = compareFromJson(parseJsonFile(baselinePath));
 
@@ -211,7 +225,8 @@ int runCompareCommand(int argc, char** argv) {
         throw std::invalid_argument("--disk-target " + diskTarget + ": no target has that name");
       }
       const ServerMemory mem = serverMemoryOf(
-          specs, serverMem.empty() ? std::nullopt : std::optional<double>(static_cast<double>(parseSize(serverMem))),
+          specs,
+          serverMem.empty() ? std::nullopt : std::optional<double>(parseServerMem(serverMem)),
           localMemoryBytes());
       report.serverMemoryBytes = mem.bytes;
       report.serverMemorySource = mem.source;
@@ -277,7 +292,8 @@ int runCompareCommand(int argc, char** argv) {
       };
       if (progress) std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(), specs.size());
 
-      anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan, progress);
+      anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan, progress,
+                                    runFileBenchmark, &created);
       computeFlags(report);
 
       // The closing note the issue asks for: our client against the anchor.
@@ -314,18 +330,35 @@ int runCompareCommand(int argc, char** argv) {
     }
 
     if (before) applyBaseline(report, *before, baselinePath, threshold);
-    std::fputs(formatCompareText(report).c_str(), stdout);
-    if (!jsonPath.empty()) {
+    // "-" is stdout (checkOutputPath accepts it), as for `file`: the JSON or
+    // HTML instead of the text, which would make either unparseable.
+    const bool toStdout = jsonPath == "-" || htmlPath == "-";
+    if (!toStdout) std::fputs(formatCompareText(report).c_str(), stdout);
+    if (jsonPath == "-") {
+      std::fputs(compareToJson(report).c_str(), stdout);
+    } else if (!jsonPath.empty()) {
       writeFile(jsonPath, compareToJson(report));
       std::printf("\n JSON: %s\n", jsonPath.c_str());
     }
-    if (!htmlPath.empty()) {
+    if (htmlPath == "-") {
+      std::fputs(renderHtmlReport(report).c_str(), stdout);
+    } else if (!htmlPath.empty()) {
       writeFile(htmlPath, renderHtmlReport(report));
-      std::printf(" HTML: %s\n", htmlPath.c_str());
+      if (!toStdout) std::printf(" HTML: %s\n", htmlPath.c_str());
     }
     if (anyFailure) return 1;
     if (failOnRegression && report.regressions() > 0) return 3;
     return 0;
+  } catch (const Interrupted& e) {
+    // The embedded server (stopped, its directory removed) unwound before this.
+    const std::size_t n = created.count();
+    const std::string left = created.removeAll();
+    std::fprintf(stderr, "nfsrdma-bench compare: interrupted by %s%s\n",
+                 signalName(e.signal()).c_str(),
+                 !left.empty() ? ("; could not remove the file sets it laid out: " + left).c_str()
+                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
+                         : "");
+    return 128 + e.signal();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.what());
     return 1;

@@ -133,6 +133,8 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.blockSize = r.blockSize;
     c.iodepth = r.iodepth;
     c.numjobs = r.numjobs;
+    c.effectiveIodepth = r.effectiveIodepth;
+    c.readPercent = p.readPercent;  // the profile as run: --rwmixread applied
     c.workingSetBytes = static_cast<double>(r.options.workingSetBytes());
     c.verified = r.verified;
     c.verifyMismatches = r.verify.mismatches;
@@ -146,9 +148,10 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
   return out;
 }
 
-bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targets, const std::vector<bool>& usable,
-                      const std::vector<FileProfile>& profiles, const FileOptions& options,
-                      const ServerCachePlan& plan, bool progress, const CellRunner& run) {
+bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targets,
+                      const std::vector<bool>& usable, const std::vector<FileProfile>& profiles,
+                      const FileOptions& options, const ServerCachePlan& plan, bool progress,
+                      const CellRunner& run, CreatedFiles* created) {
   bool anyFailure = false;
   const ServerCache planned = plan.prep == CachePrep::Drop   ? ServerCache::Dropped
                               : plan.prep == CachePrep::Warm ? ServerCache::Warm
@@ -161,6 +164,7 @@ bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targ
       rs.progress = progress;
       rs.label = s.name + " " + p.name;
       rs.cache = plan.prep;
+      rs.created = created;
       // Unmanaged: the matrix leaves the cache alone whatever --drop-server-cache says (the plan said why).
       FileOptions o = options;
       if (plan.prep == CachePrep::FromOptions) o.dropServerCache = false;
@@ -177,6 +181,8 @@ bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targ
           std::fprintf(stderr, "  %-10s %-14s %s\n", s.name.c_str(), p.name.c_str(),
                        r.ok() ? "done" : ("FAILED: " + r.firstError).c_str());
         }
+      } catch (const Interrupted&) {
+        throw;  // not a failed cell: the user stopped the whole matrix
       } catch (const std::exception& e) {
         RunResult failed;
         failed.target = s.name;

@@ -69,8 +69,11 @@ using CellRunner =
 // Runs profiles x usable targets, profile by profile, every cell prepared as
 // the plan says; appends the cells (and notes on cells whose cache did not
 // reach the planned state) to the report. True when a cell failed.
-bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targets, const std::vector<bool>& usable,
-                      const std::vector<FileProfile>& profiles, const FileOptions& options,
-                      const ServerCachePlan& plan, bool progress, const CellRunner& run = runFileBenchmark);
+// An interrupt (Interrupted) ends the matrix; created collects the files
+// the cells laid out, for the command to remove then.
+bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targets,
+                      const std::vector<bool>& usable, const std::vector<FileProfile>& profiles,
+                      const FileOptions& options, const ServerCachePlan& plan, bool progress,
+                      const CellRunner& run = runFileBenchmark, CreatedFiles* created = nullptr);
 
 }  // namespace nfsrdma::bench

@@ -41,6 +41,18 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
 
 }  // namespace
 
+std::string rowName(const CompareReport& report, const std::string& profile) {
+  // randrw:N says its mix already.
+  if (profile.find(':') != std::string::npos) return profile;
+  for (const auto& c : report.cells) {
+    if (c.profile != profile || !c.readPercent || *c.readPercent == 0 || *c.readPercent >= 100)
+      continue;
+    return profile + "(" + std::to_string(*c.readPercent) + "/" +
+           std::to_string(100 - *c.readPercent) + ")";
+  }
+  return profile;
+}
+
 double CompareCell::lat(const std::string& key) const {
   for (const auto& [k, v] : latUs) {
     if (k == key) return v;
@@ -204,7 +216,7 @@ std::string formatCompareText(const CompareReport& r) {
   std::vector<std::string> footnotes;
   std::vector<std::vector<std::string>> lines;
   for (const auto& [profile, dir] : r.rows) {
-    std::vector<std::string> row = {profile, directionName(dir)};
+    std::vector<std::string> row = {rowName(r, profile), directionName(dir)};
     for (const auto& t : r.targets) {
       const CompareCell* c = r.cell(profile, dir, t.name);
       if (!t.available) {
@@ -271,15 +283,17 @@ std::string formatCompareText(const CompareReport& r) {
     for (const auto& c : r.cells) {
       if (!c.regression) continue;
       ++n;
-      out += fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n", c.profile.c_str(),
-                 directionName(c.direction), c.target.c_str(), c.mibPerSecond, c.iops, c.baselineMibPerSecond.value_or(0),
-                 c.baselineIops.value_or(0), c.changePercent);
+      out +=
+          fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
+              rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(),
+              c.mibPerSecond, c.iops, c.baselineMibPerSecond.value_or(0),
+              c.baselineIops.value_or(0), c.changePercent);
     }
     if (n == 0) out += " no regressions\n";
     for (const auto& c : r.cells) {
       if (c.baselineConfigChange.empty()) continue;
-      out += " not compared, config changed: " + c.profile + " " + directionName(c.direction) + " " + c.target + ": " +
-             c.baselineConfigChange + "\n";
+      out += " not compared, config changed: " + rowName(r, c.profile) + " " +
+             directionName(c.direction) + " " + c.target + ": " + c.baselineConfigChange + "\n";
     }
   }
   std::string unsupported;
@@ -338,6 +352,8 @@ std::string compareToJson(const CompareReport& r) {
     w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds).field("commit_s", c.commitSeconds);
     w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
     w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
+    if (c.effectiveIodepth) w.field("effective_iodepth", std::uint64_t{c.effectiveIodepth});
+    if (c.readPercent) w.field("read_percent", std::uint64_t{*c.readPercent});
     w.beginObject("lat_us");
     for (const auto& [k, v] : c.latUs) w.field(k, v);
     w.endObject();
@@ -441,6 +457,10 @@ CompareReport compareFromJson(const JsonValue& doc) {
     cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
     cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
     cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
+    cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
+    if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
+      cell.readPercent = static_cast<unsigned>(rp->number);
+    }
     cell.workingSetBytes = c.num("working_set_bytes");
     // "clat_us": the key's name in files written before it was renamed.
     const JsonValue* cl = c.find("lat_us");

@@ -53,7 +53,13 @@ struct CompareCell {
       latUs;  // min, mean, max, p50 ... p99.99 in microseconds
   std::uint32_t blockSize = 0;
   std::uint32_t iodepth = 0;
+  // Requests on the wire per job when the server granted fewer session
+  // slots than iodepth needs; 0: not recorded (as iodepth).
+  std::uint32_t effectiveIodepth = 0;
   std::uint32_t numjobs = 0;
+  // Percent of the cell's requests that read (randrw's --rwmixread); nullopt
+  // in reports written before it was recorded.
+  std::optional<unsigned> readPercent;
   double workingSetBytes = 0;
   bool verified = false;
   std::uint64_t verifyMismatches = 0;
@@ -116,6 +122,8 @@ void computeFlags(CompareReport& report);
 std::string formatCompareText(const CompareReport& report);
 
 // Pieces the text and the HTML report share, so both say the same:
+// a row's name, with the mix of a mixed profile: "randrw(70/30)";
+std::string rowName(const CompareReport& report, const std::string& profile);
 // what a cell that did not run shows ("error", "n/a", "-");
 std::string notRunText(const CompareCell* c);
 // the mark of a cell whose read-back found other data than written;
@@ -142,9 +150,12 @@ CompareReport compareFromJson(const JsonValue& doc);
 
 // Marks each cell's change against the same cell of `before` and flags
 // drops beyond the threshold (percent of MiB/s). Only cells measured under
-// the same conditions are compared: block size, iodepth, numjobs and
-// working set of the cell, runtime (or io bytes) and direct of the run;
-// otherwise the cell says what changed (baselineConfigChange) instead.
+// the same conditions are compared: block size, iodepth (asked for and
+// effective), numjobs, read/write mix, verify and working set of the cell,
+// runtime (or io bytes), ramp and direct of the run, and the target (its
+// engine and transport; its description unless the server was the
+// embedded one, whose port and directory change every run); otherwise the
+// cell says what changed (baselineConfigChange) instead.
 void applyBaseline(CompareReport& report, const CompareReport& before, const std::string& path,
                    double thresholdPercent);
 

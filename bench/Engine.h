@@ -32,6 +32,14 @@ struct TargetSpec {
   EngineKind engine = EngineKind::Path;
   std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
   ClientOptions nfs;     // parsed location of nfs and libnfs targets
+  // nfs: the URL asked for a session slot count (qd=); else a run asks for
+  // at least its iodepth, so that slots do not cap the requests in flight.
+  bool queueDepthGiven = false;
+  // A directory on this host holding the target's files (a path target's
+  // location, the embedded server's export directory), or empty: what the
+  // free-space check measures, and where an interrupted run removes the
+  // files it laid out without going through a server that may be gone.
+  std::string localDir;
   bool direct = true;    // path: O_DIRECT
   // path: the directory is on an NFS mount (statfs f_type NFS_SUPER_MAGIC),
   // e.g. a kernel client's /mnt/nfs; its server is elsewhere, not this host.
@@ -66,6 +74,16 @@ class Engine {
   virtual void commit() = 0;
   // Makes written data durable (COMMIT, fsync) and closes the files.
   virtual void finish() = 0;
+  // The requests of blockSize bytes this engine keeps on the wire at once
+  // when a job asks for iodepth: fewer when the server granted the session
+  // fewer slots than they need (the rest wait in the client's queue, and
+  // their latency includes that wait).
+  virtual std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t /*blockSize*/) const {
+    return iodepth;
+  }
+  // Removes the files (names relative to the target; missing ones are fine).
+  // Throws std::runtime_error naming the file and cause.
+  virtual void remove(const std::vector<std::string>& files);
 };
 
 // A fresh engine (and connection) for one job. Throws when the target cannot

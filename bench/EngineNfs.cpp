@@ -18,6 +18,7 @@
 
 #include "bench/Engine.h"
 #include "client/Client.h"
+#include "client/nfs4/Nfs4Status.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -197,7 +198,11 @@ class NfsEngine final : public Engine {
       for (std::uint32_t i = 0; i < d.slots(); ++i) submit(i);
     }
     std::unique_lock lock(mu);
-    if (cv.wait_until(lock, d.hardStop(), [&] { return active == 0; })) return;
+    // In slices: an interrupt moves the hard stop closer (JobDriver::hardStop).
+    while (BenchClock::now() < d.hardStop()) {
+      if (cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return active == 0; })) return;
+    }
+    if (active == 0) return;
     // The client's own call timeouts fire long before this; the last guard.
     // Callbacks still reference this frame, so fail them by closing the
     // connection and wait for them before returning.
@@ -213,6 +218,31 @@ class NfsEngine final : public Engine {
 
   void commit() override {
     for (auto& f : files_) client_->fsync(f);  // COMMIT
+  }
+
+  std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize) const override {
+    const std::uint64_t maxIo = std::max<std::size_t>(client_->maxIoSize(), 1);
+    const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;  // each takes a slot
+    const std::uint64_t slots = client_->maxInFlight();
+    std::uint64_t onWire = std::max<std::uint64_t>(slots / pieces, 1);
+    if (readsPerCompound_ > 1 && pieces == 1) {
+      // Grouped READs share a slot (run(): the same group size).
+      const std::uint64_t per =
+          std::min<std::uint64_t>({readsPerCompound_, std::max<std::uint64_t>(1, iodepth / 4),
+                                   client_->maxReadsPerCompound(blockSize)});
+      onWire = slots * per;
+    }
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(iodepth, onWire));
+  }
+
+  void remove(const std::vector<std::string>& files) override {
+    for (const auto& name : files) {
+      try {
+        client_->unlink(name);
+      } catch (const NfsException& e) {
+        if (e.code() != nfs4::statusError(nfs4::kErrNoEnt)) throw;
+      }
+    }
   }
 
   void finish() override {

@@ -127,11 +127,23 @@ class PathEngine final : public Engine {
   }
 
   void finish() override {
+    // Every fd closed here exactly once, also after a failed fsync: one the
+    // destructor closed again could by then be another job's file.
+    std::string firstError;
     for (int fd : fds_) {
-      if (::fsync(fd) != 0) throw std::runtime_error("fsync: " + errnoText(errno));
+      if (::fsync(fd) != 0 && firstError.empty()) firstError = "fsync: " + errnoText(errno);
       ::close(fd);
     }
     fds_.clear();
+    if (!firstError.empty()) throw std::runtime_error(firstError);
+  }
+
+  void remove(const std::vector<std::string>& files) override {
+    for (const auto& name : files) {
+      const std::string p = (dir_ / name).string();
+      if (::unlink(p.c_str()) != 0 && errno != ENOENT)
+        throw std::runtime_error("unlink " + p + ": " + errnoText(errno));
+    }
   }
 
  private:

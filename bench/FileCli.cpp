@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,18 +43,32 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
 
 FileOptions toFileOptions(const WorkloadArgs& a) {
   FileOptions o;
-  o.sizeBytes = parseSize(a.size);
+  o.sizeBytes = parseSize(a.size, "--size");
+  if (o.sizeBytes == 0)
+    throw std::invalid_argument("--size '" + a.size + "': must be more than 0 bytes per job");
   if (!(a.runtime > 0) || a.runtime > 86400) throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
   if (!(a.ramp >= 0) || a.ramp > 3600) throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
   o.runtime = std::chrono::milliseconds(std::llround(a.runtime * 1000));
   o.ramp = std::chrono::milliseconds(std::llround(a.ramp * 1000));
-  if (!a.ioBytes.empty()) o.ioBytes = parseSize(a.ioBytes);
+  if (!a.ioBytes.empty()) {
+    o.ioBytes = parseSize(a.ioBytes, "--io-bytes");
+    // 0 is how FileOptions says time-based: a given 0 must not turn into a 2 s run.
+    if (o.ioBytes == 0) {
+      throw std::invalid_argument(
+          "--io-bytes '" + a.ioBytes +
+          "': must be at least one block per job; leave it out for a time-based run (--runtime)");
+    }
+  }
   o.iodepth = a.iodepth;
   o.numjobs = a.numjobs;
   if (a.direct != 0 && a.direct != 1) throw std::invalid_argument("--direct must be 0 or 1");
   o.direct = a.direct != 0;
   o.nrfiles = a.nrfiles;
-  o.seed = a.seed;
+  if (a.seed < 0) {
+    throw std::invalid_argument("--seed " + std::to_string(a.seed) + ": must be 0.." +
+                                std::to_string(std::numeric_limits<std::int64_t>::max()));
+  }
+  o.seed = static_cast<std::uint64_t>(a.seed);
   if (a.rwmixread >= 0) {
     if (a.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
     o.rwmixread = static_cast<unsigned>(a.rwmixread);

@@ -18,7 +18,8 @@ struct WorkloadArgs {
   double ramp = 0.3;
   int direct = 1;
   std::uint32_t nrfiles = 1;
-  std::uint64_t seed = 1;
+  // Signed: boost reads "-1" into an unsigned type as 2^64-1 without a word.
+  std::int64_t seed = 1;
   int rwmixread = -1;
   bool verify = false;
   bool dropServerCache = false;

@@ -33,6 +33,9 @@ int runFileCommand(int argc, char** argv) {
       "with the embedded server: nfs, libnfs, or path (the export's directory)")(
       "json", po::value(&jsonPath), "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, wa);
+  // Before the embedded server starts: a Ctrl-C must unwind through its stop.
+  InterruptHandlers handlers;
+  CreatedFiles created;
   try {
     if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
     checkOutputPath(jsonPath, "--json");
@@ -71,6 +74,7 @@ int runFileCommand(int argc, char** argv) {
     RunSettings rs;
     rs.progress = progressWanted();
     rs.label = t.name + " " + profile.name;
+    rs.created = &created;
     const RunResult r = runFileBenchmark(t, profile, options, rs);
     if (!r.unsupported.empty()) {
       std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", profile.name.c_str(), t.name.c_str(), r.unsupported.c_str());
@@ -99,6 +103,16 @@ int runFileCommand(int argc, char** argv) {
       return 1;
     }
     return 0;
+  } catch (const Interrupted& e) {
+    // The embedded server (stopped, its directory removed) unwound before this.
+    const std::size_t n = created.count();
+    const std::string left = created.removeAll();
+    std::fprintf(stderr, "nfsrdma-bench file: interrupted by %s%s\n",
+                 signalName(e.signal()).c_str(),
+                 !left.empty() ? ("; could not remove the file set it laid out: " + left).c_str()
+                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
+                         : "");
+    return 128 + e.signal();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nfsrdma-bench file: %s\n", e.what());
     return 1;

@@ -41,11 +41,19 @@ TargetSpec EmbeddedServer::localTarget() const {
   return TargetSpec::parse("local", "path:" + exportDir_.string());
 }
 
+// The export is a directory here: its free space is checked before a layout,
+// and an interrupted run removes its files without the server.
 TargetSpec EmbeddedServer::nfsTarget(const std::string& proto) const {
-  return TargetSpec::parse("nfs-" + proto, "nfs:" + url() + "?proto=" + proto);
+  TargetSpec t = TargetSpec::parse("nfs-" + proto, "nfs:" + url() + "?proto=" + proto);
+  t.localDir = exportDir_.string();
+  return t;
 }
 
-TargetSpec EmbeddedServer::libnfsTarget() const { return TargetSpec::parse("libnfs", "libnfs:" + url()); }
+TargetSpec EmbeddedServer::libnfsTarget() const {
+  TargetSpec t = TargetSpec::parse("libnfs", "libnfs:" + url());
+  t.localDir = exportDir_.string();
+  return t;
+}
 
 std::string EmbeddedServer::description() const {
   return "nfs-ganesha on " + server_->address() + ":" + std::to_string(server_->port()) + " (started for this run), exporting " +

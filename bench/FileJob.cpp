@@ -1,5 +1,7 @@
 #include "bench/FileJob.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,6 +14,12 @@ namespace {
 constexpr auto kMaxIoBytesRun = std::chrono::hours(1);
 // How long stragglers may take after the job stops issuing.
 constexpr auto kGrace = std::chrono::seconds(60);
+// After Ctrl-C the user waits: requests in flight get less (the client's own
+// call timeouts end most waits well before).
+constexpr auto kInterruptGrace = std::chrono::seconds(10);
+
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler stores into it");
+std::atomic<int> gInterrupt{0};
 
 // Layout writes: the largest power of two up to 1 MiB that divides the file.
 std::uint32_t layoutBlock(std::uint64_t fileBytes) {
@@ -22,6 +30,54 @@ std::uint32_t layoutBlock(std::uint64_t fileBytes) {
 
 }  // namespace
 
+int interruptSignal() {
+  return gInterrupt.load(std::memory_order_relaxed);
+}
+void requestInterrupt(int signal) {
+  gInterrupt.store(signal, std::memory_order_relaxed);
+}
+void clearInterrupt() {
+  gInterrupt.store(0, std::memory_order_relaxed);
+}
+
+StartGate::StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout)
+    : waiting_(jobs), timeout_(timeout) {}
+
+bool StartGate::arriveAndWait() {
+  std::unique_lock lock(mu_);
+  if (failed_) return false;
+  if (waiting_ > 0 && --waiting_ == 0) {
+    cv_.notify_all();
+    return true;
+  }
+  const auto deadline = BenchClock::now() + timeout_;
+  // In slices: a signal handler cannot notify a condition variable.
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(100),
+                       [&] { return failed_ || waiting_ == 0; })) {
+    if (interruptSignal() != 0) {
+      failed_ = true;
+      cv_.notify_all();
+      return false;
+    }
+    if (BenchClock::now() >= deadline) {
+      failed_ = true;
+      cv_.notify_all();
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", std::chrono::duration<double>(timeout_).count());
+      throw std::runtime_error(std::to_string(waiting_) +
+                               " job(s) not ready (connected and opened) within " + secs +
+                               " s of the first");
+    }
+  }
+  return !failed_;
+}
+
+void StartGate::fail() {
+  std::lock_guard lock(mu_);
+  failed_ = true;
+  cv_.notify_all();
+}
+
 JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
     : spec_(std::move(spec)),
       progress_(progress),
@@ -30,7 +86,8 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
       totalBlocks_(blocksPerFile_ * spec_.files.size()),
       readPercent_(spec_.layout ? 0 : readPercentOf(spec_.profile, spec_.options)),
       patternWrites_(spec_.layout || spec_.options.verify),
-      rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1) {
+      rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1),
+      ioLimit_(spec_.layout ? 0 : ioBytesPerJob(spec_.options, block_)) {
   if (block_ == 0 || block_ % kVerifyUnit != 0 || blocksPerFile_ == 0 || spec_.files.empty()) {
     throw std::invalid_argument("job " + std::to_string(spec_.job) + ": no whole " + std::to_string(block_) +
                                 "-byte block in " + std::to_string(spec_.fileBytes) + "-byte files");
@@ -86,6 +143,12 @@ std::uint64_t JobDriver::nextRandom() {
   return rng_ * 0x2545F4914F6CDD1DULL;
 }
 
+BenchClock::time_point JobDriver::hardStop() const {
+  std::lock_guard lock(mu_);
+  if (!interruptedAt_ && interruptSignal() != 0) interruptedAt_ = BenchClock::now();
+  return interruptedAt_ ? std::min(hardStop_, *interruptedAt_ + kInterruptGrace) : hardStop_;
+}
+
 bool JobDriver::stopped() const {
   std::lock_guard lock(mu_);
   return stop_;
@@ -97,6 +160,11 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
     std::lock_guard lock(mu_);
     if (stop_) return false;
     const auto now = BenchClock::now();
+    if (interruptSignal() != 0) {
+      interruptedAt_ = now;
+      stop_ = true;
+      return false;
+    }
     if (now >= deadline_) {
       stop_ = true;
       return false;
@@ -111,7 +179,8 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
     } else {
       req.measured = now >= rampEnd_;
       if (req.measured && spec_.options.ioBytes > 0) {
-        if (issuedMeasuredBytes_ >= spec_.options.ioBytes) {
+        // Whole blocks only (as fio): 10m of 4m blocks is 8 MiB, not 12.
+        if (issuedMeasuredBytes_ + block_ > ioLimit_) {
           stop_ = true;
           return false;
         }

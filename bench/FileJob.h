@@ -7,17 +7,19 @@
 // the layout, else a buffer filled once whose unit headers are restamped:
 // see fillWriteBuffer), checks read data when verifying, records
 // latency (submission to completion) into per-direction histograms once the ramp is over,
-// and says when to stop (runtime elapsed, io bytes issued, or the first
-// error). Calls may come from two threads (our client completes on its I/O
+// and says when to stop (runtime elapsed, io bytes issued, the first error,
+// or an interrupt). Calls may come from two threads (our client completes on its I/O
 // thread while the job thread submits), so the state is under one mutex;
 // progress counters are atomics for the live line.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -71,6 +73,35 @@ struct JobResult {
   std::vector<bool> writtenBlocks;
 };
 
+// The signal (SIGINT, SIGTERM) that asked the run to stop, else 0: every
+// job stops issuing at its next request and the run's cleanup follows
+// (InterruptHandlers in FileRun.h installs the handlers that set it).
+int interruptSignal();
+// What the handlers do (async-signal-safe); tests call them directly.
+void requestInterrupt(int signal);
+void clearInterrupt();
+
+// Where the jobs of a run wait after their setup (connect, open, buffers),
+// so that their clocks start together instead of one setup after another:
+// staggered windows would each see fewer competitors than numjobs.
+// A job whose setup failed calls fail(), which releases the others.
+class StartGate {
+ public:
+  StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout);
+  // True once every job arrived; false when a job failed or an interrupt
+  // came. Throws std::runtime_error (and fails the gate) when the others
+  // are not there within the timeout.
+  bool arriveAndWait();
+  void fail();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::uint32_t waiting_;
+  bool failed_ = false;
+  std::chrono::milliseconds timeout_;
+};
+
 struct JobSpec {
   FileProfile profile;
   FileOptions options;
@@ -102,8 +133,9 @@ class JobDriver {
   bool next(std::uint32_t slot, IoRequest& req);
   // A completion: error empty on success, bytes transferred otherwise.
   void complete(const IoRequest& req, std::size_t bytes, const std::string& error);
-  // When a job must give up waiting for stragglers (runtime plus a grace).
-  BenchClock::time_point hardStop() const { return hardStop_; }
+  // When a job must give up waiting for stragglers: runtime plus a grace,
+  // or a shorter grace after an interrupt. Engines ask again while they wait.
+  BenchClock::time_point hardStop() const;
   bool stopped() const;
 
   JobResult result() const;
@@ -128,9 +160,12 @@ class JobDriver {
   std::uint64_t rng_;
   std::uint64_t cursor_ = 0;
   std::uint64_t issuedMeasuredBytes_ = 0;
+  std::uint64_t ioLimit_ = 0;  // --io-bytes in whole blocks; 0: time-based
   std::uint64_t issuedLayoutBlocks_ = 0;
   bool stop_ = false;
   BenchClock::time_point start_, rampEnd_, deadline_, hardStop_, lastCompletion_;
+  mutable std::optional<BenchClock::time_point>
+      interruptedAt_;  // first seen by next() or hardStop()
   JobResult result_;
 };
 

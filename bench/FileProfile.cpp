@@ -1,8 +1,10 @@
 #include "bench/FileProfile.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 namespace nfsrdma::bench {
@@ -50,15 +52,36 @@ FileProfile profileByName(std::string_view name) {
   throw std::invalid_argument("unknown profile '" + std::string(name) + "' (known: " + known + ")");
 }
 
-std::uint64_t parseSize(std::string_view text) {
-  std::string t(text);
+std::uint64_t parseSize(std::string_view text, std::string_view option) {
+  const std::string t(text);
+  const auto fail = [&](const std::string& why) {
+    return std::invalid_argument(
+        std::string(option) + " '" + t + "': " + why +
+        "; expected a number with an optional unit k, m, g or t (binary multiples), "
+        "e.g. 4096, 64m, 1.5g");
+  };
+  // Digits with at most one '.', and a digit on each side of it: "." and
+  // "1.2.3m" are no sizes (stod read the first and a prefix of the second).
   std::size_t i = 0;
-  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
-  if (i == 0) throw std::invalid_argument("size '" + t + "': expected a number with an optional k/m/g/t suffix");
-  const double num = std::stod(t.substr(0, i));
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  const std::size_t whole = i;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    const std::size_t frac = i;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+    if (whole == 0 || i == frac) throw fail("not a number");
+  }
+  if (i == 0) throw fail(t.empty() ? "empty" : "not a number");
+  double num = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + i, num);
+  if (ec != std::errc() || end != t.data() + i) throw fail("not a number");
+  std::size_t u = i;
+  while (u < t.size() && t[u] == ' ') ++u;
   std::string unit;
-  for (std::size_t j = i; j < t.size(); ++j) {
-    if (t[j] != ' ') unit += static_cast<char>(std::tolower(static_cast<unsigned char>(t[j])));
+  for (; u < t.size(); ++u) {
+    if (!std::isalpha(static_cast<unsigned char>(t[u])))
+      throw fail("unexpected '" + t.substr(u) + "'");
+    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(t[u])));
   }
   double mult = 1;
   if (unit.empty() || unit == "b") {
@@ -72,10 +95,10 @@ std::uint64_t parseSize(std::string_view text) {
   } else if (unit == "t" || unit == "tb" || unit == "tib") {
     mult = 1099511627776.0;
   } else {
-    throw std::invalid_argument("size '" + t + "': unknown unit '" + unit + "' (k, m, g, t; binary multiples)");
+    throw fail("unknown unit '" + unit + "'");
   }
   const double bytes = num * mult;
-  if (!(bytes >= 0) || bytes > 1e18) throw std::invalid_argument("size '" + t + "' out of range");
+  if (!(bytes >= 0) || bytes > 1e18) throw fail("out of range");
   return static_cast<std::uint64_t>(std::llround(bytes));
 }
 
@@ -113,10 +136,25 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
   if (o.nrfiles == 0 || o.nrfiles > 1024) throw std::invalid_argument("--nrfiles must be 1..1024");
   const std::uint32_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
   if (depth == 0 || depth > 1024) throw std::invalid_argument("--iodepth must be 1..1024");
+  if (o.sizeBytes == 0) throw std::invalid_argument("--size must be more than 0 bytes per job");
+  // Divided, not multiplied: size x numjobs overflows 64 bits near the parser's 1e18 limit.
+  if (o.sizeBytes > kMaxWorkingSetBytes / o.numjobs) {
+    throw std::invalid_argument(
+        "--size " + formatBytes(static_cast<double>(o.sizeBytes)) + " x " +
+        std::to_string(o.numjobs) + (o.numjobs == 1 ? " job = " : " jobs = ") +
+        formatBytes(static_cast<double>(o.sizeBytes) * static_cast<double>(o.numjobs)) +
+        " to lay out, above the " + formatBytes(static_cast<double>(kMaxWorkingSetBytes)) +
+        " a file set may have (a typo? the layout writes every byte of it)");
+  }
   if (fileBytes(o, p.blockSize) < p.blockSize) {
     throw std::invalid_argument("--size " + formatBytes(static_cast<double>(o.sizeBytes)) + " over " +
                                 std::to_string(o.nrfiles) + " file(s) leaves less than one " +
                                 formatBytes(p.blockSize) + " block per file for " + p.name);
+  }
+  if (o.ioBytes > 0 && o.ioBytes < p.blockSize) {
+    throw std::invalid_argument("--io-bytes " + formatBytes(static_cast<double>(o.ioBytes)) +
+                                " is less than one " + formatBytes(p.blockSize) + " block of " +
+                                p.name + " (it is rounded down to whole blocks per job)");
   }
   if (o.ioBytes == 0 && (o.runtime.count() <= 0 || o.runtime > std::chrono::hours(24))) {
     throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
@@ -125,6 +163,43 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
     throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
   }
   if (o.rwmixread && *o.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
+  validateBufferMemory(o, p, memAvailableBytes());
+}
+
+std::uint64_t bufferBytes(const FileOptions& o, const FileProfile& p) {
+  const std::uint64_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
+  const FileProfile run = profileAsRun(p, o);
+  const std::uint64_t sets = run.mixed() && !o.verify ? 2 : 1;
+  return std::uint64_t{o.numjobs} * depth * p.blockSize * sets;
+}
+
+void validateBufferMemory(const FileOptions& o, const FileProfile& p,
+                          std::optional<std::uint64_t> memAvailable) {
+  if (!memAvailable) return;
+  const std::uint64_t need = bufferBytes(o, p);
+  if (need <= *memAvailable / 4 * 3) return;
+  const std::uint64_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
+  throw std::invalid_argument(
+      "--iodepth " + std::to_string(depth) + " x " + formatBytes(p.blockSize) + " blocks (" +
+      p.name + ") x --numjobs " + std::to_string(o.numjobs) + " needs " +
+      formatBytes(static_cast<double>(need)) + " of I/O buffers, more than 3/4 of this host's " +
+      formatBytes(static_cast<double>(*memAvailable)) +
+      " MemAvailable: lower --iodepth or --numjobs");
+}
+
+std::optional<std::uint64_t> memAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kib = 0;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    std::getline(in, unit);  // the rest of the line: " kB", or nothing (HugePages_Total)
+  }
+  return std::nullopt;
+}
+
+std::uint64_t ioBytesPerJob(const FileOptions& o, std::uint32_t blockSize) {
+  return blockSize ? o.ioBytes / blockSize * blockSize : 0;
 }
 
 unsigned readPercentOf(const FileProfile& p, const FileOptions& o) {

@@ -3,7 +3,7 @@
 // read/write mix as the iSCSI-vs-NFS comparisons use), the options that
 // shape a run (fio's vocabulary: size, runtime or io bytes, iodepth, numjobs,
 // ramp, direct, nrfiles, seed) and the helpers that parse them. Pure data:
-// nothing here does I/O.
+// nothing here does I/O but validateOptions' read of /proc/meminfo.
 #pragma once
 
 #include <chrono>
@@ -55,11 +55,18 @@ struct FileOptions {
   std::optional<unsigned> rwmixread;           // the mix of randrw (FileProfile::takesRwmixread)
 
   // Bytes of the whole file set (every job's files): the working set.
+  // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.
   std::uint64_t workingSetBytes() const { return sizeBytes * numjobs; }
 };
 
-// "64m", "1g", "4096", "10GiB" -> bytes (binary multiples). Throws std::invalid_argument.
-std::uint64_t parseSize(std::string_view text);
+// The largest file set (--size x --numjobs) laid out: above it a typo, not a
+// benchmark, is the likely cause, and the layout writes every byte.
+inline constexpr std::uint64_t kMaxWorkingSetBytes = 16ULL << 40;
+
+// "64m", "1g", "4096", "10GiB", "1.5 GiB" -> bytes (binary multiples). The
+// whole text must be one number and an optional unit. Throws
+// std::invalid_argument naming option ("--io-bytes") and the expected form.
+std::uint64_t parseSize(std::string_view text, std::string_view option = "size");
 // "512 MiB", "12.5 GiB", "4 KiB"
 std::string formatBytes(double bytes);
 // Bytes of each of a job's files for these options and block size: the
@@ -68,8 +75,21 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize);
 // Name of file f of job j of a file set with this seed and per-file size.
 // Every profile and target with the same seed and size shares the set.
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file);
-// Checks the options against the profile; throws std::invalid_argument naming the option.
+// Checks the options against the profile, the buffer memory against this
+// host's MemAvailable included; throws std::invalid_argument naming the option.
 void validateOptions(const FileOptions& o, const FileProfile& p);
+// Bytes of I/O buffers the jobs allocate: numjobs x iodepth x block size,
+// twice that for a mix without --verify (its writes keep their own buffers).
+std::uint64_t bufferBytes(const FileOptions& o, const FileProfile& p);
+// Refuses buffers above 3/4 of memAvailable (the page cache, the client and
+// a server on this host need the rest); nullopt: unknown, not checked.
+void validateBufferMemory(const FileOptions& o, const FileProfile& p,
+                          std::optional<std::uint64_t> memAvailable);
+// MemAvailable of /proc/meminfo in bytes; nullopt when unreadable.
+std::optional<std::uint64_t> memAvailableBytes();
+// The bytes a job of this profile issues with --io-bytes: the amount
+// rounded down to whole blocks, as fio does; 0 for a time-based run.
+std::uint64_t ioBytesPerJob(const FileOptions& o, std::uint32_t blockSize);
 // Percent of a job's requests that read: --rwmixread for randrw, else the profile's.
 unsigned readPercentOf(const FileProfile& p, const FileOptions& o);
 // The profile as it runs: randrw with --rwmixread's mix, so that every

@@ -130,9 +130,14 @@ std::uint64_t bytesPerSecond(const RunResult& r, const DirectionResult& x) {
 
 std::string formatRunText(const RunResult& r) {
   std::string out;
-  out += line("%s: (profile=%s, bs=%uB, iodepth=%u, numjobs=%u%s) target %s\n", r.target.c_str(), r.profile.c_str(),
-              r.blockSize, r.iodepth, r.numjobs,
-              r.readPercent > 0 && r.readPercent < 100 ? (", rwmixread=" + std::to_string(r.readPercent)).c_str() : "",
+  const std::string effective = r.effectiveIodepth > 0 && r.effectiveIodepth < r.iodepth
+                                    ? " (effective " + std::to_string(r.effectiveIodepth) + ")"
+                                    : std::string();
+  out += line("%s: (profile=%s, bs=%uB, iodepth=%u%s, numjobs=%u%s) target %s\n", r.target.c_str(),
+              r.profile.c_str(), r.blockSize, r.iodepth, effective.c_str(), r.numjobs,
+              r.readPercent > 0 && r.readPercent < 100
+                  ? (", rwmixread=" + std::to_string(r.readPercent)).c_str()
+                  : "",
               r.targetDescription.c_str());
   const double msec = r.seconds * 1e3;
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
@@ -179,6 +184,7 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.beginObject(key);
   w.field("target", r.target).field("target_description", r.targetDescription).field("profile", r.profile);
   w.field("block_bytes", std::uint64_t{r.blockSize}).field("iodepth", std::uint64_t{r.iodepth});
+  w.field("effective_iodepth", std::uint64_t{r.effectiveIodepth ? r.effectiveIodepth : r.iodepth});
   w.field("numjobs", std::uint64_t{r.numjobs}).field("rwmixread", std::uint64_t{r.readPercent});
   w.beginObject("options");
   w.field("size_bytes_per_job", r.options.sizeBytes).field("nrfiles", std::uint64_t{r.options.nrfiles});
@@ -190,6 +196,9 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.field("drop_server_cache", r.options.dropServerCache);
   w.field("working_set_bytes", r.options.workingSetBytes());
   w.endObject();
+  // What the cache was, not what was asked for (options.drop_server_cache): a drop can fail.
+  w.field("server_cache", r.serverCacheDetail.empty() ? std::string(serverCacheName(r.serverCache))
+                                                      : r.serverCacheDetail);
   w.field("run_s", r.seconds).field("commit_s", r.commitSeconds);
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     const DirectionResult& x = r.dir[static_cast<int>(d)];

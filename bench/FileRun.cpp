@@ -1,5 +1,7 @@
 #include "bench/FileRun.h"
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,9 +9,11 @@
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -54,6 +58,142 @@ std::string unsupportedReason(const TargetSpec& target, const FileProfile& profi
 
 namespace {
 
+extern "C" void onInterruptSignal(int signal) {
+  requestInterrupt(signal);
+}
+
+}  // namespace
+
+Interrupted::Interrupted(int signal)
+    : std::runtime_error("interrupted by " + signalName(signal)), signal_(signal) {}
+
+std::string signalName(int signal) {
+  if (signal == SIGINT) return "SIGINT";
+  if (signal == SIGTERM) return "SIGTERM";
+  return "signal " + std::to_string(signal);
+}
+
+InterruptHandlers::InterruptHandlers() {
+  clearInterrupt();
+  struct sigaction sa {};
+  sa.sa_handler = onInterruptSignal;
+  ::sigemptyset(&sa.sa_mask);
+  // SA_RESTART: the signal must not fail an unrelated read or connect with EINTR.
+  sa.sa_flags = static_cast<int>(SA_RESTART | SA_RESETHAND);
+  ::sigaction(SIGINT, &sa, &oldInt_);
+  ::sigaction(SIGTERM, &sa, &oldTerm_);
+}
+
+InterruptHandlers::~InterruptHandlers() {
+  ::sigaction(SIGINT, &oldInt_, nullptr);
+  ::sigaction(SIGTERM, &oldTerm_, nullptr);
+  clearInterrupt();
+}
+
+void CreatedFiles::add(const TargetSpec& target, const std::vector<std::string>& files) {
+  std::lock_guard lock(mu_);
+  entries_.emplace_back(target, files);
+}
+
+std::size_t CreatedFiles::count() const {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (const auto& e : entries_) n += e.second.size();
+  return n;
+}
+
+std::string CreatedFiles::removeAll() {
+  std::lock_guard lock(mu_);
+  std::string failed;
+  for (const auto& [given, files] : entries_) {
+    try {
+      if (!given.localDir.empty()) {
+        for (const auto& f : files) {
+          std::error_code ec;
+          std::filesystem::remove(std::filesystem::path(given.localDir) / f, ec);
+          if (ec)
+            throw std::runtime_error("remove " + given.localDir + "/" + f + ": " + ec.message());
+        }
+        continue;
+      }
+      TargetSpec t = given;
+      if (t.engine == EngineKind::Libnfs) t.engine = EngineKind::Nfs;  // as the layout wrote them
+      // The user is waiting: a server that does not answer is given up on soon.
+      t.nfs.timeout = std::chrono::seconds(5);
+      t.nfs.busyTimeout = std::chrono::milliseconds(0);
+      makeEngine(t)->remove(files);
+    } catch (const std::exception& e) {
+      if (failed.empty()) failed = e.what();
+    }
+  }
+  entries_.clear();
+  return failed;
+}
+
+std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o) {
+  const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
+  std::uint64_t need = 0;
+  for (std::uint32_t j = 0; j < o.numjobs; ++j) {
+    for (std::uint32_t f = 0; f < o.nrfiles; ++f) {
+      struct stat st {};
+      const std::string p = (std::filesystem::path(dir) / benchFileName(o, j, f)).string();
+      const std::uint64_t have =
+          ::stat(p.c_str(), &st) == 0
+              ? std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), bytes)
+              : 0;
+      need += bytes - have;
+    }
+  }
+  return need;
+}
+
+void checkFreeSpace(const FileOptions& o, const std::string& dir, std::uint64_t toWrite,
+                    std::uint64_t freeBytes, std::uint64_t fileSystemBytes) {
+  // A full disk fails the other users of it too, not only this run.
+  const std::uint64_t margin = std::max<std::uint64_t>(64ULL << 20, fileSystemBytes / 100);
+  if (toWrite == 0 || (toWrite <= freeBytes && freeBytes - toWrite >= margin)) return;
+  const auto fb = [](std::uint64_t b) { return formatBytes(static_cast<double>(b)); };
+  throw std::invalid_argument("--size " + fb(o.sizeBytes) + " x " + std::to_string(o.numjobs) +
+                              (o.numjobs == 1 ? " job" : " jobs") + " in " +
+                              std::to_string(o.nrfiles) + (o.nrfiles == 1 ? " file" : " files") +
+                              " each = " + fb(o.workingSetBytes()) + " file set (" + fb(toWrite) +
+                              " still to write) exceeds the free space of " + dir + " (" +
+                              fb(freeBytes) + " free, " + fb(margin) + " kept spare)");
+}
+
+void checkLayoutSpace(const TargetSpec& target, const FileOptions& o) {
+  if (target.localDir.empty()) return;
+  struct statvfs st {};
+  // Unknown free space: the layout's own error names the problem if there is one.
+  if (::statvfs(target.localDir.c_str(), &st) != 0) return;
+  checkFreeSpace(o, target.localDir, bytesToLayOut(target.localDir, o),
+                 static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize,
+                 static_cast<std::uint64_t>(st.f_blocks) * st.f_frsize);
+}
+
+TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize) {
+  if (target.engine != EngineKind::Nfs || target.queueDepthGiven) return target;
+  const std::uint64_t maxIo = std::max<std::uint32_t>(target.nfs.maxIoSize, 1);
+  const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;
+  const std::uint64_t want =
+      std::min<std::uint64_t>(std::uint64_t{iodepth} * pieces, 1024);  // qd='s range
+  target.nfs.queueDepth =
+      std::max<std::uint32_t>(target.nfs.queueDepth, static_cast<std::uint32_t>(want));
+  return target;
+}
+
+namespace {
+
+// A job's engine after an interrupt: closed as far as it goes, then the run ends.
+[[noreturn]] void stopInterrupted(Engine& engine, int signal) {
+  try {
+    engine.finish();
+  } catch (const std::exception&) {
+    // The run is abandoned either way; the interrupt is what the command reports.
+  }
+  throw Interrupted(signal);
+}
+
 std::vector<std::string> jobFiles(const FileOptions& o, std::uint32_t job) {
   std::vector<std::string> files;
   for (std::uint32_t f = 0; f < o.nrfiles; ++f) files.push_back(benchFileName(o, job, f));
@@ -82,11 +222,14 @@ void onJobThreads(std::uint32_t numjobs, Body body) {
 
 // Creates each job's files with the verify pattern unless they already hold
 // the full size (names carry seed and size, so an existing full file is ours).
-void ensureLayout(const TargetSpec& given, const FileOptions& o) {
+// Records the files it writes in created; true when it wrote any.
+bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
   const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
   // libnfs cannot write (see unsupportedReason): our client lays its files out on the same server.
   TargetSpec target = given;
   if (target.engine == EngineKind::Libnfs) target.engine = EngineKind::Nfs;
+  checkLayoutSpace(target, o);
+  std::atomic<bool> wrote{false};
   onJobThreads(o.numjobs, [&](std::uint32_t j) {
     auto engine = makeEngine(target);
     const auto files = jobFiles(o, j);
@@ -94,6 +237,9 @@ void ensureLayout(const TargetSpec& given, const FileOptions& o) {
     bool complete = true;
     for (auto s : sizes) complete = complete && s == bytes;
     if (!complete) {
+      wrote = true;
+      // Before writing: an interrupt in the middle must find them.
+      if (created != nullptr) created->add(target, files);
       JobSpec spec;
       spec.profile = profileByName("128k-write");
       spec.options = o;
@@ -105,11 +251,13 @@ void ensureLayout(const TargetSpec& given, const FileOptions& o) {
       spec.fileIdBase = j * o.nrfiles;
       JobDriver d(spec, nullptr);
       engine->run(d);
+      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
       const JobResult r = d.result();
       if (r.errors) throw std::runtime_error("laying out " + files.front() + ": " + r.firstError);
     }
     engine->finish();
   });
+  return wrote;
 }
 
 // Reads each job's whole files once, sequentially, on numjobs threads: the
@@ -139,6 +287,7 @@ std::vector<VerifyStats> readWholeFileSet(
     engine->open(spec.files, false);
     JobDriver d(spec, nullptr);
     engine->run(d);
+    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
     const JobResult r = d.result();
     if (r.errors) throw std::runtime_error(what + ": " + r.firstError);
     stats[j] = r.verify;
@@ -147,8 +296,10 @@ std::vector<VerifyStats> readWholeFileSet(
   return stats;
 }
 
-// Drops the page cache of the target's server when it is this host; notes what happened.
-ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& notes) {
+// Drops the page cache of the target's server when it is this host; notes
+// what happened, and in detail what the cache now is ("drop failed: ..." unless dropped).
+ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& notes,
+                            std::string& detail) {
   if (target.engine == EngineKind::Path && target.onNfs) {
     // The server of an NFS mount is elsewhere: only this host's cache (the NFS client's) can go.
     const auto why = dropLocalPageCache();
@@ -156,18 +307,24 @@ ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& 
                                       " is on NFS: dropped this host's page cache (the NFS client's), not the "
                                       "server's (drop it on the server)"
                                 : "--drop-server-cache: " + target.location + " is on NFS; " + why);
+    detail =
+        "drop failed: " + target.location + " is on NFS and its server is not this host" +
+        (why.empty() ? " (this host's page cache, the NFS client's, was dropped)" : "; " + why);
     return ServerCache::Unmanaged;
   }
   if (!target.serverIsLocal()) {
     notes.push_back("--drop-server-cache: server " + target.nfs.host +
                     " is not on this host; caches not dropped (run the bench on the server or drop them there)");
+    detail = "drop failed: server " + target.nfs.host + " is not on this host";
     return ServerCache::Unmanaged;
   }
   if (auto why = dropLocalPageCache(); !why.empty()) {
     notes.push_back("--drop-server-cache: " + why);
+    detail = "drop failed: " + why;
     return ServerCache::Unmanaged;
   }
   notes.push_back("server page cache dropped before the read phase");
+  detail = "dropped";
   return ServerCache::Dropped;
 }
 
@@ -245,15 +402,18 @@ class ProgressLine {
 
 }  // namespace
 
-RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile, const FileOptions& options,
-                           const RunSettings& settings) {
+RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
+                           const FileOptions& options, const RunSettings& settings) {
   validateOptions(options, profile);
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
   RunResult result;
+  result.iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
+  result.effectiveIodepth = result.iodepth;
+  const TargetSpec target = withQueueDepthFor(given, result.iodepth, profile.blockSize);
   result.target = target.name;
   result.targetDescription = target.describe();
   result.profile = profile.name;
   result.blockSize = profile.blockSize;
-  result.iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
   result.numjobs = options.numjobs;
   result.readPercent = readPercentOf(profile, options);
   result.options = options;
@@ -266,18 +426,38 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
   } else {
     result.notes.push_back("numjobs " + std::to_string(options.numjobs) + ": one thread per job, each with its own io_uring");
   }
+  if (options.ioBytes > 0 && ioBytesPerJob(options, profile.blockSize) != options.ioBytes) {
+    result.notes.push_back(
+        "--io-bytes " + formatBytes(static_cast<double>(options.ioBytes)) + " rounded down to " +
+        formatBytes(static_cast<double>(ioBytesPerJob(options, profile.blockSize))) +
+        " per job: whole " + formatBytes(profile.blockSize) + " blocks");
+  }
 
   result.unsupported = unsupportedReason(target, profile);
   if (!result.unsupported.empty()) return result;
-  ensureLayout(target, options);
+  const bool laidOut = ensureLayout(target, options, settings.created);
   if (profile.reads()) {
     const bool drop = settings.cache == CachePrep::Drop || (settings.cache == CachePrep::FromOptions && options.dropServerCache);
     if (drop) {
-      result.serverCache = dropServerCache(target, result.notes);
+      result.serverCache = dropServerCache(target, result.notes, result.serverCacheDetail);
     } else if (settings.cache == CachePrep::Warm) {
       result.serverCache = warmServerCache(target, options, result.notes);
+      result.serverCacheDetail = serverCacheName(result.serverCache);
+    } else {
+      // Not a neutral state: the layout has just put (part of) the set where reads will find it.
+      const std::string where = target.overNfs() ? "through the server and may be in its page cache"
+                                                 : "and may be in this host's page cache";
+      result.serverCacheDetail =
+          laidOut ? "unmanaged: the file set was just written " + where
+                  : "unmanaged: as earlier runs left it; the file set may be in the " +
+                        std::string(target.overNfs() ? "server's" : "host's") + " page cache";
+      result.notes.push_back("server cache " + result.serverCacheDetail +
+                             " (--drop-server-cache drops it when the server is this host)");
     }
+  } else {
+    result.serverCacheDetail = "n/a: no reads";
   }
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
 
   // A --verify write run stamps its own generation into what it writes, so
   // that its read-back can tell a lost write from the data already there.
@@ -290,31 +470,49 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
   std::vector<JobResult> jobs(options.numjobs);
   std::vector<double> commit(options.numjobs, 0);
   const std::uint64_t bytes = fileBytes(options, profile.blockSize);
+  // Long enough for connects (30 s) and OPENs held by a grace period (the client retries them 120
+  // s).
+  StartGate gate(options.numjobs, std::chrono::seconds(180));
+  std::mutex effectiveMu;
   {
     const double total = std::chrono::duration<double>(options.ramp + options.runtime).count();
     ProgressLine line(settings, progress, options.ioBytes ? 0 : total);
     onJobThreads(options.numjobs, [&](std::uint32_t j) {
-      auto engine = makeEngine(target);
-      JobSpec spec;
-      spec.profile = profile;
-      spec.options = options;
-      spec.job = j;
-      spec.iodepth = result.iodepth;
-      spec.files = jobFiles(options, j);
-      spec.fileBytes = bytes;
-      spec.fileIdBase = j * options.nrfiles;
-      spec.generation = generation;
-      engine->open(spec.files, false);
-      JobDriver d(spec, &progress);
+      std::unique_ptr<Engine> engine;
+      std::unique_ptr<JobDriver> d;
       try {
-        engine->run(d);
+        engine = makeEngine(target);
+        JobSpec spec;
+        spec.profile = profile;
+        spec.options = options;
+        spec.job = j;
+        spec.iodepth = result.iodepth;
+        spec.files = jobFiles(options, j);
+        spec.fileBytes = bytes;
+        spec.fileIdBase = j * options.nrfiles;
+        spec.generation = generation;
+        engine->open(spec.files, false);
+        d = std::make_unique<JobDriver>(spec, &progress);
+        const std::uint32_t e = engine->effectiveIodepth(result.iodepth, profile.blockSize);
+        std::lock_guard lock(effectiveMu);
+        result.effectiveIodepth = std::min(result.effectiveIodepth, e);
+      } catch (...) {
+        gate.fail();
+        throw;
+      }
+      // Every clock starts together: one job's window must not start while
+      // others still connect.
+      if (!gate.arriveAndWait()) return;
+      try {
+        engine->run(*d);
       } catch (const std::exception& e) {
-        jobs[j] = d.result();
+        jobs[j] = d->result();
         ++jobs[j].errors;
         if (jobs[j].firstError.empty()) jobs[j].firstError = e.what();
         return;
       }
-      jobs[j] = d.result();
+      jobs[j] = d->result();
+      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
       if (profile.writes()) {
         // The end of the write phase: until the data is durable (UNSTABLE writes need their COMMIT).
         const auto c0 = BenchClock::now();
@@ -323,6 +521,18 @@ RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
       }
       engine->finish();
     });
+  }
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  if (result.effectiveIodepth < result.iodepth) {
+    // As fio would show it: the figures are for this depth, not the one asked for.
+    const std::string note =
+        target.name + ": the server granted fewer session slots than --iodepth " +
+        std::to_string(result.iodepth) + " needs: at most " +
+        std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
+        " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
+        "); the rest wait in the client's queue and their latency includes the wait";
+    std::fprintf(stderr, "nfsrdma-bench: note: %s\n", note.c_str());
+    result.notes.push_back(note);
   }
   for (std::uint32_t j = 0; j < options.numjobs; ++j) {
     const JobResult& r = jobs[j];

@@ -7,8 +7,13 @@
 // with --verify reads everything written back and checks it.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/Engine.h"
@@ -38,6 +43,9 @@ struct RunResult {
   std::string profile;
   std::uint32_t blockSize = 0;
   std::uint32_t iodepth = 0;
+  // Requests a job could keep on the wire: iodepth, or fewer when the
+  // server granted fewer session slots (the lowest of the jobs).
+  std::uint32_t effectiveIodepth = 0;
   std::uint32_t numjobs = 0;
   unsigned readPercent = 100;
   FileOptions options;
@@ -46,6 +54,10 @@ struct RunResult {
   double commitSeconds = 0;     // COMMIT/fsync after the writes, not in the window (longest job's)
   double durableSeconds = 0;    // writes: longest job's window plus its COMMIT/fsync (fio's end_fsync)
   ServerCache serverCache = ServerCache::Unmanaged;  // before the read phase
+  // What is known of that cache, in words: "dropped", "warm", "drop failed:
+  // <why>", "unmanaged: the file set was just written through the server
+  // and may be in its page cache", "n/a: no reads".
+  std::string serverCacheDetail;
   VerifyStats verify;           // inline read checks plus the read-back of writes
   bool verified = false;        // --verify was on
   std::uint64_t errors = 0;
@@ -60,14 +72,78 @@ struct RunResult {
   bool has(IoDirection d) const { return dir[static_cast<int>(d)].ops > 0; }
 };
 
+// Thrown by runFileBenchmark when SIGINT or SIGTERM stopped it (see
+// InterruptHandlers): the command cleans up and exits 128 + signal.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int signal);
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
+// Installs SIGINT and SIGTERM handlers for its lifetime: the first signal
+// sets interruptSignal() (jobs stop at their next request, the command's
+// cleanup runs); a second one gets the default action, for a user who will
+// not wait. Restores the previous handlers and clears the flag at the end.
+class InterruptHandlers {
+ public:
+  InterruptHandlers();
+  ~InterruptHandlers();
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+
+ private:
+  struct sigaction oldInt_ {};
+  struct sigaction oldTerm_ {};
+};
+// "SIGINT", "SIGTERM", else "signal N".
+std::string signalName(int signal);
+
+// The files the runs of a command laid out (created or completed), so that
+// an interrupted command removes them instead of leaving a partial file set.
+class CreatedFiles {
+ public:
+  void add(const TargetSpec& target, const std::vector<std::string>& files);
+  // Best effort: a target with a localDir directly, else through its engine
+  // with a short timeout. Returns what could not be removed, or empty.
+  std::string removeAll();
+  std::size_t count() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<TargetSpec, std::vector<std::string>>> entries_;
+};
+
 struct RunSettings {
   bool progress = false;  // live line on stderr (callers pass isatty)
   std::string label;      // progress prefix, e.g. "nfs-tcp 4k-randread"
   CachePrep cache = CachePrep::FromOptions;  // before a read phase
+  CreatedFiles* created = nullptr;           // where the layout records what it wrote
 };
 
+// Before a layout: the bytes still to write into dir for the options (files
+// that already hold their full size need nothing).
+std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o);
+// Throws std::invalid_argument when toWrite, plus a margin (64 MiB or 1% of
+// the file system, the larger), exceeds freeBytes of dir:
+// "--size 1 TiB x 1 job in 1 file = 1 TiB to lay out exceeds the free space of /dir (70 GiB free)".
+void checkFreeSpace(const FileOptions& o, const std::string& dir, std::uint64_t toWrite,
+                    std::uint64_t freeBytes, std::uint64_t fileSystemBytes);
+// bytesToLayOut and checkFreeSpace for a target with a localDir (statvfs);
+// nothing for others (a remote server's space is unknown to the client;
+// validateOptions' kMaxWorkingSetBytes still caps the set).
+void checkLayoutSpace(const TargetSpec& target, const FileOptions& o);
+
+// The session slots to ask for: at least what iodepth requests of blockSize
+// need (a request above the client's max I/O size takes one per piece),
+// unless the URL set qd=. Other engines: the target unchanged.
+TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize);
+
 // Runs the cell. Errors of the target (cannot connect, no RDMA transport)
-// throw; I/O errors during the run are counted in the result.
+// throw; I/O errors during the run are counted in the result; an interrupt
+// throws Interrupted (the files laid out are in settings.created).
 RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile, const FileOptions& options,
                            const RunSettings& settings = {});
 

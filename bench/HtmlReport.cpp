@@ -108,7 +108,7 @@ std::string renderHtmlReport(const CompareReport& r) {
   for (const auto& q : r.ratios) h += "<th>" + htmlEscape(q.name()) + "</th>";
   h += "</tr></thead>\n<tbody>\n";
   for (const auto& [profile, dir] : r.rows) {
-    h += "<tr><td>" + htmlEscape(profile) + "</td><td>" + directionName(dir) + "</td>";
+    h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td>";
     for (const auto& t : r.targets) {
       if (!t.available) {
         h += "<td class=\"na\">" + htmlEscape(t.name + ": " + t.unavailable) + "</td>";
@@ -197,19 +197,23 @@ std::string renderHtmlReport(const CompareReport& r) {
     std::string changed;
     for (const auto& c : r.cells) {
       if (c.baselineConfigChange.empty()) continue;
-      changed += "<li>" + htmlEscape(c.profile + " " + directionName(c.direction) + " " + c.target + ": " +
-                                     c.baselineConfigChange) + "</li>\n";
+      changed += "<li>" +
+                 htmlEscape(rowName(r, c.profile) + " " + directionName(c.direction) + " " +
+                            c.target + ": " + c.baselineConfigChange) +
+                 "</li>\n";
     }
     if (!changed.empty()) h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
   }
 
   h += "<h2>Charts (MiB/s)</h2>\n";
   for (const auto& [profile, dir] : r.rows) {
-    h += "<section class=\"row\"><h3>" + htmlEscape(profile) + " " + directionName(dir) + "</h3>\n" +
-         barChart(r, profile, dir) + "</section>\n";
+    h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " +
+         directionName(dir) + "</h3>\n" + barChart(r, profile, dir) + "</section>\n";
   }
 
-  h += "<h2>Completion latency (usec)</h2>\n<table id=\"latency\">\n<thead><tr><th>test</th><th>dir</th><th>target</th>"
+  // Submission to completion, fio's lat (its slat + clat): not clat alone.
+  h += "<h2>Latency (lat), usec</h2>\n<table "
+       "id=\"latency\">\n<thead><tr><th>test</th><th>dir</th><th>target</th>"
        "<th>mean</th>";
   for (double p : kPercentiles) h += "<th>" + percentileName(p) + "</th>";
   h += "<th>max</th></tr></thead>\n<tbody>\n";
@@ -217,7 +221,8 @@ std::string renderHtmlReport(const CompareReport& r) {
     for (const auto& t : r.targets) {
       const CompareCell* c = r.cell(profile, dir, t.name);
       if (c == nullptr || !c->ran) continue;
-      h += "<tr><td>" + htmlEscape(profile) + "</td><td>" + directionName(dir) + "</td><td>" + htmlEscape(t.name) + "</td>";
+      h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) +
+           "</td><td>" + htmlEscape(t.name) + "</td>";
       h += fmt("<td class=\"num\">%.1f</td>", c->lat("mean"));
       for (double p : kPercentiles)
         h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));

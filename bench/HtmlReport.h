@@ -5,7 +5,7 @@
 // (failed cells, verify mismatches) and bounds reached as the text lists
 // them (CompareMatrix.h's shared pieces), one SVG bar chart per row
 // (MiB/s per target, bars of flagged figures hatched in the legend colour),
-// the completion-latency percentiles per cell, and the notes.
+// the latency percentiles per cell (submission to completion, fio's lat), and the notes.
 #pragma once
 
 #include <string>

@@ -273,6 +273,66 @@ TEST(FileCommand, TextFollowsFioConventions) {
   EXPECT_EQ(out.find("\r"), std::string::npos);  // no progress line when not a terminal
 }
 
+// --iodepth above the default 32 slots: the session asks for them, and what
+// the server granted is in the JSON (and said, when fewer); the server's
+// cache after the layout is named, not left out.
+TEST(FileCommand, DeepIodepthGetsItsSlotsOrSaysSo) {
+  NFSRDMA_NEED_GANESHA();
+  const auto json = std::filesystem::temp_directory_path() /
+                    ("nfsrdma-deep-" + std::to_string(::getpid()) + ".json");
+  const auto [rc, out] =
+      runTool("file --target nfs:" + url() + " --profile 4k-randread --iodepth 128 --runtime 0.3 " +
+              "--ramp 0 --size 8m --seed 9128 --json " + json.string());
+  ASSERT_EQ(rc, 0) << out;
+  const JsonValue doc = parseJsonFile(json.string());
+  std::filesystem::remove(json);
+  const JsonValue* r = doc.find("result");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->num("iodepth"), 128);
+  const double effective = r->num("effective_iodepth");
+  EXPECT_GT(effective, 32) << "the session kept its default 32 slots";
+  EXPECT_LE(effective, 128);
+  if (effective < 128) {
+    EXPECT_NE(out.find("nfsrdma-bench: note: nfs-tcp: the server granted fewer session slots than "
+                       "--iodepth 128"),
+              std::string::npos)
+        << out;
+  }
+  EXPECT_EQ(
+      r->str("server_cache"),
+      "unmanaged: the file set was just written through the server and may be in its page cache");
+  FileOptions o;
+  o.sizeBytes = 8ULL << 20;
+  o.seed = 9128;
+  std::error_code ec;
+  std::filesystem::remove(GaneshaEnvironment::get().exportDir() / benchFileName(o, 0, 0), ec);
+}
+
+// Ctrl-C during a run on the embedded server: the run stops, the server
+// stops, and neither its export directory nor the file set stays behind.
+TEST(FileCommand, InterruptCleansUpTheEmbeddedServer) {
+  const auto work =
+      std::filesystem::temp_directory_path() / ("nfsrdma-intr-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(work);
+  const std::string cmd =
+      std::string("(") + NFSRDMA_BENCH_BIN +
+      " file --profile 4k-randwrite --size 16m --runtime 30 --ramp 0 --work-dir " + work.string() +
+      " 2>&1 & p=$!; sleep 4; kill -INT $p; wait $p; echo \"rc=$?\")";
+  std::string out;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::array<char, 4096> buf{};
+  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
+    out.append(buf.data(), n);
+  ::pclose(f);
+  if (out.find("cannot start the embedded nfs-ganesha") != std::string::npos) GTEST_SKIP() << out;
+  EXPECT_NE(out.find("nfsrdma-bench file: interrupted by SIGINT"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=130"), std::string::npos) << out;
+  EXPECT_TRUE(std::filesystem::is_empty(work)) << "left behind in " << work;
+  std::error_code ec;
+  std::filesystem::remove_all(work, ec);
+}
+
 TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
   NFSRDMA_NEED_GANESHA();
   const auto dir = std::filesystem::temp_directory_path() / ("nfsrdma-compare-" + std::to_string(::getpid()));

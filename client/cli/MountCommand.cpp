@@ -78,7 +78,7 @@ Parsed parse(int argc, char** argv, const char* what) {
   po::options_description opts(std::string("nfsrdma-client ") + what + " options");
   opts.add_options()("help,h", "show this help")(
       "proto", po::value(&p.request.proto)->default_value("rdma"),
-      "rdma, tcp, or both (two mounts, <mountpoint>-rdma and -tcp)")(
+      "rdma, tcp, or both (NFSv3 only: two mounts, <mountpoint>-rdma and -tcp)")(
       "port", po::value(&port), "server port (rdma default 20049)")(
       "vers", po::value(&p.request.vers)->default_value("4.2"), "NFS version")(
       "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize),

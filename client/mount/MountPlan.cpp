@@ -244,6 +244,35 @@ void checkRequest(const MountRequest& r) {
   for (const auto& o : r.extraOptions) checkExtraOption(o);
 }
 
+// The value of key= in a mount option list ("" when absent).
+std::string optionValue(std::string_view options, std::string_view key) {
+  for (std::size_t at = 0; at <= options.size();) {
+    const auto comma = std::min(options.find(',', at), options.size());
+    const std::string_view item = options.substr(at, comma - at);
+    if (item.size() > key.size() && item.substr(0, key.size()) == key && item[key.size()] == '=') {
+      return std::string(item.substr(key.size() + 1));
+    }
+    at = comma + 1;
+  }
+  return "";
+}
+
+// Why a new NFSv4 mount over 'proto' would land on an existing mount's client (see planMount),
+// if it would: same server, NFSv4 on both sides, the same minor version ("4" negotiates the
+// highest, so it may meet any), and another transport.
+std::optional<std::string> trunkingClash(const ExistingMount& e, const std::string& proto,
+                                         const std::string& vers) {
+  if (vers == "3" || e.type != "nfs4") return std::nullopt;
+  const std::string theirs = optionValue(e.options, "vers");
+  const std::string theirProto = optionValue(e.options, "proto");
+  if (theirProto.empty() || theirProto == proto) return std::nullopt;
+  if (!theirs.empty() && vers != "4" && theirs != "4" && theirs != vers) return std::nullopt;
+  return "'" + e.source + "' is already mounted on " + e.mountPoint + " with proto=" + theirProto +
+         (theirs.empty() ? "" : ",vers=" + theirs) + ": the kernel would give this proto=" + proto +
+         " mount that mount's NFSv4 client and transport (trunking matches the client ID, "
+         "not the transport); unmount it first, or mount with another NFSv4 minor version";
+}
+
 std::vector<std::string> protosOf(const MountRequest& r) {
   if (r.proto == "both") return {"rdma", "tcp"};
   return {r.proto};
@@ -285,33 +314,42 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
         "mount them one at a time");
   }
 
+  const bool nfs4 = r.vers != "3";
+  // NFSv4 trunking detection: a new mount's EXCHANGE_ID gets the client ID the server already
+  // gave this host, and nfs4_match_client() then hands the mount the existing nfs_client,
+  // comparing minor versions and client IDs but not transports. A proto=tcp mount next to a
+  // proto=rdma one of the same server and minor version runs over RDMA (the VM testbed's
+  // mount-both test shows /proc/mounts saying proto=rdma for it).
+  if (nfs4 && r.proto == "both") {
+    throw std::invalid_argument(
+        "--proto both with vers=" + r.vers +
+        ": the kernel gives both mounts of one server the same NFSv4 client (NFSv4 trunking "
+        "matches the client ID, not the transport), so the tcp mount would run over RDMA; "
+        "mount one transport at a time (--proto rdma, measure, umount, then --proto tcp), or "
+        "use --vers 3 for both side by side");
+  }
+
   MountPlan plan;
   const auto existing = nfsMountsOf(facts.mounts, r.server);
   const std::vector<std::string> protos = protosOf(r);
-  const bool nfs4 = r.vers != "3";
   const bool needNoShareCache = protos.size() > 1 || !existing.empty();
+  for (const auto& e : existing) {
+    if (const auto clash = trunkingClash(e, r.proto, r.vers)) plan.problems.push_back(*clash);
+  }
   // nosharecache only separates superblocks: the kernel picks the nfs_client (and with it the
-  // connection) by server address, port, proto and version, and NFSv4 trunking detection
-  // (nfs4_match_client) compares client IDs, not protos.
+  // connection) by server address, port, proto and version.
   if (!existing.empty()) {
-    plan.notes.push_back(
-        "'" + r.server + "' is already mounted (" + existing.front().source + " on " +
-        existing.front().mountPoint +
-        "): adding nosharecache, which gives this mount its own superblock (own "
-        "cache and mount options); the kernel may still share one nfs_client and "
-        "connection with that mount, as it does for the same server address, port, "
-        "proto and version" +
-        (nfs4 ? "; NFSv4 client ID trunking can do so across protos too (check "
-                "proto= in /proc/mounts)"
-              : ""));
+    plan.notes.push_back("'" + r.server + "' is already mounted (" + existing.front().source +
+                         " on " + existing.front().mountPoint +
+                         "): adding nosharecache, which gives this mount its own superblock "
+                         "(own cache and mount options); the kernel may still share one "
+                         "nfs_client and connection with that mount, as it does for the same "
+                         "server address, port, proto and version");
   } else if (protos.size() > 1) {
     plan.notes.push_back(
-        std::string("both transports side by side: nosharecache gives each mount its own "
-                    "superblock (own cache and mount options); different protos get "
-                    "different nfs_clients and connections") +
-        (nfs4 ? ", but NFSv4 client ID trunking can attach the second mount to the first "
-                "one's client (check proto= for each in /proc/mounts)"
-              : ""));
+        "both transports side by side (NFSv3): nosharecache gives each mount its own "
+        "superblock (own cache and mount options); different protos get different "
+        "nfs_clients and connections");
   }
   for (const auto& e : r.extraOptions) {
     if (needNoShareCache && e == "sharecache") {

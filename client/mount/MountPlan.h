@@ -2,8 +2,9 @@
 // `nfsrdma-client mount`. Pure planning (no I/O) so every rule is unit-tested:
 // proto=rdma defaults to port 20049 and vers=4.2; nconnect only where the
 // kernel uses it for the transport; a second mount of a server already mounted
-// gets nosharecache (its own superblock: own cache and mount options), which is
-// also how both transports are mounted side by side. Every input ends up in a
+// gets nosharecache (its own superblock: own cache and mount options); over
+// NFSv4 a second transport at the same minor version is refused, because the
+// kernel would put it on the first mount's client. Every input ends up in a
 // mount(8) command line, an fstab line and YAML, so each is checked or escaped
 // for all three.
 #pragma once

@@ -66,6 +66,9 @@ std::string hostName() {
   return buf;
 }
 
+// One receive buffer per credit stays registered for the connection's life.
+constexpr std::uint32_t kMaxRdmaCredits = 1024;
+
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
   if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
   if (o.proto == "rdma") {
@@ -76,6 +79,9 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
     r.timeout = o.timeout;
     // Every session slot may hold a send buffer while it waits for credits.
     r.sendBuffers = std::max<std::uint32_t>(r.sendBuffers, o.queueDepth + 8);
+    // As many credits as slots are asked for (the server may grant fewer):
+    // a queue deeper than 64 would otherwise wait for credits in the client.
+    r.credits = std::clamp<std::uint32_t>(o.queueDepth, r.credits, kMaxRdmaCredits);
     r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                          : transport::rdma::MemoryRegistration::kPooled;
     return transport::rdma::RdmaTransport::connect(r);

@@ -8,6 +8,7 @@
 // what the benchmarks drive at a queue depth.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -142,7 +143,12 @@ class Client {
   // The most reads preadvAsync takes at once for this block size (1 over RDMA).
   std::size_t maxReadsPerCompound(std::size_t blockSize) const;
 
-  std::uint32_t maxInFlight() const { return session_->fore().maxRequests; }
+  // Calls that can be on the wire at once: the session's slots, and over
+  // RDMA no more than the credits the server granted (svcrdma: 64 unless
+  // its max_requests is raised). More queue in the client.
+  std::uint32_t maxInFlight() const {
+    return std::min(session_->fore().maxRequests, rpc_->transportCallLimit());
+  }
   std::size_t maxIoSize() const { return maxIo_; }
   const ClientOptions& options() const { return options_; }
   // Full server path of a path relative to the export, for messages.

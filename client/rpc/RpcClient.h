@@ -73,6 +73,7 @@ class RpcClient final : public transport::TransportSink {
   bool onIoThread() const { return transport_->onIoThread(); }
   std::string describe() const { return transport_->describe(); }
   std::string transportStats() const { return transport_->statsLine(); }
+  std::uint32_t transportCallLimit() const { return transport_->callLimit(); }
   std::chrono::milliseconds timeout() const { return timeout_; }
   RpcStats stats() const;
 

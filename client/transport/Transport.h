@@ -80,6 +80,9 @@ class Transport {
   // Counters as "name=value" pairs after the transport's name, in the spirit
   // of the kernel's "xprt:" line in /proc/self/mountstats.
   virtual std::string statsLine() const { return "xprt: " + describe(); }
+  // How many calls the transport itself lets be in flight at once (RPC-over-
+  // RDMA: the credits the server granted); none of its own: UINT32_MAX.
+  virtual std::uint32_t callLimit() const { return UINT32_MAX; }
 };
 
 }  // namespace nfsrdma::transport

@@ -645,6 +645,11 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   }
 }
 
+std::uint32_t RdmaTransport::callLimit() const {
+  std::lock_guard lock(mu_);
+  return credits_;
+}
+
 std::string RdmaTransport::statsLine() const {
   const RdmaStats s = stats();
   std::string line = "xprt: rdma " + options_.host + ":" + std::to_string(options_.port) +

@@ -95,6 +95,7 @@ class RdmaTransport final : public Transport {
   std::string describe() const override { return description_; }
   RdmaStats stats() const;
   std::string statsLine() const override;
+  std::uint32_t callLimit() const override;
 
  private:
   struct Registration;   // a registered caller buffer (pooled or per call)

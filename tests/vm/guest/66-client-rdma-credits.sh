@@ -5,7 +5,7 @@
 # With 8 credits and thousands of 4 KiB calls both ways, every call must go
 # out and complete (none starved into a timeout) and the data must round
 # trip byte-exact; --stats shows the credits granted and the backlog used.
-# vm-timeout: 200
+# vm-timeout: 260
 set -eu
 . "$VM_LIB/vm.sh"
 . "$VM_LIB/knfsd.sh"
@@ -32,3 +32,13 @@ done
 cmp -s src.bin "$KNFSD_EXPORT/credits.bin" || vm_fail "the file on the server differs from what was copied"
 cmp -s src.bin back.bin || vm_fail "the file copied back differs"
 echo "credits: 8 credits, 16 MiB in 4 KiB calls both ways through the backlog, byte-exact"
+
+# The other way: a queue deeper than the default 64 credits asks for as
+# many as it has slots, and a server allowing them grants them (svcrdma
+# reads max_requests when it accepts a connection).
+echo 128 >"$knob"
+timeout 150 nfsrdma-client --stats cp "$url$q&qd=128" deep.bin 2>deep.stats || { cat deep.stats; vm_fail "cp with qd=128"; }
+grep '^xprt: rdma' deep.stats
+grep -q ' credits=128 ' deep.stats || vm_fail "qd=128 with max_requests 128: the client did not get 128 credits"
+cmp -s src.bin deep.bin || vm_fail "the file copied back with qd=128 differs"
+echo "credits: qd=128 asks for and gets 128 credits"

@@ -9,6 +9,7 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/LinkOptions.h"
+#include "bench/LinkPlacement.h"
 #include "bench/LinkRdmaBench.h"
 #include "bench/LinkTcpBench.h"
 #include "bench/ReportTable.h"
@@ -48,6 +49,11 @@ std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
 
 int runServer(const LinkOptions& o) {
   LinkServerState state;
+  // Pinned before any serving thread starts, so they all inherit it; 'auto'
+  // follows the -d device (a TCP-only server has none to follow).
+  const std::string placement = applyPlacement(o, o.device.empty() ? -1 : deviceNumaNode(o.device));
+  if (o.cpu >= 0 || !o.numa.empty())
+    std::fprintf(stderr, "nfsrdma-bench link: server %s\n", placement.c_str());
   if (o.tcp) {
     runTcpServer(o, state);
     return 0;

@@ -98,7 +98,14 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   } else {
     throw std::invalid_argument("--test must be write, read or lat, not '" + test + "'");
   }
+  if (vm.count("iters") != 0 && iterations == 0)
+    throw std::invalid_argument("--iters must be at least 1");
   o.iterations = iterations != 0 ? iterations : (o.test == LinkTest::SendLatency ? 1000 : 5000);
+  // Every latency sample is kept (for the percentiles): 8 bytes each.
+  if (o.test == LinkTest::SendLatency && o.iterations > kMaxLatencyIterations) {
+    throw std::invalid_argument("--iters for the latency test must be 1.." +
+                                std::to_string(kMaxLatencyIterations));
+  }
   if (port == 0 || port > 65535) throw std::invalid_argument("--port must be 1..65535");
   o.port = static_cast<std::uint16_t>(port);
   if (!o.server && o.host.empty()) throw std::invalid_argument("give the server's address, or --server");
@@ -126,6 +133,19 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
     throw std::invalid_argument("-b is for the RDMA WRITE test");
   }
   if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");
+  // The ratio would set two directions of RDMA against one of TCP.
+  if (o.both && o.bidirectional)
+    throw std::invalid_argument("--both compares one direction: without -b");
+  if (o.test == LinkTest::SendLatency && o.durationSeconds > 0) {
+    throw std::invalid_argument(
+        "-D is for the bandwidth tests: the latency test runs -n round trips");
+  }
+  if (o.test == LinkTest::SendLatency && o.qps > 1) {
+    throw std::invalid_argument("-q is for the bandwidth tests: the latency test uses one QP");
+  }
+  // As perftest: a sweep runs each size for -n iterations.
+  if (o.sweep && o.durationSeconds > 0)
+    throw std::invalid_argument("-a and -D exclude each other: a sweep uses -n");
   if (o.both && o.test != LinkTest::Write) throw std::invalid_argument("--both compares RDMA WRITE with TCP");
   return o;
 }

@@ -479,18 +479,6 @@ std::string mtuText(const verbs::CmId& id) {
   return bytes > 0 ? std::to_string(bytes) + "[B]" : "?";
 }
 
-int deviceNumaNode(const std::string& device) {
-  try {
-    verbs::DiscoveryOptions d;
-    d.queryVerbs = false;
-    for (const auto& info : verbs::discoverDevices(d)) {
-      if (info.name == device) return info.numaNode;
-    }
-  } catch (const std::exception&) {
-  }
-  return -1;
-}
-
 std::uint32_t newSeed() {
   std::random_device rd;
   return rd();
@@ -760,6 +748,18 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
 }
 
 }  // namespace
+
+int deviceNumaNode(const std::string& device) {
+  try {
+    verbs::DiscoveryOptions d;
+    d.queryVerbs = false;
+    for (const auto& info : verbs::discoverDevices(d)) {
+      if (info.name == device) return info.numaNode;
+    }
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
 
 void runRdmaServer(const LinkOptions& o, LinkServerState& state) {
   verbs::CmEventChannel channel = verbs::CmEventChannel::create();

@@ -39,5 +39,7 @@ LinkRunReport runRdmaClient(const LinkOptions& options, bool lastSession);
 // the TCP listener. Progress lines go to stderr ("listening on ..."), which
 // scripts wait for. Throws on setup errors.
 void runRdmaServer(const LinkOptions& options, LinkServerState& state);
+// The NUMA node sysfs reports for an RDMA device; -1 when unknown.
+int deviceNumaNode(const std::string& device);
 
 }  // namespace nfsrdma::bench

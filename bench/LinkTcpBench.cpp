@@ -15,8 +15,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -212,10 +214,11 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
     }
     // Threads end on count, deadline or their socket timeouts.
     for (auto& t : threads) t.join();
-    const auto done = recvWords<3>(control.get(), "recv(step result)");
-    const auto end = Clock::now();
+    // A stream's own error says more than the missing step result it causes.
     for (const auto& e : errors)
       if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
+    const auto done = recvWords<3>(control.get(), "recv(step result)");
+    const auto end = Clock::now();
     std::uint64_t total = 0;
     for (auto& s : sent) total += s.load();
     if (done[0] != total) {
@@ -248,7 +251,13 @@ Socket acceptWithin(int listenFd, std::chrono::milliseconds timeout, const std::
     pollfd pfd{listenFd, POLLIN, 0};
     if (::poll(&pfd, 1, 200) > 0) {
       Socket s(::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC));
-      if (s.get() >= 0) return s;
+      if (s.get() >= 0) {
+        // As on the client's side: without it Nagle holds a step's small
+        // result until the peer's delayed ACK, about 40 ms per step.
+        const int one = 1;
+        ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        return s;
+      }
     }
   }
   return Socket();
@@ -323,19 +332,30 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
     // The peak is sampled where the bytes arrive: the sender's side would
     // count what its socket buffers swallowed in the first milliseconds.
     std::vector<ProgressSample> samples;
-    std::atomic<bool> running{true};
+    std::mutex samplerMu;
+    std::condition_variable samplerWake;
+    bool running = true;
     const auto start = Clock::now();
+    const auto sample = [&] {
+      std::uint64_t sum = 0;
+      for (auto& r : received) sum += r.load(std::memory_order_relaxed);
+      samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
+    };
     std::thread sampler([&] {
-      while (running.load()) {  // ends when the streams are drained
-        std::uint64_t sum = 0;
-        for (auto& r : received) sum += r.load(std::memory_order_relaxed);
-        samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
-        std::this_thread::sleep_for(10ms);
+      std::unique_lock lock(samplerMu);
+      while (running) {  // ends when the streams are drained; woken at once then
+        sample();
+        samplerWake.wait_for(lock, 10ms, [&] { return !running; });
       }
     });
     for (auto& t : threads) t.join();
-    running = false;
+    {
+      std::lock_guard lock(samplerMu);
+      running = false;
+    }
+    samplerWake.notify_one();
     sampler.join();
+    sample();  // the drained total, at the moment the last stream ended
     for (const auto& e : errors)
       if (!e.empty()) throw std::runtime_error(e);
     std::uint64_t total = 0;

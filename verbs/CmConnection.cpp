@@ -134,6 +134,21 @@ void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
   (void)expectEvent(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route", o);
 }
 
+namespace {
+
+// librdmacm refuses (EINVAL) RDMA READ depths above what the device allows;
+// perftest lowers its outstanding reads to the device's limit the same way.
+void clampReadDepths(ibv_context* verbs, rdma_conn_param& param) {
+  ibv_device_attr attr{};
+  if (verbs == nullptr || ibv_query_device(verbs, &attr) != 0) return;  // librdmacm will say why
+  param.initiator_depth = static_cast<std::uint8_t>(
+      std::min<int>(param.initiator_depth, std::max(attr.max_qp_init_rd_atom, 0)));
+  param.responder_resources = static_cast<std::uint8_t>(
+      std::min<int>(param.responder_resources, std::max(attr.max_qp_rd_atom, 0)));
+}
+
+}  // namespace
+
 std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
                                  std::span<const std::byte> privateData,
                                  const CmClientOptions& o) {
@@ -142,6 +157,7 @@ std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
   param.private_data_len = static_cast<std::uint8_t>(privateData.size());
   param.initiator_depth = o.initiatorDepth;
   param.responder_resources = o.responderResources;
+  clampReadDepths(id.verbs(), param);
   param.retry_count = 7;
   param.rnr_retry_count = 7;  // 7 = retry forever on receiver-not-ready
   id.connect(param);
@@ -166,6 +182,12 @@ bool CmListener::pump(std::chrono::milliseconds timeout) {
   if (!e) return false;
   switch (e->type()) {
     case RDMA_CM_EVENT_CONNECT_REQUEST: {
+      // A new id: whatever the sets hold under its address belonged to an
+      // earlier id that was destroyed since (librdmacm reuses the memory),
+      // and would fail this connection's accept().
+      established_.erase(e->id());
+      disconnected_.erase(e->id());
+      failed_.erase(e->id());
       const auto data = e->privateData();
       requests_.push_back(Request{CmId::adopt(e->id()), {data.begin(), data.end()}});
       break;
@@ -207,17 +229,27 @@ void CmListener::accept(CmId& cmId, std::span<const std::byte> privateData,
   param.private_data_len = static_cast<std::uint8_t>(privateData.size());
   param.responder_resources = responderResources;
   param.initiator_depth = initiatorDepth;
+  clampReadDepths(cmId.verbs(), param);
   param.rnr_retry_count = 7;
   cmId.accept(param);
   rdma_cm_id* id = cmId.get();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto forget = [&] {
+    established_.erase(id);
+    disconnected_.erase(id);
+    failed_.erase(id);
+  };
   while (established_.count(id) == 0) {
     if (failed_.count(id) != 0 || disconnected_.count(id) != 0) {
+      forget();
       throw std::runtime_error("rdma_accept: the client went away before the connection was established");
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) throw std::runtime_error("rdma_accept: no ESTABLISHED event in time");
+    if (left.count() <= 0) {
+      forget();
+      throw std::runtime_error("rdma_accept: no ESTABLISHED event in time");
+    }
     (void)pump(left);
   }
   established_.erase(id);

@@ -46,6 +46,27 @@ TEST(LinkOptions, PerftestLetters) {
   EXPECT_EQ(o->unit, BandwidthUnit::GbitPerSecond);
 }
 
+// Combinations whose result would not mean what it says are refused, each
+// naming the option: a ratio of two RDMA directions over one TCP direction,
+// a latency run that ignores -D or -q, a sweep that ignores -D, -n 0.
+TEST(LinkOptions, CombinationsThatWouldMisleadAreRefused) {
+  const auto refused = [](std::vector<std::string> args, const std::string& text) {
+    try {
+      (void)parse(args);
+      ADD_FAILURE() << text << ": accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  refused({"--both", "-b", "host"}, "--both compares one direction");
+  refused({"--test", "lat", "-D", "3", "host"}, "-D is for the bandwidth tests");
+  refused({"--test", "lat", "-q", "2", "host"}, "-q is for the bandwidth tests");
+  refused({"-a", "-D", "2", "host"}, "-a and -D exclude each other");
+  refused({"-n", "0", "host"}, "--iters must be at least 1");
+  refused({"--test", "lat", "-n", "1000000000000", "host"},
+          "--iters for the latency test must be 1..");
+}
+
 TEST(LinkOptions, LatencyDefaultsLikeSendLat) {
   const auto o = parse({"--test", "lat", "host"});
   ASSERT_TRUE(o);

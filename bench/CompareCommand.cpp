@@ -90,9 +90,12 @@ __attribute__((format(printf, 1, 2))) std::string fmtDouble(const char* f, ...) 
 
 // Connects once to see whether the target works; the reason when not.
 std::string probe(const TargetSpec& t) {
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
   try {
     auto e = makeEngine(t);
     return {};
+  } catch (const Interrupted&) {
+    throw;  // Ctrl-C while connecting: not a reason the target is unavailable
   } catch (const std::exception& ex) {
     return ex.what();
   }
@@ -127,23 +130,43 @@ int runCompareCommand(int argc, char** argv) {
   opts.add_options()("help,h", "show this help")(
       "target", po::value(&targetArgs)->composing(),
       "NAME=ENGINE:LOCATION, repeatable: local=path:/mnt/disk, nfs-tcp=nfs:nfs://host/export, "
-      "nfs-rdma=nfs:nfs://host:20049/export?proto=rdma, libnfs=libnfs:nfs://host/export, knfs=path:/mnt/nfs "
+      "nfs-rdma=nfs:nfs://host:20049/export?proto=rdma, libnfs=libnfs:nfs://host/export, "
+      "knfs=path:/mnt/nfs "
       "(default: the embedded nfs-ganesha on 127.0.0.1 with local, nfs-tcp, libnfs, nfs-rdma)")(
-      "profiles", po::value(&profilesArg), "comma list (default: all seven: 4k-randread ... randrw)")(
-      "json", po::value(&jsonPath)->default_value(jsonPath), "write the results as JSON here ('' to skip)")(
-      "html", po::value(&htmlPath)->default_value(htmlPath), "write the HTML report here ('' to skip)")(
-      "baseline", po::value(&baselinePath), "a saved compare JSON: show the change and flag regressions")(
-      "threshold", po::value(&threshold)->default_value(threshold), "regression threshold, percent drop of MiB/s")(
-      "fail-on-regression", po::bool_switch(&failOnRegression), "exit 3 when a regression is flagged")(
+      "profiles", po::value(&profilesArg),
+      "comma list (default: all seven: 4k-randread ... randrw)")(
+      "json", po::value(&jsonPath)->default_value(jsonPath),
+      "write the results as JSON here ('' to skip)")("html",
+                                                     po::value(&htmlPath)->default_value(htmlPath),
+                                                     "write the HTML report here ('' to skip)")(
+      "baseline", po::value(&baselinePath),
+      "a saved compare JSON: show the change and flag regressions")(
+      "threshold", po::value(&threshold)->default_value(threshold),
+      "regression threshold, percent drop of MiB/s")("fail-on-regression",
+                                                     po::bool_switch(&failOnRegression),
+                                                     "exit 3 when a regression is flagged")(
       "results", po::value(&resultsPath), "re-render a saved compare JSON instead of running")(
-      "link-json", po::value(&linkJson), "output of `nfsrdma-bench link --json` (or --both): the link bound")(
-      "server-mem", po::value(&serverMem), "the server's RAM (e.g. 256g) when the server is remote")(
-      "disk-target", po::value(&diskTarget), "target whose figures are the server's disk (default: 'local')");
+      "link-json", po::value(&linkJson),
+      "output of `nfsrdma-bench link --json` (or --both): the link bound")(
+      "server-mem", po::value(&serverMem),
+      "the server's RAM (e.g. 256g) when the server is remote")(
+      "disk-target", po::value(&diskTarget),
+      "target whose figures are the server's disk (default: 'local')");
   wa.runtime = 2;
   addWorkloadOptions(opts, wa);
   // Before the embedded server starts: a Ctrl-C must unwind through its stop.
   InterruptHandlers handlers;
   CreatedFiles created;
+  // The embedded server (stopped, its directory removed) unwound before this.
+  auto interrupted = [&](int signal) {
+    const std::size_t n = created.count();
+    const std::string left = created.removeAll();
+    std::fprintf(stderr, "nfsrdma-bench compare: interrupted by %s%s\n", signalName(signal).c_str(),
+                 !left.empty() ? ("; could not remove the file sets it laid out: " + left).c_str()
+                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
+                         : "");
+    return 128 + signal;
+  };
   try {
     po::variables_map vm;
     storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");
@@ -151,7 +174,8 @@ int runCompareCommand(int argc, char** argv) {
       std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
       return 0;
     }
-    if (!(threshold > 0) || threshold >= 100) throw std::invalid_argument("--threshold must be in (0, 100) percent");
+    if (!(threshold > 0) || threshold >= 100)
+      throw std::invalid_argument("--threshold must be in (0, 100) percent");
     // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
     if (!resultsPath.empty()) {
       if (vm["json"].defaulted()) jsonPath.clear();
@@ -173,7 +197,8 @@ int runCompareCommand(int argc, char** argv) {
       report = compareFromJson(parseJsonFile(resultsPath));
     } else {
       std::vector<FileProfile> profiles;
-      for (const auto& n : profilesArg.empty() ? std::vector<std::string>{} : splitList(profilesArg)) {
+      for (const auto& n :
+           profilesArg.empty() ? std::vector<std::string>{} : splitList(profilesArg)) {
         profiles.push_back(profileByName(n));
       }
       if (profiles.empty()) profiles = fileProfiles();
@@ -201,7 +226,8 @@ int runCompareCommand(int argc, char** argv) {
       } else {
         for (const auto& a : targetArgs) {
           const auto eq = a.find('=');
-          if (eq == std::string::npos) throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
+          if (eq == std::string::npos)
+            throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
           specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
           for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
             if (specs[i].name == specs.back().name) {
@@ -220,8 +246,9 @@ int runCompareCommand(int argc, char** argv) {
       link.rdmaDeviceGbps = rdma.gbps;
       for (auto& s : specs) s.direct = options.direct;
       report.diskTarget = diskTarget.empty() ? "local" : diskTarget;
-      if (!diskTarget.empty() && std::none_of(specs.begin(), specs.end(),
-                                              [&](const TargetSpec& s) { return s.name == diskTarget; })) {
+      if (!diskTarget.empty() && std::none_of(specs.begin(), specs.end(), [&](const TargetSpec& s) {
+            return s.name == diskTarget;
+          })) {
         throw std::invalid_argument("--disk-target " + diskTarget + ": no target has that name");
       }
       const ServerMemory mem = serverMemoryOf(
@@ -250,7 +277,9 @@ int runCompareCommand(int argc, char** argv) {
           t.unavailable = kNoDevice;
         } else if (isRdma && embedded && !server::ganeshaSupportsNfsRdma()) {
           t.available = false;
-          t.unavailable = "the embedded nfs-ganesha has no NFS/RDMA listener (Debian's build) — see nfsrdma-server doctor";
+          t.unavailable =
+              "the embedded nfs-ganesha has no NFS/RDMA listener (Debian's build) — see "
+              "nfsrdma-server doctor";
         } else if (std::string why = probe(s); !why.empty()) {
           t.available = false;
           t.unavailable = why;
@@ -266,7 +295,8 @@ int runCompareCommand(int argc, char** argv) {
         if (usable[i]) running.push_back(specs[i]);
       }
       const ServerCachePlan cachePlan =
-          planServerCache(running, options.dropServerCache, options.dropServerCache ? dropCachesBlocked() : std::string(),
+          planServerCache(running, options.dropServerCache,
+                          options.dropServerCache ? dropCachesBlocked() : std::string(),
                           static_cast<double>(options.workingSetBytes()), report.serverMemoryBytes);
       for (const auto& p : profiles) {
         if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
@@ -276,21 +306,33 @@ int runCompareCommand(int argc, char** argv) {
       report.config = {
           {"command", "nfsrdma-bench compare"},
           {"server", serverNote.empty() ? "given with --target" : serverNote},
-          {"workload", "per job " + formatBytes(static_cast<double>(options.sizeBytes)) + " in " +
-                           std::to_string(options.nrfiles) + " file(s), numjobs " + std::to_string(options.numjobs) +
-                           ", iodepth " + (options.iodepth ? std::to_string(options.iodepth) : "per profile (4k 32, 128k 8, 4m 2)") +
-                           (options.ioBytes ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
-                                            : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
-                           " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed)},
+          {"workload",
+           "per job " + formatBytes(static_cast<double>(options.sizeBytes)) + " in " +
+               std::to_string(options.nrfiles) + " file(s), numjobs " +
+               std::to_string(options.numjobs) + ", iodepth " +
+               (options.iodepth ? std::to_string(options.iodepth)
+                                : "per profile (4k 32, 128k 8, 4m 2)") +
+               (options.ioBytes
+                    ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
+                    : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
+               " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " +
+               std::to_string(options.seed)},
           {"working set", formatBytes(static_cast<double>(options.workingSetBytes()))},
-          {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) + " (" + report.serverMemorySource + ")"
+          {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) +
+                                                           " (" + report.serverMemorySource + ")"
                                                      : report.serverMemorySource},
           {"server cache", cachePlan.description},
-          {"direct", options.direct ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design" : "buffered"},
-          {"verify", options.verify ? "on: every byte read checked, every write read back" : "off (--verify)"},
+          {"direct",
+           options.direct
+               ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design"
+               : "buffered"},
+          {"verify", options.verify ? "on: every byte read checked, every write read back"
+                                    : "off (--verify)"},
           {"rdma device", rdma.name.empty() ? "none" : rdma.name},
       };
-      if (progress) std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(), specs.size());
+      if (progress)
+        std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(),
+                     specs.size());
 
       anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan, progress,
                                     runFileBenchmark, &created);
@@ -302,19 +344,22 @@ int runCompareCommand(int argc, char** argv) {
         if (t.engine != "nfs" || t.nfsProto != "tcp") continue;
         const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, t.name);
         if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
-          report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " + fmtDouble("%.0f", ours->iops) +
-                                 ", libnfs (anchor) " + fmtDouble("%.0f", anchor->iops) + ": " +
-                                 fmtDouble("%.2fx", ours->iops / anchor->iops) + " (goal >= 1.20x), same server, same run, " +
-                                 "server cache " + ours->serverCache + " for both");
+          report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " +
+                                 fmtDouble("%.0f", ours->iops) + ", libnfs (anchor) " +
+                                 fmtDouble("%.0f", anchor->iops) + ": " +
+                                 fmtDouble("%.2fx", ours->iops / anchor->iops) +
+                                 " (goal >= 1.20x), same server, same run, " + "server cache " +
+                                 ours->serverCache + " for both");
         }
       }
       for (const auto& t : report.targets) {
         if (t.engine == "nfs" && t.available) {
           report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
                                  " = threads, each with its own connection and session" +
-                                 (t.readsPerCompound > 1 ? "; up to " + std::to_string(t.readsPerCompound) +
-                                                               " queued READs of one file per COMPOUND (one RPC)"
-                                                         : "; one READ per RPC"));
+                                 (t.readsPerCompound > 1
+                                      ? "; up to " + std::to_string(t.readsPerCompound) +
+                                            " queued READs of one file per COMPOUND (one RPC)"
+                                      : "; one READ per RPC"));
         }
       }
       bool cacheServed = false;
@@ -322,11 +367,14 @@ int runCompareCommand(int argc, char** argv) {
         for (const auto& f : c.flags) cacheServed = cacheServed || f.kind == "server-page-cache";
       }
       if (!options.dropServerCache && cacheServed) {
-        report.notes.push_back("flagged reads come from the server's page cache: rerun with --drop-server-cache "
-                               "(server on this host) or a --size above the server's RAM to measure its disk");
+        report.notes.push_back(
+            "flagged reads come from the server's page cache: rerun with --drop-server-cache "
+            "(server on this host) or a --size above the server's RAM to measure its disk");
       }
-      for (auto& w : conditionWarnings(specs, options, report.diskTarget)) report.notes.push_back(std::move(w));
-      report.notes.push_back("this machine may be shared and noisy: compare ratios, not absolute figures");
+      for (auto& w : conditionWarnings(specs, options, report.diskTarget))
+        report.notes.push_back(std::move(w));
+      report.notes.push_back(
+          "this machine may be shared and noisy: compare ratios, not absolute figures");
     }
 
     if (before) applyBaseline(report, *before, baselinePath, threshold);
@@ -338,28 +386,24 @@ int runCompareCommand(int argc, char** argv) {
       std::fputs(compareToJson(report).c_str(), stdout);
     } else if (!jsonPath.empty()) {
       writeFile(jsonPath, compareToJson(report));
-      std::printf("\n JSON: %s\n", jsonPath.c_str());
+      // With --html - stdout is the HTML: where the JSON went is said on stderr.
+      std::fprintf(toStdout ? stderr : stdout, "%s JSON: %s\n", toStdout ? "" : "\n",
+                   jsonPath.c_str());
     }
     if (htmlPath == "-") {
       std::fputs(renderHtmlReport(report).c_str(), stdout);
     } else if (!htmlPath.empty()) {
       writeFile(htmlPath, renderHtmlReport(report));
-      if (!toStdout) std::printf(" HTML: %s\n", htmlPath.c_str());
+      std::fprintf(toStdout ? stderr : stdout, " HTML: %s\n", htmlPath.c_str());
     }
     if (anyFailure) return 1;
     if (failOnRegression && report.regressions() > 0) return 3;
     return 0;
   } catch (const Interrupted& e) {
-    // The embedded server (stopped, its directory removed) unwound before this.
-    const std::size_t n = created.count();
-    const std::string left = created.removeAll();
-    std::fprintf(stderr, "nfsrdma-bench compare: interrupted by %s%s\n",
-                 signalName(e.signal()).c_str(),
-                 !left.empty() ? ("; could not remove the file sets it laid out: " + left).c_str()
-                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
-                         : "");
-    return 128 + e.signal();
+    return interrupted(e.signal());
   } catch (const std::exception& e) {
+    // An error after Ctrl-C is the interrupt's: the cleanup still runs.
+    if (const int sig = interruptSignal()) return interrupted(sig);
     std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.what());
     return 1;
   }

@@ -34,33 +34,43 @@ ServerCachePlan planServerCache(const std::vector<TargetSpec>& targets, bool dro
                                 std::optional<double> serverMemoryBytes) {
   const TargetSpec* remote = firstRemote(targets);
   if (dropRequested && remote == nullptr && dropBlocked.empty()) {
-    return {CachePrep::Drop, "dropped before every read cell of every target (--drop-server-cache; the server is this host)"};
+    return {CachePrep::Drop,
+            "dropped before every read cell of every target (--drop-server-cache; the server is "
+            "this host)"};
   }
   std::string why;
   if (dropRequested) {
     why = "; --drop-server-cache cannot make them start cold: " +
-          (remote != nullptr ? "the server of " + remoteServer(*remote) + " is not this host" : dropBlocked);
+          (remote != nullptr ? "the server of " + remoteServer(*remote) + " is not this host"
+                             : dropBlocked);
   }
   if (serverMemoryBytes && workingSetBytes > *serverMemoryBytes) {
     return {CachePrep::FromOptions, "not managed: the file set (" + formatBytes(workingSetBytes) +
-                                        ") is larger than the server's RAM (" + formatBytes(*serverMemoryBytes) +
+                                        ") is larger than the server's RAM (" +
+                                        formatBytes(*serverMemoryBytes) +
                                         "), so no target can start with it cached" + why};
   }
   // Unknown RAM (a remote server without --server-mem): the warm-up is still
   // done, but that the set then stays cached is an assumption, said so.
-  const std::string unknownRam = serverMemoryBytes ? ""
-                                                   : "; the server's RAM is unknown (give --server-mem): a file set "
-                                                     "larger than it cannot stay cached, and 'warm' then overstates";
-  return {CachePrep::Warm, "warm before every read cell of every target: the file set (" + formatBytes(workingSetBytes) +
-                               ") is read once, untimed, so each starts with it in the server's page cache" +
-                               (dropRequested ? why : " (with --drop-server-cache every target would start cold instead)") + unknownRam};
+  const std::string unknownRam =
+      serverMemoryBytes ? ""
+                        : "; the server's RAM is unknown (give --server-mem): a file set "
+                          "larger than it cannot stay cached, and 'warm' then overstates";
+  return {
+      CachePrep::Warm,
+      "warm before every read cell of every target: the file set (" + formatBytes(workingSetBytes) +
+          ") is read once, untimed, so each starts with it in the server's page cache" +
+          (dropRequested ? why
+                         : " (with --drop-server-cache every target would start cold instead)") +
+          unknownRam};
 }
 
 ServerMemory serverMemoryOf(const std::vector<TargetSpec>& targets, std::optional<double> given,
                             std::optional<double> thisHostBytes) {
   if (given) return {given, "--server-mem"};
   if (const TargetSpec* remote = firstRemote(targets)) {
-    return {std::nullopt, "unknown: the server of " + remoteServer(*remote) + " is not this host (give --server-mem)"};
+    return {std::nullopt, "unknown: the server of " + remoteServer(*remote) +
+                              " is not this host (give --server-mem)"};
   }
   if (thisHostBytes) return {thisHostBytes, "this host's /proc/meminfo (the server is local)"};
   return {std::nullopt, "unknown: /proc/meminfo unreadable (give --server-mem)"};
@@ -82,7 +92,8 @@ void attachLinkBound(CompareTarget& t, const TargetSpec& s, const LinkBounds& li
   }
 }
 
-std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& targets, const FileOptions& options,
+std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& targets,
+                                           const FileOptions& options,
                                            const std::string& diskTarget) {
   std::vector<std::string> out;
   if (options.direct) return out;
@@ -90,11 +101,14 @@ std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& target
     if (t.engine != EngineKind::Path) continue;
     if (t.name == diskTarget && !t.onNfs) {
       out.push_back("warning: --direct 0: " + t.name + " (" + t.location +
-                    ") reads and writes through this host's page cache, so the disk bound every figure is checked "
-                    "against is the page cache's, not the disk's: flags against it mean little (use --direct 1)");
+                    ") reads and writes through this host's page cache, so the disk bound every "
+                    "figure is checked "
+                    "against is the page cache's, not the disk's: flags against it mean little "
+                    "(use --direct 1)");
     } else if (t.onNfs) {
       out.push_back("warning: --direct 0: " + t.name + " (" + t.location +
-                    " on NFS) can read from this host's page cache (the NFS client's), so its reads may not cross "
+                    " on NFS) can read from this host's page cache (the NFS client's), so its "
+                    "reads may not cross "
                     "the link (use --direct 1)");
     }
   }
@@ -104,7 +118,8 @@ std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& target
 std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
   std::vector<CompareCell> out;
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
-    if ((d == IoDirection::Read && !p.reads()) || (d == IoDirection::Write && !p.writes())) continue;
+    if ((d == IoDirection::Read && !p.reads()) || (d == IoDirection::Write && !p.writes()))
+      continue;
     CompareCell c;
     c.profile = p.name;
     c.direction = d;
@@ -165,7 +180,8 @@ bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targ
       rs.label = s.name + " " + p.name;
       rs.cache = plan.prep;
       rs.created = created;
-      // Unmanaged: the matrix leaves the cache alone whatever --drop-server-cache says (the plan said why).
+      // Unmanaged: the matrix leaves the cache alone whatever --drop-server-cache says (the plan
+      // said why).
       FileOptions o = options;
       if (plan.prep == CachePrep::FromOptions) o.dropServerCache = false;
       try {
@@ -173,8 +189,9 @@ bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targ
         for (auto& c : cellsOf(r, p)) report.cells.push_back(std::move(c));
         if (p.reads() && r.unsupported.empty() && r.serverCache != planned) {
           std::string why = r.notes.empty() ? std::string() : ": " + r.notes.back();
-          report.notes.push_back(s.name + " " + p.name + ": the server's cache was " + serverCacheName(r.serverCache) +
-                                 ", not " + serverCacheName(planned) + " as for the other targets" + why);
+          report.notes.push_back(s.name + " " + p.name + ": the server's cache was " +
+                                 serverCacheName(r.serverCache) + ", not " +
+                                 serverCacheName(planned) + " as for the other targets" + why);
         }
         if (!r.ok() && r.unsupported.empty()) anyFailure = true;
         if (progress) {
@@ -184,6 +201,8 @@ bool runCompareMatrix(CompareReport& report, const std::vector<TargetSpec>& targ
       } catch (const Interrupted&) {
         throw;  // not a failed cell: the user stopped the whole matrix
       } catch (const std::exception& e) {
+        // After Ctrl-C a failed cell is the interrupt's doing: the matrix stops.
+        if (const int sig = interruptSignal()) throw Interrupted(sig);
         RunResult failed;
         failed.target = s.name;
         failed.errors = 1;

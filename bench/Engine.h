@@ -12,7 +12,10 @@
 //          unless --direct=0, one ring per job.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +31,7 @@ const char* engineName(EngineKind k);
 
 // Where a run goes: an engine and its location.
 struct TargetSpec {
-  std::string name;      // column name in reports: "local", "nfs-tcp", ...
+  std::string name;  // column name in reports: "local", "nfs-tcp", ...
   EngineKind engine = EngineKind::Path;
   std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
   ClientOptions nfs;     // parsed location of nfs and libnfs targets
@@ -40,7 +43,7 @@ struct TargetSpec {
   // free-space check measures, and where an interrupted run removes the
   // files it laid out without going through a server that may be gone.
   std::string localDir;
-  bool direct = true;    // path: O_DIRECT
+  bool direct = true;  // path: O_DIRECT
   // path: the directory is on an NFS mount (statfs f_type NFS_SUPER_MAGIC),
   // e.g. a kernel client's /mnt/nfs; its server is elsewhere, not this host.
   bool onNfs = false;
@@ -74,17 +77,48 @@ class Engine {
   virtual void commit() = 0;
   // Makes written data durable (COMMIT, fsync) and closes the files.
   virtual void finish() = 0;
+  // Closes what finish() closes without making written data durable (no
+  // COMMIT, no fsync): after an interrupt, for files about to be removed.
+  virtual void abandon() { finish(); }
   // The requests of blockSize bytes this engine keeps on the wire at once
-  // when a job asks for iodepth: fewer when the server granted the session
-  // fewer slots than they need (the rest wait in the client's queue, and
-  // their latency includes that wait).
-  virtual std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t /*blockSize*/) const {
+  // when a job asks for iodepth with readPercent % reads: fewer when the
+  // server granted the session fewer slots than they need (the rest wait in
+  // the client's queue, and their latency includes that wait).
+  virtual std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t /*blockSize*/,
+                                         unsigned /*readPercent*/) const {
     return iodepth;
   }
   // Removes the files (names relative to the target; missing ones are fine).
   // Throws std::runtime_error naming the file and cause.
   virtual void remove(const std::vector<std::string>& files);
 };
+
+// The nfs engine's effectiveIodepth, given what its client reports:
+// maxIoSize, maxInFlight (session slots, and over RDMA the credits granted),
+// readsPerCompound (the URL's) and maxReadsPerCompound(blockSize). A request
+// takes a slot per maxIoSize piece; with reads-per-compound the queue forms
+// groups (as NfsEngine::run: at most a quarter of the iodepth) whose READs
+// that fit one READ share one COMPOUND and slot, while writes and larger
+// reads still take their own: with readPercent % reads, a request takes on
+// average readPercent/per + (100 - readPercent) hundredths of a slot.
+std::uint32_t nfsEffectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
+                                  unsigned readPercent, std::size_t maxIoSize,
+                                  std::uint32_t maxInFlight, std::uint32_t readsPerCompound,
+                                  std::size_t maxReadsPerCompound);
+
+// What our client's synchronous calls (connect, OPEN, COMMIT, REMOVE) are
+// sent again for while the server answers NFS4ERR_GRACE or NFS4ERR_DELAY,
+// before the job looks at Ctrl-C again: the nfs engine gives its client this
+// busy-timeout and repeats a call (callWhileBusy) up to the URL's.
+inline constexpr std::chrono::milliseconds kBusySlice{2000};
+// Runs call; while it throws an NfsException of NFS4ERR_GRACE or
+// NFS4ERR_DELAY, runs it again until budget has passed since the first
+// attempt (then throws that error, saying so). Once interruptSignal() is
+// set it starts no further attempt and throws Interrupted (the first one
+// always runs: an interrupted command's cleanup uses it). onAgain, when
+// given, is called before each repeated attempt.
+void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds budget,
+                   const std::function<void()>& onAgain = {});
 
 // A fresh engine (and connection) for one job. Throws when the target cannot
 // be reached, e.g. NfsException "this build has no RDMA transport yet".

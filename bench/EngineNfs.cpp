@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -25,21 +26,33 @@ namespace {
 
 class NfsEngine final : public Engine {
  public:
-  explicit NfsEngine(const TargetSpec& t) : readsPerCompound_(t.nfs.readsPerCompound) {
+  explicit NfsEngine(const TargetSpec& t)
+      : readsPerCompound_(t.nfs.readsPerCompound), busyBudget_(t.nfs.busyTimeout) {
     ClientOptions o = t.nfs;
     // The job keeps its buffers for the client's whole life (JobDriver owns
     // them, one client per job), which is the pooled mode's contract; a URL
     // can still ask for memreg=per-io to measure registration per I/O.
     if (!o.memregGiven) o.perIoRegistration = false;
-    // A server in its grace period holds the job's OPENs: say why it waits.
-    o.onBusy = [](const std::string& what) {
-      std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
+    // The client retries a busy server for short slices and the job repeats
+    // them up to the URL's busy-timeout (callWhileBusy): between slices it
+    // sees Ctrl-C, which a client waiting out a 90 s grace period would not.
+    o.busyTimeout = std::min(o.busyTimeout, kBusySlice);
+    // A server in its grace period holds the job's OPENs: say why it waits,
+    // once per call (not once per slice), with the whole budget.
+    o.onBusy = [this](const std::string& what) {
+      if (busyTold_) return;
+      busyTold_ = true;
+      const auto cut = what.find("; sending it again");
+      std::fprintf(stderr,
+                   "nfsrdma-bench: %s; sending it again for up to %lld ms (busy-timeout; Ctrl-C "
+                   "stops it)\n",
+                   what.substr(0, cut).c_str(), static_cast<long long>(busyBudget_.count()));
     };
     // The job's open files die with a lost client ID: its errors then say why.
     o.onSessionReplaced = [](const std::string& what) {
       std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
     };
-    client_ = Client::connect(o);
+    busy([&] { client_ = Client::connect(o); });
   }
 
   std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
@@ -49,8 +62,8 @@ class NfsEngine final : public Engine {
       flags.read = true;
       flags.write = true;
       flags.create = create;
-      files_.push_back(client_->open(name, flags));
-      sizes.push_back(client_->fstat(files_.back()).size);
+      busy([&] { files_.push_back(client_->open(name, flags)); });
+      busy([&] { sizes.push_back(client_->fstat(files_.back()).size); });
     }
     return sizes;
   }
@@ -72,8 +85,9 @@ class NfsEngine final : public Engine {
     // Grouped (vectored) mode: slot i belongs to group i / per.
     // At least four COMPOUNDs stay in flight: one big COMPOUND at a time
     // would serialise what the queue depth is there to overlap.
-    const std::uint32_t per = static_cast<std::uint32_t>(std::min<std::size_t>(
-        {readsPerCompound_, std::max<std::size_t>(1, d.slots() / 4), client_->maxReadsPerCompound(d.blockSize())}));
+    const std::uint32_t per = static_cast<std::uint32_t>(
+        std::min<std::size_t>({readsPerCompound_, std::max<std::size_t>(1, d.slots() / 4),
+                               client_->maxReadsPerCompound(d.blockSize())}));
     struct Group {
       std::size_t outstanding = 0;
     };
@@ -93,8 +107,9 @@ class NfsEngine final : public Engine {
           if (s.error.empty()) s.error = r.error.message();
         } else if (r.bytes != want) {
           if (s.error.empty()) {
-            s.error = std::string(directionName(s.req.op)) + " at " + std::to_string(s.req.offset) + ": " +
-                      std::to_string(r.bytes) + " of " + std::to_string(want) + " bytes (short)";
+            s.error = std::string(directionName(s.req.op)) + " at " + std::to_string(s.req.offset) +
+                      ": " + std::to_string(r.bytes) + " of " + std::to_string(want) +
+                      " bytes (short)";
           }
         } else {
           s.bytes += r.bytes;
@@ -184,13 +199,15 @@ class NfsEngine final : public Engine {
           slots[i].error.clear();
           reads.push_back({slots[i].req.buf, slots[i].req.offset});
         }
-        client_->preadvAsync(files_[file], reads, [&piece, &slots, members](std::size_t k, const IoResult& r) {
-          const std::uint32_t i = members[k];
-          piece(i, slots[i].req.buf.size(), r);
-        });
+        client_->preadvAsync(files_[file], reads,
+                             [&piece, &slots, members](std::size_t k, const IoResult& r) {
+                               const std::uint32_t i = members[k];
+                               piece(i, slots[i].req.buf.size(), r);
+                             });
       }
       for (std::uint32_t i : single) issue(i);
     };
+    if (d.spec().layout || d.spec().profile.writes()) wrote_ = true;
     d.start();
     if (per > 1) {
       for (std::uint32_t g = 0; g < groups.size(); ++g) submitGroup(g);
@@ -217,28 +234,21 @@ class NfsEngine final : public Engine {
   }
 
   void commit() override {
-    for (auto& f : files_) client_->fsync(f);  // COMMIT
+    for (auto& f : files_) busy([&] { client_->fsync(f); });  // COMMIT
   }
 
-  std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize) const override {
-    const std::uint64_t maxIo = std::max<std::size_t>(client_->maxIoSize(), 1);
-    const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;  // each takes a slot
-    const std::uint64_t slots = client_->maxInFlight();
-    std::uint64_t onWire = std::max<std::uint64_t>(slots / pieces, 1);
-    if (readsPerCompound_ > 1 && pieces == 1) {
-      // Grouped READs share a slot (run(): the same group size).
-      const std::uint64_t per =
-          std::min<std::uint64_t>({readsPerCompound_, std::max<std::uint64_t>(1, iodepth / 4),
-                                   client_->maxReadsPerCompound(blockSize)});
-      onWire = slots * per;
-    }
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(iodepth, onWire));
+  std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
+                                 unsigned readPercent) const override {
+    // maxInFlight: the session's slots and, over RDMA, the credits granted.
+    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_->maxIoSize(),
+                               client_->maxInFlight(), readsPerCompound_,
+                               client_->maxReadsPerCompound(blockSize));
   }
 
   void remove(const std::vector<std::string>& files) override {
     for (const auto& name : files) {
       try {
-        client_->unlink(name);
+        busy([&] { client_->unlink(name); });
       } catch (const NfsException& e) {
         if (e.code() != nfs4::statusError(nfs4::kErrNoEnt)) throw;
       }
@@ -246,19 +256,51 @@ class NfsEngine final : public Engine {
   }
 
   void finish() override {
-    for (auto& f : files_) client_->close(f);  // COMMIT, then CLOSE
+    // The COMMIT first, on its own: it may be repeated while the server is
+    // busy (a CLOSE may not: the client counts the file closed once sent).
+    // The files are closed also when it fails (the open state must not leak).
+    std::exception_ptr commitFailure;
+    if (wrote_) {
+      try {
+        commit();
+      } catch (...) {
+        commitFailure = std::current_exception();
+      }
+    }
+    for (auto& f : files_) client_->close(f);  // CLOSE (nothing left to COMMIT)
+    files_.clear();
+    client_->close();
+    if (commitFailure) std::rethrow_exception(commitFailure);
+  }
+
+  void abandon() override {
+    // No COMMIT and no CLOSE: the files are about to be removed. Closing the
+    // client destroys the session and client ID, and with them the open
+    // state (a server that refuses while opens remain drops it when the
+    // lease expires).
     files_.clear();
     client_->close();
   }
 
  private:
+  void busy(const std::function<void()>& call) {
+    busyTold_ = false;
+    callWhileBusy(call, busyBudget_);
+  }
+
   std::uint32_t readsPerCompound_ = 1;
+  std::chrono::milliseconds busyBudget_;
+  // onBusy said it for the current call; only the job's thread makes synchronous calls.
+  bool busyTold_ = false;
+  bool wrote_ = false;  // a run wrote: finish() COMMITs
   std::unique_ptr<Client> client_;
   std::vector<OpenFile> files_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target) { return std::make_unique<NfsEngine>(target); }
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target) {
+  return std::make_unique<NfsEngine>(target);
+}
 
 }  // namespace nfsrdma::bench

@@ -31,11 +31,22 @@ int runFileCommand(int argc, char** argv) {
       "(default: the embedded nfs-ganesha on 127.0.0.1)")(
       "engine", po::value(&engine)->default_value(engine),
       "with the embedded server: nfs, libnfs, or path (the export's directory)")(
-      "json", po::value(&jsonPath), "write the results as JSON to this file ('-': stdout, instead of the text)");
+      "json", po::value(&jsonPath),
+      "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, wa);
   // Before the embedded server starts: a Ctrl-C must unwind through its stop.
   InterruptHandlers handlers;
   CreatedFiles created;
+  // The embedded server (stopped, its directory removed) unwound before this.
+  auto interrupted = [&](int signal) {
+    const std::size_t n = created.count();
+    const std::string left = created.removeAll();
+    std::fprintf(stderr, "nfsrdma-bench file: interrupted by %s%s\n", signalName(signal).c_str(),
+                 !left.empty() ? ("; could not remove the file set it laid out: " + left).c_str()
+                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
+                         : "");
+    return 128 + signal;
+  };
   try {
     if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
     checkOutputPath(jsonPath, "--json");
@@ -77,7 +88,8 @@ int runFileCommand(int argc, char** argv) {
     rs.created = &created;
     const RunResult r = runFileBenchmark(t, profile, options, rs);
     if (!r.unsupported.empty()) {
-      std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", profile.name.c_str(), t.name.c_str(), r.unsupported.c_str());
+      std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", profile.name.c_str(),
+                   t.name.c_str(), r.unsupported.c_str());
       return 2;
     }
     if (!toStdout) std::fputs(formatRunText(r).c_str(), stdout);
@@ -104,16 +116,11 @@ int runFileCommand(int argc, char** argv) {
     }
     return 0;
   } catch (const Interrupted& e) {
-    // The embedded server (stopped, its directory removed) unwound before this.
-    const std::size_t n = created.count();
-    const std::string left = created.removeAll();
-    std::fprintf(stderr, "nfsrdma-bench file: interrupted by %s%s\n",
-                 signalName(e.signal()).c_str(),
-                 !left.empty() ? ("; could not remove the file set it laid out: " + left).c_str()
-                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
-                         : "");
-    return 128 + e.signal();
+    return interrupted(e.signal());
   } catch (const std::exception& e) {
+    // An error after Ctrl-C (e.g. the embedded server's stop) is the
+    // interrupt's: the cleanup still runs and the exit says which signal.
+    if (const int sig = interruptSignal()) return interrupted(sig);
     std::fprintf(stderr, "nfsrdma-bench file: %s\n", e.what());
     return 1;
   }

@@ -33,8 +33,9 @@ std::uint32_t layoutBlock(std::uint64_t fileBytes) {
 int interruptSignal() {
   return gInterrupt.load(std::memory_order_relaxed);
 }
-void requestInterrupt(int signal) {
-  gInterrupt.store(signal, std::memory_order_relaxed);
+bool requestInterrupt(int signal) {
+  int none = 0;
+  return gInterrupt.compare_exchange_strong(none, signal, std::memory_order_relaxed);
 }
 void clearInterrupt() {
   gInterrupt.store(0, std::memory_order_relaxed);
@@ -89,11 +90,22 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
       rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1),
       ioLimit_(spec_.layout ? 0 : ioBytesPerJob(spec_.options, block_)) {
   if (block_ == 0 || block_ % kVerifyUnit != 0 || blocksPerFile_ == 0 || spec_.files.empty()) {
-    throw std::invalid_argument("job " + std::to_string(spec_.job) + ": no whole " + std::to_string(block_) +
-                                "-byte block in " + std::to_string(spec_.fileBytes) + "-byte files");
+    throw std::invalid_argument("job " + std::to_string(spec_.job) + ": no whole " +
+                                std::to_string(block_) + "-byte block in " +
+                                std::to_string(spec_.fileBytes) + "-byte files");
   }
   if (spec_.layout && spec_.fileBytes % block_ != 0) {
     throw std::invalid_argument("layout: file size must be a multiple of the layout block");
+  }
+  if (spec_.layout) {
+    layoutFiles_ = spec_.layoutFiles;
+    if (layoutFiles_.empty()) {
+      for (std::uint32_t f = 0; f < spec_.files.size(); ++f) layoutFiles_.push_back(f);
+    }
+    for (std::uint32_t f : layoutFiles_) {
+      if (f >= spec_.files.size())
+        throw std::invalid_argument("layout: no file " + std::to_string(f));
+    }
   }
   auto allocate = [&](auto& set) {
     for (std::uint32_t i = 0; i < spec_.iodepth; ++i) {
@@ -119,7 +131,8 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
 }
 
 std::uint8_t* JobDriver::buffer(std::uint32_t slot, IoDirection op) const {
-  return (op == IoDirection::Write && !writeBuffers_.empty() ? writeBuffers_ : buffers_)[slot].get();
+  return (op == IoDirection::Write && !writeBuffers_.empty() ? writeBuffers_ : buffers_)[slot]
+      .get();
 }
 
 void JobDriver::start() {
@@ -170,11 +183,12 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
       return false;
     }
     if (spec_.layout) {
-      if (issuedLayoutBlocks_ >= totalBlocks_) {
+      if (issuedLayoutBlocks_ >= layoutFiles_.size() * blocksPerFile_) {
         stop_ = true;
         return false;
       }
-      block = issuedLayoutBlocks_++;
+      const std::uint64_t k = issuedLayoutBlocks_++;
+      block = layoutFiles_[k / blocksPerFile_] * blocksPerFile_ + k % blocksPerFile_;
       req.op = IoDirection::Write;
     } else {
       req.measured = now >= rampEnd_;
@@ -254,6 +268,14 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
   if (progress_ != nullptr) {
     progress_->bytes[d].fetch_add(bytes, std::memory_order_relaxed);
     progress_->ops[d].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void JobDriver::abandonBuffers() {
+  std::lock_guard lock(mu_);
+  stop_ = true;  // next() hands out no buffer after this
+  for (auto* set : {&buffers_, &writeBuffers_}) {
+    for (auto& b : *set) (void)b.release();
   }
 }
 

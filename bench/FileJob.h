@@ -34,7 +34,7 @@ using BenchClock = std::chrono::steady_clock;
 
 struct IoRequest {
   IoDirection op = IoDirection::Read;
-  std::uint32_t file = 0;   // index into the job's files
+  std::uint32_t file = 0;  // index into the job's files
   std::uint64_t offset = 0;
   std::span<std::uint8_t> buf;
   // Start of the latency: stamped by next() after the buffer is
@@ -78,7 +78,10 @@ struct JobResult {
 // (InterruptHandlers in FileRun.h installs the handlers that set it).
 int interruptSignal();
 // What the handlers do (async-signal-safe); tests call them directly.
-void requestInterrupt(int signal);
+// requestInterrupt keeps the first signal (a compare-exchange: a second one
+// must not turn a SIGINT run into one that reports SIGTERM) and returns true
+// when this one was the first.
+bool requestInterrupt(int signal);
 void clearInterrupt();
 
 // Where the jobs of a run wait after their setup (connect, open, buffers),
@@ -110,7 +113,11 @@ struct JobSpec {
   std::vector<std::string> files;  // names relative to the target
   std::uint64_t fileBytes = 0;     // bytes used in each file (whole blocks)
   bool layout = false;             // one sequential write pass over every file, nothing measured
-  std::uint32_t fileIdBase = 0;    // file ids in the pattern: fileIdBase + index
+  // Layout: the indices (into files) of the files to write, in order; empty:
+  // all. Files already at full size are not written: an interrupt removes
+  // only what the layout wrote, and a complete file is not this run's.
+  std::vector<std::uint32_t> layoutFiles;
+  std::uint32_t fileIdBase = 0;  // file ids in the pattern: fileIdBase + index
   // A --verify write run's own non-zero generation (see fillPattern): its
   // writes carry it, and the job records which blocks it wrote.
   std::uint64_t generation = 0;
@@ -140,6 +147,11 @@ class JobDriver {
 
   JobResult result() const;
 
+  // For an engine that could not get its requests back (io_uring entries
+  // the kernel would not cancel): the buffers are leaked on purpose, since
+  // the kernel may still read or write them after this driver is gone.
+  void abandonBuffers();
+
  private:
   std::uint64_t nextRandom();
   std::uint8_t* buffer(std::uint32_t slot, IoDirection op) const;
@@ -149,6 +161,7 @@ class JobDriver {
   std::uint32_t block_;
   std::uint64_t blocksPerFile_;
   std::uint64_t totalBlocks_;
+  std::vector<std::uint32_t> layoutFiles_;  // layout: the files written, in order
   unsigned readPercent_;
   bool patternWrites_;  // every write filled with the verify pattern (--verify, layout)
   std::vector<std::unique_ptr<std::uint8_t, void (*)(void*)>> buffers_;

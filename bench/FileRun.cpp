@@ -20,7 +20,8 @@
 namespace nfsrdma::bench {
 
 double RunResult::mibPerSecond(IoDirection d) const {
-  return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].bytes) / seconds / 1048576.0 : 0;
+  return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].bytes) / seconds / 1048576.0
+                     : 0;
 }
 double RunResult::mbPerSecond(IoDirection d) const {
   return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].bytes) / seconds / 1e6 : 0;
@@ -31,9 +32,12 @@ double RunResult::iops(IoDirection d) const {
 
 const char* serverCacheName(ServerCache c) {
   switch (c) {
-    case ServerCache::Unmanaged: return "unmanaged";
-    case ServerCache::Dropped: return "dropped";
-    case ServerCache::Warm: return "warm";
+    case ServerCache::Unmanaged:
+      return "unmanaged";
+    case ServerCache::Dropped:
+      return "dropped";
+    case ServerCache::Warm:
+      return "warm";
   }
   return "?";
 }
@@ -50,7 +54,8 @@ std::string dropLocalPageCache() {
 
 std::string unsupportedReason(const TargetSpec& target, const FileProfile& profile) {
   if (target.engine == EngineKind::Libnfs && profile.writes()) {
-    return "libnfs 4.0.0 cannot encode NFSv4 WRITEs of 4 KiB or more (fixed upstream in sahlberg/libnfs#319); "
+    return "libnfs 4.0.0 cannot encode NFSv4 WRITEs of 4 KiB or more (fixed upstream in "
+           "sahlberg/libnfs#319); "
            "libnfs is the read anchor only";
   }
   return {};
@@ -58,8 +63,20 @@ std::string unsupportedReason(const TargetSpec& target, const FileProfile& profi
 
 namespace {
 
+// Async-signal-safe throughout: a lock-free atomic, sigaction and raise.
 extern "C" void onInterruptSignal(int signal) {
-  requestInterrupt(signal);
+  if (requestInterrupt(signal)) return;  // the first: the run stops and cleans up
+  // A second one, of either kind: the user will not wait for the cleanup.
+  // SA_RESETHAND would reset only the signal that came first, so a SIGTERM
+  // after a SIGINT would find this handler again; both go back to their
+  // default action here, and the raised signal is delivered (it is blocked
+  // while this handler runs) as soon as the handler returns.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigemptyset(&dfl.sa_mask);
+  ::sigaction(SIGINT, &dfl, nullptr);
+  ::sigaction(SIGTERM, &dfl, nullptr);
+  ::raise(signal);
 }
 
 }  // namespace
@@ -79,7 +96,9 @@ InterruptHandlers::InterruptHandlers() {
   sa.sa_handler = onInterruptSignal;
   ::sigemptyset(&sa.sa_mask);
   // SA_RESTART: the signal must not fail an unrelated read or connect with EINTR.
-  sa.sa_flags = static_cast<int>(SA_RESTART | SA_RESETHAND);
+  // No SA_RESETHAND: the handler itself restores the default action of both
+  // signals on the second one.
+  sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, &oldInt_);
   ::sigaction(SIGTERM, &sa, &oldTerm_);
 }
@@ -90,9 +109,40 @@ InterruptHandlers::~InterruptHandlers() {
   clearInterrupt();
 }
 
+namespace {
+
+// Targets that name one directory: the embedded server's local, nfs and
+// libnfs targets share its export directory.
+std::string placeOf(const TargetSpec& t) {
+  return t.localDir.empty() ? t.location : t.localDir;
+}
+
+}  // namespace
+
 void CreatedFiles::add(const TargetSpec& target, const std::vector<std::string>& files) {
   std::lock_guard lock(mu_);
-  entries_.emplace_back(target, files);
+  for (const auto& f : files) {
+    // Once each: the count in the interrupt line is of files, not of layouts.
+    const bool known = std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) {
+      return placeOf(e.first) == placeOf(target) &&
+             std::find(e.second.begin(), e.second.end(), f) != e.second.end();
+    });
+    if (known) continue;
+    if (entries_.empty() || placeOf(entries_.back().first) != placeOf(target)) {
+      entries_.emplace_back(target, std::vector<std::string>{});
+    }
+    entries_.back().second.push_back(f);
+  }
+}
+
+bool CreatedFiles::holdsAll(const TargetSpec& target, const std::vector<std::string>& files) const {
+  std::lock_guard lock(mu_);
+  return std::all_of(files.begin(), files.end(), [&](const std::string& f) {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) {
+      return placeOf(e.first) == placeOf(target) &&
+             std::find(e.second.begin(), e.second.end(), f) != e.second.end();
+    });
+  });
 }
 
 std::size_t CreatedFiles::count() const {
@@ -149,8 +199,13 @@ std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o) {
 
 void checkFreeSpace(const FileOptions& o, const std::string& dir, std::uint64_t toWrite,
                     std::uint64_t freeBytes, std::uint64_t fileSystemBytes) {
-  // A full disk fails the other users of it too, not only this run.
-  const std::uint64_t margin = std::max<std::uint64_t>(64ULL << 20, fileSystemBytes / 100);
+  // A full disk fails the other users of it too, not only this run. 1% of
+  // the file system, capped at 4 GiB: 1% of a 1 PiB file system (10 TiB)
+  // would refuse a small layout on a disk with terabytes free.
+  // toWrite comes from the files' sizes: a sparse file at full size counts
+  // as written, although its holes will take space when written.
+  const std::uint64_t margin = std::max<std::uint64_t>(
+      64ULL << 20, std::min<std::uint64_t>(fileSystemBytes / 100, 4ULL << 30));
   if (toWrite == 0 || (toWrite <= freeBytes && freeBytes - toWrite >= margin)) return;
   const auto fb = [](std::uint64_t b) { return formatBytes(static_cast<double>(b)); };
   throw std::invalid_argument("--size " + fb(o.sizeBytes) + " x " + std::to_string(o.numjobs) +
@@ -182,17 +237,22 @@ TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint
   return target;
 }
 
-namespace {
-
-// A job's engine after an interrupt: closed as far as it goes, then the run ends.
-[[noreturn]] void stopInterrupted(Engine& engine, int signal) {
+void stopInterrupted(Engine& engine, int signal, bool commit) {
   try {
-    engine.finish();
+    // Data about to be removed need not be made durable first (a COMMIT or
+    // fsync of a large write phase can take long while the user waits).
+    if (commit) {
+      engine.finish();
+    } else {
+      engine.abandon();
+    }
   } catch (const std::exception&) {
     // The run is abandoned either way; the interrupt is what the command reports.
   }
   throw Interrupted(signal);
 }
+
+namespace {
 
 std::vector<std::string> jobFiles(const FileOptions& o, std::uint32_t job) {
   std::vector<std::string> files;
@@ -222,7 +282,9 @@ void onJobThreads(std::uint32_t numjobs, Body body) {
 
 // Creates each job's files with the verify pattern unless they already hold
 // the full size (names carry seed and size, so an existing full file is ours).
-// Records the files it writes in created; true when it wrote any.
+// Records in created the files it writes, and only those: a file that was
+// complete before is neither rewritten nor removed after an interrupt.
+// True when it wrote any.
 bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
   const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
   // libnfs cannot write (see unsupportedReason): our client lays its files out on the same server.
@@ -231,15 +293,24 @@ bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* c
   checkLayoutSpace(target, o);
   std::atomic<bool> wrote{false};
   onJobThreads(o.numjobs, [&](std::uint32_t j) {
+    // Declared before the engine, so that it outlives it: the engine's
+    // requests (an io_uring's, the client's registrations) use its buffers.
+    std::unique_ptr<JobDriver> d;
     auto engine = makeEngine(target);
     const auto files = jobFiles(o, j);
-    const auto sizes = engine->open(files, true);
-    bool complete = true;
-    for (auto s : sizes) complete = complete && s == bytes;
-    if (!complete) {
+    std::vector<std::uint32_t> toLayOut;
+    for (std::uint32_t f = 0; f < files.size(); ++f) {
+      if (const int sig = interruptSignal()) throw Interrupted(sig);
+      // One at a time: a file created here is recorded before the next
+      // open can fail or be interrupted. As bytesToLayOut: a file at full
+      // size (or more) is complete.
+      if (engine->open({files[f]}, true).at(0) >= bytes) continue;
+      toLayOut.push_back(f);
+      // Before writing: an interrupt in the middle must find it.
+      if (created != nullptr) created->add(target, {files[f]});
+    }
+    if (!toLayOut.empty()) {
       wrote = true;
-      // Before writing: an interrupt in the middle must find them.
-      if (created != nullptr) created->add(target, files);
       JobSpec spec;
       spec.profile = profileByName("128k-write");
       spec.options = o;
@@ -248,12 +319,15 @@ bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* c
       spec.files = files;
       spec.fileBytes = bytes;
       spec.layout = true;
+      spec.layoutFiles = toLayOut;
       spec.fileIdBase = j * o.nrfiles;
-      JobDriver d(spec, nullptr);
-      engine->run(d);
-      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
-      const JobResult r = d.result();
-      if (r.errors) throw std::runtime_error("laying out " + files.front() + ": " + r.firstError);
+      d = std::make_unique<JobDriver>(spec, nullptr);
+      engine->run(*d);
+      // Everything it wrote is in created, and goes (unless there is no created to record it in).
+      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, created == nullptr);
+      const JobResult r = d->result();
+      if (r.errors)
+        throw std::runtime_error("laying out " + files[toLayOut.front()] + ": " + r.firstError);
     }
     engine->finish();
   });
@@ -269,7 +343,6 @@ std::vector<VerifyStats> readWholeFileSet(
   const std::uint64_t bytes = fileBytes(o, blockSize);
   std::vector<VerifyStats> stats(o.numjobs);
   onJobThreads(o.numjobs, [&](std::uint32_t j) {
-    auto engine = makeEngine(target);
     JobSpec spec;
     spec.profile = profileByName("128k-read");
     spec.profile.blockSize = blockSize;
@@ -284,10 +357,13 @@ std::vector<VerifyStats> readWholeFileSet(
     spec.fileIdBase = j * o.nrfiles;
     spec.generation = generation;
     if (j < written.size()) spec.writtenBlocks = written[j];
-    engine->open(spec.files, false);
+    // Before the engine: it must outlive it (see ensureLayout).
     JobDriver d(spec, nullptr);
+    auto engine = makeEngine(target);
+    engine->open(spec.files, false);
     engine->run(d);
-    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
+    // Reads leave nothing of theirs to make durable.
+    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, false);
     const JobResult r = d.result();
     if (r.errors) throw std::runtime_error(what + ": " + r.firstError);
     stats[j] = r.verify;
@@ -303,10 +379,11 @@ ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& 
   if (target.engine == EngineKind::Path && target.onNfs) {
     // The server of an NFS mount is elsewhere: only this host's cache (the NFS client's) can go.
     const auto why = dropLocalPageCache();
-    notes.push_back(why.empty() ? "--drop-server-cache: " + target.location +
-                                      " is on NFS: dropped this host's page cache (the NFS client's), not the "
-                                      "server's (drop it on the server)"
-                                : "--drop-server-cache: " + target.location + " is on NFS; " + why);
+    notes.push_back(
+        why.empty() ? "--drop-server-cache: " + target.location +
+                          " is on NFS: dropped this host's page cache (the NFS client's), not the "
+                          "server's (drop it on the server)"
+                    : "--drop-server-cache: " + target.location + " is on NFS; " + why);
     detail =
         "drop failed: " + target.location + " is on NFS and its server is not this host" +
         (why.empty() ? " (this host's page cache, the NFS client's, was dropped)" : "; " + why);
@@ -314,7 +391,8 @@ ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& 
   }
   if (!target.serverIsLocal()) {
     notes.push_back("--drop-server-cache: server " + target.nfs.host +
-                    " is not on this host; caches not dropped (run the bench on the server or drop them there)");
+                    " is not on this host; caches not dropped (run the bench on the server or drop "
+                    "them there)");
     detail = "drop failed: server " + target.nfs.host + " is not on this host";
     return ServerCache::Unmanaged;
   }
@@ -332,7 +410,8 @@ ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& 
 // the server's page cache. A path target not on NFS is read buffered (its
 // page cache is the server's when it is the export's disk); an NFS mount
 // with O_DIRECT, so the NFS client's cache stays as it was.
-ServerCache warmServerCache(const TargetSpec& given, const FileOptions& o, std::vector<std::string>& notes) {
+ServerCache warmServerCache(const TargetSpec& given, const FileOptions& o,
+                            std::vector<std::string>& notes) {
   TargetSpec target = given;
   if (target.engine == EngineKind::Path) target.direct = target.onNfs;
   FileOptions w = o;
@@ -385,8 +464,8 @@ class ProgressLine {
       }
       last = now;
       const double eta = total_ > elapsed ? total_ - elapsed : 0;
-      std::fprintf(stderr, "\r[%s] r=%.1fMiB/s,w=%.1fMiB/s r=%.0f,w=%.0f IOPS eta %.0fs   ", label_.c_str(), mib[0],
-                   mib[1], iops[0], iops[1], eta);
+      std::fprintf(stderr, "\r[%s] r=%.1fMiB/s,w=%.1fMiB/s r=%.0f,w=%.0f IOPS eta %.0fs   ",
+                   label_.c_str(), mib[0], mib[1], iops[0], iops[1], eta);
       std::fflush(stderr);
     }
   }
@@ -402,8 +481,10 @@ class ProgressLine {
 
 }  // namespace
 
-RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
-                           const FileOptions& options, const RunSettings& settings) {
+namespace {
+
+RunResult runCell(const TargetSpec& given, const FileProfile& profile, const FileOptions& options,
+                  const RunSettings& settings) {
   validateOptions(options, profile);
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   RunResult result;
@@ -422,9 +503,11 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
     result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
                            ": one thread per job, each with its own connection and session");
   } else if (target.engine == EngineKind::Libnfs) {
-    result.notes.push_back("numjobs " + std::to_string(options.numjobs) + ": one thread per job, each with its own libnfs context");
+    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                           ": one thread per job, each with its own libnfs context");
   } else {
-    result.notes.push_back("numjobs " + std::to_string(options.numjobs) + ": one thread per job, each with its own io_uring");
+    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                           ": one thread per job, each with its own io_uring");
   }
   if (options.ioBytes > 0 && ioBytesPerJob(options, profile.blockSize) != options.ioBytes) {
     result.notes.push_back(
@@ -437,7 +520,8 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
   if (!result.unsupported.empty()) return result;
   const bool laidOut = ensureLayout(target, options, settings.created);
   if (profile.reads()) {
-    const bool drop = settings.cache == CachePrep::Drop || (settings.cache == CachePrep::FromOptions && options.dropServerCache);
+    const bool drop = settings.cache == CachePrep::Drop ||
+                      (settings.cache == CachePrep::FromOptions && options.dropServerCache);
     if (drop) {
       result.serverCache = dropServerCache(target, result.notes, result.serverCacheDetail);
     } else if (settings.cache == CachePrep::Warm) {
@@ -478,10 +562,15 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
     const double total = std::chrono::duration<double>(options.ramp + options.runtime).count();
     ProgressLine line(settings, progress, options.ioBytes ? 0 : total);
     onJobThreads(options.numjobs, [&](std::uint32_t j) {
-      std::unique_ptr<Engine> engine;
+      // The driver before the engine, so that it outlives it: the engine's
+      // requests (an io_uring's, the client's registrations) use its buffers.
       std::unique_ptr<JobDriver> d;
+      std::unique_ptr<Engine> engine;
       try {
         engine = makeEngine(target);
+        // A connect can take long (a server that does not answer): an
+        // interrupt meanwhile opens nothing more.
+        if (const int sig = interruptSignal()) throw Interrupted(sig);
         JobSpec spec;
         spec.profile = profile;
         spec.options = options;
@@ -493,7 +582,8 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
         spec.generation = generation;
         engine->open(spec.files, false);
         d = std::make_unique<JobDriver>(spec, &progress);
-        const std::uint32_t e = engine->effectiveIodepth(result.iodepth, profile.blockSize);
+        const std::uint32_t e =
+            engine->effectiveIodepth(result.iodepth, profile.blockSize, result.readPercent);
         std::lock_guard lock(effectiveMu);
         result.effectiveIodepth = std::min(result.effectiveIodepth, e);
       } catch (...) {
@@ -512,9 +602,16 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
         return;
       }
       jobs[j] = d->result();
-      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig);
+      if (const int sig = interruptSignal()) {
+        // Files this command laid out are removed next: what was written
+        // into them need not be made durable first.
+        const bool removed =
+            settings.created != nullptr && settings.created->holdsAll(target, jobFiles(options, j));
+        stopInterrupted(*engine, sig, !removed);
+      }
       if (profile.writes()) {
-        // The end of the write phase: until the data is durable (UNSTABLE writes need their COMMIT).
+        // The end of the write phase: until the data is durable (UNSTABLE writes need their
+        // COMMIT).
         const auto c0 = BenchClock::now();
         engine->commit();
         commit[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
@@ -566,6 +663,23 @@ RunResult runFileBenchmark(const TargetSpec& given, const FileProfile& profile,
         "blocks pass with any intact data in their place");
   }
   return result;
+}
+
+}  // namespace
+
+RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
+                           const FileOptions& options, const RunSettings& settings) {
+  try {
+    return runCell(target, profile, options, settings);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    // After Ctrl-C an error is its consequence (the straggler grace ran
+    // out, the connection was closed under a request): the command must
+    // clean up and exit 130/143, not report a failed run.
+    if (const int sig = interruptSignal()) throw Interrupted(sig);
+    throw;
+  }
 }
 
 }  // namespace nfsrdma::bench

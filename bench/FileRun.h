@@ -49,21 +49,22 @@ struct RunResult {
   std::uint32_t numjobs = 0;
   unsigned readPercent = 100;
   FileOptions options;
-  DirectionResult dir[2];       // by IoDirection, all jobs
-  double seconds = 0;           // longest job's measured window
-  double commitSeconds = 0;     // COMMIT/fsync after the writes, not in the window (longest job's)
-  double durableSeconds = 0;    // writes: longest job's window plus its COMMIT/fsync (fio's end_fsync)
+  DirectionResult dir[2];    // by IoDirection, all jobs
+  double seconds = 0;        // longest job's measured window
+  double commitSeconds = 0;  // COMMIT/fsync after the writes, not in the window (longest job's)
+  double durableSeconds =
+      0;  // writes: longest job's window plus its COMMIT/fsync (fio's end_fsync)
   ServerCache serverCache = ServerCache::Unmanaged;  // before the read phase
   // What is known of that cache, in words: "dropped", "warm", "drop failed:
   // <why>", "unmanaged: the file set was just written through the server
   // and may be in its page cache", "n/a: no reads".
   std::string serverCacheDetail;
-  VerifyStats verify;           // inline read checks plus the read-back of writes
-  bool verified = false;        // --verify was on
+  VerifyStats verify;     // inline read checks plus the read-back of writes
+  bool verified = false;  // --verify was on
   std::uint64_t errors = 0;
   std::string firstError;
   std::vector<std::string> notes;  // "server caches dropped before the read phase", ...
-  std::string unsupported;         // non-empty: the engine cannot run this profile, and why (nothing ran)
+  std::string unsupported;  // non-empty: the engine cannot run this profile, and why (nothing ran)
 
   bool ok() const { return errors == 0 && verify.mismatches == 0; }
   double mibPerSecond(IoDirection d) const;
@@ -85,8 +86,9 @@ class Interrupted : public std::runtime_error {
 
 // Installs SIGINT and SIGTERM handlers for its lifetime: the first signal
 // sets interruptSignal() (jobs stop at their next request, the command's
-// cleanup runs); a second one gets the default action, for a user who will
-// not wait. Restores the previous handlers and clears the flag at the end.
+// cleanup runs); a second one, of either kind, kills the process with the
+// default action, for a user who will not wait. Restores the previous
+// handlers and clears the flag at the end.
 class InterruptHandlers {
  public:
   InterruptHandlers();
@@ -101,11 +103,15 @@ class InterruptHandlers {
 // "SIGINT", "SIGTERM", else "signal N".
 std::string signalName(int signal);
 
-// The files the runs of a command laid out (created or completed), so that
-// an interrupted command removes them instead of leaving a partial file set.
+// The files the runs of a command laid out (created, or found short and
+// completed), so that an interrupted command removes them instead of leaving
+// a partial file set. Files that were complete before are never in it.
 class CreatedFiles {
  public:
+  // Each file once per directory (a target's localDir, else its location).
   void add(const TargetSpec& target, const std::vector<std::string>& files);
+  // True when every one of files is recorded for the target's directory.
+  bool holdsAll(const TargetSpec& target, const std::vector<std::string>& files) const;
   // Best effort: a target with a localDir directly, else through its engine
   // with a short timeout. Returns what could not be removed, or empty.
   std::string removeAll();
@@ -117,8 +123,8 @@ class CreatedFiles {
 };
 
 struct RunSettings {
-  bool progress = false;  // live line on stderr (callers pass isatty)
-  std::string label;      // progress prefix, e.g. "nfs-tcp 4k-randread"
+  bool progress = false;                     // live line on stderr (callers pass isatty)
+  std::string label;                         // progress prefix, e.g. "nfs-tcp 4k-randread"
   CachePrep cache = CachePrep::FromOptions;  // before a read phase
   CreatedFiles* created = nullptr;           // where the layout records what it wrote
 };
@@ -126,8 +132,8 @@ struct RunSettings {
 // Before a layout: the bytes still to write into dir for the options (files
 // that already hold their full size need nothing).
 std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o);
-// Throws std::invalid_argument when toWrite, plus a margin (64 MiB or 1% of
-// the file system, the larger), exceeds freeBytes of dir:
+// Throws std::invalid_argument when toWrite, plus a margin (1% of the file
+// system, at least 64 MiB and at most 4 GiB), exceeds freeBytes of dir:
 // "--size 1 TiB x 1 job in 1 file = 1 TiB to lay out exceeds the free space of /dir (70 GiB free)".
 void checkFreeSpace(const FileOptions& o, const std::string& dir, std::uint64_t toWrite,
                     std::uint64_t freeBytes, std::uint64_t fileSystemBytes);
@@ -141,11 +147,18 @@ void checkLayoutSpace(const TargetSpec& target, const FileOptions& o);
 // unless the URL set qd=. Other engines: the target unchanged.
 TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize);
 
+// A job's engine after an interrupt: closed (with commit, made durable as
+// finish() does; else abandoned without COMMIT or fsync, for files about to
+// be removed or a job that wrote nothing), then throws Interrupted(signal).
+[[noreturn]] void stopInterrupted(Engine& engine, int signal, bool commit);
+
 // Runs the cell. Errors of the target (cannot connect, no RDMA transport)
 // throw; I/O errors during the run are counted in the result; an interrupt
-// throws Interrupted (the files laid out are in settings.created).
-RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile, const FileOptions& options,
-                           const RunSettings& settings = {});
+// throws Interrupted (the files laid out are in settings.created), also when
+// an error ended the run after it (e.g. requests still out when the short
+// grace after Ctrl-C ran out).
+RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
+                           const FileOptions& options, const RunSettings& settings = {});
 
 // Why the engine cannot run the profile, or empty. libnfs 4.0.0 (Debian 12)
 // fails to encode NFSv4 WRITEs of 4 KiB and more (its COMPOUND buffer is

@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "bench/CompareMatrix.h"
 #include "bench/FileJson.h"
@@ -32,9 +35,12 @@ std::string url() {
 
 TargetSpec target(EngineKind k) {
   switch (k) {
-    case EngineKind::Nfs: return TargetSpec::parse("nfs-tcp", "nfs:" + url());
-    case EngineKind::Libnfs: return TargetSpec::parse("libnfs", "libnfs:" + url());
-    case EngineKind::Path: break;
+    case EngineKind::Nfs:
+      return TargetSpec::parse("nfs-tcp", "nfs:" + url());
+    case EngineKind::Libnfs:
+      return TargetSpec::parse("libnfs", "libnfs:" + url());
+    case EngineKind::Path:
+      break;
   }
   return TargetSpec::parse("local", "path:" + GaneshaEnvironment::get().exportDir().string());
 }
@@ -51,7 +57,8 @@ FileOptions shortOptions() {
 
 std::pair<int, std::string> runTool(const std::string& args) {
   std::string out;
-  FILE* f = ::popen((std::string("timeout 600 ") + NFSRDMA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
+  FILE* f = ::popen(
+      (std::string("timeout 600 ") + NFSRDMA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
   if (f == nullptr) return {-1, ""};
   std::array<char, 4096> buf{};
   std::size_t n = 0;
@@ -60,7 +67,8 @@ std::pair<int, std::string> runTool(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-class EveryEngineAndProfile : public ::testing::TestWithParam<std::tuple<EngineKind, std::string>> {};
+class EveryEngineAndProfile : public ::testing::TestWithParam<std::tuple<EngineKind, std::string>> {
+};
 
 TEST_P(EveryEngineAndProfile, RunsWithVerifyAndZeroMismatches) {
   NFSRDMA_NEED_GANESHA();
@@ -87,10 +95,11 @@ TEST_P(EveryEngineAndProfile, RunsWithVerifyAndZeroMismatches) {
 INSTANTIATE_TEST_SUITE_P(
     Ganesha, EveryEngineAndProfile,
     ::testing::Combine(::testing::Values(EngineKind::Nfs, EngineKind::Libnfs, EngineKind::Path),
-                       ::testing::Values("4k-randread", "4k-randwrite", "128k-read", "128k-write", "4m-read",
-                                         "4m-write", "randrw")),
+                       ::testing::Values("4k-randread", "4k-randwrite", "128k-read", "128k-write",
+                                         "4m-read", "4m-write", "randrw")),
     [](const auto& pinfo) {
-      std::string n = std::string(engineName(std::get<0>(pinfo.param))) + "_" + std::get<1>(pinfo.param);
+      std::string n =
+          std::string(engineName(std::get<0>(pinfo.param))) + "_" + std::get<1>(pinfo.param);
       for (char& c : n) {
         if (c == '-') c = '_';
       }
@@ -121,7 +130,8 @@ TEST(FileBench, VectoredReadsOverRdmaAreRefusedClearly) {
     (void)TargetSpec::parse("x", "nfs:nfs://198.18.0.1/export?proto=rdma&reads-per-compound=4");
     FAIL() << "reads-per-compound with proto=rdma was accepted";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("reads-per-compound=4 needs proto=tcp"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("reads-per-compound=4 needs proto=tcp"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -137,7 +147,8 @@ TEST(FileBench, NumjobsRunOneConnectionEach) {
   EXPECT_NE(r.notes.at(0).find("its own connection"), std::string::npos);
   for (std::uint32_t j = 0; j < 3; ++j) {
     for (std::uint32_t f = 0; f < 2; ++f) {
-      EXPECT_TRUE(std::filesystem::exists(GaneshaEnvironment::get().exportDir() / benchFileName(o, j, f)));
+      EXPECT_TRUE(
+          std::filesystem::exists(GaneshaEnvironment::get().exportDir() / benchFileName(o, j, f)));
     }
   }
 }
@@ -214,7 +225,8 @@ TEST(FileBench, WarmPutsTheFileSetInTheServersPageCacheBeforeTheReads) {
   ASSERT_LT(residentShare(file), 0.05);
   const RunResult plain = runFileBenchmark(target(EngineKind::Libnfs), p, o);
   EXPECT_EQ(plain.serverCache, ServerCache::Unmanaged);
-  EXPECT_LT(residentShare(file), 0.6) << "the timed reads alone touched most of the file: the check cannot tell";
+  EXPECT_LT(residentShare(file), 0.6)
+      << "the timed reads alone touched most of the file: the check cannot tell";
   evict(file);
   RunSettings warm;
   warm.cache = CachePrep::Warm;
@@ -234,7 +246,8 @@ TEST(FileBench, RdmaTargetWithoutDeviceSaysSo) {
     runFileBenchmark(t, profileByName("4k-randread"), shortOptions());
     FAIL() << "an nfs-rdma run against ganesha (no RDMA listener) succeeded";
   } catch (const std::exception& e) {
-    if (std::filesystem::exists("/sys/class/infiniband") && !std::filesystem::is_empty("/sys/class/infiniband")) {
+    if (std::filesystem::exists("/sys/class/infiniband") &&
+        !std::filesystem::is_empty("/sys/class/infiniband")) {
       GTEST_SKIP() << "this host has an RDMA device: " << e.what();
     }
     EXPECT_NE(std::string(e.what()).find("no RDMA device found"), std::string::npos) << e.what();
@@ -243,7 +256,9 @@ TEST(FileBench, RdmaTargetWithoutDeviceSaysSo) {
 
 TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
   NFSRDMA_NEED_GANESHA();
-  const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile randrw --runtime 0.3 --ramp 0 --size 8m --verify --json -");
+  const auto [rc, out] =
+      runTool("file --target nfs:" + url() +
+              " --profile randrw --runtime 0.3 --ramp 0 --size 8m --verify --json -");
   ASSERT_EQ(rc, 0) << out;
   const JsonValue doc = parseJson(out);
   EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/2");
@@ -252,7 +267,8 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
   for (const char* dir : {"read", "write"}) {
     const JsonValue* d = r->find(dir);
     ASSERT_TRUE(d != nullptr && d->isObject()) << dir;
-    for (const char* k : {"ops", "bytes", "iops", "mib_per_s", "mb_per_s"}) EXPECT_GT(d->num(k), 0) << k;
+    for (const char* k : {"ops", "bytes", "iops", "mib_per_s", "mb_per_s"})
+      EXPECT_GT(d->num(k), 0) << k;
     for (const char* k : {"p50", "p90", "p99", "p99_9", "p99_99"})
       EXPECT_GT(d->find("lat_us")->num(k), 0) << k;
   }
@@ -262,7 +278,9 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
 
 TEST(FileCommand, TextFollowsFioConventions) {
   NFSRDMA_NEED_GANESHA();
-  const auto [rc, out] = runTool("file --target nfs:" + url() + " --profile 4k-randwrite --runtime 0.3 --ramp 0 --size 8m --verify");
+  const auto [rc, out] =
+      runTool("file --target nfs:" + url() +
+              " --profile 4k-randwrite --runtime 0.3 --ramp 0 --size 8m --verify");
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("  write: IOPS="), std::string::npos) << out;
   EXPECT_NE(out.find("    lat percentiles ("), std::string::npos) << out;
@@ -333,13 +351,68 @@ TEST(FileCommand, InterruptCleansUpTheEmbeddedServer) {
   std::filesystem::remove_all(work, ec);
 }
 
+// A kept file set with one file missing, interrupted during the run: the
+// layout writes the missing file only, the cleanup (through the server: the
+// target has no local directory) removes that one, and the complete one stays
+// as it was. The REMOVE is a first attempt after Ctrl-C, which must still go.
+TEST(FileBench, AnInterruptRemovesOnlyTheFilesTheLayoutWrote) {
+  NFSRDMA_NEED_GANESHA();
+  const auto dir = GaneshaEnvironment::get().exportDir();
+  FileOptions o = shortOptions();
+  o.verify = false;
+  o.nrfiles = 2;
+  o.seed = 4711;
+  const TargetSpec t = target(EngineKind::Nfs);
+  ASSERT_TRUE(t.localDir.empty());
+  ASSERT_EQ(runFileBenchmark(t, profileByName("4k-randwrite"), o).errors, 0U);
+  const auto kept = dir / benchFileName(o, 0, 0);
+  const auto missing = dir / benchFileName(o, 0, 1);
+  // Through the server: ganesha's cache would not see a file removed behind it.
+  makeEngine(t)->remove({benchFileName(o, 0, 1)});
+  ASSERT_FALSE(std::filesystem::exists(missing));
+  struct stat before {};
+  ASSERT_EQ(::stat(kept.c_str(), &before), 0);
+
+  o.runtime = std::chrono::seconds(30);
+  CreatedFiles created;
+  RunSettings rs;
+  rs.created = &created;
+  clearInterrupt();
+  std::thread ctrlC([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    requestInterrupt(SIGINT);
+  });
+  int signal = 0;
+  try {
+    (void)runFileBenchmark(t, profileByName("4k-randread"), o, rs);
+  } catch (const Interrupted& e) {
+    signal = e.signal();
+  }
+  ctrlC.join();
+  EXPECT_EQ(signal, SIGINT);
+  EXPECT_EQ(created.count(), 1U);
+  EXPECT_TRUE(created.holdsAll(t, {benchFileName(o, 0, 1)}));
+  EXPECT_FALSE(created.holdsAll(t, {benchFileName(o, 0, 0)}));
+  EXPECT_EQ(created.removeAll(), "");
+  clearInterrupt();
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  struct stat after {};
+  ASSERT_EQ(::stat(kept.c_str(), &after), 0);
+  EXPECT_EQ(after.st_size, before.st_size);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec) << "the complete file was rewritten";
+  std::filesystem::remove(kept);
+}
+
 TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
   NFSRDMA_NEED_GANESHA();
-  const auto dir = std::filesystem::temp_directory_path() / ("nfsrdma-compare-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("nfsrdma-compare-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string json = (dir / "run.json").string(), html = (dir / "run.html").string();
-  const auto [rc, out] = runTool("compare --profiles 4k-randread,128k-write --runtime 0.5 --ramp 0.1 --size 16m --verify "
-                                 "--work-dir " + dir.string() + " --json " + json + " --html " + html);
+  const auto [rc, out] = runTool(
+      "compare --profiles 4k-randread,128k-write --runtime 0.5 --ramp 0.1 --size 16m --verify "
+      "--work-dir " +
+      dir.string() + " --json " + json + " --html " + html);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("| 4k-randread | read "), std::string::npos) << out;
   EXPECT_NE(out.find("| 128k-write  | write "), std::string::npos) << out;
@@ -355,7 +428,8 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
     haveDevice = false;
   }
   if (!haveDevice) {
-    EXPECT_NE(out.find("nfs-rdma: no RDMA device — see nfsrdma-server doctor"), std::string::npos) << out;
+    EXPECT_NE(out.find("nfs-rdma: no RDMA device — see nfsrdma-server doctor"), std::string::npos)
+        << out;
   }
 
   const JsonValue doc = parseJsonFile(json);
@@ -373,13 +447,16 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
       EXPECT_EQ(c.serverCache, "warm") << c.target;
     } else {
       EXPECT_GT(c.commitSeconds, 0) << c.target;
-      EXPECT_NEAR(c.mibPerSecond, static_cast<double>(c.bytes) / (c.seconds + c.commitSeconds) / 1048576.0,
+      EXPECT_NEAR(c.mibPerSecond,
+                  static_cast<double>(c.bytes) / (c.seconds + c.commitSeconds) / 1048576.0,
                   c.mibPerSecond * 1e-9)
           << c.target;
     }
   }
   EXPECT_GE(ran, 5U);  // local x2, nfs-tcp x2, libnfs read
-  EXPECT_NE(out.find(" server cache: warm before every read cell of every target"), std::string::npos) << out;
+  EXPECT_NE(out.find(" server cache: warm before every read cell of every target"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("Writes count the COMMIT/fsync"), std::string::npos) << out;
   std::ifstream h(html);
   std::stringstream hs;
@@ -397,7 +474,8 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
   EXPECT_EQ(rc2, 0) << out2;
   EXPECT_NE(out2.find("REGRESSION 4k-randread read nfs-tcp"), std::string::npos) << out2;
   EXPECT_NE(out2.find("-20.0%!"), std::string::npos) << out2;
-  const auto [rc3, out3] = runTool("compare --results " + json + " --baseline " + baseline + " --fail-on-regression");
+  const auto [rc3, out3] =
+      runTool("compare --results " + json + " --baseline " + baseline + " --fail-on-regression");
   EXPECT_EQ(rc3, 3) << out3;
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

@@ -36,6 +36,7 @@
 #include "bench/FileReport.h"
 #include "bench/FileRun.h"
 #include "bench/HtmlReport.h"
+#include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {
@@ -67,22 +68,8 @@ class ScratchDir {
   fs::path path_;
 };
 
-struct CommandResult {
-  int rc = 0;
-  std::string out, err;
-};
-
-CommandResult runCommand(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  CommandResult r;
-  r.rc = command(static_cast<int>(argv.size()), argv.data());
-  r.out = ::testing::internal::GetCapturedStdout();
-  r.err = ::testing::internal::GetCapturedStderr();
-  return r;
-}
+using testing::CommandResult;
+using testing::runCommand;
 
 std::string errorOf(const std::function<void()>& f) {
   try {

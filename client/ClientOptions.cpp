@@ -45,23 +45,38 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   }
   ClientOptions o;
   std::string_view portText;
+  bool portColon = false;  // "host:" or "[addr]:" was written
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
     if (close == std::string_view::npos) bad(url, "unterminated [IPv6 address]");
     o.host = std::string(authority.substr(1, close - 1));
     if (close + 1 < authority.size()) {
       if (authority[close + 1] != ':') bad(url, "expected :port after ]");
+      portColon = true;
       portText = authority.substr(close + 2);
     }
   } else if (auto colon = authority.find(':'); colon != std::string_view::npos) {
     o.host = std::string(authority.substr(0, colon));
+    portColon = true;
     portText = authority.substr(colon + 1);
+    if (portText.find(':') != std::string_view::npos) {
+      bad(url, "an IPv6 address must be written in brackets: nfs://[addr]:port/path");
+    }
   } else {
     o.host = std::string(authority);
   }
   if (o.host.empty()) bad(url, "no server host");
-  bool portGiven = !portText.empty();
-  if (portGiven) o.port = number<std::uint16_t>(url, "port", portText, 1, 65535);
+  bool portGiven = portColon;
+  if (portColon) {
+    // "host:" is a typo, not the default port; the port is named as written.
+    unsigned long v = 0;
+    const auto [end, ec] = std::from_chars(portText.data(), portText.data() + portText.size(), v);
+    if (portText.empty() || ec != std::errc() || end != portText.data() + portText.size() ||
+        v < 1 || v > 65535) {
+      bad(url, "port '" + std::string(portText) + "' after the host: expected 1 to 65535");
+    }
+    o.port = static_cast<std::uint16_t>(v);
+  }
   o.exportPath = std::string(path);
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
 

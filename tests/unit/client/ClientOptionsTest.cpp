@@ -81,6 +81,13 @@ TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
   EXPECT_NE(errorOf("nfs://srv:2049/e?port=23049").find("port=23049 contradicts the port 2049 after the host"),
             std::string::npos);
   EXPECT_EQ(ClientOptions::fromUrl("nfs://srv:2049/e?port=2049").port, 2049);
+  // The port after the host is named as written; "srv:" is not the default port.
+  EXPECT_NE(errorOf("nfs://srv:/e").find("port '' after the host: expected 1 to 65535"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv:70000/e").find("port '70000' after the host"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://[::1]:/e").find("port '' after the host"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://fe80::1/e").find("must be written in brackets"), std::string::npos);
+  EXPECT_EQ(ClientOptions::fromUrl("nfs://[fe80::1]:2050/e").port, 2050);
 }
 
 }  // namespace

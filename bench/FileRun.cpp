@@ -623,7 +623,8 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (result.effectiveIodepth < result.iodepth) {
     // As fio would show it: the figures are for this depth, not the one asked for.
     const std::string note =
-        target.name + ": the server granted fewer session slots than --iodepth " +
+        target.name +
+        ": the server allows fewer calls in flight (session slots, RDMA credits) than --iodepth " +
         std::to_string(result.iodepth) + " needs: at most " +
         std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
         " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +

@@ -337,10 +337,15 @@ int cmdCp(const std::vector<std::string>& args) {
     // address, another port to the same server): what the server says the
     // files are decides, not how they were written.
     if (existing && inAttrs && sameRemoteFile(*existing, *inAttrs)) fail(sameFileError);
-    // A local source seen through a kernel NFS mount of the same export.
-    if (existing && !in && onNfsMount(inFd) && existing->fileId == inStat.st_ino &&
+    // A local source that is the destination seen another way: through a
+    // kernel NFS mount of the export, or the server's own file under it
+    // (ganesha's and knfsd's file IDs are the inode numbers). The same file
+    // ID and size is taken as the same file: refusing a copy is recoverable,
+    // emptying the source is not.
+    if (existing && !in && existing->fileId == inStat.st_ino &&
         existing->size == static_cast<std::uint64_t>(inStat.st_size)) {
-      fail(sameFileError + " (the source is on an NFS mount of it)");
+      fail(sameFileError + (onNfsMount(inFd) ? " (the source is on an NFS mount of it)"
+                                             : " (same file ID and size: the server's own file?)"));
     }
     nfsrdma::OpenFlags flags;
     flags.read = false;
@@ -365,7 +370,8 @@ int cmdCp(const std::vector<std::string>& args) {
       const int probe = ::open(dst.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
       const bool viaMount = probe >= 0 && onNfsMount(probe);
       if (probe >= 0) ::close(probe);
-      if (viaMount) fail(sameFileError + " (the destination is on an NFS mount of it)");
+      fail(sameFileError + (viaMount ? " (the destination is on an NFS mount of it)"
+                                     : " (same file ID and size: the server's own file?)"));
     }
     outFd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (outFd < 0) fail(errnoMessage("open " + dst));
@@ -530,9 +536,12 @@ int main(int argc, char** argv) {
     }
     // As ls(1): output that did not reach its file (a full disk, a closed
     // pipe) is an error, not a listing.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
-      std::cerr << "nfsrdma-client: " << cmd
-                << ": write to standard output: " << std::strerror(errno) << "\n";
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    if (!flushed || std::ferror(stdout) != 0) {
+      // An earlier implicit flush may have failed: its errno is gone by now.
+      std::cerr << "nfsrdma-client: " << cmd << ": write to standard output: "
+                << (!flushed && errno != 0 ? std::strerror(errno) : "write error") << "\n";
       return 1;
     }
     return rc;

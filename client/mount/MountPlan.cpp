@@ -264,7 +264,9 @@ std::optional<std::string> trunkingClash(const ExistingMount& e, const std::stri
                                          const std::string& vers) {
   if (vers == "3" || e.type != "nfs4") return std::nullopt;
   const std::string theirs = optionValue(e.options, "vers");
-  const std::string theirProto = optionValue(e.options, "proto");
+  // /proc/mounts names an IPv6 mount's transport tcp6 or rdma6.
+  std::string theirProto = optionValue(e.options, "proto");
+  if (!theirProto.empty() && theirProto.back() == '6') theirProto.pop_back();
   if (theirProto.empty() || theirProto == proto) return std::nullopt;
   if (!theirs.empty() && vers != "4" && theirs != "4" && theirs != vers) return std::nullopt;
   return "'" + e.source + "' is already mounted on " + e.mountPoint + " with proto=" + theirProto +

@@ -311,7 +311,9 @@ TEST(FileCommand, DeepIodepthGetsItsSlotsOrSaysSo) {
   EXPECT_GT(effective, 32) << "the session kept its default 32 slots";
   EXPECT_LE(effective, 128);
   if (effective < 128) {
-    EXPECT_NE(out.find("nfsrdma-bench: note: nfs-tcp: the server granted fewer session slots than "
+    EXPECT_NE(out.find("nfsrdma-bench: note: nfs-tcp: the server allows fewer calls in flight "
+                       "(session slots, RDMA "
+                       "credits) than "
                        "--iodepth 128"),
               std::string::npos)
         << out;

@@ -663,6 +663,17 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
   EXPECT_NE(err1.find("source and destination are the same file"), std::string::npos) << err1;
   EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
 
+  // The export's backing file on this host against its own URL, both ways:
+  // ganesha's file ID is its inode number.
+  const std::string backing = (exportDir() / "cp-self").string();
+  for (const auto& [from, to] :
+       {std::pair{base + "cp-self", backing}, std::pair{backing, base + "cp-self"}}) {
+    auto [rcb, errb] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + from + " " + to);
+    EXPECT_EQ(rcb, 1) << from << " -> " << to;
+    EXPECT_NE(errb.find("source and destination are the same file"), std::string::npos) << errb;
+    EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data)) << from << " -> " << to;
+  }
+
   // The same file on the local side (here: the export's backing file).
   const std::string local = (exportDir() / "cp-self").string();
   auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local + " " + local);

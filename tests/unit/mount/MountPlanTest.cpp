@@ -101,6 +101,14 @@ TEST(MountPlan, AnotherTransportsNfs4MountOfTheSameMinorVersionIsAProblem) {
   MountRequest v4 = request("rdma");
   v4.vers = "4";  // negotiates the highest: may meet 4.2
   EXPECT_EQ(planMount(v4, f).problems.size(), 1U);
+  // An IPv6 server's mount says proto=rdma6: the same transport, no clash.
+  HostFacts g = modernHost();
+  g.mounts += "[fe80::1]:/export /mnt/r nfs4 rw,vers=4.2,proto=rdma6,port=20049 0 0\n";
+  MountRequest six = request("rdma");
+  six.server = "[fe80::1]";
+  EXPECT_TRUE(planMount(six, g).problems.empty());
+  six.proto = "tcp";
+  EXPECT_EQ(planMount(six, g).problems.size(), 1U);
 }
 
 TEST(MountPlan, ExistingMountOfTheServerAddsNoShareCache) {

@@ -362,8 +362,10 @@ std::vector<VerifyStats> readWholeFileSet(
     auto engine = makeEngine(target);
     engine->open(spec.files, false);
     engine->run(d);
-    // Reads leave nothing of theirs to make durable.
-    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, false);
+    // Closed as after any read (these files are kept): an NFS engine's
+    // abandon() sends no CLOSE, which would leave the opens on the server
+    // for a lease. A reading engine has nothing to COMMIT.
+    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, true);
     const JobResult r = d.result();
     if (r.errors) throw std::runtime_error(what + ": " + r.firstError);
     stats[j] = r.verify;

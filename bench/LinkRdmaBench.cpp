@@ -520,6 +520,23 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
         throw std::runtime_error("the route to " + o.host + " uses " + device + ", not " + o.device +
                                  " (-d); use --bind with an address of " + o.device);
       }
+      // As perftest, before anything is created: otherwise librdmacm
+      // reports the failed QP as "rdma_create_qp: Cannot allocate memory".
+      const verbs::CmId::QueueLimits limits = id.queueLimits();
+      // The send queue and CQ hold a few entries more than the depth (a
+      // control message, the drain marker; see Endpoint).
+      const int depth = static_cast<int>(shape.sendDepth);
+      if (limits.maxQpWr > 0 && depth + 2 > limits.maxQpWr) {
+        throw std::invalid_argument("--tx-depth " + std::to_string(depth) + " needs " +
+                                    std::to_string(depth + 2) + " send queue entries; " + device +
+                                    " allows " + std::to_string(limits.maxQpWr) + " (max_qp_wr)");
+      }
+      if (limits.maxCqe > 0 && depth + 8 > limits.maxCqe) {
+        throw std::invalid_argument("--tx-depth " + std::to_string(depth) + " needs " +
+                                    std::to_string(depth + 8) + " completion queue entries; " +
+                                    device + " allows " + std::to_string(limits.maxCqe) +
+                                    " (max_cqe)");
+      }
       placement = applyPlacement(o, deviceNumaNode(device));
       mtu = mtuText(id);
     }

@@ -27,6 +27,12 @@ std::string CmId::deviceName() const {
   return verbs() != nullptr ? ibv_get_device_name(verbs()->device) : "";
 }
 
+CmId::QueueLimits CmId::queueLimits() const noexcept {
+  ibv_device_attr attr{};
+  if (verbs() == nullptr || ibv_query_device(verbs(), &attr) != 0) return {};
+  return {attr.max_qp_wr, attr.max_cqe};
+}
+
 int CmId::activeMtuBytes() const noexcept {
   if (verbs() == nullptr) return 0;
   ibv_port_attr attr{};

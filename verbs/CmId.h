@@ -34,6 +34,13 @@ class CmId {
   // The active MTU in bytes of the port the id is bound to (after address
   // resolution); 0 when it cannot be queried. No throw.
   int activeMtuBytes() const noexcept;
+  // The bound device's queue limits (ibv_query_device); zeros when they
+  // cannot be queried. No throw.
+  struct QueueLimits {
+    int maxQpWr = 0;  // work requests per send or receive queue
+    int maxCqe = 0;   // entries per completion queue
+  };
+  QueueLimits queueLimits() const noexcept;
 
   void bindAddress(const sockaddr* address);
   void listen(int backlog);

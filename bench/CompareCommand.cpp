@@ -158,15 +158,7 @@ int runCompareCommand(int argc, char** argv) {
   InterruptHandlers handlers;
   CreatedFiles created;
   // The embedded server (stopped, its directory removed) unwound before this.
-  auto interrupted = [&](int signal) {
-    const std::size_t n = created.count();
-    const std::string left = created.removeAll();
-    std::fprintf(stderr, "nfsrdma-bench compare: interrupted by %s%s\n", signalName(signal).c_str(),
-                 !left.empty() ? ("; could not remove the file sets it laid out: " + left).c_str()
-                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
-                         : "");
-    return 128 + signal;
-  };
+  auto interrupted = [&](int signal) { return created.reportInterrupted("compare", signal); };
   try {
     po::variables_map vm;
     storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");

@@ -38,15 +38,7 @@ int runFileCommand(int argc, char** argv) {
   InterruptHandlers handlers;
   CreatedFiles created;
   // The embedded server (stopped, its directory removed) unwound before this.
-  auto interrupted = [&](int signal) {
-    const std::size_t n = created.count();
-    const std::string left = created.removeAll();
-    std::fprintf(stderr, "nfsrdma-bench file: interrupted by %s%s\n", signalName(signal).c_str(),
-                 !left.empty() ? ("; could not remove the file set it laid out: " + left).c_str()
-                 : n > 0 ? ("; removed the " + std::to_string(n) + " file(s) it laid out").c_str()
-                         : "");
-    return 128 + signal;
-  };
+  auto interrupted = [&](int signal) { return created.reportInterrupted("file", signal); };
   try {
     if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
     checkOutputPath(jsonPath, "--json");

@@ -152,6 +152,20 @@ std::size_t CreatedFiles::count() const {
   return n;
 }
 
+int CreatedFiles::reportInterrupted(const char* command, int signal) {
+  const std::size_t n = count();
+  const std::string left = removeAll();
+  std::string what;
+  if (!left.empty()) {
+    what = "; could not remove what it laid out: " + left;
+  } else if (n > 0) {
+    what = "; removed the " + std::to_string(n) + " file(s) it laid out";
+  }
+  std::fprintf(stderr, "nfsrdma-bench %s: interrupted by %s%s\n", command,
+               signalName(signal).c_str(), what.c_str());
+  return 128 + signal;
+}
+
 std::string CreatedFiles::removeAll() {
   std::lock_guard lock(mu_);
   std::string failed;

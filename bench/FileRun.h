@@ -116,6 +116,10 @@ class CreatedFiles {
   // with a short timeout. Returns what could not be removed, or empty.
   std::string removeAll();
   std::size_t count() const;
+  // After an interrupt: removes what was recorded and says so on stderr as
+  // "nfsrdma-bench <command>: interrupted by SIGINT; removed the N file(s) it
+  // laid out" (or what could not be removed). Returns the exit status, 128 + signal.
+  int reportInterrupted(const char* command, int signal);
 
  private:
   mutable std::mutex mu_;

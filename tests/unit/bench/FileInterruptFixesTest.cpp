@@ -34,6 +34,7 @@
 #include "client/nfs4/Nfs4Status.h"
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/FieldReport.h"
+#include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -41,31 +42,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// A fresh directory under /tmp, removed at the end of the test.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(fs::temp_directory_path() /
-              ("nfsrdma-interrupt-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  fs::path path_;
-};
+using testing::ScratchDir;
 
 using testing::CommandResult;
 using testing::runCommand;
@@ -122,7 +99,7 @@ class FullFifo {
 // 1. A kept file set with one file missing: the layout writes the missing
 // one only, and an interrupt removes that one only.
 TEST(FileInterruptFixes, AnInterruptKeepsTheFilesThatWereCompleteBefore) {
-  ScratchDir dir("kept");
+  ScratchDir dir("interrupt-kept");
   const std::vector<std::string> common = {"file",
                                            "--profile",
                                            "4k-randread",
@@ -200,7 +177,7 @@ TEST(FileInterruptFixes, EffectiveIodepthGroupsOnlyReads) {
 
 // 3. With --html - stdout is the HTML alone.
 TEST(FileInterruptFixes, CompareHtmlDashHasNothingBeforeTheHtml) {
-  ScratchDir dir("html");
+  ScratchDir dir("interrupt-html");
   const std::string saved = (dir.path() / "saved.json").string();
   const std::string json = (dir.path() / "again.json").string();
   std::ofstream(saved) << compareToJson(testing::fieldNotesReport());
@@ -242,7 +219,7 @@ TEST(FileInterruptFixesDeathTest, ASecondSignalOfEitherKindKills) {
 // 5. When the 10 s after Ctrl-C run out with a request still out, the error
 // that ends the layout is the interrupt's: cleanup and exit 130.
 TEST(FileInterruptFixes, AnErrorAfterCtrlCStillCleansUpAndExits130) {
-  ScratchDir dir("grace");
+  ScratchDir dir("interrupt-grace");
   const std::vector<std::string> args = {
       "file",     "--profile", "4k-randread", "--target", "path:" + dir.str(), "--size", "1m",
       "--direct", "0",         "--ramp",      "0",        "--runtime",         "20"};
@@ -272,7 +249,7 @@ TEST(FileInterruptFixes, AnErrorAfterCtrlCStillCleansUpAndExits130) {
 // kernel would otherwise go on using the driver's buffers after it is gone.
 TEST(FileInterruptFixes, APathEngineCancelsItsRequestsBeforeItsErrorLeaves) {
   clearInterrupt();
-  ScratchDir dir("cancel");
+  ScratchDir dir("interrupt-cancel");
   FullFifo fifo(dir.path() / "f");
   TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
   t.direct = false;
@@ -427,7 +404,7 @@ TEST(FileInterruptFixes, AnInterruptDoesNotCommitFilesAboutToBeRemoved) {
   EXPECT_EQ(kept.abandons, 0);
 
   // The path engine's abandon() does not fsync (a FIFO's fsync fails: finish() would say so).
-  ScratchDir dir("abandon");
+  ScratchDir dir("interrupt-abandon");
   ASSERT_EQ(::mkfifo((dir.path() / "p").c_str(), 0644), 0);
   TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
   t.direct = false;

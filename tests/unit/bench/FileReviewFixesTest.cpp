@@ -38,35 +38,14 @@
 #include "bench/HtmlReport.h"
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/FieldReport.h"
+#include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under /tmp, removed at the end of the test.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(fs::temp_directory_path() /
-              ("nfsrdma-review-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::size_t files() const {
-    return static_cast<std::size_t>(
-        std::distance(fs::directory_iterator(path_), fs::directory_iterator()));
-  }
-
- private:
-  fs::path path_;
-};
+using testing::ScratchDir;
 
 using testing::CommandResult;
 using testing::runCommand;
@@ -118,7 +97,7 @@ TEST(FileReviewFixes, NfsTargetsAskForTheSlotsTheIodepthNeeds) {
 // 2. The free space of the target directory, the file-set cap and the
 // buffer memory are checked before anything is written or allocated.
 TEST(FileReviewFixes, FreeSpaceIsCheckedBeforeTheLayout) {
-  ScratchDir dir("space");
+  ScratchDir dir("review-space");
   FileOptions o;
   o.sizeBytes = 8ULL << 20;
   o.numjobs = 2;
@@ -215,7 +194,7 @@ TEST(FileReviewFixes, AnInterruptStopsTheJobsAtTheirNextRequest) {
 }
 
 TEST(FileReviewFixes, CtrlCRemovesTheLaidOutFileSetAndExits130) {
-  ScratchDir dir("sigint");
+  ScratchDir dir("review-sigint");
   const auto t0 = std::chrono::steady_clock::now();
   std::thread killer([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
@@ -330,7 +309,7 @@ JsonValue fileJson(const std::string& dir, const char* profile = "4k-randread") 
 }
 
 TEST(FileReviewFixes, FileSaysWhatItKnowsOfTheServersCache) {
-  ScratchDir dir("cache");
+  ScratchDir dir("review-cache");
   const JsonValue first = fileJson(dir.str());
   const JsonValue* r = first.find("result");
   ASSERT_NE(r, nullptr);
@@ -464,7 +443,7 @@ TEST(FileReviewFixes, SizesParseStrictlyAndErrorsNameTheOption) {
 
 // 8. `compare --json -` writes the JSON to stdout, and no file named '-'.
 TEST(FileReviewFixes, CompareJsonDashIsStdout) {
-  ScratchDir dir("dash");
+  ScratchDir dir("review-dash");
   const std::string saved = (dir.path() / "saved.json").string();
   std::ofstream(saved) << compareToJson(testing::fieldNotesReport());
   const fs::path cwd = fs::current_path();
@@ -488,7 +467,7 @@ TEST(FileReviewFixes, CompareJsonDashIsStdout) {
 // 10. A failed fsync in finish() still closes every fd once; the
 // destructor must not close them again (the number may be reused by then).
 TEST(FileReviewFixes, PathEngineClosesEveryFdOnceWhenFsyncFails) {
-  ScratchDir dir("fsync");
+  ScratchDir dir("review-fsync");
   std::ofstream(dir.path() / "a") << "data";
   ASSERT_EQ(::mkfifo((dir.path() / "b").c_str(), 0644), 0);  // fsync on a FIFO: EINVAL
   TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());

@@ -19,21 +19,6 @@ std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNf
 std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
 std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
 
-namespace {
-
-// True when the URL's query has the key, e.g. "qd" in nfs://h/e?proto=tcp&qd=64.
-bool urlHasKey(const std::string& url, const std::string& key) {
-  const auto q = url.find('?');
-  if (q == std::string::npos) return false;
-  std::istringstream in(url.substr(q + 1));
-  for (std::string kv; std::getline(in, kv, '&');) {
-    if (kv.substr(0, kv.find('=')) == key) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void Engine::remove(const std::vector<std::string>& files) {
   if (!files.empty()) throw std::runtime_error("this engine cannot remove " + files.front());
 }
@@ -109,7 +94,6 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
   if (engine == "nfs" || engine == "libnfs") {
     t.engine = engine == "nfs" ? EngineKind::Nfs : EngineKind::Libnfs;
     t.nfs = ClientOptions::fromUrl(t.location);
-    t.queueDepthGiven = urlHasKey(t.location, "qd");
     if (t.engine == EngineKind::Libnfs && t.nfs.proto != "tcp") {
       throw std::invalid_argument("target '" + spec + "': libnfs speaks TCP only");
     }

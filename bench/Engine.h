@@ -35,9 +35,6 @@ struct TargetSpec {
   EngineKind engine = EngineKind::Path;
   std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
   ClientOptions nfs;     // parsed location of nfs and libnfs targets
-  // nfs: the URL asked for a session slot count (qd=); else a run asks for
-  // at least its iodepth, so that slots do not cap the requests in flight.
-  bool queueDepthGiven = false;
   // A directory on this host holding the target's files (a path target's
   // location, the embedded server's export directory), or empty: what the
   // free-space check measures, and where an interrupted run removes the

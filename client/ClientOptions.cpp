@@ -112,6 +112,7 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     } else if (key == "proto") {
       if (value != "tcp" && value != "rdma") bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
       o.proto = std::string(value);
+      o.protoGiven = true;
     } else if (key == "port") {
       const auto port = number<std::uint16_t>(url, key, value, 1, 65535);
       if (!portText.empty() && port != o.port) {
@@ -130,6 +131,7 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
     } else if (key == "qd") {
       o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
+      o.queueDepthGiven = true;
     } else if (key == "iosize") {
       o.maxIoSize = number<std::uint32_t>(url, key, value, 4096, 16U << 20);
     } else if (key == "bind") {

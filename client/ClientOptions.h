@@ -38,6 +38,7 @@ struct ClientOptions {
   // the session's renewal thread. Not parsed from URLs.
   std::function<void(const std::string&)> onSessionReplaced;
   std::uint32_t queueDepth = 32;   // session slots asked for
+  bool queueDepthGiven = false;    // the URL said qd=
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the
   // call ends (the default), or keep registrations in a pool (memreg=pooled):
@@ -48,6 +49,7 @@ struct ClientOptions {
   // call in flight uses the same pages (then when that call ends).
   bool perIoRegistration = true;
   bool memregGiven = false;  // the URL said memreg=
+  bool protoGiven = false;   // the URL said proto=
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
   // For drivers that keep a queue (the file benchmark's nfs engine): up to
   // this many queued READs of one file share a COMPOUND (Client::preadvAsync).

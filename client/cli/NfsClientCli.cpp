@@ -58,27 +58,15 @@ struct Remote {
 
 bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
 
-// Whether the URL's query (after '?') has the key: "proto=" elsewhere, in a
-// path, says nothing about the transport.
-bool hasQueryKey(const std::string& url, const std::string& key) {
-  const auto q = url.find('?');
-  if (q == std::string::npos) return false;
-  for (std::size_t at = q + 1; at <= url.size();) {
-    const auto amp = std::min(url.find('&', at), url.size());
-    const std::string item = url.substr(at, amp - at);
-    if (item.compare(0, key.size() + 1, key + "=") == 0) return true;
-    at = amp + 1;
-  }
-  return false;
-}
-
 Remote parseRemote(const std::string& url) {
   Remote r;
-  std::string u = url;
-  if (!g_proto.empty() && !hasQueryKey(u, "proto")) {
-    u += (u.find('?') == std::string::npos ? "?" : "&") + ("proto=" + g_proto);
+  r.options = ClientOptions::fromUrl(url);
+  // --proto for a URL that names no transport: parsed again with it, so the
+  // port follows it (proto=rdma: 20049 unless the URL gives one).
+  if (!g_proto.empty() && !r.options.protoGiven) {
+    r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") +
+                                       "proto=" + g_proto);
   }
-  r.options = ClientOptions::fromUrl(u);
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.
   r.options.onBusy = [](const std::string& what) {

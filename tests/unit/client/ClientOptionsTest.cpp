@@ -59,6 +59,14 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
   const ClientOptions p = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=pooled");
   EXPECT_FALSE(p.perIoRegistration);
   EXPECT_TRUE(p.memregGiven);
+  // Which keys the URL gave, for callers whose own default differs (the
+  // CLI's --proto, the file benchmark's iodepth-sized session).
+  EXPECT_TRUE(p.protoGiven);
+  EXPECT_FALSE(p.queueDepthGiven);
+  const ClientOptions plain = ClientOptions::fromUrl("nfs://srv/proto=x?qd=64");
+  EXPECT_FALSE(plain.protoGiven) << "proto= in the path is not the key";
+  EXPECT_TRUE(plain.queueDepthGiven);
+  EXPECT_EQ(plain.queueDepth, 64U);
 }
 
 TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {

@@ -11,6 +11,7 @@
 
 #include "bench/FileRun.h"
 #include "client/Error.h"
+#include "client/mount/MountPlan.h"
 #include "client/nfs4/BusyRetry.h"
 
 namespace nfsrdma::bench {
@@ -140,21 +141,18 @@ bool pathIsOnNfs(const std::string& dir) {
 std::string nfsMountProto(const std::string& dir) {
   std::error_code ec;
   const std::string where = std::filesystem::weakly_canonical(dir, ec).string();
-  std::ifstream mounts("/proc/self/mounts");
-  std::string line, best, proto = "tcp";
-  while (std::getline(mounts, line)) {
-    std::istringstream in(line);
-    std::string source, point, type, opts;
-    if (!(in >> source >> point >> type >> opts) || type.rfind("nfs", 0) != 0) continue;
+  std::ifstream in("/proc/self/mounts");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string best, proto = "tcp";
+  for (const mount::ExistingMount& m : mount::parseProcMounts(text.str())) {
+    const std::string& point = m.mountPoint;
+    if (m.type.rfind("nfs", 0) != 0) continue;
     const bool under = where == point ||
                        (where.rfind(point, 0) == 0 && (point == "/" || where[point.size()] == '/'));
     if (!under || point.size() < best.size()) continue;
     best = point;
-    proto = "tcp";
-    std::istringstream os(opts);
-    for (std::string o; std::getline(os, o, ',');) {
-      if (o.rfind("proto=", 0) == 0) proto = o.substr(6);
-    }
+    proto = mount::optionValue(m.options, "proto");
   }
   return proto.rfind("rdma", 0) == 0 ? "rdma" : "tcp";
 }

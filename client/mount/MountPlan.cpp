@@ -70,22 +70,6 @@ std::string unescapeMountField(std::string_view s) {
   return out;
 }
 
-std::vector<ExistingMount> parseProcMounts(std::string_view procMounts) {
-  std::vector<ExistingMount> out;
-  std::istringstream in{std::string(procMounts)};
-  std::string line;
-  for (int n = 0; n < 100000 && std::getline(in, line); ++n) {
-    std::istringstream fields(line);
-    ExistingMount m;
-    if (!(fields >> m.source >> m.mountPoint >> m.type >> m.options)) continue;
-    m.source = unescapeMountField(m.source);
-    m.mountPoint = unescapeMountField(m.mountPoint);
-    m.options = unescapeMountField(m.options);
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
 // The host as the kernel compares it: an IPv6 address without its brackets.
 std::string bareHost(std::string_view host) {
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
@@ -244,19 +228,6 @@ void checkRequest(const MountRequest& r) {
   for (const auto& o : r.extraOptions) checkExtraOption(o);
 }
 
-// The value of key= in a mount option list ("" when absent).
-std::string optionValue(std::string_view options, std::string_view key) {
-  for (std::size_t at = 0; at <= options.size();) {
-    const auto comma = std::min(options.find(',', at), options.size());
-    const std::string_view item = options.substr(at, comma - at);
-    if (item.size() > key.size() && item.substr(0, key.size()) == key && item[key.size()] == '=') {
-      return std::string(item.substr(key.size() + 1));
-    }
-    at = comma + 1;
-  }
-  return "";
-}
-
 // Why a new NFSv4 mount over 'proto' would land on an existing mount's client (see planMount),
 // if it would: same server, NFSv4 on both sides, the same minor version ("4" negotiates the
 // highest, so it may meet any), and another transport.
@@ -285,6 +256,35 @@ std::string mountPointFor(const MountRequest& r, const std::string& proto) {
 }
 
 }  // namespace
+
+std::vector<ExistingMount> parseProcMounts(std::string_view procMounts) {
+  std::vector<ExistingMount> out;
+  std::istringstream in{std::string(procMounts)};
+  std::string line;
+  for (int n = 0; n < 100000 && std::getline(in, line); ++n) {
+    std::istringstream fields(line);
+    ExistingMount m;
+    if (!(fields >> m.source >> m.mountPoint >> m.type >> m.options)) continue;
+    m.source = unescapeMountField(m.source);
+    m.mountPoint = unescapeMountField(m.mountPoint);
+    m.options = unescapeMountField(m.options);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The value of key= in a mount option list ("" when absent).
+std::string optionValue(std::string_view options, std::string_view key) {
+  for (std::size_t at = 0; at <= options.size();) {
+    const auto comma = std::min(options.find(',', at), options.size());
+    const std::string_view item = options.substr(at, comma - at);
+    if (item.size() > key.size() && item.substr(0, key.size()) == key && item[key.size()] == '=') {
+      return std::string(item.substr(key.size() + 1));
+    }
+    at = comma + 1;
+  }
+  return "";
+}
 
 std::string shellQuote(std::string_view word) {
   static constexpr std::string_view kSafe =

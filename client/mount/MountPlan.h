@@ -73,15 +73,18 @@ std::vector<PlannedUnmount> planUnmount(const MountRequest& request);
 // u.mountPoint.
 std::optional<std::string> unmountProblem(const PlannedUnmount& u, std::string_view procMounts);
 
-// Lines of /proc/mounts whose source is server:/... (server with or without IPv6
-// brackets), with their fields unescaped.
+// A line of /proc/mounts, its fields unescaped (\040 is a space).
 struct ExistingMount {
   std::string source;
   std::string mountPoint;
   std::string options;
-  std::string type;  // "nfs" or "nfs4"
+  std::string type;  // "nfs", "nfs4", "ext4", ...
 };
+std::vector<ExistingMount> parseProcMounts(std::string_view procMounts);
+// Those whose source is server:/... (server with or without IPv6 brackets), NFS only.
 std::vector<ExistingMount> nfsMountsOf(std::string_view procMounts, std::string_view server);
+// The value of key= in a comma-separated mount option list ("" when absent).
+std::string optionValue(std::string_view options, std::string_view key);
 
 // The word as a POSIX shell reads it back: itself when that is safe, else single-quoted.
 std::string shellQuote(std::string_view word);

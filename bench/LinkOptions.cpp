@@ -57,6 +57,8 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
        "QP ACK timeout exponent: retransmit after 4.096 us * 2^N (perftest's default 14, 67 ms)")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "both sides write at once; reports the sum")
       ("verify", po::bool_switch(&o.verify), "check every transferred byte against the sender's pattern")
+      ("perform_warm_up", po::bool_switch(&o.warmUp),
+       "before each bandwidth step, move one TX depth of messages per QP untimed (perftest's option; off by default, as there)")
       ("port,p", po::value(&port)->default_value(port), "rdma_cm / TCP port")
       ("bind", po::value(&o.bindAddress), "local address (client source address / server listen address)")
       ("ib-dev,d", po::value(&o.device), "RDMA device: client checks the route uses it; server listens on its IP")
@@ -131,6 +133,10 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   o.idleTimeout = std::chrono::seconds(idleSec);
   if (o.bidirectional && (o.test != LinkTest::Write || o.tcp)) {
     throw std::invalid_argument("-b is for the RDMA WRITE test");
+  }
+  // The server's own loop of -b would need the switch in the protocol.
+  if (o.warmUp && (o.test == LinkTest::SendLatency || o.tcp || o.bidirectional)) {
+    throw std::invalid_argument("--perform_warm_up is for the one-way RDMA WRITE and READ bandwidth tests");
   }
   if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");
   // The ratio would set two directions of RDMA against one of TCP.

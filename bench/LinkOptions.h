@@ -38,6 +38,7 @@ struct LinkOptions {
   std::uint32_t qpTimeout = 14; // ACK timeout exponent, 4.096 us * 2^N (perftest -u)
   bool bidirectional = false;
   bool verify = false;
+  bool warmUp = false;          // --perform_warm_up: untimed TX depth before each step
   int cpu = -1;                 // --cpu: pin to this CPU
   std::string numa;             // --numa: "auto" (device's node) or a node number
   BandwidthUnit unit = BandwidthUnit::MiBPerSecond;

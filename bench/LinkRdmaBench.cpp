@@ -257,6 +257,7 @@ struct LoopParams {
   std::uint32_t txDepth;
   std::uint32_t cqModeration;
   std::uint32_t postList;  // WRs per ibv_post_send call
+  bool warmUp = false;     // untimed TX depth first (--perform_warm_up)
 };
 
 struct LoopResult {
@@ -264,6 +265,58 @@ struct LoopResult {
   double seconds = 0;
   double peakMessagesPerSecond = 0;
 };
+
+// --perform_warm_up, as perftest's (off by default there and here): before
+// the timed loop each QP moves one TX depth of messages and waits for them,
+// so the clock sees neither a fresh QP's first packets nor the first touch of
+// its buffers. Large messages warm up with fewer (at least one, at most
+// 32 MiB a QP), so an -a sweep does not double its time at 8 MiB.
+void warmUp(std::vector<Stream>& streams, const LoopParams& p) {
+  constexpr std::uint64_t kWarmUpBytes = 32ull << 20;
+  std::uint64_t count = std::min<std::uint64_t>(
+      p.txDepth, std::max<std::uint64_t>(1, kWarmUpBytes / std::max<std::uint64_t>(p.size, 1)));
+  if (p.duration.count() == 0) count = std::min(count, p.iterations);
+  if (count == 0) return;
+  for (Stream& s : streams) {
+    for (std::uint64_t left = count; left > 0;) {
+      const std::uint64_t k = std::min<std::uint64_t>(left, p.postList);
+      for (std::uint64_t j = 0; j < k; ++j) {
+        ibv_send_wr& wr = s.wrs[j];
+        // One signaled WR at the end: the batch fits the send queue, and its
+        // completion retires the unsignaled ones before it.
+        wr.send_flags = left - j == 1 ? unsigned{IBV_SEND_SIGNALED} : 0u;
+        wr.next = j + 1 < k ? &s.wrs[j + 1] : nullptr;
+      }
+      ibv_send_wr* bad = nullptr;
+      if (auto ec = s.ep->qp.postSend(s.wrs[0], &bad))
+        verbs::throwVerbError("ibv_post_send(warm-up)", ec.value());
+      left -= k;
+    }
+  }
+  // Bounded like the loop: generous for emulated links of a few MiB/s.
+  const auto deadline =
+      Clock::now() + 120s + std::chrono::seconds(count * p.size * streams.size() / (1u << 20));
+  std::array<ibv_wc, 16> wcs{};
+  std::size_t done = 0;
+  for (std::uint32_t spins = 0; done < streams.size(); ++spins) {
+    for (Stream& s : streams) {
+      const verbs::PollResult r = s.ep->sendCq.poll(wcs);
+      if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+      for (std::size_t i = 0; i < r.count; ++i) {
+        if (wcs[i].status != IBV_WC_SUCCESS) {
+          completionFailed(
+              p.opcode == IBV_WR_RDMA_WRITE ? "RDMA WRITE (warm-up)" : "RDMA READ (warm-up)",
+              wcs[i]);
+        }
+        ++done;
+      }
+    }
+    if ((spins & 65535u) == 0 && Clock::now() > deadline) {
+      throw std::runtime_error(
+          "the warm-up before the timed loop did not complete in time (device stalled?)");
+    }
+  }
+}
 
 LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   std::vector<Stream> streams(eps.size());
@@ -286,6 +339,7 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
       wr.wr.rdma.rkey = ep.remoteRkey;
     }
   }
+  if (p.warmUp) warmUp(streams, p);
   const bool timed = p.duration.count() > 0;
   std::uint64_t target = timed ? UINT64_MAX : p.iterations;
   const std::uint64_t mod = p.cqModeration;
@@ -609,7 +663,8 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
                    std::chrono::nanoseconds(static_cast<std::int64_t>(o.durationSeconds * 1e9)),
                    o.txDepth,
                    o.cqModeration,
-                   o.postList};
+                   o.postList,
+                   o.warmUp};
       const LoopResult r = runBandwidthLoop(eps, p);
       bw.messageBytes = size;
       bw.messages = r.messages;

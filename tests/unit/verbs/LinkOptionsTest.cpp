@@ -67,6 +67,27 @@ TEST(LinkOptions, CombinationsThatWouldMisleadAreRefused) {
           "--iters for the latency test must be 1..");
 }
 
+// perftest's --perform_warm_up is off by default there, so it is here: the
+// VM comparison with ib_write_bw times the same messages in both tools.
+TEST(LinkOptions, WarmUpIsPerftestsOptInSwitch) {
+  EXPECT_FALSE(parse({"host"})->warmUp);
+  EXPECT_TRUE(parse({"--perform_warm_up", "host"})->warmUp);
+  EXPECT_TRUE(parse({"--perform_warm_up", "--test", "read", "host"})->warmUp);
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--test", "lat"}, {"--tcp"}, {"-b"}}) {
+    args.insert(args.begin(), "--perform_warm_up");
+    args.push_back("host");
+    try {
+      (void)parse(args);
+      ADD_FAILURE() << "accepted --perform_warm_up with " << args[1];
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--perform_warm_up is for the one-way"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(LinkOptions, LatencyDefaultsLikeSendLat) {
   const auto o = parse({"--test", "lat", "host"});
   ASSERT_TRUE(o);

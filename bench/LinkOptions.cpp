@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,8 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
       ("all,a", po::bool_switch(&o.sweep), "sweep message sizes 2 B .. 8 MiB")
       ("iters,n", po::value(&iterations), "iterations per QP/stream (bw default 5000, lat 1000)")
       ("duration,D", po::value(&o.durationSeconds), "run for this many seconds instead of -n")
+      ("margin,f", po::value(&o.marginSeconds),
+       "RDMA -D runs: seconds at each end left out of the measurement (perftest's -f; default a quarter of -D, whole seconds)")
       ("qp,q", po::value(&o.qps)->default_value(o.qps), "number of QPs (connections)")
       ("tx-depth,t", po::value(&o.txDepth)->default_value(o.txDepth), "send queue depth per QP")
       ("cq-mod", po::value(&o.cqModeration)->default_value(o.cqModeration), "signal one completion every N sends")
@@ -128,6 +131,17 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
     throw std::invalid_argument("-P must be 1.." + std::to_string(kMaxLinkStreams));
   }
   if (o.durationSeconds < 0 || o.durationSeconds > 3600) throw std::invalid_argument("-D must be 0..3600");
+  // As perftest: -D is the whole run and only its middle is measured, so the
+  // ramp-up and the drain do not count; the default margin is D/4 in whole
+  // seconds (perftest's integer division: -D 2 measures all of it).
+  if (vm.count("margin") != 0) {
+    if (o.durationSeconds <= 0 || o.tcp) throw std::invalid_argument("--margin is for RDMA -D runs");
+    if (o.marginSeconds < 0 || 2 * o.marginSeconds >= o.durationSeconds) {
+      throw std::invalid_argument("--margin must be at least 0 and less than half of -D");
+    }
+  } else {
+    o.marginSeconds = std::floor(o.durationSeconds / 4);
+  }
   if (timeoutSec <= 0 || idleSec <= 0) throw std::invalid_argument("timeouts must be positive");
   o.timeout = std::chrono::seconds(timeoutSec);
   o.idleTimeout = std::chrono::seconds(idleSec);

@@ -30,7 +30,8 @@ struct LinkOptions {
   std::uint64_t size = 65536;
   bool sweep = false;           // -a: 2 B .. 8 MiB
   std::uint64_t iterations = 5000;
-  double durationSeconds = 0;   // -D: time-based when > 0
+  double durationSeconds = 0;   // -D: time-based when > 0 (the whole run, margins included)
+  double marginSeconds = 0;     // -f: left out of an RDMA -D run's measurement at each end
   std::uint32_t qps = 1;
   std::uint32_t txDepth = 128;
   std::uint32_t cqModeration = 100;

@@ -177,6 +177,12 @@ void checkGo(const ControlMessage& go, std::uint64_t maxSize) {
   checkRange("GO iterations", go.iterations, 0, kMaxLinkIterations);
   checkRange("GO duration (us)", go.durationUs, 0, kMaxLinkDurationUs);
   if (go.iterations == 0 && go.durationUs == 0) reject("GO with neither iterations nor a duration");
+  // The margin is left out of the measurement at both ends of a -D run.
+  checkRange("GO margin (ns)", go.nanos, 0, kMaxLinkDurationUs * 1000 / 2);
+  if (go.nanos > 0 && go.nanos * 2 >= go.durationUs * 1000) {
+    reject("GO margin of " + std::to_string(go.nanos) + " ns leaves nothing of a " +
+           std::to_string(go.durationUs) + " us duration to measure");
+  }
 }
 
 // ---- TCP ---------------------------------------------------------------------

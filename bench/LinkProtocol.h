@@ -88,7 +88,7 @@ struct ControlMessage {
   std::uint64_t iterations = 0;
   std::uint64_t durationUs = 0;
   std::uint64_t messages = 0;   // FIN: the server's own messages (-b)
-  std::uint64_t nanos = 0;      // FIN: the server's elapsed time (-b)
+  std::uint64_t nanos = 0;      // FIN: the server's elapsed time (-b); GO: -D's margin
   std::uint64_t peakMilli = 0;  // FIN: the server's peak messages/s x 1000
   std::uint64_t mismatch = 0;   // FIN: first bad offset when verify failed
 
@@ -98,7 +98,8 @@ struct ControlMessage {
 };
 
 // A GO the server can run: 1 <= size <= maxSize, a bounded iteration count
-// and duration, and one of them set. Throws LinkProtocolError.
+// and duration, and one of them set; a margin (nanos) only with a duration
+// longer than twice it. Throws LinkProtocolError.
 void checkGo(const ControlMessage& go, std::uint64_t maxSize);
 
 // ---- TCP session (64-bit words in network order) ------------------------------

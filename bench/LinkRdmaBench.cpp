@@ -253,11 +253,12 @@ struct LoopParams {
   ibv_wr_opcode opcode;
   std::uint64_t size;
   std::uint64_t iterations;  // per QP; ignored when duration > 0
-  std::chrono::nanoseconds duration;
+  std::chrono::nanoseconds duration;  // the whole -D run, margins included
   std::uint32_t txDepth;
   std::uint32_t cqModeration;
   std::uint32_t postList;  // WRs per ibv_post_send call
   bool warmUp = false;     // untimed TX depth first (--perform_warm_up)
+  std::chrono::nanoseconds margin{0};  // -D: left out of the measurement at each end
 };
 
 struct LoopResult {
@@ -348,10 +349,14 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   const std::uint64_t totalTarget = timed ? 0 : p.iterations * eps.size();
   // The clock is read sparsely: perftest stamps with the TSC, but a clock
   // read here may be a system call (and under emulation a trapped timer
-  // read), which the spinning loop would pay at every completion. About 256
-  // samples per -n run (every completion batch only for short runs), one per
-  // 10 ms in a -D run, and one at the end: enough for the peak, whose window
-  // is a tenth of the run.
+  // read), which the spinning loop would pay at every poll. About 256
+  // samples per -n run (every completion batch only for short runs), at
+  // most one per 10 ms in a -D run, and one at the end: enough for the peak,
+  // whose window is a tenth of the run. Samples are taken when completions
+  // arrive, never between: the count moves in steps of the CQ moderation,
+  // and a sample taken between two steps would pair an old count with a new
+  // time (a 10 ms sample pair spanning one step read 1400 MiB/s on a
+  // 10 MiB/s link).
   constexpr std::uint64_t kSamplesPerRun = 256;
   const std::uint64_t sampleStep = timed ? 0 : std::max<std::uint64_t>(mod, totalTarget / kSamplesPerRun);
   std::uint64_t nextSampleAt = sampleStep;
@@ -362,6 +367,15 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   const auto stopAt = start + p.duration;
   const auto hardStop = start + (timed ? p.duration + 120s : 600s + std::chrono::seconds(p.iterations / 1000));
   auto last = start;
+  // -D with a margin measures only [start + margin, stop - margin], as
+  // perftest: the ramp-up and the drain stay out of the figures. The window
+  // opens at the first completion after its start and closes at the first
+  // after its end, so its count and its time belong together.
+  const std::chrono::nanoseconds margin = timed ? p.margin : std::chrono::nanoseconds{0};
+  const auto windowStart = start + margin;
+  const auto windowEnd = stopAt - margin;
+  bool windowOpen = margin.count() == 0;
+  bool windowClosed = false;
   std::uint32_t spins = 0;
   bool stopping = false;
   for (;;) {
@@ -399,6 +413,23 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
         owner->completed = std::min(owner->completed + mod, owner->posted);
         totalCompleted += owner->completed - before;
       }
+      if (timed && r.count > 0 && !windowClosed) {
+        const auto now = Clock::now();
+        const double t = std::chrono::duration<double>(now - start).count();
+        if (!windowOpen) {
+          if (now >= windowStart) {
+            windowOpen = true;
+            last = now;
+            samples.push_back({t, totalCompleted});
+          }
+        } else if (margin.count() > 0 && now >= windowEnd) {
+          windowClosed = true;
+          samples.push_back({t, totalCompleted});
+        } else if (now - last >= 10ms) {
+          last = now;
+          samples.push_back({t, totalCompleted});
+        }
+      }
       if (!timed && r.count > 0 && totalCompleted >= nextSampleAt) {
         last = Clock::now();
         samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
@@ -412,10 +443,6 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     // A -n run looks at the clock here only for its hard stop.
     if ((++spins & (timed ? 4095u : 65535u)) == 0) {
       const auto now = Clock::now();
-      if (timed && now - last >= 10ms) {
-        last = now;
-        samples.push_back({std::chrono::duration<double>(now - start).count(), totalCompleted});
-      }
       if (timed && !stopping && now >= stopAt) {
         // Stop at the next signal boundary so every posted WR is covered by
         // a signaled completion.
@@ -428,12 +455,32 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
       if (now > hardStop) throw std::runtime_error("bandwidth loop exceeded its time bound (device stalled?)");
     }
   }
+  LoopResult out;
+  if (margin.count() > 0) {
+    // Completions so sparse (huge messages, high --cq-mod) that none came
+    // after the window's end but the last: the window ends there.
+    if (!windowClosed && windowOpen && totalCompleted > samples.back().messages) {
+      samples.push_back(
+          {std::chrono::duration<double>(Clock::now() - start).count(), totalCompleted});
+    }
+    const double seconds =
+        samples.size() >= 2 ? samples.back().seconds - samples.front().seconds : 0;
+    if (seconds <= 0) {
+      throw std::runtime_error(
+          "the -D run's measured window had fewer than two completions to time: "
+          "use a longer -D, a smaller --margin or a smaller --cq-mod");
+    }
+    out.messages = samples.back().messages - samples.front().messages;
+    out.seconds = seconds;
+    out.peakMessagesPerSecond =
+        peakMessagesPerSecond(samples, std::max<std::uint64_t>(mod, out.messages / 10));
+    return out;
+  }
   // The loop leaves right after polling its last completion.
   last = Clock::now();
   if (samples.empty() || samples.back().messages != totalCompleted) {
     samples.push_back({std::chrono::duration<double>(last - start).count(), totalCompleted});
   }
-  LoopResult out;
   out.messages = totalCompleted;
   out.seconds = std::chrono::duration<double>(last - start).count();
   out.peakMessagesPerSecond =
@@ -621,21 +668,22 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
   report.title = linkTestTitle(o.test);
   report.key = linkTestKey(o.test);
   const bool lat = o.test == LinkTest::SendLatency;
-  report.banner = {{"Device", device},
-                   {"Number of qps", std::to_string(o.qps)},
-                   {"Connection type", "RC"},
-                   {"Data ex. method", "rdma_cm"},
-                   {"TX depth", lat ? "1" : std::to_string(o.txDepth)},
-                   {"CQ Moderation", lat ? "1" : std::to_string(o.cqModeration)},
-                   {"Post list", lat ? "1" : std::to_string(o.postList)},
-                   {"Mtu", mtu},
-                   {"QP timeout", std::to_string(o.qpTimeout)},
-                   {"Max inline data", (lat ? std::to_string(kMaxInline) : std::string("0")) + "[B]"},
-                   {"Bidirectional", o.bidirectional ? "ON" : "OFF"},
-                   {"Server", o.host + ":" + std::to_string(o.port)},
-                   {"Placement", placement},
-                   {"Duration", o.durationSeconds > 0 ? std::to_string(o.durationSeconds) + " s" : "by -n"},
-                   {"Verify", o.verify ? "ON" : "OFF"}};
+  report.banner = {
+      {"Device", device},
+      {"Number of qps", std::to_string(o.qps)},
+      {"Connection type", "RC"},
+      {"Data ex. method", "rdma_cm"},
+      {"TX depth", lat ? "1" : std::to_string(o.txDepth)},
+      {"CQ Moderation", lat ? "1" : std::to_string(o.cqModeration)},
+      {"Post list", lat ? "1" : std::to_string(o.postList)},
+      {"Mtu", mtu},
+      {"QP timeout", std::to_string(o.qpTimeout)},
+      {"Max inline data", (lat ? std::to_string(kMaxInline) : std::string("0")) + "[B]"},
+      {"Bidirectional", o.bidirectional ? "ON" : "OFF"},
+      {"Server", o.host + ":" + std::to_string(o.port)},
+      {"Placement", placement},
+      {"Duration", durationBanner(o.durationSeconds, o.marginSeconds)},
+      {"Verify", o.verify ? "ON" : "OFF"}};
 
   Endpoint& ctl = *eps.front();
   std::uint64_t verifiedBytes = 0;
@@ -646,6 +694,7 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
     go.size = size;
     go.iterations = o.iterations;
     go.durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
+    go.nanos = static_cast<std::uint64_t>(o.marginSeconds * 1e9);
     if (o.verify && (o.test == LinkTest::Read || o.bidirectional)) {
       // Zero what the step will fill, so stale data from a step before cannot pass.
       for (auto& ep : eps) std::memset(ep->target(), 0, size);
@@ -664,7 +713,8 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
                    o.txDepth,
                    o.cqModeration,
                    o.postList,
-                   o.warmUp};
+                   o.warmUp,
+                   std::chrono::nanoseconds(static_cast<std::int64_t>(o.marginSeconds * 1e9))};
       const LoopResult r = runBandwidthLoop(eps, p);
       bw.messageBytes = size;
       bw.messages = r.messages;
@@ -793,8 +843,15 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
     if (test == LinkTest::SendLatency) {
       runPongLoop(ctl, static_cast<std::uint32_t>(m.size), m.iterations);
     } else if (bidir && test == LinkTest::Write) {
-      LoopParams p{IBV_WR_RDMA_WRITE, m.size, m.iterations,
-                   std::chrono::microseconds(m.durationUs), cfg.txDepth, cfg.cqModeration, 1};
+      LoopParams p{IBV_WR_RDMA_WRITE,
+                   m.size,
+                   m.iterations,
+                   std::chrono::microseconds(m.durationUs),
+                   cfg.txDepth,
+                   cfg.cqModeration,
+                   1,
+                   false,
+                   std::chrono::nanoseconds(m.nanos)};
       const LoopResult r = runBandwidthLoop(eps, p);
       fin.messages = r.messages;
       fin.nanos = static_cast<std::uint64_t>(r.seconds * 1e9);

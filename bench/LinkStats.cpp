@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace nfsrdma::bench {
@@ -31,6 +32,18 @@ double peakMessagesPerSecond(const std::vector<ProgressSample>& s, std::uint64_t
     if (dt > 0) best = std::max(best, static_cast<double>(s[j].messages - s[i].messages) / dt);
   }
   return best;
+}
+
+std::string durationBanner(double durationSeconds, double marginSeconds) {
+  if (durationSeconds <= 0) return "by -n";
+  char buf[96];
+  if (marginSeconds > 0) {
+    std::snprintf(buf, sizeof buf, "%g s, measured %g..%g s", durationSeconds, marginSeconds,
+                  durationSeconds - marginSeconds);
+  } else {
+    std::snprintf(buf, sizeof buf, "%g s", durationSeconds);
+  }
+  return buf;
 }
 
 LatencyResult summarizeLatency(std::uint64_t messageBytes, std::vector<double>& v) {

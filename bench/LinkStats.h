@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nfsrdma::bench {
@@ -58,6 +59,10 @@ struct LatencyResult {
 LatencyResult summarizeLatency(std::uint64_t messageBytes, std::vector<double>& samplesUs);
 
 // Message sizes of a sweep (-a): 2, 4, ... up to maxBytes (8 MiB for perftest).
+// The banner's Duration: "by -n", "10 s" or, with a margin, which part of
+// the run was measured ("10 s, measured 2..8 s").
+std::string durationBanner(double durationSeconds, double marginSeconds);
+
 std::vector<std::uint64_t> sweepSizes(std::uint64_t maxBytes = 8u << 20);
 
 }  // namespace nfsrdma::bench

@@ -178,7 +178,7 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   report.banner = {{"Streams", std::to_string(o.streams)},
                    {"Server", o.host + ":" + std::to_string(o.port)},
                    {"Placement", placement},
-                   {"Duration", o.durationSeconds > 0 ? std::to_string(o.durationSeconds) + " s" : "by -n"},
+                   {"Duration", durationBanner(o.durationSeconds, 0)},
                    {"Verify", o.verify ? "ON" : "OFF"}};
   std::uint64_t verified = 0;
   for (const std::uint64_t size : sizes) {

@@ -54,7 +54,8 @@ bool control(std::span<const std::byte> b) {
   if (m.kind != ControlKind::Go) return true;
   checkGo(m, maxSize);
   return m.size >= 1 && m.size <= maxSize && m.iterations <= kMaxLinkIterations &&
-         m.durationUs <= kMaxLinkDurationUs && (m.iterations > 0 || m.durationUs > 0);
+         m.durationUs <= kMaxLinkDurationUs && (m.iterations > 0 || m.durationUs > 0) &&
+         (m.nanos == 0 || m.nanos * 2 < m.durationUs * 1000);
 }
 
 bool tcpHello(std::span<const std::byte> b) {

@@ -88,6 +88,31 @@ TEST(LinkOptions, WarmUpIsPerftestsOptInSwitch) {
   }
 }
 
+// As perftest: -D is the whole run, and a quarter of it (whole seconds) at
+// each end stays out of the measurement unless --margin/-f says otherwise.
+TEST(LinkOptions, DurationMarginLikePerftest) {
+  EXPECT_EQ(parse({"-D", "10", "host"})->marginSeconds, 2.0);
+  EXPECT_EQ(parse({"-D", "5", "host"})->marginSeconds, 1.0);
+  EXPECT_EQ(parse({"-D", "2", "host"})->marginSeconds, 0.0);
+  EXPECT_EQ(parse({"-D", "10", "-f", "0", "host"})->marginSeconds, 0.0);
+  EXPECT_EQ(parse({"-D", "10", "--margin", "1.5", "host"})->marginSeconds, 1.5);
+  EXPECT_EQ(parse({"host"})->marginSeconds, 0.0);
+  const auto refused = [](std::vector<std::string> args) {
+    try {
+      (void)parse(std::move(args));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused({"-f", "1", "host"}), "--margin is for RDMA -D runs");
+  EXPECT_EQ(refused({"--tcp", "-D", "10", "-f", "1", "host"}), "--margin is for RDMA -D runs");
+  EXPECT_EQ(refused({"-D", "4", "-f", "2", "host"}),
+            "--margin must be at least 0 and less than half of -D");
+  EXPECT_EQ(refused({"-D", "4", "-f", "-1", "host"}),
+            "--margin must be at least 0 and less than half of -D");
+}
+
 TEST(LinkOptions, LatencyDefaultsLikeSendLat) {
   const auto o = parse({"--test", "lat", "host"});
   ASSERT_TRUE(o);

@@ -185,6 +185,30 @@ TEST(LinkProtocol, GoMustBeRunnable) {
             "GO duration (us) 18446744073709551615, expected 0..3600000000");
 }
 
+// -D's margin travels in a GO's nanos (-b: the server measures its own
+// window). It must leave part of the duration to measure.
+TEST(LinkProtocol, GoMarginLeavesAWindow) {
+  ControlMessage go;
+  go.size = 65536;
+  go.durationUs = 10'000'000;
+  go.nanos = 2'000'000'000;
+  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }), "");
+  std::array<std::byte, kControlBytes> wire{};
+  go.encode(wire);
+  EXPECT_EQ(ControlMessage::decode(wire).nanos, 2'000'000'000u);
+  go.nanos = 5'000'000'000;
+  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }),
+            "GO margin of 5000000000 ns leaves nothing of a 10000000 us duration to measure");
+  go.durationUs = 0;
+  go.iterations = 100;
+  go.nanos = 1;
+  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }),
+            "GO margin of 1 ns leaves nothing of a 0 us duration to measure");
+  go.nanos = ~0ULL;
+  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }),
+            "GO margin (ns) 18446744073709551615, expected 0..1800000000000");
+}
+
 TEST(LinkProtocol, TcpHelloStepAndStreamHello) {
   TcpHello h;
   h.streams = 4;

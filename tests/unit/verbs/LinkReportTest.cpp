@@ -134,6 +134,13 @@ TEST(LinkReport, PeakWindows) {
   EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 5000), 0.0);  // shorter than one window
 }
 
+TEST(LinkReport, DurationBannerSaysWhatWasMeasured) {
+  EXPECT_EQ(durationBanner(0, 0), "by -n");
+  EXPECT_EQ(durationBanner(2, 0), "2 s");
+  EXPECT_EQ(durationBanner(2.5, 0), "2.5 s");
+  EXPECT_EQ(durationBanner(10, 2), "10 s, measured 2..8 s");
+}
+
 TEST(LinkReport, SweepIsTwoBytesToEightMiB) {
   const auto sizes = sweepSizes();
   ASSERT_EQ(sizes.size(), 23u);

@@ -70,6 +70,33 @@ run lat2 --test lat -n 100 -s 4096
 run duration -D 2 -s 65536
 awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && $2 > 0 { ok = 1 } END { exit !ok }' duration.log ||
   vm_fail "-D 2: no 65536-byte row"
+# A -D run's peak comes from samples taken as completions arrive: a sample
+# between two (the count moves in steps of the CQ moderation) once paired an
+# old count with a new time and printed a peak 100x the average.
+peak_sane() {  # LOG
+  awk '$1 == 65536 && $2 ~ /^[0-9]+$/ { ok = ($3 >= $4 && $3 < 3 * $4) } END { exit !ok }' "$1" ||
+    vm_fail "$1: the peak is not between the average and 3x it"
+}
+peak_sane duration.log
+# -D 4 runs 4 s and measures its middle 2 s (perftest's default margin, a
+# quarter of -D): the row's messages at its average rate span about 2 s. The
+# window opens and closes at completions, so it can run over by the time
+# between two of them: --cq-mod 10 keeps that near 0.05 s here.
+run margin -D 4 -s 65536 --cq-mod 10
+grep -q "Duration.*4 s, measured 1..3 s" margin.log || vm_fail "-D 4: the banner does not say 'measured 1..3 s'"
+window=$(awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && $4 > 0 { printf "%.2f", $2 * 65536 / ($4 * 1048576); exit }' margin.log)
+[ -n "$window" ] || vm_fail "-D 4: no 65536-byte row"
+awk -v w="$window" 'BEGIN { exit !(w > 1.9 && w < 2.3) }' ||
+  vm_fail "-D 4: the row covers $window s of traffic, expected the 2 s between the margins"
+echo "-D 4: the row covers $window s (the window between the margins)"
+peak_sane margin.log
+# -b: the server gets the margin in its GO and measures its own window.
+run bidir-margin -b -D 4 -s 65536 --cq-mod 10
+window=$(awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && $4 > 0 { printf "%.2f", 2 * $2 * 65536 / ($4 * 1048576); exit }' bidir-margin.log)
+[ -n "$window" ] || vm_fail "-b -D 4: no 65536-byte row"
+awk -v w="$window" 'BEGIN { exit !(w > 1.8 && w < 2.4) }' ||
+  vm_fail "-b -D 4: the row covers $window s of traffic, expected the 2 s between the margins"
+peak_sane bidir-margin.log
 run json --json -s 4096 -n 200
 grep -q '"bw_average_mibps"' json.log || vm_fail "--json: no bw_average_mibps"
 echo "link: write, bidirectional, read, 2 QPs and the 2 B..8 MiB sweep verified; latency ran"

@@ -130,17 +130,25 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (o.streams == 0 || o.streams > kMaxLinkStreams) {
     throw std::invalid_argument("-P must be 1.." + std::to_string(kMaxLinkStreams));
   }
-  if (o.durationSeconds < 0 || o.durationSeconds > 3600) throw std::invalid_argument("-D must be 0..3600");
+  if (!std::isfinite(o.durationSeconds) || o.durationSeconds < 0 || o.durationSeconds > 3600 ||
+      (o.durationSeconds > 0 && o.durationMicros() == 0)) {
+    throw std::invalid_argument("-D must be 0..3600");
+  }
   // As perftest: -D is the whole run and only its middle is measured, so the
   // ramp-up and the drain do not count; the default margin is D/4 in whole
   // seconds (perftest's integer division: -D 2 measures all of it).
+  // --both: the TCP half measures its whole run, so the RDMA half does too.
   if (vm.count("margin") != 0) {
-    if (o.durationSeconds <= 0 || o.tcp) throw std::invalid_argument("--margin is for RDMA -D runs");
-    if (o.marginSeconds < 0 || 2 * o.marginSeconds >= o.durationSeconds) {
+    if (o.durationSeconds <= 0 || o.tcp || o.both) {
+      throw std::invalid_argument("--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)");
+    }
+    // Checked on the integers the server checks (GO durationUs and nanos).
+    if (!std::isfinite(o.marginSeconds) || o.marginSeconds < 0 ||
+        o.marginNanos() * 2 >= o.durationMicros() * 1000) {
       throw std::invalid_argument("--margin must be at least 0 and less than half of -D");
     }
   } else {
-    o.marginSeconds = std::floor(o.durationSeconds / 4);
+    o.marginSeconds = o.both ? 0 : std::floor(o.durationSeconds / 4);
   }
   if (timeoutSec <= 0 || idleSec <= 0) throw std::invalid_argument("timeouts must be positive");
   o.timeout = std::chrono::seconds(timeoutSec);
@@ -148,8 +156,9 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (o.bidirectional && (o.test != LinkTest::Write || o.tcp)) {
     throw std::invalid_argument("-b is for the RDMA WRITE test");
   }
-  // The server's own loop of -b would need the switch in the protocol.
-  if (o.warmUp && (o.test == LinkTest::SendLatency || o.tcp || o.bidirectional)) {
+  // The server's own loop of -b would need the switch in the protocol, and
+  // --both's TCP half has no warm-up to match.
+  if (o.warmUp && (o.test == LinkTest::SendLatency || o.tcp || o.both || o.bidirectional)) {
     throw std::invalid_argument("--perform_warm_up is for the one-way RDMA WRITE and READ bandwidth tests");
   }
   if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");

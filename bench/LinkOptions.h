@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,6 +51,15 @@ struct LinkOptions {
   std::chrono::milliseconds timeout{5000};   // client: connect/resolve timeout
   std::chrono::seconds idleTimeout{600};     // server: longest wait for a client or message
   bool keepServing = false;     // server: serve sessions until the idle timeout
+
+  // -D and --margin as the wire carries them (GO durationUs and nanos); the
+  // client's own loop runs on the same integers, so both sides agree.
+  std::uint64_t durationMicros() const {
+    return static_cast<std::uint64_t>(std::llround(durationSeconds * 1e6));
+  }
+  std::uint64_t marginNanos() const {
+    return static_cast<std::uint64_t>(std::llround(marginSeconds * 1e9));
+  }
 };
 
 // Parses `link` options (argv[0] is "link"). Returns nullopt after printing

@@ -37,7 +37,8 @@ inline constexpr std::uint32_t kMaxLinkStreams = 128;                   // TCP -
 // ---- RDMA session (rdma_cm private data and control SENDs), little-endian ----
 
 inline constexpr std::uint32_t kLinkRdmaMagic = 0x4e524c42;  // "NRLB"
-inline constexpr std::uint8_t kLinkRdmaVersion = 1;
+// 2: a GO's nanos carries -D's margin (a version-1 server would ignore it).
+inline constexpr std::uint8_t kLinkRdmaVersion = 2;
 inline constexpr std::uint32_t kControlImm = 0x4e52434d;  // immediate data marking control SENDs
 inline constexpr std::uint32_t kControlBytes = 64;        // a control message's slot
 

@@ -376,6 +376,9 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   const auto windowEnd = stopAt - margin;
   bool windowOpen = margin.count() == 0;
   bool windowClosed = false;
+  // Set at the spin cadence below (about every 10 ms, or when an edge of the
+  // window has passed); the sample itself waits for the next completions.
+  bool sampleDue = false;
   std::uint32_t spins = 0;
   bool stopping = false;
   for (;;) {
@@ -413,7 +416,9 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
         owner->completed = std::min(owner->completed + mod, owner->posted);
         totalCompleted += owner->completed - before;
       }
-      if (timed && r.count > 0 && !windowClosed) {
+      if (timed && r.count > 0 && sampleDue) {
+        // One clock read per due sample, taken at a completion.
+        sampleDue = false;
         const auto now = Clock::now();
         const double t = std::chrono::duration<double>(now - start).count();
         if (!windowOpen) {
@@ -443,13 +448,19 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     // A -n run looks at the clock here only for its hard stop.
     if ((++spins & (timed ? 4095u : 65535u)) == 0) {
       const auto now = Clock::now();
+      if (timed && !windowClosed) {
+        sampleDue = !windowOpen ? now >= windowStart
+                                : (margin.count() > 0 && now >= windowEnd) || now - last >= 10ms;
+      }
       if (timed && !stopping && now >= stopAt) {
         // Stop at the next signal boundary so every posted WR is covered by
-        // a signaled completion.
+        // a signaled completion; a window still open gets one more boundary,
+        // so a completion comes to close it.
         stopping = true;
         std::uint64_t highest = 0;
         for (const Stream& s : streams) highest = std::max(highest, s.posted);
         target = (highest + mod - 1) / mod * mod;
+        if (margin.count() > 0 && !windowClosed) target = (highest / mod + 1) * mod;
         if (target == 0) target = mod;
       }
       if (now > hardStop) throw std::runtime_error("bandwidth loop exceeded its time bound (device stalled?)");
@@ -457,18 +468,15 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   }
   LoopResult out;
   if (margin.count() > 0) {
-    // Completions so sparse (huge messages, high --cq-mod) that none came
-    // after the window's end but the last: the window ends there.
-    if (!windowClosed && windowOpen && totalCompleted > samples.back().messages) {
-      samples.push_back(
-          {std::chrono::duration<double>(Clock::now() - start).count(), totalCompleted});
-    }
+    // Its edges sit on completions, so they move by up to the time between
+    // two; when that is longer than the window, it measured the drain.
+    const double windowEndSeconds = std::chrono::duration<double>(windowEnd - start).count();
     const double seconds =
-        samples.size() >= 2 ? samples.back().seconds - samples.front().seconds : 0;
-    if (seconds <= 0) {
+        samples.size() >= 2 && windowClosed ? samples.back().seconds - samples.front().seconds : 0;
+    if (seconds <= 0 || samples.front().seconds >= windowEndSeconds) {
       throw std::runtime_error(
-          "the -D run's measured window had fewer than two completions to time: "
-          "use a longer -D, a smaller --margin or a smaller --cq-mod");
+          "the -D run's measured window (between the margins) had fewer than two completions "
+          "inside it to time: use a longer -D, a smaller --margin or a smaller --cq-mod");
     }
     out.messages = samples.back().messages - samples.front().messages;
     out.seconds = seconds;
@@ -693,8 +701,8 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
     go.kind = ControlKind::Go;
     go.size = size;
     go.iterations = o.iterations;
-    go.durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
-    go.nanos = static_cast<std::uint64_t>(o.marginSeconds * 1e9);
+    go.durationUs = o.durationMicros();
+    go.nanos = o.marginNanos();
     if (o.verify && (o.test == LinkTest::Read || o.bidirectional)) {
       // Zero what the step will fill, so stale data from a step before cannot pass.
       for (auto& ep : eps) std::memset(ep->target(), 0, size);
@@ -709,12 +717,12 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
       LoopParams p{o.test == LinkTest::Write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
                    size,
                    o.iterations,
-                   std::chrono::nanoseconds(static_cast<std::int64_t>(o.durationSeconds * 1e9)),
+                   std::chrono::microseconds(o.durationMicros()),
                    o.txDepth,
                    o.cqModeration,
                    o.postList,
                    o.warmUp,
-                   std::chrono::nanoseconds(static_cast<std::int64_t>(o.marginSeconds * 1e9))};
+                   std::chrono::nanoseconds(o.marginNanos())};
       const LoopResult r = runBandwidthLoop(eps, p);
       bw.messageBytes = size;
       bw.messages = r.messages;

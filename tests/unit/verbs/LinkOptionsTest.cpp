@@ -74,7 +74,7 @@ TEST(LinkOptions, WarmUpIsPerftestsOptInSwitch) {
   EXPECT_TRUE(parse({"--perform_warm_up", "host"})->warmUp);
   EXPECT_TRUE(parse({"--perform_warm_up", "--test", "read", "host"})->warmUp);
   for (std::vector<std::string> args :
-       {std::vector<std::string>{"--test", "lat"}, {"--tcp"}, {"-b"}}) {
+       {std::vector<std::string>{"--test", "lat"}, {"--tcp"}, {"--both"}, {"-b"}}) {
     args.insert(args.begin(), "--perform_warm_up");
     args.push_back("host");
     try {
@@ -105,8 +105,21 @@ TEST(LinkOptions, DurationMarginLikePerftest) {
     }
     return std::string("accepted");
   };
-  EXPECT_EQ(refused({"-f", "1", "host"}), "--margin is for RDMA -D runs");
-  EXPECT_EQ(refused({"--tcp", "-D", "10", "-f", "1", "host"}), "--margin is for RDMA -D runs");
+  const std::string notTcp =
+      "--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)";
+  EXPECT_EQ(refused({"-f", "1", "host"}), notTcp);
+  EXPECT_EQ(refused({"--tcp", "-D", "10", "-f", "1", "host"}), notTcp);
+  EXPECT_EQ(refused({"--both", "-D", "10", "-f", "1", "host"}), notTcp);
+  EXPECT_EQ(parse({"--both", "-D", "10", "host"})->marginSeconds, 0.0);
+  EXPECT_EQ(refused({"-D", "10", "-f", "nan", "host"}),
+            "--margin must be at least 0 and less than half of -D");
+  EXPECT_EQ(refused({"-D", "nan", "host"}), "-D must be 0..3600");
+  // On the wire's integers, as the server checks them: 4.1 s is 4099999.99..
+  // in binary; rounded it is 4100000 us, and 2.0499999 s fits below half.
+  EXPECT_EQ(parse({"-D", "4.1", "-f", "2.0499999", "host"})->durationMicros(), 4'100'000u);
+  EXPECT_EQ(parse({"-D", "4.1", "-f", "2.0499999", "host"})->marginNanos(), 2'049'999'900u);
+  EXPECT_EQ(refused({"-D", "4.1", "-f", "2.05", "host"}),
+            "--margin must be at least 0 and less than half of -D");
   EXPECT_EQ(refused({"-D", "4", "-f", "2", "host"}),
             "--margin must be at least 0 and less than half of -D");
   EXPECT_EQ(refused({"-D", "4", "-f", "-1", "host"}),

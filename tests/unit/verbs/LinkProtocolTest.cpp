@@ -57,7 +57,7 @@ std::string errorOf(F&& f) {
 TEST(LinkProtocol, ConnectRequestWireBytes) {
   const std::vector<std::byte> want = bytesOf({
       0x42, 0x4c, 0x52, 0x4e,              // magic "NRLB" little-endian
-      0x01,                                // version
+      0x02,                                // version
       0x00, 0x06, 0x01, 0x02,              // test, flags, QP index, QP count
       0x80, 0x00, 0x64, 0x00,              // TX depth 128, CQ moderation 100
       0x00, 0x00, 0x01, 0x00,              // largest message 65536
@@ -100,9 +100,9 @@ TEST(LinkProtocol, ConnectRequestFromAnotherProgramOrVersion) {
   EXPECT_EQ(errorOf([&] { (void)ConnectRequest::decode(std::span(wire).first(36)); }),
             "connect data of 36 bytes, expected at least 37");
   EXPECT_EQ(errorOf([] { (void)ConnectRequest::decode({}); }), "connect data of 0 bytes, expected at least 37");
-  wire[4] = std::byte{2};
+  wire[4] = std::byte{1};  // before GO carried -D's margin
   EXPECT_EQ(errorOf([&] { (void)ConnectRequest::decode(wire); }),
-            "link protocol version 2, this side speaks 1");
+            "link protocol version 1, this side speaks 2");
   wire[0] = std::byte{0};
   EXPECT_EQ(errorOf([&] { (void)ConnectRequest::decode(wire); }),
             "not an nfsrdma link client (magic 0x4e524c00, expected 0x4e524c42)");

@@ -37,21 +37,34 @@ awk '$1 == 65536 && $2 == 500 { ok = 1 } END { exit !ok }' write.log ||
   vm_fail "write: no '65536 500 ...' result row"
 # --perform_warm_up (perftest's, off by default as there): one TX depth of
 # messages per QP, at most -n, moves untimed before the loop and is not in
-# the row. Soft-RoCE's packet counter sees exactly what moved: 64 packets per
-# 64 KiB message (MTU 1024), plus a few control SENDs, ACKs and CM datagrams.
-# sent_by NAME ARGS...: runs the client and sets $sent to rxe1's packet count.
+# the row. Soft-RoCE's packet counter sees what moved: 64 packets per 64 KiB
+# message (MTU 1024), plus a few control SENDs, ACKs and CM datagrams, and
+# any retransmission (a lost packet resends up to a message): when the
+# retransmission counter moved, only the lower bound is checked.
+# sent_by NAME ARGS...: runs the client; sets $sent to rxe1's packet count
+# and $resent to its retransmission count.
+counter() { cat "/sys/class/infiniband/$CLIENT_DEV/ports/1/hw_counters/$1"; }
 sent_by() {
-  _before=$(cat "/sys/class/infiniband/$CLIENT_DEV/ports/1/hw_counters/sent_pkts")
+  _sent=$(counter sent_pkts)
+  _resent=$(counter completer_retry_err)
   run "$@"
-  sent=$(($(cat "/sys/class/infiniband/$CLIENT_DEV/ports/1/hw_counters/sent_pkts") - _before))
+  sent=$(($(counter sent_pkts) - _sent))
+  resent=$(($(counter completer_retry_err) - _resent))
   awk '$1 == 65536 && $2 == 10 { ok = 1 } END { exit !ok }' "$1.log" || vm_fail "$1: no '65536 10 ...' row"
 }
+packets_within() {  # WHAT LOW HIGH
+  if [ "$resent" -gt 0 ]; then
+    echo "$1: $resent retransmission(s), $sent packets: checking only the lower bound $2"
+    [ "$sent" -ge "$2" ] || vm_fail "$1: $CLIENT_DEV sent $sent packets, expected at least $2"
+  else
+    [ "$sent" -ge "$2" ] && [ "$sent" -lt "$3" ] ||
+      vm_fail "$1: $CLIENT_DEV sent $sent packets, expected $2 plus a few (below $3)"
+  fi
+}
 sent_by cold -s 65536 -n 10 -t 16
-[ "$sent" -ge 640 ] && [ "$sent" -lt 700 ] ||
-  vm_fail "no warm-up: $CLIENT_DEV sent $sent packets for -n 10 at 64 KiB, expected 640 (10 x 64) plus a few"
+packets_within "-n 10 at 64 KiB without warm-up (10 x 64)" 640 700
 sent_by warmup --perform_warm_up -s 65536 -n 10 -t 16
-[ "$sent" -ge 1280 ] && [ "$sent" -lt 1340 ] ||
-  vm_fail "--perform_warm_up: $CLIENT_DEV sent $sent packets, expected 1280 (10 timed + 10 warm-up x 64) plus a few"
+packets_within "--perform_warm_up (10 timed + 10 untimed, x 64)" 1280 1340
 echo "warm-up: $CLIENT_DEV sent $sent packets with --perform_warm_up (10 timed + 10 untimed messages)"
 run lat --test lat -n 300
 awk '$1 == 2 && $2 == 300 && $5 > 0 { ok = 1 } END { exit !ok }' lat.log ||
@@ -80,13 +93,14 @@ peak_sane() {  # LOG
 peak_sane duration.log
 # -D 4 runs 4 s and measures its middle 2 s (perftest's default margin, a
 # quarter of -D): the row's messages at its average rate span about 2 s. The
-# window opens and closes at completions, so it can run over by the time
-# between two of them: --cq-mod 10 keeps that near 0.05 s here.
+# window opens and closes at completions, so each edge can move by the time
+# between two of them (or a 67 ms retransmission stall): --cq-mod 10 keeps
+# the former near 0.05 s here.
 run margin -D 4 -s 65536 --cq-mod 10
 grep -q "Duration.*4 s, measured 1..3 s" margin.log || vm_fail "-D 4: the banner does not say 'measured 1..3 s'"
 window=$(awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && $4 > 0 { printf "%.2f", $2 * 65536 / ($4 * 1048576); exit }' margin.log)
 [ -n "$window" ] || vm_fail "-D 4: no 65536-byte row"
-awk -v w="$window" 'BEGIN { exit !(w > 1.9 && w < 2.3) }' ||
+awk -v w="$window" 'BEGIN { exit !(w > 1.8 && w < 2.3) }' ||
   vm_fail "-D 4: the row covers $window s of traffic, expected the 2 s between the margins"
 echo "-D 4: the row covers $window s (the window between the margins)"
 peak_sane margin.log

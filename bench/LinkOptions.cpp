@@ -143,7 +143,7 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
       throw std::invalid_argument("--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)");
     }
     // Checked on the integers the server checks (GO durationUs and nanos).
-    if (!std::isfinite(o.marginSeconds) || o.marginSeconds < 0 ||
+    if (!std::isfinite(o.marginSeconds) || o.marginSeconds < 0 || o.marginSeconds >= o.durationSeconds ||
         o.marginNanos() * 2 >= o.durationMicros() * 1000) {
       throw std::invalid_argument("--margin must be at least 0 and less than half of -D");
     }

@@ -114,6 +114,7 @@ TEST(LinkOptions, DurationMarginLikePerftest) {
   EXPECT_EQ(refused({"-D", "10", "-f", "nan", "host"}),
             "--margin must be at least 0 and less than half of -D");
   EXPECT_EQ(refused({"-D", "nan", "host"}), "-D must be 0..3600");
+  EXPECT_EQ(refused({"-D", "10", "-f", "1e30", "host"}), "--margin must be at least 0 and less than half of -D");
   // On the wire's integers, as the server checks them: 4.1 s is 4099999.99..
   // in binary; rounded it is 4100000 us, and 2.0499999 s fits below half.
   EXPECT_EQ(parse({"-D", "4.1", "-f", "2.0499999", "host"})->durationMicros(), 4'100'000u);

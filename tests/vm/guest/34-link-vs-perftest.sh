@@ -123,7 +123,12 @@ rounds=${LINK_ROUNDS:-13}
 # Iterations: about 4 s per run at the emulated ~30 MiB/s. The host's
 # disturbances come in phases of tens of seconds that slow the emulation by
 # up to half; short adjacent runs share a phase more often, and 13 pairs
-# let the median ignore the few that straddle a change.
+# let the median ignore the few that straddle a change. On a slow host
+# (about 11 MiB/s, 25 s a pair) 13 pairs of both sizes took 12 minutes and
+# CI over 30: each size stops adding pairs once its time budget is spent,
+# after at least 5.
+budget=${LINK_BUDGET_S:-150}
+min_rounds=5
 for spec in ${LINK_SIZES:-65536:2000 1048576:125}; do
   size=${spec%:*}
   iters=${spec#*:}
@@ -131,6 +136,7 @@ for spec in ${LINK_SIZES:-65536:2000 1048576:125}; do
   # tool runs first as often as second, and neighbours share the emulation
   # speed of their moment, so slow drift of the host cancels in their ratio.
   ps=""; os=""; rs=""
+  size_started=$(vm_uptime)
   i=1
   while [ "$i" -le "$rounds" ]; do
     if [ $((i % 2)) -eq 1 ]; then
@@ -154,6 +160,11 @@ for spec in ${LINK_SIZES:-65536:2000 1048576:125}; do
     [ -n "$p" ] && [ -n "$o" ] || { cat "p$i.log" "o$i.log"; vm_fail "missing a result row for $size bytes"; }
     ps="$ps $p"; os="$os $o"
     rs="$rs $(awk -v a="$o" -v b="$p" 'BEGIN { print (b > 0 ? a / b : 0) }')"
+    if [ "$i" -ge "$min_rounds" ] && [ "$i" -lt "$rounds" ] &&
+      [ $(($(vm_uptime) - size_started)) -ge "$budget" ]; then
+      echo "$size bytes: the time budget of $budget s is spent after $i pairs"
+      break
+    fi
     i=$((i + 1))
   done
   # shellcheck disable=SC2086 # word splitting of the lists is intended

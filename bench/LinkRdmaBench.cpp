@@ -267,6 +267,24 @@ struct LoopResult {
   double peakMessagesPerSecond = 0;
 };
 
+// Posts n WRs of s.wrs in chains of at most postList per ibv_post_send;
+// signaled(i) says whether the i-th of the n (from 0) is signaled.
+template <typename Signaled>
+void postChains(Stream& s, std::uint64_t n, std::uint32_t postList, const char* verb,
+                Signaled signaled) {
+  for (std::uint64_t done = 0; done < n;) {
+    const std::uint64_t k = std::min<std::uint64_t>(n - done, postList);
+    for (std::uint64_t j = 0; j < k; ++j) {
+      ibv_send_wr& wr = s.wrs[j];
+      wr.send_flags = signaled(done + j) ? unsigned{IBV_SEND_SIGNALED} : 0u;
+      wr.next = j + 1 < k ? &s.wrs[j + 1] : nullptr;
+    }
+    ibv_send_wr* bad = nullptr;
+    if (auto ec = s.ep->qp.postSend(s.wrs[0], &bad)) verbs::throwVerbError(verb, ec.value());
+    done += k;
+  }
+}
+
 // --perform_warm_up, as perftest's (off by default there and here): before
 // the timed loop each QP moves one TX depth of messages and waits for them,
 // so the clock sees neither a fresh QP's first packets nor the first touch of
@@ -278,21 +296,11 @@ void warmUp(std::vector<Stream>& streams, const LoopParams& p) {
       p.txDepth, std::max<std::uint64_t>(1, kWarmUpBytes / std::max<std::uint64_t>(p.size, 1)));
   if (p.duration.count() == 0) count = std::min(count, p.iterations);
   if (count == 0) return;
+  // One signaled WR at the end: the batch fits the send queue, and its
+  // completion retires the unsignaled ones before it.
   for (Stream& s : streams) {
-    for (std::uint64_t left = count; left > 0;) {
-      const std::uint64_t k = std::min<std::uint64_t>(left, p.postList);
-      for (std::uint64_t j = 0; j < k; ++j) {
-        ibv_send_wr& wr = s.wrs[j];
-        // One signaled WR at the end: the batch fits the send queue, and its
-        // completion retires the unsignaled ones before it.
-        wr.send_flags = left - j == 1 ? unsigned{IBV_SEND_SIGNALED} : 0u;
-        wr.next = j + 1 < k ? &s.wrs[j + 1] : nullptr;
-      }
-      ibv_send_wr* bad = nullptr;
-      if (auto ec = s.ep->qp.postSend(s.wrs[0], &bad))
-        verbs::throwVerbError("ibv_post_send(warm-up)", ec.value());
-      left -= k;
-    }
+    postChains(s, count, p.postList, "ibv_post_send(warm-up)",
+               [&](std::uint64_t i) { return i + 1 == count; });
   }
   // Bounded like the loop: generous for emulated links of a few MiB/s.
   const auto deadline =
@@ -385,26 +393,16 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     bool done = true;
     for (Stream& s : streams) {
       const std::uint64_t inFlight = s.posted - s.completed;
-      std::uint64_t n = std::min<std::uint64_t>(p.txDepth - inFlight, target - s.posted);
+      const std::uint64_t n = std::min<std::uint64_t>(p.txDepth - inFlight, target - s.posted);
       // Post in chains of at most postList WRs. Like perftest's default of
       // one WR per call: soft-RoCE transmits a user QP's WRs inside the
       // posting syscall, and a long chain overflows that inline budget into
       // a kernel worker that must then compete with this spinning thread.
-      while (n > 0) {
-        const std::uint64_t k = std::min<std::uint64_t>(n, p.postList);
-        for (std::uint64_t j = 0; j < k; ++j) {
-          ibv_send_wr& wr = s.wrs[j];
-          const std::uint64_t index = s.posted + j + 1;
-          wr.send_flags = (index % mod == 0 || index == target) ? unsigned{IBV_SEND_SIGNALED} : 0u;
-          wr.next = j + 1 < k ? &s.wrs[j + 1] : nullptr;
-        }
-        ibv_send_wr* bad = nullptr;
-        if (auto ec = s.ep->qp.postSend(s.wrs[0], &bad)) {
-          verbs::throwVerbError("ibv_post_send", ec.value());
-        }
-        s.posted += k;
-        n -= k;
-      }
+      postChains(s, n, p.postList, "ibv_post_send", [&](std::uint64_t i) {
+        const std::uint64_t index = s.posted + i + 1;
+        return index % mod == 0 || index == target;
+      });
+      s.posted += n;
       const verbs::PollResult r = s.ep->sendCq.poll(wcs);
       if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
       for (std::size_t i = 0; i < r.count; ++i) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <future>
 #include <optional>
@@ -173,9 +174,14 @@ IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
 }  // namespace
 
 struct Client::PathParts {
-  std::vector<std::string_view> lookups;  // from the export root
+  std::vector<std::string_view> lookups;  // from base, or from the export root
   std::string_view leaf;                  // last component when a parent was asked for
   std::string full;
+  bool wantParent = false;
+  // Set once symbolic links are resolved: the directory that holds the last
+  // component, which `owned` keeps (the views above may point into it).
+  std::optional<nfs4::FileHandle> base;
+  std::shared_ptr<const std::string> owned;
 };
 
 std::unique_ptr<Client> Client::connect(std::string_view url) { return connect(ClientOptions::fromUrl(url)); }
@@ -277,6 +283,7 @@ std::string Client::fullPath(std::string_view path) const { return joinPath(opti
 Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
   PathParts parts;
   parts.full = std::string(what) + " " + fullPath(path);
+  parts.wantParent = wantParent;
   std::string_view p = path;
   while (!p.empty()) {
     auto slash = p.find('/');
@@ -344,11 +351,12 @@ Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
   }
 }
 
-namespace {
-void lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const std::vector<std::string_view>& comps) {
-  c.putFh(root);
-  for (auto comp : comps) c.lookup(comp);
+void Client::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const PathParts& parts) {
+  c.putFh(parts.base ? *parts.base : root);
+  for (auto comp : parts.lookups) c.lookup(comp);
 }
+
+namespace {
 Error expectLookups(CompoundDecoder& d, std::size_t n, const std::string& what) {
   if (Error e = expectOk(d, Op::kPutFh, what)) return e;
   for (std::size_t i = 0; i < n; ++i) {
@@ -357,6 +365,158 @@ Error expectLookups(CompoundDecoder& d, std::size_t n, const std::string& what) 
   return {};
 }
 }  // namespace
+
+namespace {
+// Splits a link's text into its components, empty ones and "." dropped
+// ("a//b/./c" is a, b, c); ".." stays for the walk to apply to the
+// directory the link left it in.
+std::vector<std::string> linkComponents(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto slash = text.find('/');
+    const std::string_view c = text.substr(0, slash);
+    if (!c.empty() && c != ".") out.emplace_back(c);
+    text = slash == std::string_view::npos ? std::string_view{} : text.substr(slash + 1);
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Follow follow,
+                                                      bool lastMayBeMissing) {
+  const std::string& what = parts.full;
+  std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
+  if (parts.wantParent) todo.emplace_back(parts.leaf);
+  const std::vector<std::string> exportComps = linkComponents(options_.exportPath);
+  // dirs.back() is the directory the walk stands in; the ones before it are
+  // where ".." goes back to.
+  std::vector<nfs4::FileHandle> dirs{parts.base ? *parts.base : root_};
+  unsigned links = 0;
+  std::string leaf;
+  // Links of up to kMaxLinkText bytes could make the walk long: a bound on
+  // its round trips, far above any real path.
+  constexpr unsigned kMaxWalk = 4096;
+  for (unsigned steps = 0; !todo.empty(); ++steps) {
+    if (steps == kMaxWalk) {
+      check(makeError(std::make_error_code(std::errc::filename_too_long),
+                      what + ": more than " + std::to_string(kMaxWalk) +
+                          " names to look up through its links"));
+    }
+    std::string name = std::move(todo.front());
+    todo.pop_front();
+    if (name == "..") {
+      if (dirs.size() == 1) {
+        check(makeError(ClientErrc::kInvalidArgument,
+                        what + ": a symbolic link's '..' leads above the export's root"));
+      }
+      dirs.pop_back();
+      continue;
+    }
+    const bool last = todo.empty();
+    if (last && follow == Follow::kDirectories) {
+      leaf = std::move(name);
+      break;
+    }
+    nfs4::FileHandle fh;
+    nfs4::Attributes a;
+    const Error e = run(
+        what,
+        [&](CompoundEncoder& c) {
+          c.putFh(dirs.back());
+          c.lookup(name);
+          c.getFh();
+          c.getAttr(nfs4::Bitmap{nfs4::attr::kType});
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error x = expectOk(d, Op::kPutFh, what)) return x;
+          if (Error x = expectOk(d, Op::kLookup, what)) return x;
+          if (Error x = expectOk(d, Op::kGetFh, what)) return x;
+          fh = d.getFh();
+          if (Error x = expectOk(d, Op::kGetAttr, what)) return x;
+          a = d.getAttr();
+          return d.ok() ? Error{} : malformedReply(d, what);
+        });
+    if (e && last && lastMayBeMissing && e.code == nfs4::statusError(nfs4::kErrNoEnt)) {
+      leaf = std::move(name);  // to be created
+      break;
+    }
+    check(e);
+    if (a.type == FileType::kSymlink) {
+      if (++links > kMaxSymlinks) {
+        check(makeError(
+            std::make_error_code(std::errc::too_many_symbolic_link_levels),
+            what + ": more than " + std::to_string(kMaxSymlinks) + " symbolic links on the way"));
+      }
+      std::string text;
+      check(run(
+          what,
+          [&](CompoundEncoder& c) {
+            c.putFh(fh);
+            c.readLink();
+          },
+          [&](CompoundDecoder& d) -> Error {
+            if (Error x = expectOk(d, Op::kPutFh, what)) return x;
+            if (Error x = expectOk(d, Op::kReadLink, what)) return x;
+            text = d.readLink();
+            return d.ok() ? Error{} : malformedReply(d, what);
+          }));
+      std::vector<std::string> comps = linkComponents(text);
+      if (text.front() == '/') {
+        // The server's namespace: the target must lie in this export, whose
+        // root is all the walk can stand on.
+        if (comps.size() < exportComps.size() ||
+            !std::equal(exportComps.begin(), exportComps.end(), comps.begin())) {
+          check(makeError(ClientErrc::kInvalidArgument,
+                          what + ": symbolic link '" + name + "' points to " + text +
+                              ", outside the export " + options_.exportPath));
+        }
+        comps.erase(comps.begin(), comps.begin() + static_cast<std::ptrdiff_t>(exportComps.size()));
+        dirs.resize(1);
+        dirs.front() = root_;
+      }
+      todo.insert(todo.begin(), comps.begin(), comps.end());
+      continue;
+    }
+    if (last) {
+      leaf = std::move(name);
+      break;
+    }
+    if (a.type != FileType::kDirectory) {
+      if (links == 0) return std::nullopt;  // the caller's own error says it
+      check(makeError(nfs4::statusError(nfs4::kErrNotDir),
+                      what + ": '" + name + "' is not a directory"));
+    }
+    dirs.push_back(std::move(fh));
+  }
+  if (links == 0) return std::nullopt;
+  PathParts out;
+  out.full = parts.full;
+  out.wantParent = parts.wantParent;
+  out.base = dirs.back();
+  out.owned = std::make_shared<const std::string>(std::move(leaf));
+  // An empty leaf: the path ended in a directory (a link to "..", say).
+  if (out.wantParent) {
+    out.leaf = *out.owned;
+  } else if (!out.owned->empty()) {
+    out.lookups.push_back(*out.owned);
+  }
+  return out;
+}
+
+void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
+                          const std::function<void(const PathParts&)>& op) {
+  try {
+    op(parts);
+  } catch (const NfsException& e) {
+    // Servers answer a symbolic link where a directory belongs with either.
+    if (e.code() != nfs4::statusError(nfs4::kErrSymlink) &&
+        e.code() != nfs4::statusError(nfs4::kErrNotDir))
+      throw;
+    std::optional<PathParts> resolved = resolveLinks(parts, follow, lastMayBeMissing);
+    if (!resolved) throw;
+    op(*resolved);
+  }
+}
 
 OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   PathParts parts = split(path, true, "open");
@@ -373,30 +533,35 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   args.create = flags.create;
   args.createAttrs.mode = flags.mode;
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
-  args.name = parts.leaf;
-  check(run(
-      parts.full,
-      [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
-        c.open(args);
-        c.getFh();
-        c.getAttr(nfs4::Bitmap{nfs4::attr::kType, nfs4::attr::kSize});
-      },
-      [&](CompoundDecoder& d) -> Error {
-        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
-        if (Error e = expectOk(d, Op::kOpen, parts.full)) return e;
-        nfs4::OpenResult r = d.open();
-        st->stateId = r.stateId;
-        st->delegationType = r.delegationType;
-        st->delegation = r.delegationStateId;
-        if (Error e = expectOk(d, Op::kGetFh, parts.full)) return e;
-        st->fh = d.getFh();
-        if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
-        nfs4::Attributes a = d.getAttr();
-        if (!d.ok()) return malformedReply(d, parts.full);
-        st->sizeAtOpen = a.size;
-        return {};
-      }));
+  const auto openAt = [&](const PathParts& p) {
+    // A link that ends in a directory ("..") leaves no name to open.
+    if (p.leaf.empty()) check(makeError(nfs4::statusError(nfs4::kErrIsDir), p.full));
+    args.name = p.leaf;
+    check(run(
+        p.full,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, p);
+          c.open(args);
+          c.getFh();
+          c.getAttr(nfs4::Bitmap{nfs4::attr::kType, nfs4::attr::kSize});
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+          if (Error e = expectOk(d, Op::kOpen, p.full)) return e;
+          nfs4::OpenResult r = d.open();
+          st->stateId = r.stateId;
+          st->delegationType = r.delegationType;
+          st->delegation = r.delegationStateId;
+          if (Error e = expectOk(d, Op::kGetFh, p.full)) return e;
+          st->fh = d.getFh();
+          if (Error e = expectOk(d, Op::kGetAttr, p.full)) return e;
+          nfs4::Attributes a = d.getAttr();
+          if (!d.ok()) return malformedReply(d, p.full);
+          st->sizeAtOpen = a.size;
+          return {};
+        }));
+  };
+  throughLinks(parts, Follow::kAll, flags.create, openAt);
   OpenFile f;
   f.state_ = st;
   if (flags.truncate && !flags.create) {
@@ -803,13 +968,12 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
 
 void Client::fsync(const OpenFile& file) { commitAndCheck(*file.state_, "fsync " + file.path()); }
 
-Attributes Client::stat(std::string_view path) {
-  PathParts parts = split(path, false, "stat");
+Attributes Client::statParts(const PathParts& parts) {
   Attributes out;
   check(run(
       parts.full,
       [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
+        lookupAll(c, root_, parts);
         c.getAttr(kStatAttrs);
       },
       [&](CompoundDecoder& d) -> Error {
@@ -820,6 +984,74 @@ Attributes Client::stat(std::string_view path) {
         return {};
       }));
   return out;
+}
+
+Attributes Client::stat(std::string_view path) {
+  const PathParts parts = split(path, false, "stat");
+  Attributes out;
+  throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) { out = statParts(p); });
+  // GETATTR describes a link itself: one as the last component is followed now.
+  if (out.type == FileType::kSymlink) {
+    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false))
+      out = statParts(*resolved);
+  }
+  return out;
+}
+
+Attributes Client::lstat(std::string_view path) {
+  const PathParts parts = split(path, false, "stat");
+  Attributes out;
+  throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) { out = statParts(p); });
+  return out;
+}
+
+std::string Client::readlink(std::string_view path) {
+  const PathParts parts = split(path, false, "readlink");
+  std::string out;
+  throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
+    check(run(
+        p.full,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, p);
+          c.readLink();
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+          if (Error e = expectOk(d, Op::kReadLink, p.full)) return e;
+          out = d.readLink();
+          return d.ok() ? Error{} : malformedReply(d, p.full);
+        }));
+  });
+  return out;
+}
+
+nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
+  const PathParts parts = split(path, false, what);
+  nfs4::FileHandle fh;
+  FileType type = FileType::kRegular;
+  const auto lookUp = [&](const PathParts& p) {
+    check(run(
+        p.full,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, p);
+          c.getFh();
+          c.getAttr(nfs4::Bitmap{nfs4::attr::kType});
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+          if (Error e = expectOk(d, Op::kGetFh, p.full)) return e;
+          fh = d.getFh();
+          if (Error e = expectOk(d, Op::kGetAttr, p.full)) return e;
+          type = d.getAttr().type;
+          return d.ok() ? Error{} : malformedReply(d, p.full);
+        }));
+  };
+  throughLinks(parts, Follow::kAll, false, lookUp);
+  if (type == FileType::kSymlink) {
+    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false))
+      lookUp(*resolved);
+  }
+  return fh;
 }
 
 Attributes Client::fstat(const OpenFile& file) {
@@ -842,133 +1074,156 @@ Attributes Client::fstat(const OpenFile& file) {
 }
 
 std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
-  PathParts parts = split(path, false, "readdir");
+  const PathParts parts = split(path, false, "readdir");
   std::vector<DirectoryEntry> out;
-  std::uint64_t cookie = 0;
-  nfs4::Verifier verf{};
-  const auto maxCount = static_cast<std::uint32_t>(
-      std::min<std::size_t>(64 * 1024, session_->fore().maxResponseSize - kIoOverhead));
-  // Bounded: a directory of a million entries at ~100 per round needs 10,000 rounds.
-  constexpr int kMaxRounds = 100000;
-  rpc::CallHints readdirHints;
-  readdirHints.maxReplySize = maxCount + kIoOverhead;
-  for (int round = 0;; ++round) {
-    if (round == kMaxRounds) {
-      check(makeError(std::make_error_code(std::errc::too_many_files_open), parts.full + ": READDIR did not reach its end"));
+  throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) {
+    out.clear();
+    std::uint64_t cookie = 0;
+    nfs4::Verifier verf{};
+    const auto maxCount = static_cast<std::uint32_t>(
+        std::min<std::size_t>(64 * 1024, session_->fore().maxResponseSize - kIoOverhead));
+    // Bounded: a directory of a million entries at ~100 per round needs 10,000 rounds.
+    constexpr int kMaxRounds = 100000;
+    rpc::CallHints readdirHints;
+    readdirHints.maxReplySize = maxCount + kIoOverhead;
+    for (int round = 0;; ++round) {
+      if (round == kMaxRounds) {
+        check(makeError(std::make_error_code(std::errc::too_many_files_open),
+                        p.full + ": READDIR did not reach its end"));
+      }
+      bool eof = false;
+      std::size_t got = 0;
+      check(run(
+          p.full,
+          [&](CompoundEncoder& c) {
+            lookupAll(c, root_, p);
+            c.readDir(cookie, verf, maxCount / 2, maxCount, kDirAttrs);
+          },
+          [&](CompoundDecoder& d) -> Error {
+            if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+            if (Error e = expectOk(d, Op::kReadDir, p.full)) return e;
+            nfs4::ReadDirResult r = d.readDir();
+            if (!d.ok()) return malformedReply(d, p.full);
+            verf = r.cookieVerf;
+            eof = r.eof;
+            got = r.entries.size();
+            for (auto& e : r.entries) {
+              cookie = e.cookie;
+              out.push_back(DirectoryEntry{std::move(e.name), std::move(e.attrs)});
+            }
+            return {};
+          },
+          readdirHints));
+      if (eof) break;
+      if (got == 0) {
+        check(makeError(ClientErrc::kMalformedReply,
+                        p.full + ": READDIR returned no entries and no end of directory"));
+      }
     }
-    bool eof = false;
-    std::size_t got = 0;
-    check(run(
-        parts.full,
-        [&](CompoundEncoder& c) {
-          lookupAll(c, root_, parts.lookups);
-          c.readDir(cookie, verf, maxCount / 2, maxCount, kDirAttrs);
-        },
-        [&](CompoundDecoder& d) -> Error {
-          if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
-          if (Error e = expectOk(d, Op::kReadDir, parts.full)) return e;
-          nfs4::ReadDirResult r = d.readDir();
-          if (!d.ok()) return malformedReply(d, parts.full);
-          verf = r.cookieVerf;
-          eof = r.eof;
-          got = r.entries.size();
-          for (auto& e : r.entries) {
-            cookie = e.cookie;
-            out.push_back(DirectoryEntry{std::move(e.name), std::move(e.attrs)});
-          }
-          return {};
-        },
-        readdirHints));
-    if (eof) break;
-    if (got == 0) {
-      check(makeError(ClientErrc::kMalformedReply, parts.full + ": READDIR returned no entries and no end of directory"));
-    }
-  }
+  });
   return out;
 }
 
 void Client::mkdir(std::string_view path, std::uint32_t mode) {
-  PathParts parts = split(path, true, "mkdir");
-  check(run(
-      parts.full,
-      [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
-        c.createDirectory(parts.leaf, nfs4::SetAttributes{std::nullopt, mode});
-      },
-      [&](CompoundDecoder& d) -> Error {
-        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
-        if (Error e = expectOk(d, Op::kCreate, parts.full)) return e;
-        d.createDirectory();
-        return d.ok() ? Error{} : malformedReply(d, parts.full);
-      }));
+  const PathParts parts = split(path, true, "mkdir");
+  throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
+    check(run(
+        p.full,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, p);
+          c.createDirectory(p.leaf, nfs4::SetAttributes{std::nullopt, mode});
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+          if (Error e = expectOk(d, Op::kCreate, p.full)) return e;
+          d.createDirectory();
+          return d.ok() ? Error{} : malformedReply(d, p.full);
+        }));
+  });
 }
 
 void Client::unlink(std::string_view path) {
-  PathParts parts = split(path, true, "remove");
-  check(run(
-      parts.full,
-      [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
-        c.remove(parts.leaf);
-      },
-      [&](CompoundDecoder& d) -> Error {
-        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
-        if (Error e = expectOk(d, Op::kRemove, parts.full)) return e;
-        d.changeInfo();
-        return d.ok() ? Error{} : malformedReply(d, parts.full);
-      }));
+  const PathParts parts = split(path, true, "remove");
+  throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
+    check(run(
+        p.full,
+        [&](CompoundEncoder& c) {
+          lookupAll(c, root_, p);
+          c.remove(p.leaf);
+        },
+        [&](CompoundDecoder& d) -> Error {
+          if (Error e = expectLookups(d, p.lookups.size(), p.full)) return e;
+          if (Error e = expectOk(d, Op::kRemove, p.full)) return e;
+          d.changeInfo();
+          return d.ok() ? Error{} : malformedReply(d, p.full);
+        }));
+  });
 }
 
 void Client::rename(std::string_view from, std::string_view to) {
-  PathParts src = split(from, true, "rename");
-  PathParts dst = split(to, true, "rename");
+  const PathParts src0 = split(from, true, "rename");
+  const PathParts dst0 = split(to, true, "rename");
   const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
-  // RENAME takes the source directory from the saved filehandle and the
-  // target directory from the current one. Both walks in one COMPOUND count
-  // against the session's operations limit (SEQUENCE, PUTFH, SAVEFH, PUTFH,
-  // RENAME and the LOOKUPs): within one directory it is walked once, and a
-  // target directory that would not fit is looked up on its own first.
-  const bool sameDirectory = src.lookups == dst.lookups;
-  std::optional<nfs4::FileHandle> targetDirectory;
-  if (!sameDirectory &&
-      src.lookups.size() + dst.lookups.size() + 5 > session_->fore().maxOperations) {
+  const auto renameParts = [&](const PathParts& src, const PathParts& dst) {
+    // RENAME takes the source directory from the saved filehandle and the
+    // target directory from the current one. Both walks in one COMPOUND count
+    // against the session's operations limit (SEQUENCE, PUTFH, SAVEFH, PUTFH,
+    // RENAME and the LOOKUPs): within one directory it is walked once, and a
+    // target directory that would not fit is looked up on its own first.
+    const bool sameDirectory = src.base == dst.base && src.lookups == dst.lookups;
+    std::optional<nfs4::FileHandle> targetDirectory;
+    if (!sameDirectory &&
+        src.lookups.size() + dst.lookups.size() + 5 > session_->fore().maxOperations) {
+      check(run(
+          what,
+          [&](CompoundEncoder& c) {
+            lookupAll(c, root_, dst);
+            c.getFh();
+          },
+          [&](CompoundDecoder& d) -> Error {
+            if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+            if (Error e = expectOk(d, Op::kGetFh, what)) return e;
+            targetDirectory = d.getFh();
+            return d.ok() ? Error{} : malformedReply(d, what);
+          }));
+    }
     check(run(
         what,
         [&](CompoundEncoder& c) {
-          lookupAll(c, root_, dst.lookups);
-          c.getFh();
+          lookupAll(c, root_, src);
+          c.saveFh();
+          if (targetDirectory) {
+            c.putFh(*targetDirectory);
+          } else if (!sameDirectory) {
+            lookupAll(c, root_, dst);
+          }
+          c.rename(src.leaf, dst.leaf);
         },
         [&](CompoundDecoder& d) -> Error {
-          if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
-          if (Error e = expectOk(d, Op::kGetFh, what)) return e;
-          targetDirectory = d.getFh();
+          if (Error e = expectLookups(d, src.lookups.size(), what)) return e;
+          if (Error e = expectOk(d, Op::kSaveFh, what)) return e;
+          if (targetDirectory) {
+            if (Error e = expectOk(d, Op::kPutFh, what)) return e;
+          } else if (!sameDirectory) {
+            if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
+          }
+          if (Error e = expectOk(d, Op::kRename, what)) return e;
+          d.rename();
           return d.ok() ? Error{} : malformedReply(d, what);
         }));
+  };
+  try {
+    renameParts(src0, dst0);
+  } catch (const NfsException& e) {
+    // As throughLinks, for two paths: either may pass a link on the way.
+    if (e.code() != nfs4::statusError(nfs4::kErrSymlink) &&
+        e.code() != nfs4::statusError(nfs4::kErrNotDir))
+      throw;
+    const std::optional<PathParts> src = resolveLinks(src0, Follow::kDirectories, false);
+    const std::optional<PathParts> dst = resolveLinks(dst0, Follow::kDirectories, false);
+    if (!src && !dst) throw;
+    renameParts(src ? *src : src0, dst ? *dst : dst0);
   }
-  check(run(
-      what,
-      [&](CompoundEncoder& c) {
-        lookupAll(c, root_, src.lookups);
-        c.saveFh();
-        if (targetDirectory) {
-          c.putFh(*targetDirectory);
-        } else if (!sameDirectory) {
-          lookupAll(c, root_, dst.lookups);
-        }
-        c.rename(src.leaf, dst.leaf);
-      },
-      [&](CompoundDecoder& d) -> Error {
-        if (Error e = expectLookups(d, src.lookups.size(), what)) return e;
-        if (Error e = expectOk(d, Op::kSaveFh, what)) return e;
-        if (targetDirectory) {
-          if (Error e = expectOk(d, Op::kPutFh, what)) return e;
-        } else if (!sameDirectory) {
-          if (Error e = expectLookups(d, dst.lookups.size(), what)) return e;
-        }
-        if (Error e = expectOk(d, Op::kRename, what)) return e;
-        d.rename();
-        return d.ok() ? Error{} : malformedReply(d, what);
-      }));
 }
 
 namespace {
@@ -982,25 +1237,29 @@ Error setAttrReply(CompoundDecoder& d, std::size_t lookups, const std::string& w
 }  // namespace
 
 void Client::truncate(std::string_view path, std::uint64_t size) {
-  PathParts parts = split(path, false, "truncate");
+  // SETATTR on a link would change the link: the object is found first.
+  const nfs4::FileHandle fh = objectFh(path, "truncate");
+  const std::string what = "truncate " + fullPath(path);
   check(run(
-      parts.full,
+      what,
       [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
+        c.putFh(fh);
         c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{size, std::nullopt});  // anonymous stateid
       },
-      [&](CompoundDecoder& d) { return setAttrReply(d, parts.lookups.size(), parts.full); }));
+      [&](CompoundDecoder& d) { return setAttrReply(d, 0, what); }));
 }
 
 void Client::chmod(std::string_view path, std::uint32_t mode) {
-  PathParts parts = split(path, false, "chmod");
+  // SETATTR on a link would change the link: the object is found first.
+  const nfs4::FileHandle fh = objectFh(path, "chmod");
+  const std::string what = "chmod " + fullPath(path);
   check(run(
-      parts.full,
+      what,
       [&](CompoundEncoder& c) {
-        lookupAll(c, root_, parts.lookups);
-        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{std::nullopt, mode});
+        c.putFh(fh);
+        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{std::nullopt, mode});  // anonymous stateid
       },
-      [&](CompoundDecoder& d) { return setAttrReply(d, parts.lookups.size(), parts.full); }));
+      [&](CompoundDecoder& d) { return setAttrReply(d, 0, what); }));
 }
 
 ClientStats Client::stats() const { return ClientStats{rpc_->stats(), session_->stats()}; }

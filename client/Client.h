@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -105,7 +106,15 @@ class Client {
   // COMMIT: unstable data becomes durable; throws if the server restarted since it was written.
   void fsync(const OpenFile& file);
 
+  // Paths follow symbolic links as POSIX calls do: every directory on the
+  // way, and the last component too except for lstat, readlink, unlink,
+  // rename and mkdir. A relative link target is taken from the link's
+  // directory; an absolute one from the server's root, and it must lead into
+  // this client's export. At most kMaxSymlinks are followed (ELOOP beyond).
+  static constexpr unsigned kMaxSymlinks = 40;
   Attributes stat(std::string_view path);
+  Attributes lstat(std::string_view path);  // a symbolic link itself
+  std::string readlink(std::string_view path);
   Attributes fstat(const OpenFile& file);
   std::vector<DirectoryEntry> readdir(std::string_view path);
   void mkdir(std::string_view path, std::uint32_t mode = 0755);
@@ -161,6 +170,21 @@ class Client {
   explicit Client(const ClientOptions& options);
   struct PathParts;
   PathParts split(std::string_view path, bool wantParent, const char* what) const;
+  // What follows a symbolic link: the directories only, or the last component too.
+  enum class Follow { kDirectories, kAll };
+  // The same path with its links resolved, from the directory that holds
+  // its last component; nullopt when there was no link to follow.
+  std::optional<PathParts> resolveLinks(const PathParts& parts, Follow follow,
+                                        bool lastMayBeMissing);
+  // Runs op(parts) and, when it fails where a symbolic link may be in the
+  // way (NFS4ERR_SYMLINK or NFS4ERR_NOTDIR) and one is, once more on the
+  // resolved path. Paths without links pay nothing.
+  void throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
+                    const std::function<void(const PathParts&)>& op);
+  static void lookupAll(nfs4::CompoundEncoder& c, const nfs4::FileHandle& root,
+                        const PathParts& parts);
+  Attributes statParts(const PathParts& parts);
+  nfs4::FileHandle objectFh(std::string_view path, const char* what);
   // hints.maxReplySize: replies that may exceed ~1 KiB (READDIR) say so, so
   // RPC-over-RDMA provides a Reply chunk. `what` ("mkdir /export/d") leads
   // the errors that never reach `decode` (timeout, lost connection, an

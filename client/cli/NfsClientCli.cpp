@@ -143,36 +143,37 @@ std::string timeString(const nfsrdma::nfs4::NfsTime& t) {
   return buf;
 }
 
+// A child of a remote directory path, for naming an entry to the client.
+std::string childPath(const std::string& dir, const std::string& name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
 int cmdLs(const std::vector<std::string>& args) {
   if (args.size() != 1) fail("usage: nfsrdma-client ls nfs://host/path");
   Remote r = parseRemote(args[0]);
   auto client = connectTo(r);
-  const auto line = [](const nfsrdma::Attributes& a, const std::string& name) {
+  // ls -l's " -> target" after a symbolic link.
+  const auto line = [&](const nfsrdma::Attributes& a, const std::string& name,
+                        const std::string& path) {
+    std::string shown = name;
+    if (a.type == nfsrdma::FileType::kSymlink) shown += " -> " + client->readlink(path);
     std::printf("%s %-10s %-10s %12llu %s %s\n", modeString(a).c_str(), a.owner.c_str(),
                 a.ownerGroup.c_str(), static_cast<unsigned long long>(a.size),
-                timeString(a.timeModify).c_str(), name.c_str());
+                timeString(a.timeModify).c_str(), shown.c_str());
   };
-  std::vector<nfsrdma::DirectoryEntry> entries;
-  try {
-    entries = client->readdir(r.path);
-  } catch (const NfsException& e) {
-    // As ls(1): a file or symbolic link is listed as itself. A path that
-    // fails on the way (a file as a directory in it) keeps READDIR's error.
-    namespace nfs4 = nfsrdma::nfs4;
-    const bool notADirectory = e.code() == nfs4::statusError(nfs4::kErrNotDir) ||
-                               e.code() == nfs4::statusError(nfs4::kErrSymlink);
-    if (!notADirectory) throw;
-    std::optional<nfsrdma::Attributes> self;
-    try {
-      self = client->stat(r.path);
-    } catch (const NfsException&) {
-      throw e;
-    }
-    line(*self, r.path);
+  // As ls -l: a file or a symbolic link (without a trailing '/') is listed
+  // as itself, a directory (or a link to one, with '/') by its entries.
+  const nfsrdma::Attributes self = client->lstat(r.path);
+  const std::string_view urlPath = std::string_view(args[0]).substr(0, args[0].find('?'));
+  const bool followLink = self.type == nfsrdma::FileType::kSymlink && urlPath.ends_with('/');
+  if (self.type != nfsrdma::FileType::kDirectory && !followLink) {
+    line(self, r.path, r.path);
+  } else {
+    std::vector<nfsrdma::DirectoryEntry> entries = client->readdir(r.path);
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (const auto& e : entries) line(e.attrs, e.name, childPath(r.path, e.name));
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
-  for (const auto& e : entries) line(e.attrs, e.name);
   printStats(*client);
   client->close();
   return 0;
@@ -182,12 +183,15 @@ int cmdStat(const std::vector<std::string>& args) {
   if (args.size() != 1) fail("usage: nfsrdma-client stat nfs://host/path");
   Remote r = parseRemote(args[0]);
   auto client = connectTo(r);
-  auto a = client->stat(r.path);
+  // As stat(1) without -L: a symbolic link itself, and where it points.
+  auto a = client->lstat(r.path);
+  std::string file = client->fullPath(r.path);
+  if (a.type == nfsrdma::FileType::kSymlink) file += " -> " + client->readlink(r.path);
   std::printf(
       "  File: %s\n  Size: %llu\tType: %s\n  Mode: %04o (%s)\tLinks: %u\n  Owner: %s\tGroup: %s\n"
       "FileId: %llu\tChange id: %llu\tSpace used: %llu\nAccess: %s\nModify: %s\nChange: %s\n",
-      client->fullPath(r.path).c_str(), static_cast<unsigned long long>(a.size), typeName(a),
-      a.mode & 07777U, modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
+      file.c_str(), static_cast<unsigned long long>(a.size), typeName(a), a.mode & 07777U,
+      modeString(a).c_str(), a.numLinks, a.owner.c_str(), a.ownerGroup.c_str(),
       static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
       static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
       timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());

@@ -37,6 +37,8 @@ const char* opName(Op op) {
     case Op::kPutRootFh: return "PUTROOTFH";
     case Op::kRead: return "READ";
     case Op::kReadDir: return "READDIR";
+    case Op::kReadLink:
+      return "READLINK";
     case Op::kRemove: return "REMOVE";
     case Op::kRename: return "RENAME";
     case Op::kRestoreFh: return "RESTOREFH";
@@ -79,6 +81,7 @@ bool idempotent(Op o) {
     case Op::kPutRootFh:
     case Op::kRead:
     case Op::kReadDir:
+    case Op::kReadLink:
     case Op::kRestoreFh:
     case Op::kSaveFh:
     case Op::kSequence:
@@ -211,6 +214,10 @@ void CompoundEncoder::commit(std::uint64_t offset, std::uint32_t count) {
 void CompoundEncoder::remove(std::string_view name) {
   op(Op::kRemove);
   enc_.putOpaque(bytesOf(name));
+}
+
+void CompoundEncoder::readLink() {
+  op(Op::kReadLink);
 }
 
 void CompoundEncoder::rename(std::string_view oldName, std::string_view newName) {
@@ -528,6 +535,22 @@ void CompoundDecoder::changeInfo() {
   (void)dec_.getU64();   // before
   (void)dec_.getU64();   // after
   if (!dec_.ok()) markMalformed("truncated change_info4");
+}
+
+std::string CompoundDecoder::readLink() {
+  auto b = dec_.getOpaque(kMaxLinkText);
+  if (!dec_.ok()) {
+    markMalformed("bad READLINK result (link text over " + std::to_string(kMaxLinkText) +
+                  " bytes or truncated)");
+    return {};
+  }
+  std::string text(reinterpret_cast<const char*>(b.data()), b.size());
+  // A path cannot hold a NUL; one here would cut the target short in any C API.
+  if (text.empty() || text.find('\0') != std::string::npos) {
+    markMalformed("bad READLINK result (empty link text or a NUL byte in it)");
+    return {};
+  }
+  return text;
 }
 
 void CompoundDecoder::rename() {

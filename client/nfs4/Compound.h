@@ -139,6 +139,7 @@ class CompoundEncoder {
              std::span<const std::uint8_t> data);
   void commit(std::uint64_t offset, std::uint32_t count);
   void remove(std::string_view name);
+  void readLink();
   void rename(std::string_view oldName, std::string_view newName);
   void createDirectory(std::string_view name, const SetAttributes& attrs);
   void readDir(std::uint64_t cookie, const Verifier& cookieVerf, std::uint32_t dirCount,
@@ -248,6 +249,9 @@ class CompoundDecoder {
   WriteResult write();
   Verifier commit();
   void changeInfo();  // REMOVE; CREATE (with its bitmap) reads it too
+  // READLINK's text; at most kMaxLinkText bytes (Linux's PATH_MAX).
+  std::string readLink();
+  static constexpr std::size_t kMaxLinkText = 4096;
   void rename();
   void createDirectory();
   ReadDirResult readDir();

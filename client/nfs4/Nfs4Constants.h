@@ -31,6 +31,7 @@ enum class Op : std::uint32_t {
   kPutRootFh = 24,
   kRead = 25,
   kReadDir = 26,
+  kReadLink = 27,
   kRemove = 28,
   kRename = 29,
   kRestoreFh = 31,

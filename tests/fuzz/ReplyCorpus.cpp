@@ -122,6 +122,20 @@ std::vector<ReplySeed> replySeeds() {
   seeds.push_back(
       seed("lookup_noent", {Op::kSequence, Op::kPutRootFh, Op::kLookup, Op::kGetFh}, noent, 3));
 
+  Wire readlink;
+  readlink.okCompound(xid, 0, 4)
+      .result(Op::kSequence)
+      .sequenceBody()
+      .result(Op::kPutFh)
+      .result(Op::kLookup)
+      .result(Op::kReadLink)
+      .str("../dir/target");
+  seeds.push_back(
+      seed("readlink", {Op::kSequence, Op::kPutFh, Op::kLookup, Op::kReadLink}, readlink, 4));
+  Wire readlinkNul;
+  readlinkNul.okCompound(xid, 0, 1).result(Op::kReadLink).str(std::string_view("a\0b", 3));
+  seeds.push_back(seed("bad_readlink_nul", {Op::kReadLink}, readlinkNul, 0, true));
+
   auto openSeed = [&](std::string name, auto&& deleg, std::size_t opsDecoded, bool malformed) {
     Wire w;
     w.okCompound(xid, 0, 3)

@@ -22,6 +22,7 @@ constexpr std::array kOps = {
     Op::kRename,      Op::kCreate,          Op::kReadDir,        Op::kSetAttr,
     Op::kExchangeId,  Op::kCreateSession,   Op::kSaveFh,         Op::kRestoreFh,
     Op::kDelegReturn, Op::kReclaimComplete, Op::kDestroySession, Op::kDestroyClientId,
+    Op::kReadLink,
 };
 
 std::uint64_t fold(std::uint64_t h, std::uint64_t v) {
@@ -89,6 +90,9 @@ std::uint64_t decodeBody(nfs4::CompoundDecoder& d, Op op, std::uint64_t h) {
       for (const auto& e : r.entries) h = foldAttrs(fold(h, e.cookie ^ e.name.size()), e.attrs);
       return fold(h, r.eof ? 1 : 0);
     }
+    case Op::kReadLink:
+      for (const char c : d.readLink()) h = fold(h, static_cast<std::uint8_t>(c));
+      return h;
     case Op::kExchangeId: {
       const auto r = d.exchangeId();
       return fold(

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -758,6 +759,116 @@ TEST_F(ClientGanesha, DotAndDotDotInPathsAreResolvedAndBounded) {
   fs::remove_all(exportDir() / "dots");
 }
 
+// Paths follow symbolic links as POSIX calls do (the server only answers
+// NFS4ERR_SYMLINK): in the middle of a path always, at its end except for
+// lstat, readlink, unlink and rename; relative targets from the link's
+// directory, absolute ones from the server's root, within the export.
+TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
+  const fs::path dir = exportDir() / "links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "dir");
+  const auto inner = randomBytes(5000, 41);
+  const auto file = randomBytes(70000, 42);
+  writeLocal(dir / "dir/inner", inner);
+  writeLocal(dir / "f", file);
+  fs::create_symlink("f", dir / "lf");
+  fs::create_symlink("dir", dir / "ld");
+  fs::create_symlink("/export/links/f", dir / "labs");
+  fs::create_symlink("../links/./dir//inner", dir / "lup");
+  fs::create_symlink("lf", dir / "lchain");
+  fs::create_symlink("/etc/passwd", dir / "lout");
+  fs::create_symlink("loop2", dir / "loop1");
+  fs::create_symlink("loop1", dir / "loop2");
+  fs::create_symlink("nothere", dir / "dangling");
+  fs::create_symlink("..", dir / "dir/lparent");
+
+  const auto readAll = [&](const std::string& path) {
+    OpenFile r = client_->open(path, {});
+    std::vector<std::uint8_t> back(200000);
+    back.resize(client_->pread(r, back, 0));
+    client_->close(r);
+    return back;
+  };
+  EXPECT_EQ(sha256(readAll("links/lf")), sha256(file));
+  EXPECT_EQ(sha256(readAll("links/ld/inner")), sha256(inner));
+  EXPECT_EQ(sha256(readAll("links/labs")), sha256(file));
+  EXPECT_EQ(sha256(readAll("links/lup")), sha256(inner));
+  EXPECT_EQ(sha256(readAll("links/lchain")), sha256(file));
+  EXPECT_EQ(sha256(readAll("links/ld/lparent/lf")), sha256(file));
+
+  EXPECT_EQ(client_->stat("links/lf").type, FileType::kRegular);
+  EXPECT_EQ(client_->stat("links/lf").size, file.size());
+  EXPECT_EQ(client_->stat("links/ld").type, FileType::kDirectory);
+  EXPECT_EQ(client_->lstat("links/lf").type, FileType::kSymlink);
+  EXPECT_EQ(client_->lstat("links/ld/inner").size, inner.size());
+  EXPECT_EQ(client_->readlink("links/lf"), "f");
+  EXPECT_EQ(client_->readlink("links/ld/lparent"), "..");
+  const auto entries = client_->readdir("links/ld");
+  std::set<std::string> names;
+  for (const auto& e : entries) names.insert(e.name);
+  EXPECT_EQ(names, (std::set<std::string>{"inner", "lparent"}));
+
+  const auto expectError = [&](const std::function<void()>& call, std::error_code code,
+                               const std::string& text) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected " << text;
+    } catch (const NfsException& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  expectError([&] { (void)client_->open("links/loop1", {}); },
+              std::make_error_code(std::errc::too_many_symbolic_link_levels),
+              "open /export/links/loop1: more than 40 symbolic links on the way");
+  expectError([&] { (void)client_->stat("links/lout"); },
+              make_error_code(ClientErrc::kInvalidArgument),
+              "symbolic link 'lout' points to /etc/passwd, outside the export /export");
+  expectError([&] { (void)client_->open("links/dangling", {}); },
+              nfs4::statusError(nfs4::kErrNoEnt), "open /export/links/dangling");
+  expectError([&] { (void)client_->readlink("links/f"); }, nfs4::statusError(nfs4::kErrInval),
+              "readlink /export/links/f");
+
+  // Writes, creation and directory operations through links.
+  const auto fresh = randomBytes(3000, 43);
+  writeRemote(*client_, "links/ld/new", fresh);
+  EXPECT_EQ(sha256(readLocal(dir / "dir/new")), sha256(fresh));
+  writeRemote(*client_, "links/dangling", fresh);  // creates what it points to, as open(O_CREAT)
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling"));
+  EXPECT_EQ(sha256(readLocal(dir / "nothere")), sha256(fresh));
+  client_->mkdir("links/ld/sub");
+  EXPECT_TRUE(fs::is_directory(dir / "dir/sub"));
+  client_->rename("links/ld/new", "links/ld/sub/moved");
+  EXPECT_TRUE(fs::exists(dir / "dir/sub/moved"));
+  client_->truncate("links/lf", 10);
+  EXPECT_EQ(fs::file_size(dir / "f"), 10U);
+  EXPECT_TRUE(fs::is_symlink(dir / "lf"));
+  client_->chmod("links/lf", 0600);
+  EXPECT_EQ(fs::status(dir / "f").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  client_->unlink("links/lf");  // the link, not the file
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "lf")));
+  EXPECT_TRUE(fs::exists(dir / "f"));
+
+  // The CLI: cat through a link; ls of a link to a directory lists the link,
+  // with '/' the directory.
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/links/";
+  const CommandOutput cat =
+      runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " cat " + base + "ld/inner");
+  ASSERT_EQ(cat.rc, 0) << cat.err;
+  EXPECT_EQ(
+      sha256(std::span(reinterpret_cast<const std::uint8_t*>(cat.out.data()), cat.out.size())),
+      sha256(inner));
+  const CommandOutput lsLink = runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " ls " + base + "ld");
+  ASSERT_EQ(lsLink.rc, 0) << lsLink.err;
+  EXPECT_NE(lsLink.out.find(" /export/links/ld -> dir\n"), std::string::npos) << lsLink.out;
+  const CommandOutput lsDir = runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " ls " + base + "ld/");
+  ASSERT_EQ(lsDir.rc, 0) << lsDir.err;
+  EXPECT_NE(lsDir.out.find(" inner\n"), std::string::npos) << lsDir.out;
+  EXPECT_NE(lsDir.out.find(" lparent -> ..\n"), std::string::npos) << lsDir.out;
+  fs::remove_all(dir);
+}
+
 // mkdir, ls, stat and rename through the CLI, checked against what the
 // server really has: the export's directory on this host.
 TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
@@ -794,27 +905,28 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   };
   EXPECT_TRUE(std::regex_match(lines[0], lsLine("drwxrwxrwt", "[0-9]+", "a-sticky"))) << lines[0];
   EXPECT_TRUE(std::regex_match(lines[1], lsLine("-rwsr-xr-x", "12345", "b-data"))) << lines[1];
-  EXPECT_TRUE(std::regex_match(lines[2], lsLine("l[rwx-]{9}", "6", "c-link"))) << lines[2];
+  EXPECT_TRUE(std::regex_match(lines[2], lsLine("l[rwx-]{9}", "6", "c-link -> b-data")))
+      << lines[2];
   // Capitals: setgid and sticky without the execute bit under them.
   EXPECT_TRUE(std::regex_match(lines[3], lsLine("-rw-r-Sr--", "0", "d-setgid"))) << lines[3];
   EXPECT_TRUE(std::regex_match(lines[4], lsLine("drwxrwxrwT", "[0-9]+", "e-sticky"))) << lines[4];
 
-  // As ls(1): a file is listed as itself, under the path given; so is a
-  // symbolic link (READDIR answers NFS4ERR_SYMLINK), not its target.
+  // As ls -l: a file is listed as itself, under the path given; so is a
+  // symbolic link, with its target, not what it points to.
   const CommandOutput one = runCapturing(cli + " ls " + base + "/b-data");
   ASSERT_EQ(one.rc, 0) << one.err;
   EXPECT_TRUE(std::regex_match(one.out, lsLine("-rwsr-xr-x", "12345", "/export/cli-tree/b-data\n")))
       << one.out;
   const CommandOutput lnk = runCapturing(cli + " ls " + base + "/c-link");
   ASSERT_EQ(lnk.rc, 0) << lnk.err;
-  EXPECT_TRUE(std::regex_match(lnk.out, lsLine("l[rwx-]{9}", "6", "/export/cli-tree/c-link\n")))
+  EXPECT_TRUE(
+      std::regex_match(lnk.out, lsLine("l[rwx-]{9}", "6", "/export/cli-tree/c-link -> b-data\n")))
       << lnk.out;
-  // A file in the middle of the path keeps READDIR's error, not the fallback's.
+  // A file in the middle of the path keeps the server's error.
   const CommandOutput mid = runCapturing(cli + " ls " + base + "/b-data/x");
   EXPECT_EQ(mid.rc, 1);
-  EXPECT_EQ(
-      mid.err,
-      "nfsrdma-client: readdir /export/cli-tree/b-data/x: NFS4ERR_NOTDIR (not a directory)\n");
+  EXPECT_EQ(mid.err,
+            "nfsrdma-client: stat /export/cli-tree/b-data/x: NFS4ERR_NOTDIR (not a directory)\n");
 
   struct stat local {};
   ASSERT_EQ(::stat((tree / "b-data").c_str(), &local), 0);
@@ -828,7 +940,10 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   }
   const CommandOutput link = runCapturing(cli + " stat " + base + "/c-link");
   ASSERT_EQ(link.rc, 0) << link.err;
-  EXPECT_NE(link.out.find("  Size: 6\tType: symbolic link\n"), std::string::npos) << link.out;
+  EXPECT_NE(
+      link.out.find("  File: /export/cli-tree/c-link -> b-data\n  Size: 6\tType: symbolic link\n"),
+      std::string::npos)
+      << link.out;
   const CommandOutput empty = runCapturing(cli + " stat " + base + "/d-setgid");
   ASSERT_EQ(empty.rc, 0) << empty.err;
   EXPECT_NE(empty.out.find("  Size: 0\tType: regular empty file\n  Mode: 2644 (-rw-r-Sr--)"),

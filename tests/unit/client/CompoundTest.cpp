@@ -353,6 +353,8 @@ TEST(CompoundEncode, DirectoryAndTeardownOps) {
             Wire().u32(28).str("gone").bytes());
   EXPECT_EQ(encodeOps([](CompoundEncoder& c) { c.rename("a", "bcdef"); }),
             Wire().u32(29).str("a").str("bcdef").bytes());
+  // READLINK has no arguments: its op number alone.
+  EXPECT_EQ(encodeOps([](CompoundEncoder& c) { c.readLink(); }), Wire().u32(27).bytes());
   EXPECT_EQ(encodeOps([](CompoundEncoder& c) { c.reclaimComplete(false); }),
             Wire().u32(58).u32(0).bytes());
   EXPECT_EQ(encodeOps([](CompoundEncoder& c) { c.destroySession(filled<16>(7)); }),
@@ -775,6 +777,29 @@ TEST(CompoundDecode, ChangeInfoResultsAndSetAttr) {
   d.setAttr();
   EXPECT_TRUE(d.ok()) << d.malformedReason();
   EXPECT_EQ(dec.remaining(), 0U);
+}
+
+// READLINK4resok: link (linktext4, an opaque string). A NUL in it or an empty
+// text is refused: no path can hold one.
+TEST(CompoundDecode, ReadLinkText) {
+  Wire w = compoundReply(0, 1);
+  w.result(Op::kReadLink).str("../dir/target");
+  xdr::XdrDecoder dec(w.bytes());
+  CompoundDecoder d(dec);
+  ASSERT_EQ(d.next(Op::kReadLink), kNfs4Ok);
+  EXPECT_EQ(d.readLink(), "../dir/target");
+  EXPECT_TRUE(d.ok()) << d.malformedReason();
+  EXPECT_EQ(dec.remaining(), 0U);
+  for (const std::string_view bad : {std::string_view("a\0b", 3), std::string_view()}) {
+    Wire b = compoundReply(0, 1);
+    b.result(Op::kReadLink).str(bad);
+    xdr::XdrDecoder badDec(b.bytes());
+    CompoundDecoder bd(badDec);
+    ASSERT_EQ(bd.next(Op::kReadLink), kNfs4Ok);
+    (void)bd.readLink();
+    EXPECT_FALSE(bd.ok());
+    EXPECT_EQ(bd.malformedReason(), "bad READLINK result (empty link text or a NUL byte in it)");
+  }
 }
 
 // READDIR4resok: cookieverf[8], dirlist4 {entries: (follows, entry4 {cookie,

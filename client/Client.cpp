@@ -367,6 +367,13 @@ Error expectLookups(CompoundDecoder& d, std::size_t n, const std::string& what) 
 }  // namespace
 
 namespace {
+// A link's text may be up to 4 KiB: over RDMA its reply may need a Reply chunk.
+rpc::CallHints readLinkHints() {
+  rpc::CallHints h;
+  h.maxReplySize = CompoundDecoder::kMaxLinkText + kIoOverhead;
+  return h;
+}
+
 // Splits a link's text into its components, empty ones and "." dropped
 // ("a//b/./c" is a, b, c); ".." stays for the walk to apply to the
 // directory the link left it in.
@@ -459,7 +466,8 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
             if (Error x = expectOk(d, Op::kReadLink, what)) return x;
             text = d.readLink();
             return d.ok() ? Error{} : malformedReply(d, what);
-          }));
+          },
+          readLinkHints()));
       std::vector<std::string> comps = linkComponents(text);
       if (text.front() == '/') {
         // The server's namespace: the target must lie in this export, whose
@@ -1020,7 +1028,8 @@ std::string Client::readlink(std::string_view path) {
           if (Error e = expectOk(d, Op::kReadLink, p.full)) return e;
           out = d.readLink();
           return d.ok() ? Error{} : malformedReply(d, p.full);
-        }));
+        },
+        readLinkHints()));
   });
   return out;
 }

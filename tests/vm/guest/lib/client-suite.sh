@@ -49,6 +49,31 @@ client_suite() {
   [ -f "$KNFSD_EXPORT/renamed" ] && [ ! -e "$KNFSD_EXPORT/f1" ] || vm_fail "rename over $_proto did not happen on the server"
   timeout 60 nfsrdma-client rm "$_base/renamed$_q" || vm_fail "rm over $_proto"
   [ ! -e "$KNFSD_EXPORT/renamed" ] || vm_fail "rm over $_proto left the file"
+  # Symbolic links, followed as POSIX calls follow them: a relative one of
+  # 4005 bytes (its READLINK reply is over the 4 KiB inline size, so over
+  # RDMA it comes in a Reply chunk), an absolute one through the server's
+  # pseudo root, and one to a directory in the middle of a path.
+  _want=$(sha256sum <"$KNFSD_EXPORT/f4096" | cut -d' ' -f1)
+  _long=""
+  _i=0
+  while [ "$_i" -lt 2000 ]; do
+    _long="$_long./"
+    _i=$((_i + 1))
+  done
+  ln -s "${_long}f4096" "$KNFSD_EXPORT/llong"
+  ln -s "$KNFSD_EXPORT/f4096" "$KNFSD_EXPORT/labs"
+  mkdir -p "$KNFSD_EXPORT/ldir"
+  cp "$KNFSD_EXPORT/f4096" "$KNFSD_EXPORT/ldir/inner"
+  ln -s ldir "$KNFSD_EXPORT/lto"
+  for _link in llong labs lto/inner; do
+    _got=$(timeout 60 nfsrdma-client cat "$_base/$_link$_q" | sha256sum | cut -d' ' -f1)
+    [ "$_got" = "$_want" ] || vm_fail "cat through the link $_link over $_proto: sha256 $_got, expected $_want"
+  done
+  timeout 60 nfsrdma-client ls "$_base/llong$_q" >ls-link.txt || vm_fail "ls of a link over $_proto"
+  grep -q " $KNFSD_EXPORT/llong -> ${_long}f4096\$" ls-link.txt ||
+    { cut -c1-200 ls-link.txt; vm_fail "ls over $_proto does not show the long link's target"; }
+  rm -rf "$KNFSD_EXPORT/llong" "$KNFSD_EXPORT/labs" "$KNFSD_EXPORT/lto" "$KNFSD_EXPORT/ldir"
+  echo "symbolic links (4005-byte, absolute, to a directory) followed over $_proto"
   if timeout 60 nfsrdma-client cat "$_base/no-such-file$_q" >/dev/null 2>err.txt; then
     vm_fail "cat of a missing file succeeded over $_proto"
   fi

@@ -178,6 +178,8 @@ struct Client::PathParts {
   std::string_view leaf;                  // last component when a parent was asked for
   std::string full;
   bool wantParent = false;
+  bool physical = false;       // has "..": lookups holds it, and only a walk can take it
+  bool trailingSlash = false;  // ends in "/" or "/.": names a directory
   // Set once symbolic links are resolved: the directory that holds the last
   // component, which `owned` keeps (the views above may point into it).
   std::optional<nfs4::FileHandle> base;
@@ -284,31 +286,28 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   PathParts parts;
   parts.full = std::string(what) + " " + fullPath(path);
   parts.wantParent = wantParent;
+  // "." is dropped here. ".." is not a name a server looks up
+  // (NFS4ERR_BADNAME): a path with one is walked component by component, so
+  // that it goes back from where a symbolic link before it led, as in POSIX.
   std::string_view p = path;
   while (!p.empty()) {
     auto slash = p.find('/');
     std::string_view c = p.substr(0, slash);
-    // "." and ".." are not names a server looks up (NFS4ERR_BADNAME): they
-    // are resolved here, lexically, as in a URL, and may not leave the root.
-    if (c == "..") {
-      if (parts.lookups.empty()) {
-        throw NfsException(makeError(ClientErrc::kInvalidArgument, parts.full + ": '..' leads above the export's root"));
-      }
-      parts.lookups.pop_back();
-    } else if (!c.empty() && c != ".") {
-      parts.lookups.push_back(c);
-    }
+    if (c == "..") parts.physical = true;
+    if (!c.empty() && c != ".") parts.lookups.push_back(c);
     p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
   }
+  // "d/" and "d/." name a directory: a link there is followed even by lstat.
+  parts.trailingSlash = !parts.lookups.empty() && (path.back() == '/' || path.ends_with("/."));
   if (wantParent) {
-    if (parts.lookups.empty()) {
+    if (parts.lookups.empty() || parts.lookups.back() == "..") {
       throw NfsException(makeError(ClientErrc::kInvalidArgument, parts.full + ": expected a path naming an entry below the export"));
     }
     parts.leaf = parts.lookups.back();
     parts.lookups.pop_back();
   }
   const std::size_t ops = parts.lookups.size() + 6;
-  if (ops > session_->fore().maxOperations) {
+  if (!parts.physical && ops > session_->fore().maxOperations) {
     throw NfsException(makeError(ClientErrc::kInvalidArgument,
                                  parts.full + ": path has " + std::to_string(parts.lookups.size()) +
                                      " directories, more than the server's " +
@@ -394,6 +393,9 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   const std::string& what = parts.full;
   std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
   if (parts.wantParent) todo.emplace_back(parts.leaf);
+  // The caller runs its operation on what this returns, links or not.
+  const bool force = mustWalk(parts, follow);
+  const bool followLast = follow == Follow::kAll || (parts.trailingSlash && !parts.wantParent);
   const std::vector<std::string> exportComps = linkComponents(options_.exportPath);
   // dirs.back() is the directory the walk stands in; the ones before it are
   // where ".." goes back to.
@@ -413,14 +415,14 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
     todo.pop_front();
     if (name == "..") {
       if (dirs.size() == 1) {
-        check(makeError(ClientErrc::kInvalidArgument,
-                        what + ": a symbolic link's '..' leads above the export's root"));
+        check(
+            makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
       }
       dirs.pop_back();
       continue;
     }
     const bool last = todo.empty();
-    if (last && follow == Follow::kDirectories) {
+    if (last && !followLast) {
       leaf = std::move(name);
       break;
     }
@@ -490,13 +492,13 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
       break;
     }
     if (a.type != FileType::kDirectory) {
-      if (links == 0) return std::nullopt;  // the caller's own error says it
+      if (links == 0 && !force) return std::nullopt;  // the caller's own error says it
       check(makeError(nfs4::statusError(nfs4::kErrNotDir),
                       what + ": '" + name + "' is not a directory"));
     }
     dirs.push_back(std::move(fh));
   }
-  if (links == 0) return std::nullopt;
+  if (links == 0 && !force) return std::nullopt;
   PathParts out;
   out.full = parts.full;
   out.wantParent = parts.wantParent;
@@ -511,8 +513,17 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   return out;
 }
 
+bool Client::mustWalk(const PathParts& parts, Follow follow) {
+  return parts.physical ||
+         (parts.trailingSlash && !parts.wantParent && follow == Follow::kDirectories);
+}
+
 void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
                           const std::function<void(const PathParts&)>& op) {
+  if (mustWalk(parts, follow)) {
+    op(*resolveLinks(parts, follow, lastMayBeMissing));
+    return;
+  }
   try {
     op(parts);
   } catch (const NfsException& e) {
@@ -541,6 +552,17 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   args.create = flags.create;
   args.createAttrs.mode = flags.mode;
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
+  if (parts.trailingSlash) {
+    // "f/" names a directory, which OPEN cannot open: EISDIR or ENOTDIR as open(2).
+    std::optional<Attributes> a;
+    try {
+      a = stat(path);
+    } catch (const NfsException& e) {
+      if (e.code() != nfs4::statusError(nfs4::kErrNoEnt) || !flags.create) throw;
+    }
+    const bool directory = !a || a->type == FileType::kDirectory;
+    check(makeError(nfs4::statusError(directory ? nfs4::kErrIsDir : nfs4::kErrNotDir), parts.full));
+  }
   const auto openAt = [&](const PathParts& p) {
     // A link that ends in a directory ("..") leaves no name to open.
     if (p.leaf.empty()) check(makeError(nfs4::statusError(nfs4::kErrIsDir), p.full));
@@ -1007,7 +1029,7 @@ Attributes Client::stat(std::string_view path) {
 }
 
 Attributes Client::lstat(std::string_view path) {
-  const PathParts parts = split(path, false, "stat");
+  const PathParts parts = split(path, false, "lstat");
   Attributes out;
   throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) { out = statParts(p); });
   return out;
@@ -1032,6 +1054,20 @@ std::string Client::readlink(std::string_view path) {
         readLinkHints()));
   });
   return out;
+}
+
+void Client::requireDirectory(std::string_view path, const std::string& what) {
+  // The entry itself, not where a link there points: rmdir("link/") and
+  // rename("link/", ...) are ENOTDIR in POSIX.
+  PathParts parts = split(path, false, "stat");
+  parts.full = what;
+  parts.trailingSlash = false;
+  Attributes a;
+  throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) { a = statParts(p); });
+  if (a.type != FileType::kDirectory) {
+    check(makeError(nfs4::statusError(nfs4::kErrNotDir),
+                    what + " (a path that ends in '/' names a directory)"));
+  }
 }
 
 nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
@@ -1153,6 +1189,7 @@ void Client::mkdir(std::string_view path, std::uint32_t mode) {
 
 void Client::unlink(std::string_view path) {
   const PathParts parts = split(path, true, "remove");
+  if (parts.trailingSlash) requireDirectory(path, parts.full);
   throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
     check(run(
         p.full,
@@ -1170,9 +1207,12 @@ void Client::unlink(std::string_view path) {
 }
 
 void Client::rename(std::string_view from, std::string_view to) {
-  const PathParts src0 = split(from, true, "rename");
-  const PathParts dst0 = split(to, true, "rename");
   const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
+  PathParts src0 = split(from, true, "rename");
+  PathParts dst0 = split(to, true, "rename");
+  src0.full = what;
+  dst0.full = what;
+  if (src0.trailingSlash || dst0.trailingSlash) requireDirectory(from, what);
   const auto renameParts = [&](const PathParts& src, const PathParts& dst) {
     // RENAME takes the source directory from the saved filehandle and the
     // target directory from the current one. Both walks in one COMPOUND count
@@ -1221,16 +1261,22 @@ void Client::rename(std::string_view from, std::string_view to) {
           return d.ok() ? Error{} : malformedReply(d, what);
         }));
   };
+  // As throughLinks, for two paths: either may have to be walked first, or
+  // pass a link on the way.
+  std::optional<PathParts> src;
+  std::optional<PathParts> dst;
+  if (mustWalk(src0, Follow::kDirectories)) src = resolveLinks(src0, Follow::kDirectories, false);
+  if (mustWalk(dst0, Follow::kDirectories)) dst = resolveLinks(dst0, Follow::kDirectories, false);
   try {
-    renameParts(src0, dst0);
+    renameParts(src ? *src : src0, dst ? *dst : dst0);
   } catch (const NfsException& e) {
-    // As throughLinks, for two paths: either may pass a link on the way.
     if (e.code() != nfs4::statusError(nfs4::kErrSymlink) &&
         e.code() != nfs4::statusError(nfs4::kErrNotDir))
       throw;
-    const std::optional<PathParts> src = resolveLinks(src0, Follow::kDirectories, false);
-    const std::optional<PathParts> dst = resolveLinks(dst0, Follow::kDirectories, false);
-    if (!src && !dst) throw;
+    bool resolved = false;
+    if (!src && (src = resolveLinks(src0, Follow::kDirectories, false))) resolved = true;
+    if (!dst && (dst = resolveLinks(dst0, Follow::kDirectories, false))) resolved = true;
+    if (!resolved) throw;
     renameParts(src ? *src : src0, dst ? *dst : dst0);
   }
 }

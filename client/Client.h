@@ -173,9 +173,13 @@ class Client {
   // What follows a symbolic link: the directories only, or the last component too.
   enum class Follow { kDirectories, kAll };
   // The same path with its links resolved, from the directory that holds
-  // its last component; nullopt when there was no link to follow.
+  // its last component; nullopt when there was no link to follow (and the
+  // path did not have to be walked anyway: mustWalk).
   std::optional<PathParts> resolveLinks(const PathParts& parts, Follow follow,
                                         bool lastMayBeMissing);
+  // A path with ".." (or one ending in '/' whose last link is not otherwise
+  // followed) must be walked before any COMPOUND can name it.
+  static bool mustWalk(const PathParts& parts, Follow follow);
   // Runs op(parts) and, when it fails where a symbolic link may be in the
   // way (NFS4ERR_SYMLINK or NFS4ERR_NOTDIR) and one is, once more on the
   // resolved path. Paths without links pay nothing.
@@ -184,6 +188,8 @@ class Client {
   static void lookupAll(nfs4::CompoundEncoder& c, const nfs4::FileHandle& root,
                         const PathParts& parts);
   Attributes statParts(const PathParts& parts);
+  // Throws NFS4ERR_NOTDIR unless path (its last link not followed) is a directory.
+  void requireDirectory(std::string_view path, const std::string& what);
   nfs4::FileHandle objectFh(std::string_view path, const char* what);
   // hints.maxReplySize: replies that may exceed ~1 KiB (READDIR) say so, so
   // RPC-over-RDMA provides a Reply chunk. `what` ("mkdir /export/d") leads

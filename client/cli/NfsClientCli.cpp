@@ -77,6 +77,10 @@ Remote parseRemote(const std::string& url) {
   };
   r.path = r.options.exportPath;
   r.options.exportPath = "/";
+  // The URL parser drops a trailing '/', which says "a directory": a link
+  // there is followed, and a file there is an error.
+  const std::string_view typed = std::string_view(url).substr(0, url.find('?'));
+  if ((typed.ends_with('/') || typed.ends_with("/.")) && !r.path.ends_with('/')) r.path += '/';
   return r;
 }
 
@@ -152,21 +156,28 @@ int cmdLs(const std::vector<std::string>& args) {
   if (args.size() != 1) fail("usage: nfsrdma-client ls nfs://host/path");
   Remote r = parseRemote(args[0]);
   auto client = connectTo(r);
-  // ls -l's " -> target" after a symbolic link.
+  int status = 0;
+  // ls -l's " -> target" after a symbolic link; one that cannot be read is
+  // reported and the listing goes on, as in coreutils.
   const auto line = [&](const nfsrdma::Attributes& a, const std::string& name,
                         const std::string& path) {
     std::string shown = name;
-    if (a.type == nfsrdma::FileType::kSymlink) shown += " -> " + client->readlink(path);
+    if (a.type == nfsrdma::FileType::kSymlink) {
+      try {
+        shown += " -> " + client->readlink(path);
+      } catch (const NfsException& e) {
+        std::fprintf(stderr, "nfsrdma-client: %s\n", e.what());
+        status = 1;
+      }
+    }
     std::printf("%s %-10s %-10s %12llu %s %s\n", modeString(a).c_str(), a.owner.c_str(),
                 a.ownerGroup.c_str(), static_cast<unsigned long long>(a.size),
                 timeString(a.timeModify).c_str(), shown.c_str());
   };
-  // As ls -l: a file or a symbolic link (without a trailing '/') is listed
-  // as itself, a directory (or a link to one, with '/') by its entries.
+  // As ls -l: a file or a symbolic link is listed as itself, a directory (or
+  // a link to one named with a trailing '/') by its entries.
   const nfsrdma::Attributes self = client->lstat(r.path);
-  const std::string_view urlPath = std::string_view(args[0]).substr(0, args[0].find('?'));
-  const bool followLink = self.type == nfsrdma::FileType::kSymlink && urlPath.ends_with('/');
-  if (self.type != nfsrdma::FileType::kDirectory && !followLink) {
+  if (self.type != nfsrdma::FileType::kDirectory) {
     line(self, r.path, r.path);
   } else {
     std::vector<nfsrdma::DirectoryEntry> entries = client->readdir(r.path);
@@ -176,7 +187,7 @@ int cmdLs(const std::vector<std::string>& args) {
   }
   printStats(*client);
   client->close();
-  return 0;
+  return status;
 }
 
 int cmdStat(const std::vector<std::string>& args) {
@@ -231,9 +242,10 @@ int cmdCat(const std::vector<std::string>& args) {
 }
 
 // The destination's attributes if it exists; nullopt if it does not.
-std::optional<nfsrdma::Attributes> statIfExists(Client& c, const std::string& path) {
+std::optional<nfsrdma::Attributes> statIfExists(Client& c, const std::string& path,
+                                                bool followLast = true) {
   try {
-    return c.stat(path);
+    return followLast ? c.stat(path) : c.lstat(path);
   } catch (const NfsException& e) {
     if (e.code() == nfsrdma::nfs4::statusError(nfsrdma::nfs4::kErrNoEnt)) return std::nullopt;
     throw;
@@ -319,11 +331,17 @@ int cmdCp(const std::vector<std::string>& args) {
     out = connectTo(r);
     auto existing = statIfExists(*out, r.path);
     if (existing && existing->type == nfsrdma::FileType::kDirectory) {
-      r.path = r.path + "/" + srcName;
+      r.path = childPath(r.path, srcName);
       dst = urlInDirectory(dst, srcName);
       existing = statIfExists(*out, r.path);
     } else if (endsWithSlash(urlPath(dst))) {
       fail("cp " + src + " " + dst + ": " + (existing ? "not a directory" : "no such directory"));
+    }
+    // As GNU cp: a link to nothing is not written through (that would
+    // create a file wherever it points).
+    if (const auto entry = existing ? existing : statIfExists(*out, r.path, false);
+        entry && entry->type == nfsrdma::FileType::kSymlink) {
+      fail("cp " + src + " " + dst + ": not writing through dangling symbolic link");
     }
     // Two URLs may name one file in different ways (a host name and its
     // address, another port to the same server): what the server says the

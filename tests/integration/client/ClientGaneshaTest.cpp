@@ -781,6 +781,8 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   fs::create_symlink("loop1", dir / "loop2");
   fs::create_symlink("nothere", dir / "dangling");
   fs::create_symlink("..", dir / "dir/lparent");
+  fs::create_directories(dir / "dir/sub");
+  fs::create_symlink("dir/sub", dir / "ld2");
 
   const auto readAll = [&](const std::string& path) {
     OpenFile r = client_->open(path, {});
@@ -806,7 +808,15 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   const auto entries = client_->readdir("links/ld");
   std::set<std::string> names;
   for (const auto& e : entries) names.insert(e.name);
-  EXPECT_EQ(names, (std::set<std::string>{"inner", "lparent"}));
+  EXPECT_EQ(names, (std::set<std::string>{"inner", "lparent", "sub"}));
+  // ".." goes back from where the link led (links/dir/sub/..), not from the
+  // link's name: read as text this would be links/inner, which is not there.
+  EXPECT_EQ(sha256(readAll("links/ld2/../inner")), sha256(inner));
+  EXPECT_EQ(client_->stat("links/ld2/..").fileId, client_->stat("links/dir").fileId);
+  // A trailing '/' names a directory: even lstat follows the link there.
+  EXPECT_EQ(client_->lstat("links/ld/").type, FileType::kDirectory);
+  EXPECT_EQ(client_->lstat("links/ld/.").type, FileType::kDirectory);
+  EXPECT_EQ(client_->lstat("links/dangling").type, FileType::kSymlink);
 
   const auto expectError = [&](const std::function<void()>& call, std::error_code code,
                                const std::string& text) {
@@ -828,18 +838,54 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
               nfs4::statusError(nfs4::kErrNoEnt), "open /export/links/dangling");
   expectError([&] { (void)client_->readlink("links/f"); }, nfs4::statusError(nfs4::kErrInval),
               "readlink /export/links/f");
+  expectError([&] { (void)client_->readlink("links/ld/"); }, nfs4::statusError(nfs4::kErrInval),
+              "readlink /export/links/ld/");
+  expectError([&] { (void)client_->stat("links/dangling"); }, nfs4::statusError(nfs4::kErrNoEnt),
+              "stat /export/links/dangling");
+  expectError([&] { (void)client_->stat("links/loop2"); },
+              std::make_error_code(std::errc::too_many_symbolic_link_levels),
+              "stat /export/links/loop2");
+  expectError([&] { client_->unlink("links/ld/"); }, nfs4::statusError(nfs4::kErrNotDir),
+              "remove /export/links/ld/ (a path that ends in '/' names a directory)");
+  EXPECT_TRUE(fs::is_symlink(dir / "ld"));
+  expectError([&] { client_->unlink("links/ld/.."); },
+              make_error_code(ClientErrc::kInvalidArgument),
+              "expected a path naming an entry below the export");
+  EXPECT_TRUE(fs::is_directory(dir));
+  expectError([&] { (void)client_->open("links/f/", {}); }, nfs4::statusError(nfs4::kErrNotDir),
+              "open /export/links/f/");
 
   // Writes, creation and directory operations through links.
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/links/";
   const auto fresh = randomBytes(3000, 43);
   writeRemote(*client_, "links/ld/new", fresh);
   EXPECT_EQ(sha256(readLocal(dir / "dir/new")), sha256(fresh));
-  writeRemote(*client_, "links/dangling", fresh);  // creates what it points to, as open(O_CREAT)
+  // cp does not write through a link to nothing, as GNU cp.
+  const fs::path local =
+      fs::temp_directory_path() / ("nfsrdma-link-src-" + std::to_string(::getpid()));
+  writeLocal(local, fresh);
+  const CommandOutput cpDangling = runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " cp " +
+                                                local.string() + " " + base + "dangling");
+  EXPECT_EQ(cpDangling.rc, 1);
+  EXPECT_NE(cpDangling.err.find("not writing through dangling symbolic link"), std::string::npos)
+      << cpDangling.err;
+  EXPECT_FALSE(fs::exists(dir / "nothere"));
+  fs::remove(local);
+  // The library creates what it points to, as open(O_CREAT).
+  writeRemote(*client_, "links/dangling", fresh);
   EXPECT_TRUE(fs::is_symlink(dir / "dangling"));
   EXPECT_EQ(sha256(readLocal(dir / "nothere")), sha256(fresh));
-  client_->mkdir("links/ld/sub");
-  EXPECT_TRUE(fs::is_directory(dir / "dir/sub"));
+  client_->mkdir("links/ld/made");
+  EXPECT_TRUE(fs::is_directory(dir / "dir/made"));
   client_->rename("links/ld/new", "links/ld/sub/moved");
   EXPECT_TRUE(fs::exists(dir / "dir/sub/moved"));
+  // A link as the target of a rename is replaced, not followed.
+  writeLocal(dir / "repl", fresh);
+  client_->rename("links/repl", "links/lchain");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "lchain")));
+  client_->unlink("links/ld2/../sub/moved");
+  EXPECT_FALSE(fs::exists(dir / "dir/sub/moved"));
   client_->truncate("links/lf", 10);
   EXPECT_EQ(fs::file_size(dir / "f"), 10U);
   EXPECT_TRUE(fs::is_symlink(dir / "lf"));
@@ -850,9 +896,7 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   EXPECT_TRUE(fs::exists(dir / "f"));
 
   // The CLI: cat through a link; ls of a link to a directory lists the link,
-  // with '/' the directory.
-  const std::string base =
-      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/links/";
+  // with '/' (or "/.") the directory; stat with '/' shows the directory.
   const CommandOutput cat =
       runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " cat " + base + "ld/inner");
   ASSERT_EQ(cat.rc, 0) << cat.err;
@@ -866,6 +910,14 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   ASSERT_EQ(lsDir.rc, 0) << lsDir.err;
   EXPECT_NE(lsDir.out.find(" inner\n"), std::string::npos) << lsDir.out;
   EXPECT_NE(lsDir.out.find(" lparent -> ..\n"), std::string::npos) << lsDir.out;
+  const CommandOutput lsDot =
+      runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " ls " + base + "ld/.");
+  ASSERT_EQ(lsDot.rc, 0) << lsDot.err;
+  EXPECT_EQ(lsDot.out, lsDir.out);
+  const CommandOutput statDir =
+      runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " stat " + base + "ld/");
+  ASSERT_EQ(statDir.rc, 0) << statDir.err;
+  EXPECT_NE(statDir.out.find("Type: directory"), std::string::npos) << statDir.out;
   fs::remove_all(dir);
 }
 
@@ -926,7 +978,7 @@ TEST_F(ClientGanesha, CliListsStatsCreatesAndRenamesLikeCoreutils) {
   const CommandOutput mid = runCapturing(cli + " ls " + base + "/b-data/x");
   EXPECT_EQ(mid.rc, 1);
   EXPECT_EQ(mid.err,
-            "nfsrdma-client: stat /export/cli-tree/b-data/x: NFS4ERR_NOTDIR (not a directory)\n");
+            "nfsrdma-client: lstat /export/cli-tree/b-data/x: NFS4ERR_NOTDIR (not a directory)\n");
 
   struct stat local {};
   ASSERT_EQ(::stat((tree / "b-data").c_str(), &local), 0);

@@ -72,6 +72,18 @@ client_suite() {
   timeout 60 nfsrdma-client ls "$_base/llong$_q" >ls-link.txt || vm_fail "ls of a link over $_proto"
   grep -q " $KNFSD_EXPORT/llong -> ${_long}f4096\$" ls-link.txt ||
     { cut -c1-200 ls-link.txt; vm_fail "ls over $_proto does not show the long link's target"; }
+  # Directory operations through the link to a directory (knfsd answers a
+  # link where a directory belongs its own way), and ".." after it.
+  timeout 60 nfsrdma-client mkdir "$_base/lto/made$_q" || vm_fail "mkdir through a link over $_proto"
+  [ -d "$KNFSD_EXPORT/ldir/made" ] || vm_fail "mkdir through a link over $_proto did not make ldir/made"
+  timeout 60 nfsrdma-client ls "$_base/lto/$_q" >ls-dir.txt || vm_fail "ls of a link to a directory over $_proto"
+  grep -q ' inner$' ls-dir.txt && grep -q ' made$' ls-dir.txt ||
+    { cat ls-dir.txt; vm_fail "ls of lto/ over $_proto does not list the directory"; }
+  timeout 60 nfsrdma-client stat "$_base/lto/made/..$_q" >stat-dir.txt || vm_fail "stat through a link and .. over $_proto"
+  grep -q "^FileId: $(stat -c %i "$KNFSD_EXPORT/ldir")[[:space:]]" stat-dir.txt ||
+    { cat stat-dir.txt; vm_fail "lto/made/.. over $_proto is not ldir"; }
+  timeout 60 nfsrdma-client rm "$_base/lto/made$_q" || vm_fail "rm through a link over $_proto"
+  [ ! -e "$KNFSD_EXPORT/ldir/made" ] || vm_fail "rm through a link over $_proto left ldir/made"
   rm -rf "$KNFSD_EXPORT/llong" "$KNFSD_EXPORT/labs" "$KNFSD_EXPORT/lto" "$KNFSD_EXPORT/ldir"
   echo "symbolic links (4005-byte, absolute, to a directory) followed over $_proto"
   if timeout 60 nfsrdma-client cat "$_base/no-such-file$_q" >/dev/null 2>err.txt; then

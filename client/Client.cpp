@@ -394,7 +394,7 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
   if (parts.wantParent) todo.emplace_back(parts.leaf);
   // The caller runs its operation on what this returns, links or not.
-  const bool force = mustWalk(parts, follow);
+  const bool force = mustWalk(parts);
   const bool followLast = follow == Follow::kAll || (parts.trailingSlash && !parts.wantParent);
   const std::vector<std::string> exportComps = linkComponents(options_.exportPath);
   // dirs.back() is the directory the walk stands in; the ones before it are
@@ -488,6 +488,10 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
       continue;
     }
     if (last) {
+      if (parts.trailingSlash && !parts.wantParent && a.type != FileType::kDirectory) {
+        check(makeError(nfs4::statusError(nfs4::kErrNotDir),
+                        what + " (a path that ends in '/' names a directory)"));
+      }
       leaf = std::move(name);
       break;
     }
@@ -513,14 +517,14 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   return out;
 }
 
-bool Client::mustWalk(const PathParts& parts, Follow follow) {
-  return parts.physical ||
-         (parts.trailingSlash && !parts.wantParent && follow == Follow::kDirectories);
+bool Client::mustWalk(const PathParts& parts) {
+  // "x/" must also be found to be a directory, which only the walk checks.
+  return parts.physical || (parts.trailingSlash && !parts.wantParent);
 }
 
 void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
                           const std::function<void(const PathParts&)>& op) {
-  if (mustWalk(parts, follow)) {
+  if (mustWalk(parts)) {
     op(*resolveLinks(parts, follow, lastMayBeMissing));
     return;
   }
@@ -554,14 +558,17 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
   if (parts.trailingSlash) {
     // "f/" names a directory, which OPEN cannot open: EISDIR or ENOTDIR as open(2).
-    std::optional<Attributes> a;
+    std::uint32_t status = nfs4::kErrIsDir;
     try {
-      a = stat(path);
+      if (stat(path).type != FileType::kDirectory) status = nfs4::kErrNotDir;
     } catch (const NfsException& e) {
-      if (e.code() != nfs4::statusError(nfs4::kErrNoEnt) || !flags.create) throw;
+      if (e.code() == nfs4::statusError(nfs4::kErrNotDir)) {
+        status = nfs4::kErrNotDir;
+      } else if (e.code() != nfs4::statusError(nfs4::kErrNoEnt) || !flags.create) {
+        throw;
+      }
     }
-    const bool directory = !a || a->type == FileType::kDirectory;
-    check(makeError(nfs4::statusError(directory ? nfs4::kErrIsDir : nfs4::kErrNotDir), parts.full));
+    check(makeError(nfs4::statusError(status), parts.full));
   }
   const auto openAt = [&](const PathParts& p) {
     // A link that ends in a directory ("..") leaves no name to open.
@@ -1265,8 +1272,8 @@ void Client::rename(std::string_view from, std::string_view to) {
   // pass a link on the way.
   std::optional<PathParts> src;
   std::optional<PathParts> dst;
-  if (mustWalk(src0, Follow::kDirectories)) src = resolveLinks(src0, Follow::kDirectories, false);
-  if (mustWalk(dst0, Follow::kDirectories)) dst = resolveLinks(dst0, Follow::kDirectories, false);
+  if (mustWalk(src0)) src = resolveLinks(src0, Follow::kDirectories, false);
+  if (mustWalk(dst0)) dst = resolveLinks(dst0, Follow::kDirectories, false);
   try {
     renameParts(src ? *src : src0, dst ? *dst : dst0);
   } catch (const NfsException& e) {

@@ -177,9 +177,9 @@ class Client {
   // path did not have to be walked anyway: mustWalk).
   std::optional<PathParts> resolveLinks(const PathParts& parts, Follow follow,
                                         bool lastMayBeMissing);
-  // A path with ".." (or one ending in '/' whose last link is not otherwise
-  // followed) must be walked before any COMPOUND can name it.
-  static bool mustWalk(const PathParts& parts, Follow follow);
+  // A path with ".." (or one ending in '/', which must name a directory)
+  // is walked before any COMPOUND can name it.
+  static bool mustWalk(const PathParts& parts);
   // Runs op(parts) and, when it fails where a symbolic link may be in the
   // way (NFS4ERR_SYMLINK or NFS4ERR_NOTDIR) and one is, once more on the
   // resolved path. Paths without links pay nothing.

@@ -854,6 +854,11 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   EXPECT_TRUE(fs::is_directory(dir));
   expectError([&] { (void)client_->open("links/f/", {}); }, nfs4::statusError(nfs4::kErrNotDir),
               "open /export/links/f/");
+  expectError([&] { (void)client_->open("links/ld/", {}); }, nfs4::statusError(nfs4::kErrIsDir),
+              "open /export/links/ld/");
+  expectError([&] { (void)client_->stat("links/lf/"); }, nfs4::statusError(nfs4::kErrNotDir),
+              "stat /export/links/lf/ (a path that ends in '/' names a directory)");
+  EXPECT_EQ(client_->stat("links/ld/").type, FileType::kDirectory);
 
   // Writes, creation and directory operations through links.
   const std::string base =

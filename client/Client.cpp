@@ -300,7 +300,10 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   // "d/" and "d/." name a directory: a link there is followed even by lstat.
   parts.trailingSlash = !parts.lookups.empty() && (path.back() == '/' || path.ends_with("/."));
   if (wantParent) {
-    if (parts.lookups.empty() || parts.lookups.back() == "..") {
+    // An entry is named by its own name: "d/." and "d/.." name d and its
+    // parent, which rmdir(2) and rename(2) refuse as well.
+    const bool endsInDot = path == "." || path.ends_with("/.");
+    if (parts.lookups.empty() || parts.lookups.back() == ".." || endsInDot) {
       throw NfsException(makeError(ClientErrc::kInvalidArgument, parts.full + ": expected a path naming an entry below the export"));
     }
     parts.leaf = parts.lookups.back();
@@ -562,11 +565,9 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
     try {
       if (stat(path).type != FileType::kDirectory) status = nfs4::kErrNotDir;
     } catch (const NfsException& e) {
-      if (e.code() == nfs4::statusError(nfs4::kErrNotDir)) {
-        status = nfs4::kErrNotDir;
-      } else if (e.code() != nfs4::statusError(nfs4::kErrNoEnt) || !flags.create) {
-        throw;
-      }
+      // Reported as the open's, not the stat's that found it.
+      if (e.code() != nfs4::statusError(nfs4::kErrNotDir)) check(makeError(e.code(), parts.full));
+      status = nfs4::kErrNotDir;
     }
     check(makeError(nfs4::statusError(status), parts.full));
   }

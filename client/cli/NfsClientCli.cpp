@@ -329,7 +329,17 @@ int cmdCp(const std::vector<std::string>& args) {
   if (isRemote(dst)) {
     Remote r = parseRemote(dst);
     out = connectTo(r);
-    auto existing = statIfExists(*out, r.path);
+    std::optional<nfsrdma::Attributes> existing;
+    try {
+      existing = statIfExists(*out, r.path);
+    } catch (const NfsException& e) {
+      // "file/" (the URL's '/' is kept): the message cp(1) gives.
+      if (e.code() == nfsrdma::nfs4::statusError(nfsrdma::nfs4::kErrNotDir) &&
+          endsWithSlash(urlPath(dst))) {
+        fail("cp " + src + " " + dst + ": not a directory");
+      }
+      throw;
+    }
     if (existing && existing->type == nfsrdma::FileType::kDirectory) {
       r.path = childPath(r.path, srcName);
       dst = urlInDirectory(dst, srcName);

@@ -859,6 +859,18 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   expectError([&] { (void)client_->stat("links/lf/"); }, nfs4::statusError(nfs4::kErrNotDir),
               "stat /export/links/lf/ (a path that ends in '/' names a directory)");
   EXPECT_EQ(client_->stat("links/ld/").type, FileType::kDirectory);
+  expectError([&] { (void)client_->stat("links/f/../dir"); }, nfs4::statusError(nfs4::kErrNotDir),
+              "stat /export/links/f/../dir: 'f' is not a directory");
+  expectError(
+      [&] { client_->rename("links/ld/", "links/x"); }, nfs4::statusError(nfs4::kErrNotDir),
+      "rename /export/links/ld/ to /export/links/x (a path that ends in '/' names a directory)");
+  expectError([&] { client_->unlink("links/dir/."); },
+              make_error_code(ClientErrc::kInvalidArgument),
+              "remove /export/links/dir/.: expected a path naming an entry below the export");
+  expectError([&] { (void)client_->open("links/missing/", {}); },
+              nfs4::statusError(nfs4::kErrNoEnt), "open /export/links/missing/");
+  client_->mkdir("links/newdir/");
+  EXPECT_TRUE(fs::is_directory(dir / "newdir"));
 
   // Writes, creation and directory operations through links.
   const std::string base =
@@ -876,6 +888,11 @@ TEST_F(ClientGanesha, SymbolicLinksAreFollowedAsPosixDoes) {
   EXPECT_NE(cpDangling.err.find("not writing through dangling symbolic link"), std::string::npos)
       << cpDangling.err;
   EXPECT_FALSE(fs::exists(dir / "nothere"));
+  const CommandOutput cpFileSlash =
+      runCapturing(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local.string() + " " + base + "f/");
+  EXPECT_EQ(cpFileSlash.rc, 1);
+  EXPECT_NE(cpFileSlash.err.find(base + "f/: not a directory"), std::string::npos)
+      << cpFileSlash.err;
   fs::remove(local);
   // The library creates what it points to, as open(O_CREAT).
   writeRemote(*client_, "links/dangling", fresh);

@@ -520,6 +520,14 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   return out;
 }
 
+namespace {
+// Servers answer a symbolic link where a directory belongs with either.
+bool linkMayBeInTheWay(const NfsException& e) {
+  return e.code() == nfs4::statusError(nfs4::kErrSymlink) ||
+         e.code() == nfs4::statusError(nfs4::kErrNotDir);
+}
+}  // namespace
+
 bool Client::mustWalk(const PathParts& parts) {
   // "x/" must also be found to be a directory, which only the walk checks.
   return parts.physical || (parts.trailingSlash && !parts.wantParent);
@@ -534,13 +542,20 @@ void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeM
   try {
     op(parts);
   } catch (const NfsException& e) {
-    // Servers answer a symbolic link where a directory belongs with either.
-    if (e.code() != nfs4::statusError(nfs4::kErrSymlink) &&
-        e.code() != nfs4::statusError(nfs4::kErrNotDir))
-      throw;
+    if (!linkMayBeInTheWay(e)) throw;
     std::optional<PathParts> resolved = resolveLinks(parts, follow, lastMayBeMissing);
     if (!resolved) throw;
     op(*resolved);
+  }
+}
+
+void Client::throughAllLinks(const PathParts& parts,
+                             const std::function<FileType(const PathParts&)>& op) {
+  FileType type = FileType::kRegular;
+  throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) { type = op(p); });
+  // GETATTR describes a link itself: one as the last component is followed now.
+  if (type == FileType::kSymlink) {
+    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false)) op(*resolved);
   }
 }
 
@@ -1027,12 +1042,10 @@ Attributes Client::statParts(const PathParts& parts) {
 Attributes Client::stat(std::string_view path) {
   const PathParts parts = split(path, false, "stat");
   Attributes out;
-  throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) { out = statParts(p); });
-  // GETATTR describes a link itself: one as the last component is followed now.
-  if (out.type == FileType::kSymlink) {
-    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false))
-      out = statParts(*resolved);
-  }
+  throughAllLinks(parts, [&](const PathParts& p) {
+    out = statParts(p);
+    return out.type;
+  });
   return out;
 }
 
@@ -1081,8 +1094,8 @@ void Client::requireDirectory(std::string_view path, const std::string& what) {
 nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
   const PathParts parts = split(path, false, what);
   nfs4::FileHandle fh;
-  FileType type = FileType::kRegular;
-  const auto lookUp = [&](const PathParts& p) {
+  throughAllLinks(parts, [&](const PathParts& p) {
+    FileType type = FileType::kRegular;
     check(run(
         p.full,
         [&](CompoundEncoder& c) {
@@ -1098,12 +1111,8 @@ nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
           type = d.getAttr().type;
           return d.ok() ? Error{} : malformedReply(d, p.full);
         }));
-  };
-  throughLinks(parts, Follow::kAll, false, lookUp);
-  if (type == FileType::kSymlink) {
-    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false))
-      lookUp(*resolved);
-  }
+    return type;
+  });
   return fh;
 }
 
@@ -1278,9 +1287,7 @@ void Client::rename(std::string_view from, std::string_view to) {
   try {
     renameParts(src ? *src : src0, dst ? *dst : dst0);
   } catch (const NfsException& e) {
-    if (e.code() != nfs4::statusError(nfs4::kErrSymlink) &&
-        e.code() != nfs4::statusError(nfs4::kErrNotDir))
-      throw;
+    if (!linkMayBeInTheWay(e)) throw;
     bool resolved = false;
     if (!src && (src = resolveLinks(src0, Follow::kDirectories, false))) resolved = true;
     if (!dst && (dst = resolveLinks(dst0, Follow::kDirectories, false))) resolved = true;

@@ -185,6 +185,9 @@ class Client {
   // resolved path. Paths without links pay nothing.
   void throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
                     const std::function<void(const PathParts&)>& op);
+  // throughLinks for operations that see a final link itself (GETATTR):
+  // op returns the type it saw, and a link there is followed and op run again.
+  void throughAllLinks(const PathParts& parts, const std::function<FileType(const PathParts&)>& op);
   static void lookupAll(nfs4::CompoundEncoder& c, const nfs4::FileHandle& root,
                         const PathParts& parts);
   Attributes statParts(const PathParts& parts);

@@ -282,6 +282,21 @@ void Client::close() {
 
 std::string Client::fullPath(std::string_view path) const { return joinPath(options_.exportPath, path); }
 
+namespace {
+// A path's (or a link's text's) components, empty ones and "." dropped
+// ("a//b/./c" is a, b, c); ".." stays, for the caller to apply.
+std::vector<std::string_view> pathComponents(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    const std::string_view c = path.substr(0, slash);
+    if (!c.empty() && c != ".") out.push_back(c);
+    path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
+  }
+  return out;
+}
+}  // namespace
+
 Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
   PathParts parts;
   parts.full = std::string(what) + " " + fullPath(path);
@@ -289,14 +304,9 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   // "." is dropped here. ".." is not a name a server looks up
   // (NFS4ERR_BADNAME): a path with one is walked component by component, so
   // that it goes back from where a symbolic link before it led, as in POSIX.
-  std::string_view p = path;
-  while (!p.empty()) {
-    auto slash = p.find('/');
-    std::string_view c = p.substr(0, slash);
-    if (c == "..") parts.physical = true;
-    if (!c.empty() && c != ".") parts.lookups.push_back(c);
-    p = slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
-  }
+  parts.lookups = pathComponents(path);
+  parts.physical =
+      std::find(parts.lookups.begin(), parts.lookups.end(), "..") != parts.lookups.end();
   // "d/" and "d/." name a directory: a link there is followed even by lstat.
   parts.trailingSlash = !parts.lookups.empty() && (path.back() == '/' || path.ends_with("/."));
   if (wantParent) {
@@ -375,20 +385,6 @@ rpc::CallHints readLinkHints() {
   h.maxReplySize = CompoundDecoder::kMaxLinkText + kIoOverhead;
   return h;
 }
-
-// Splits a link's text into its components, empty ones and "." dropped
-// ("a//b/./c" is a, b, c); ".." stays for the walk to apply to the
-// directory the link left it in.
-std::vector<std::string> linkComponents(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const auto slash = text.find('/');
-    const std::string_view c = text.substr(0, slash);
-    if (!c.empty() && c != ".") out.emplace_back(c);
-    text = slash == std::string_view::npos ? std::string_view{} : text.substr(slash + 1);
-  }
-  return out;
-}
 }  // namespace
 
 std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Follow follow,
@@ -399,7 +395,7 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   // The caller runs its operation on what this returns, links or not.
   const bool force = mustWalk(parts);
   const bool followLast = follow == Follow::kAll || (parts.trailingSlash && !parts.wantParent);
-  const std::vector<std::string> exportComps = linkComponents(options_.exportPath);
+  const std::vector<std::string_view> exportComps = pathComponents(options_.exportPath);
   // dirs.back() is the directory the walk stands in; the ones before it are
   // where ".." goes back to.
   std::vector<nfs4::FileHandle> dirs{parts.base ? *parts.base : root_};
@@ -473,7 +469,8 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
             return d.ok() ? Error{} : malformedReply(d, what);
           },
           readLinkHints()));
-      std::vector<std::string> comps = linkComponents(text);
+      // Views into text, copied into todo below while text lives.
+      std::vector<std::string_view> comps = pathComponents(text);
       if (text.front() == '/') {
         // The server's namespace: the target must lie in this export, whose
         // root is all the walk can stand on.
@@ -576,9 +573,9 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
   if (parts.trailingSlash) {
     // "f/" names a directory, which OPEN cannot open: EISDIR or ENOTDIR as open(2).
-    std::uint32_t status = nfs4::kErrIsDir;
+    std::uint32_t status = nfs4::kErrIsDir;  // stat of "x/" finds only a directory
     try {
-      if (stat(path).type != FileType::kDirectory) status = nfs4::kErrNotDir;
+      (void)stat(path);
     } catch (const NfsException& e) {
       // Reported as the open's, not the stat's that found it.
       if (e.code() != nfs4::statusError(nfs4::kErrNotDir)) check(makeError(e.code(), parts.full));

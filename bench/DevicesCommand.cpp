@@ -61,7 +61,9 @@ std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
     out += jsonString("name") + ": " + jsonString(d.name) + ", " + jsonString("node_guid") + ": " +
            jsonString(d.nodeGuid) + ", " + jsonString("node_type") + ": " + jsonString(d.nodeType) +
            ", " + jsonString("firmware") + ": " + jsonString(d.firmware) + ", " +
-           jsonString("numa_node") + ": " + std::to_string(d.numaNode) + ", " + jsonString("ports") + ": [";
+           jsonString("numa_node") + ": " + std::to_string(d.numaNode) + ", " +
+           jsonString("software") + ": " + (d.software ? "true" : "false") + ", " +
+           jsonString("ports") + ": [";
     for (std::size_t j = 0; j < d.ports.size(); ++j) {
       const auto& p = d.ports[j];
       out += j ? ", {" : "{";

@@ -33,6 +33,12 @@ CmId::QueueLimits CmId::queueLimits() const noexcept {
   return {attr.max_qp_wr, attr.max_cqe};
 }
 
+std::uint32_t CmId::vendorId() const noexcept {
+  ibv_device_attr attr{};
+  if (verbs() == nullptr || ibv_query_device(verbs(), &attr) != 0) return 0;
+  return attr.vendor_id;
+}
+
 int CmId::activeMtuBytes() const noexcept {
   if (verbs() == nullptr) return 0;
   ibv_port_attr attr{};

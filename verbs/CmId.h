@@ -41,6 +41,8 @@ class CmId {
     int maxCqe = 0;   // entries per completion queue
   };
   QueueLimits queueLimits() const noexcept;
+  // The device's vendor id (ibv_query_device); 0 when unknown.
+  std::uint32_t vendorId() const noexcept;
 
   void bindAddress(const sockaddr* address);
   void listen(int backlog);

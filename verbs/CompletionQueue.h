@@ -58,9 +58,19 @@ class CompletionQueue {
   std::error_code requestNotify(bool solicitedOnly = false) noexcept;
 
   // Waits (bounded by timeout) for a completion event on the bound channel,
-  // acknowledges it and re-arms. Returns std::errc::timed_out on timeout.
+  // acknowledges it and re-arms. Returns std::errc::timed_out on timeout,
+  // and success also when a signal or a spurious wake-up ended the wait.
   // The caller polls afterwards: events only say "look now".
   std::error_code waitEvent(std::chrono::milliseconds timeout) noexcept;
+
+  // The same for several CQs, each bound to a channel of its own: sleeps
+  // until any of them has an event (or timeout), then acknowledges and
+  // re-arms every CQ whose event arrived. An event left by a CQ already drained only costs a
+  // spurious wake-up, so callers arm once and then just wait and poll.
+  // At most kMaxWaitCqs of them.
+  static constexpr std::size_t kMaxWaitCqs = 64;
+  static std::error_code waitAnyEvent(std::span<CompletionQueue* const> cqs,
+                                      std::chrono::milliseconds timeout) noexcept;
 
  private:
   struct Traits {

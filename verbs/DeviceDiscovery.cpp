@@ -108,6 +108,8 @@ DeviceInfo readDevice(const fs::path& sysfsRoot, const std::string& name) {
   d.nodeType = afterColon(readLine(dev / "node_type"));
   d.firmware = readLine(dev / "fw_ver");
   d.numaNode = toInt(readLine(dev / "device" / "numa_node"), -1);
+  std::error_code ec;
+  d.software = !fs::exists(dev / "device", ec) && !ec;
   for (const std::string& port : listDir(dev / "ports")) {
     const int n = toInt(port, -1);
     if (n > 0) d.ports.push_back(readPort(dev / "ports" / port, n));
@@ -128,6 +130,7 @@ void enrichFromVerbs(DeviceInfo& d, ibv_device* device) {
   try {
     const Context ctx = Context::open(device);
     const ibv_device_attr attr = ctx.queryDevice();
+    if (isSoftwareVendor(attr.vendor_id)) d.software = true;
     for (std::uint8_t n = 1; n <= attr.phys_port_cnt; ++n) {
       auto it = std::find_if(d.ports.begin(), d.ports.end(),
                              [n](const PortInfo& p) { return p.number == n; });
@@ -153,6 +156,12 @@ void enrichFromVerbs(DeviceInfo& d, ibv_device* device) {
 }
 
 }  // namespace
+
+bool isSoftwareVendor(std::uint32_t vendorId) {
+  constexpr std::uint32_t kRxeVendorId = 0xffffff;
+  constexpr std::uint32_t kSiwVendorId = 0x626d74;
+  return vendorId == kRxeVendorId || vendorId == kSiwVendorId;
+}
 
 double parseSysfsRate(std::string_view rate) {
   // Leading number: "100 Gb/sec (4X EDR)" or "2.5 Gb/sec (1X SDR)".

@@ -41,6 +41,11 @@ struct DeviceInfo {
   std::string nodeType;
   std::string firmware;
   int numaNode = -1;  // -1: not reported (virtual devices such as rxe)
+  // rxe or siw: its packet work runs on the host's CPUs, so a thread
+  // spinning on one of its CQs competes with the device. Known by its vendor
+  // id (verbs) or, from sysfs alone, by having no bus device behind it
+  // (kernels since 5.11; before, rxe borrowed its netdev's parent).
+  bool software = false;
   std::vector<PortInfo> ports;
   std::vector<std::string> notes;  // per-device problems that did not stop discovery
 };
@@ -68,5 +73,8 @@ int mtuBytes(int ibvMtu);
 std::optional<std::string> gidToIp(std::string_view sysfsGid);
 // Parses sysfs "rate" ("100 Gb/sec (4X EDR)"): Gb/s, or 0.
 double parseSysfsRate(std::string_view rate);
+// The vendor ids the kernel's software devices report: rxe 0xffffff, siw
+// 0x626d74 ("bmt").
+bool isSoftwareVendor(std::uint32_t vendorId);
 
 }  // namespace nfsrdma::verbs

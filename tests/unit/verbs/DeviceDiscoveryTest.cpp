@@ -107,6 +107,29 @@ TEST_F(FakeSysfs, NumaNodeFromDeviceOrNetdev) {
   EXPECT_EQ(devices[1].numaNode, 0);  // virtual device: its netdev's node
 }
 
+// A hardware HCA has a bus device behind its sysfs entry (the `device` link
+// to its PCI function); rxe and siw have none. The link benchmark sleeps on
+// CQ events on the latter by default (kernels since 5.11).
+TEST_F(FakeSysfs, SoftwareDeviceHasNoBusDevice) {
+  addRxe("mlx5_0", "ens1f0", "0a08:0001");
+  write("class/infiniband/mlx5_0/device/numa_node", "1");
+  addRxe("rxe0", "eth0", "0a08:0002");
+  const auto devices = discoverDevices(options());
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].name, "mlx5_0");
+  EXPECT_FALSE(devices[0].software);
+  EXPECT_TRUE(devices[1].software);
+}
+
+// Kernels before 5.11 gave rxe its netdev's parent as bus device; the
+// vendor id the driver reports tells it apart there (verbs discovery).
+TEST(DeviceDiscovery, SoftwareVendorIdsAreRxeAndSiw) {
+  EXPECT_TRUE(isSoftwareVendor(0xffffff));  // rxe
+  EXPECT_TRUE(isSoftwareVendor(0x626d74));  // siw, "bmt"
+  EXPECT_FALSE(isSoftwareVendor(0x02c9));   // Mellanox
+  EXPECT_FALSE(isSoftwareVendor(0));
+}
+
 TEST_F(FakeSysfs, EmptyTreeIsTheNoDeviceError) {
   fs::create_directories(root_ / "class/infiniband");
   try {

@@ -36,6 +36,10 @@ void printText(const LinkRunReport& r, BandwidthUnit unit) {
   std::fputs(tableOf(r, unit).text().c_str(), stdout);
   std::fputs(bannerRule().c_str(), stdout);
   if (!r.verify.empty()) std::printf(" verify: %s\n", r.verify.c_str());
+  if (r.eventWaits) {
+    std::printf(" CQ events: the client slept %llu time%s between completions\n",
+                static_cast<unsigned long long>(*r.eventWaits), *r.eventWaits == 1 ? "" : "s");
+  }
 }
 
 std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
@@ -44,6 +48,8 @@ std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
   if (r.latency.empty()) out += ", " + jsonString("unit") + ": " + jsonString(unitLabel(unit));
   out += ", " + jsonString("results") + ": " + tableOf(r, unit).jsonRows();
   if (!r.verify.empty()) out += ", " + jsonString("verify") + ": " + jsonString(r.verify);
+  if (r.eventWaits)
+    out += ", " + jsonString("cq_event_waits") + ": " + std::to_string(*r.eventWaits);
   return out + "}";
 }
 
@@ -51,7 +57,9 @@ int runServer(const LinkOptions& o) {
   LinkServerState state;
   // Pinned before any serving thread starts, so they all inherit it; 'auto'
   // follows the -d device (a TCP-only server has none to follow).
-  const std::string placement = applyPlacement(o, o.device.empty() ? -1 : deviceNumaNode(o.device));
+  const std::optional<verbs::DeviceInfo> info =
+      o.device.empty() ? std::nullopt : sysfsDeviceInfo(o.device);
+  const std::string placement = applyPlacement(o, info ? info->numaNode : -1);
   if (o.cpu >= 0 || !o.numa.empty())
     std::fprintf(stderr, "nfsrdma-bench link: server %s\n", placement.c_str());
   if (o.tcp) {

@@ -39,6 +39,8 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   std::uint32_t port = o.port;
   int timeoutSec = 5;
   int idleSec = 600;
+  bool events = false;
+  bool poll = false;
   po::options_description desc(
       "usage: nfsrdma-bench link --server [options]\n"
       "       nfsrdma-bench link [options] <server-host>\n\noptions");
@@ -59,6 +61,8 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
       ("qp-timeout,u", po::value(&o.qpTimeout)->default_value(o.qpTimeout),
        "QP ACK timeout exponent: retransmit after 4.096 us * 2^N (perftest's default 14, 67 ms)")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "both sides write at once; reports the sum")
+      ("events,e", po::bool_switch(&events), "sleep on CQ events (as perftest -e, which ib_write_bw lacks); the default on a software device (rxe, siw)")
+      ("poll", po::bool_switch(&poll), "poll the CQ (perftest's default); the default on a hardware device")
       ("verify", po::bool_switch(&o.verify), "check every transferred byte against the sender's pattern")
       ("perform_warm_up", po::bool_switch(&o.warmUp),
        "before each bandwidth step, move one TX depth of messages per QP untimed (perftest's option; off by default, as there)")
@@ -161,6 +165,17 @@ std::optional<LinkOptions> parseLinkOptions(int argc, char** argv) {
   if (o.warmUp && (o.test == LinkTest::SendLatency || o.tcp || o.both || o.bidirectional)) {
     throw std::invalid_argument("--perform_warm_up is for the one-way RDMA WRITE and READ bandwidth tests");
   }
+  if (events && poll) throw std::invalid_argument("-e and --poll exclude each other");
+  if (events && (o.test == LinkTest::SendLatency || o.tcp)) {
+    throw std::invalid_argument(
+        "-e is for the RDMA WRITE and READ bandwidth tests (the latency test polls; TCP has no CQ)");
+  }
+  if (poll && o.tcp) throw std::invalid_argument("--poll is for the RDMA tests");
+  // The -b server's loop follows the client's choice, which it sends.
+  if ((events || poll) && o.server) {
+    throw std::invalid_argument("-e and --poll are client options: the server follows the client's choice");
+  }
+  o.cqWait = events ? CqWait::Events : poll ? CqWait::Poll : CqWait::Auto;
   if (o.tcp && o.both) throw std::invalid_argument("--tcp and --both exclude each other");
   // The ratio would set two directions of RDMA against one of TCP.
   if (o.both && o.bidirectional)

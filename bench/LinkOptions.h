@@ -14,6 +14,10 @@
 namespace nfsrdma::bench {
 
 enum class LinkTest { Write, Read, SendLatency };
+// How the bandwidth loop waits for completions. Auto sleeps on CQ events
+// on a software device (rxe, siw), whose packet work needs the CPU a
+// polling thread would take, and polls on hardware, as perftest does.
+enum class CqWait { Auto, Poll, Events };
 
 const char* linkTestTitle(LinkTest t);  // "RDMA_Write BW Test"
 const char* linkTestKey(LinkTest t);    // "rdma_write"
@@ -40,6 +44,7 @@ struct LinkOptions {
   std::uint32_t qpTimeout = 14; // ACK timeout exponent, 4.096 us * 2^N (perftest -u)
   bool bidirectional = false;
   bool verify = false;
+  CqWait cqWait = CqWait::Auto;  // -e / --poll
   bool warmUp = false;          // --perform_warm_up: untimed TX depth before each step
   int cpu = -1;                 // --cpu: pin to this CPU
   std::string numa;             // --numa: "auto" (device's node) or a node number

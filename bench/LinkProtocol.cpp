@@ -104,7 +104,8 @@ ConnectRequest ConnectRequest::decode(std::span<const std::byte> bytes) {
   c.address = r.get<std::uint64_t>();
   c.rkey = r.get<std::uint32_t>();
   checkRange("test", c.test, 0, 2);
-  if ((c.flags & ~(kBidirectional | kVerify | kLastSession)) != 0) reject("unknown flags " + hex(c.flags));
+  if ((c.flags & ~(kBidirectional | kVerify | kLastSession | kUseEvents)) != 0)
+    reject("unknown flags " + hex(c.flags));
   checkRange("QP count", c.qpCount, 1, kMaxLinkQps);
   checkRange("QP index", c.qpIndex, 0, c.qpCount - 1u);
   checkRange("TX depth", c.txDepth, 1, kMaxLinkTxDepth);

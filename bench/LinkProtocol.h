@@ -42,7 +42,12 @@ inline constexpr std::uint8_t kLinkRdmaVersion = 2;
 inline constexpr std::uint32_t kControlImm = 0x4e52434d;  // immediate data marking control SENDs
 inline constexpr std::uint32_t kControlBytes = 64;        // a control message's slot
 
-enum LinkSessionFlags : std::uint8_t { kBidirectional = 1, kVerify = 2, kLastSession = 4 };
+enum LinkSessionFlags : std::uint8_t {
+  kBidirectional = 1,
+  kVerify = 2,
+  kLastSession = 4,
+  kUseEvents = 8
+};
 
 // Client -> server, in each QP's connect private data (rdma_cm pads it to 56
 // bytes, so trailing bytes are allowed). The first request describes the

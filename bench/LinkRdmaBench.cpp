@@ -82,7 +82,9 @@ class Endpoint {
       : id(std::move(cmId)),
         pd(verbs::ProtectionDomain::allocate(id.verbs())),
         channel(verbs::CompletionChannel::create(id.verbs())),
-        sendCq(verbs::CompletionQueue::create(id.verbs(), static_cast<int>(s.sendDepth + 8))),
+        sendChannel(verbs::CompletionChannel::create(id.verbs())),
+        sendCq(verbs::CompletionQueue::create(id.verbs(), static_cast<int>(s.sendDepth + 8),
+                                              &sendChannel)),
         recvCq(verbs::CompletionQueue::create(id.verbs(), static_cast<int>(s.slots + 8), &channel)),
         data(verbs::RegisteredBuffer::allocate(pd.get(), 2 * s.maxSize)),
         ring(verbs::RegisteredBuffer::allocate(pd.get(), std::size_t{s.slotBytes} * (s.slots + 1),
@@ -121,7 +123,8 @@ class Endpoint {
 
   verbs::CmId id;
   verbs::ProtectionDomain pd;
-  verbs::CompletionChannel channel;
+  verbs::CompletionChannel channel;      // the receive CQ's: control messages
+  verbs::CompletionChannel sendChannel;  // the send CQ's: -e sleeps on it
   verbs::CompletionQueue sendCq;
   verbs::CompletionQueue recvCq;
   verbs::RegisteredBuffer data;
@@ -259,12 +262,14 @@ struct LoopParams {
   std::uint32_t postList;  // WRs per ibv_post_send call
   bool warmUp = false;     // untimed TX depth first (--perform_warm_up)
   std::chrono::nanoseconds margin{0};  // -D: left out of the measurement at each end
+  bool useEvents = false;              // sleep on the send CQs' events instead of spinning (CqWait)
 };
 
 struct LoopResult {
   std::uint64_t messages = 0;
   double seconds = 0;
   double peakMessagesPerSecond = 0;
+  std::uint64_t eventWaits = 0;  // sleeps on the send CQs' events
 };
 
 // Posts n WRs of s.wrs in chains of at most postList per ibv_post_send;
@@ -284,6 +289,48 @@ void postChains(Stream& s, std::uint64_t n, std::uint32_t postList, const char* 
     done += k;
   }
 }
+
+// With -e (and by default on a software device) the loop sleeps on its send
+// CQs' completion channels when it has nothing to do, as perftest's -e.
+// Where the device is the CPU (soft-RoCE), a spinning poller takes that CPU
+// from the device's own packet work.
+static_assert(kMaxLinkQps <= verbs::CompletionQueue::kMaxWaitCqs,
+              "one wait covers every QP's send CQ");
+class SendEventWait {
+ public:
+  SendEventWait(std::vector<Stream>& streams, bool enabled) {
+    if (!enabled) return;
+    for (Stream& s : streams) cqs_.push_back(&s.ep->sendCq);
+  }
+  // Called after a pass that moved nothing. The first call arms the CQs and
+  // returns at once, so the caller polls once more before any sleep (a
+  // completion between its last poll and the arming raises no event).
+  // Later calls sleep up to 100 ms, so the loop's clock checks still run.
+  // Returns true when it slept.
+  bool idle() {
+    if (cqs_.empty()) return false;
+    if (!armed_) {
+      for (verbs::CompletionQueue* cq : cqs_) {
+        if (auto ec = cq->requestNotify()) verbs::throwVerbError("ibv_req_notify_cq", ec.value());
+      }
+      armed_ = true;
+      return false;
+    }
+    const std::error_code ec = verbs::CompletionQueue::waitAnyEvent(cqs_, 100ms);
+    if (ec && ec != std::errc::timed_out) {
+      verbs::throwVerbError("waiting for send completion events (poll, ibv_get_cq_event)",
+                            ec.value());
+    }
+    ++waits_;
+    return true;
+  }
+  std::uint64_t waits() const { return waits_; }
+
+ private:
+  std::vector<verbs::CompletionQueue*> cqs_;
+  bool armed_ = false;
+  std::uint64_t waits_ = 0;
+};
 
 // --perform_warm_up, as perftest's (off by default there and here): before
 // the timed loop each QP moves one TX depth of messages and waits for them,
@@ -307,10 +354,13 @@ void warmUp(std::vector<Stream>& streams, const LoopParams& p) {
       Clock::now() + 120s + std::chrono::seconds(count * p.size * streams.size() / (1u << 20));
   std::array<ibv_wc, 16> wcs{};
   std::size_t done = 0;
+  SendEventWait events(streams, p.useEvents);
   for (std::uint32_t spins = 0; done < streams.size(); ++spins) {
+    bool progressed = false;
     for (Stream& s : streams) {
       const verbs::PollResult r = s.ep->sendCq.poll(wcs);
       if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+      progressed = progressed || r.count > 0;
       for (std::size_t i = 0; i < r.count; ++i) {
         if (wcs[i].status != IBV_WC_SUCCESS) {
           completionFailed(
@@ -320,7 +370,8 @@ void warmUp(std::vector<Stream>& streams, const LoopParams& p) {
         ++done;
       }
     }
-    if ((spins & 65535u) == 0 && Clock::now() > deadline) {
+    const bool woke = !progressed && done < streams.size() && events.idle();
+    if (((spins & 65535u) == 0 || woke) && Clock::now() > deadline) {
       throw std::runtime_error(
           "the warm-up before the timed loop did not complete in time (device stalled?)");
     }
@@ -389,8 +440,10 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
   bool sampleDue = false;
   std::uint32_t spins = 0;
   bool stopping = false;
+  SendEventWait events(streams, p.useEvents);
   for (;;) {
     bool done = true;
+    bool progressed = false;
     for (Stream& s : streams) {
       const std::uint64_t inFlight = s.posted - s.completed;
       const std::uint64_t n = std::min<std::uint64_t>(p.txDepth - inFlight, target - s.posted);
@@ -405,6 +458,7 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
       s.posted += n;
       const verbs::PollResult r = s.ep->sendCq.poll(wcs);
       if (r.error) verbs::throwVerbError("ibv_poll_cq", r.error.value());
+      progressed = progressed || n > 0 || r.count > 0;
       for (std::size_t i = 0; i < r.count; ++i) {
         if (wcs[i].status != IBV_WC_SUCCESS) {
           completionFailed(p.opcode == IBV_WR_RDMA_WRITE ? "RDMA WRITE" : "RDMA READ", wcs[i]);
@@ -443,8 +497,12 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     }
     if (!timed && totalCompleted >= totalTarget) break;
     if (timed && stopping && done) break;
+    // Sleeping on events: nothing to post and nothing completed, so wait
+    // until a send CQ has work; a wake-up is rare (one per signaled WR), so the clock is read
+    // at each.
+    const bool woke = !progressed && events.idle();
     // A -n run looks at the clock here only for its hard stop.
-    if ((++spins & (timed ? 4095u : 65535u)) == 0) {
+    if ((++spins & (timed ? 4095u : 65535u)) == 0 || woke) {
       const auto now = Clock::now();
       if (timed && !windowClosed) {
         sampleDue = !windowOpen ? now >= windowStart
@@ -465,6 +523,7 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     }
   }
   LoopResult out;
+  out.eventWaits = events.waits();
   if (margin.count() > 0) {
     // Its edges sit on completions, so they move by up to the time between
     // two; when that is longer than the window, it measured the drain.
@@ -595,6 +654,24 @@ std::uint32_t newSeed() {
 
 // ---- client ------------------------------------------------------------------
 
+bool sleepOnEvents(const LinkOptions& o, bool softwareDevice) {
+  if (o.test == LinkTest::SendLatency) return false;
+  return o.cqWait == CqWait::Events || (o.cqWait == CqWait::Auto && softwareDevice);
+}
+
+std::string cqWaitBanner(const LinkOptions& o, bool softwareDevice) {
+  if (o.test == LinkTest::SendLatency) return "OFF (latency)";
+  switch (o.cqWait) {
+    case CqWait::Events:
+      return "ON (-e)";
+    case CqWait::Poll:
+      return "OFF (--poll)";
+    case CqWait::Auto:
+      break;
+  }
+  return softwareDevice ? "ON (software device)" : "OFF";
+}
+
 LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
   const std::vector<std::uint64_t> sizes =
       o.sweep ? sweepSizes(kMaxMessageBytes) : std::vector<std::uint64_t>{o.size};
@@ -611,9 +688,11 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
   cm.peerName = "link server";
   cm.rejectedHint = "is 'nfsrdma-bench link --server' running there?";
 
+  const bool lat = o.test == LinkTest::SendLatency;
   Endpoints eps;
   std::string placement;
   std::string device;
+  bool softwareDevice = false;
   std::string mtu;
   for (std::uint32_t q = 0; q < o.qps; ++q) {
     verbs::CmId id = verbs::CmId::create(channel);
@@ -644,15 +723,19 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
                                     device + " allows " + std::to_string(limits.maxCqe) +
                                     " (max_cqe)");
       }
-      placement = applyPlacement(o, deviceNumaNode(device));
+      const std::optional<verbs::DeviceInfo> info = sysfsDeviceInfo(device);
+      placement = applyPlacement(o, info ? info->numaNode : -1);
+      softwareDevice = (info && info->software) || verbs::isSoftwareVendor(id.vendorId());
       mtu = mtuText(id);
     }
     auto ep = std::make_unique<Endpoint>(std::move(id), shape);
     fillPattern(ep->source(), shape.maxSize, seed);
     ConnectRequest req;
     req.test = static_cast<std::uint8_t>(o.test);
-    req.flags = static_cast<std::uint8_t>((o.bidirectional ? kBidirectional : 0) |
-                                          (o.verify ? kVerify : 0) | (lastSession ? kLastSession : 0));
+    req.flags = static_cast<std::uint8_t>(
+        (o.bidirectional ? kBidirectional : 0) | (o.verify ? kVerify : 0) |
+        (lastSession ? kLastSession : 0) |
+        (o.bidirectional && sleepOnEvents(o, softwareDevice) ? kUseEvents : 0));
     req.qpIndex = static_cast<std::uint8_t>(q);
     req.qpCount = static_cast<std::uint8_t>(o.qps);
     req.txDepth = static_cast<std::uint16_t>(std::min<std::uint32_t>(o.txDepth, 65535));
@@ -673,7 +756,6 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
   LinkRunReport report;
   report.title = linkTestTitle(o.test);
   report.key = linkTestKey(o.test);
-  const bool lat = o.test == LinkTest::SendLatency;
   report.banner = {
       {"Device", device},
       {"Number of qps", std::to_string(o.qps)},
@@ -682,6 +764,7 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
       {"TX depth", lat ? "1" : std::to_string(o.txDepth)},
       {"CQ Moderation", lat ? "1" : std::to_string(o.cqModeration)},
       {"Post list", lat ? "1" : std::to_string(o.postList)},
+      {"CQ events", cqWaitBanner(o, softwareDevice)},
       {"Mtu", mtu},
       {"QP timeout", std::to_string(o.qpTimeout)},
       {"Max inline data", (lat ? std::to_string(kMaxInline) : std::string("0")) + "[B]"},
@@ -720,12 +803,14 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
                    o.cqModeration,
                    o.postList,
                    o.warmUp,
-                   std::chrono::nanoseconds(o.marginNanos())};
+                   std::chrono::nanoseconds(o.marginNanos()),
+                   sleepOnEvents(o, softwareDevice)};
       const LoopResult r = runBandwidthLoop(eps, p);
       bw.messageBytes = size;
       bw.messages = r.messages;
       bw.seconds = r.seconds;
       bw.peakBytesPerSecond = r.peakMessagesPerSecond * static_cast<double>(size);
+      if (p.useEvents) report.eventWaits = report.eventWaits.value_or(0) + r.eventWaits;
     }
     ControlMessage end;
     end.kind = ControlKind::End;
@@ -830,6 +915,9 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
                static_cast<unsigned>(cfg.qpCount));
   const bool verify = (cfg.flags & kVerify) != 0;
   const bool bidir = (cfg.flags & kBidirectional) != 0;
+  // Only -b runs a loop here; the client sends its choice for it.
+  const bool loopSleeps = (cfg.flags & kUseEvents) != 0;
+  std::uint64_t eventWaits = 0;
   Endpoint& ctl = *eps.front();
   for (;;) {  // one step per message size; bounded by the idle timeout per message
     const ControlMessage m = waitControl(ctl, idle, "GO");
@@ -857,11 +945,13 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
                    cfg.cqModeration,
                    1,
                    false,
-                   std::chrono::nanoseconds(m.nanos)};
+                   std::chrono::nanoseconds(m.nanos),
+                   loopSleeps};
       const LoopResult r = runBandwidthLoop(eps, p);
       fin.messages = r.messages;
       fin.nanos = static_cast<std::uint64_t>(r.seconds * 1e9);
       fin.peakMilli = static_cast<std::uint64_t>(r.peakMessagesPerSecond * 1000);
+      eventWaits += r.eventWaits;
     }
     // The client's step may run long (-n at emulated speeds, -D); a client
     // that dies is noticed through the flushed receive, so this bound is loose.
@@ -878,22 +968,27 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener, verbs::CmLi
     }
     sendControl(ctl, fin);
   }
-  std::fprintf(stderr, "nfsrdma-bench link: session done\n");
+  if (loopSleeps) {
+    std::fprintf(stderr, "nfsrdma-bench link: session done (slept %llu time%s on CQ events)\n",
+                 static_cast<unsigned long long>(eventWaits), eventWaits == 1 ? "" : "s");
+  } else {
+    std::fprintf(stderr, "nfsrdma-bench link: session done\n");
+  }
   if ((cfg.flags & kLastSession) != 0 && !o.keepServing) state.finished = true;
 }
 
 }  // namespace
 
-int deviceNumaNode(const std::string& device) {
+std::optional<verbs::DeviceInfo> sysfsDeviceInfo(const std::string& device) {
   try {
     verbs::DiscoveryOptions d;
     d.queryVerbs = false;
-    for (const auto& info : verbs::discoverDevices(d)) {
-      if (info.name == device) return info.numaNode;
+    for (verbs::DeviceInfo& info : verbs::discoverDevices(d)) {
+      if (info.name == device) return std::move(info);
     }
   } catch (const std::exception&) {
   }
-  return -1;
+  return std::nullopt;
 }
 
 void runRdmaServer(const LinkOptions& o, LinkServerState& state) {

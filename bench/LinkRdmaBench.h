@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "bench/LinkServerState.h"
 #include "bench/LinkStats.h"
 #include "bench/ReportTable.h"
+#include "verbs/DeviceDiscovery.h"
 
 namespace nfsrdma::bench {
 
@@ -27,6 +29,8 @@ struct LinkRunReport {
   std::vector<BandwidthResult> bandwidth;  // write/read (and TCP) tests
   std::vector<LatencyResult> latency;      // latency test
   std::string verify;                      // "" when not asked, else the outcome
+  // Sleeps on CQ events over all sizes (the client's loop); nullopt when it polled.
+  std::optional<std::uint64_t> eventWaits;
 };
 
 // Runs the client side of options.test against options.host. lastSession
@@ -39,7 +43,8 @@ LinkRunReport runRdmaClient(const LinkOptions& options, bool lastSession);
 // the TCP listener. Progress lines go to stderr ("listening on ..."), which
 // scripts wait for. Throws on setup errors.
 void runRdmaServer(const LinkOptions& options, LinkServerState& state);
-// The NUMA node sysfs reports for an RDMA device; -1 when unknown.
-int deviceNumaNode(const std::string& device);
+// What sysfs says of an RDMA device (NUMA node, software or not); nullopt
+// when it is not there.
+std::optional<verbs::DeviceInfo> sysfsDeviceInfo(const std::string& device);
 
 }  // namespace nfsrdma::bench

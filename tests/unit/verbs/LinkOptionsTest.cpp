@@ -19,6 +19,16 @@ std::optional<LinkOptions> parse(std::vector<std::string> args) {
   return parseLinkOptions(static_cast<int>(argv.size()), argv.data());
 }
 
+// Expects args to be refused with a message containing text.
+void refused(const std::vector<std::string>& args, const std::string& text) {
+  try {
+    (void)parse(args);
+    ADD_FAILURE() << text << ": accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 TEST(LinkOptions, PerftestDefaults) {
   const auto o = parse({"198.18.0.1"});
   ASSERT_TRUE(o);
@@ -50,14 +60,6 @@ TEST(LinkOptions, PerftestLetters) {
 // naming the option: a ratio of two RDMA directions over one TCP direction,
 // a latency run that ignores -D or -q, a sweep that ignores -D, -n 0.
 TEST(LinkOptions, CombinationsThatWouldMisleadAreRefused) {
-  const auto refused = [](std::vector<std::string> args, const std::string& text) {
-    try {
-      (void)parse(args);
-      ADD_FAILURE() << text << ": accepted";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-    }
-  };
   refused({"--both", "-b", "host"}, "--both compares one direction");
   refused({"--test", "lat", "-D", "3", "host"}, "-D is for the bandwidth tests");
   refused({"--test", "lat", "-q", "2", "host"}, "-q is for the bandwidth tests");
@@ -88,6 +90,25 @@ TEST(LinkOptions, WarmUpIsPerftestsOptInSwitch) {
   }
 }
 
+// perftest's -e/--events and its polling default. Neither given: Auto,
+// which the client resolves once it knows the device (events on a software
+// device). The latency test polls; TCP has no CQ.
+TEST(LinkOptions, EventsOrPollOrChosenByTheDevice) {
+  EXPECT_EQ(parse({"host"})->cqWait, CqWait::Auto);
+  EXPECT_EQ(parse({"-e", "host"})->cqWait, CqWait::Events);
+  EXPECT_EQ(parse({"--events", "--test", "read", "host"})->cqWait, CqWait::Events);
+  EXPECT_EQ(parse({"-e", "-b", "host"})->cqWait, CqWait::Events);
+  EXPECT_EQ(parse({"-e", "--both", "host"})->cqWait, CqWait::Events);
+  EXPECT_EQ(parse({"--poll", "host"})->cqWait, CqWait::Poll);
+  EXPECT_EQ(parse({"--poll", "--test", "lat", "host"})->cqWait, CqWait::Poll);
+  refused({"-e", "--test", "lat", "host"}, "-e is for the RDMA WRITE and READ bandwidth tests");
+  refused({"-e", "--tcp", "host"}, "-e is for the RDMA WRITE and READ bandwidth tests");
+  refused({"--poll", "--tcp", "host"}, "--poll is for the RDMA tests");
+  refused({"-e", "--poll", "host"}, "-e and --poll exclude each other");
+  refused({"--server", "-e"}, "-e and --poll are client options");
+  refused({"--server", "--poll"}, "-e and --poll are client options");
+}
+
 // As perftest: -D is the whole run, and a quarter of it (whole seconds) at
 // each end stays out of the measurement unless --margin/-f says otherwise.
 TEST(LinkOptions, DurationMarginLikePerftest) {
@@ -97,7 +118,7 @@ TEST(LinkOptions, DurationMarginLikePerftest) {
   EXPECT_EQ(parse({"-D", "10", "-f", "0", "host"})->marginSeconds, 0.0);
   EXPECT_EQ(parse({"-D", "10", "--margin", "1.5", "host"})->marginSeconds, 1.5);
   EXPECT_EQ(parse({"host"})->marginSeconds, 0.0);
-  const auto refused = [](std::vector<std::string> args) {
+  const auto refusal = [](std::vector<std::string> args) {
     try {
       (void)parse(std::move(args));
     } catch (const std::invalid_argument& e) {
@@ -107,23 +128,24 @@ TEST(LinkOptions, DurationMarginLikePerftest) {
   };
   const std::string notTcp =
       "--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)";
-  EXPECT_EQ(refused({"-f", "1", "host"}), notTcp);
-  EXPECT_EQ(refused({"--tcp", "-D", "10", "-f", "1", "host"}), notTcp);
-  EXPECT_EQ(refused({"--both", "-D", "10", "-f", "1", "host"}), notTcp);
+  EXPECT_EQ(refusal({"-f", "1", "host"}), notTcp);
+  EXPECT_EQ(refusal({"--tcp", "-D", "10", "-f", "1", "host"}), notTcp);
+  EXPECT_EQ(refusal({"--both", "-D", "10", "-f", "1", "host"}), notTcp);
   EXPECT_EQ(parse({"--both", "-D", "10", "host"})->marginSeconds, 0.0);
-  EXPECT_EQ(refused({"-D", "10", "-f", "nan", "host"}),
+  EXPECT_EQ(refusal({"-D", "10", "-f", "nan", "host"}),
             "--margin must be at least 0 and less than half of -D");
-  EXPECT_EQ(refused({"-D", "nan", "host"}), "-D must be 0..3600");
-  EXPECT_EQ(refused({"-D", "10", "-f", "1e30", "host"}), "--margin must be at least 0 and less than half of -D");
+  EXPECT_EQ(refusal({"-D", "nan", "host"}), "-D must be 0..3600");
+  EXPECT_EQ(refusal({"-D", "10", "-f", "1e30", "host"}),
+            "--margin must be at least 0 and less than half of -D");
   // On the wire's integers, as the server checks them: 4.1 s is 4099999.99..
   // in binary; rounded it is 4100000 us, and 2.0499999 s fits below half.
   EXPECT_EQ(parse({"-D", "4.1", "-f", "2.0499999", "host"})->durationMicros(), 4'100'000u);
   EXPECT_EQ(parse({"-D", "4.1", "-f", "2.0499999", "host"})->marginNanos(), 2'049'999'900u);
-  EXPECT_EQ(refused({"-D", "4.1", "-f", "2.05", "host"}),
+  EXPECT_EQ(refusal({"-D", "4.1", "-f", "2.05", "host"}),
             "--margin must be at least 0 and less than half of -D");
-  EXPECT_EQ(refused({"-D", "4", "-f", "2", "host"}),
+  EXPECT_EQ(refusal({"-D", "4", "-f", "2", "host"}),
             "--margin must be at least 0 and less than half of -D");
-  EXPECT_EQ(refused({"-D", "4", "-f", "-1", "host"}),
+  EXPECT_EQ(refusal({"-D", "4", "-f", "-1", "host"}),
             "--margin must be at least 0 and less than half of -D");
 }
 

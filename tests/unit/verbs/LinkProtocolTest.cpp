@@ -89,7 +89,9 @@ TEST(LinkProtocol, ConnectRequestOutOfRangeFieldsAreNamed) {
   EXPECT_EQ(withField([](ConnectRequest& r) { r.qpCount = 65; }), "QP count 65, expected 1..64");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.qpIndex = 2; }), "QP index 2, expected 0..1");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.test = 3; }), "test 3, expected 0..2");
-  EXPECT_EQ(withField([](ConnectRequest& r) { r.flags = 8; }), "unknown flags 0x8");
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.flags = 16; }), "unknown flags 0x10");
+  // -e travels as a flag, so the -b server's own loop sleeps as the client's does.
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.flags = kUseEvents | kBidirectional; }), "");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.maxSize = 0; }), "largest message size 0, expected 1..8388608");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.maxSize = (8u << 20) + 1; }),
             "largest message size 8388609, expected 1..8388608");

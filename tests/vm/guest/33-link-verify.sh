@@ -1,7 +1,7 @@
 #!/bin/sh
 # Why: every mode of `nfsrdma-bench link` must move correct data between the
-# two in-guest hosts (rxe1 -> rxe0): RDMA WRITE, bidirectional WRITE, READ,
-# several QPs and a size sweep, all with --verify (the receiver checks every
+# two in-guest hosts (rxe1 -> rxe0): RDMA WRITE (sleeping on CQ events and
+# polling), bidirectional WRITE, READ, several QPs and a size sweep, all with --verify (the receiver checks every
 # byte against the sender's pattern), and the SEND/RECV latency test.
 # vm-timeout: 420
 set -eu
@@ -35,6 +35,27 @@ run write --verify -s 65536 -n 500 --report_gbits
 grep -q "verify: passed" write.log || vm_fail "write: no 'verify: passed'"
 awk '$1 == 65536 && $2 == 500 { ok = 1 } END { exit !ok }' write.log ||
   vm_fail "write: no '65536 500 ...' result row"
+# rxe is a software device, so by default every bandwidth run below sleeps
+# on CQ events (-q 2 on two CQs at once); --poll keeps perftest's spinning
+# loop, checked here once with the same data check.
+# The banner says so, and the count of sleeps says the loop did it.
+grep -q "CQ events.*ON (software device)" write.log || vm_fail "write: the banner does not say CQ events ON (software device)"
+slept() { sed -n 's/^ CQ events: the client slept \([0-9]*\) time.*/\1/p' "$1"; }
+[ "$(slept write.log)" -gt 0 ] 2>/dev/null || vm_fail "write: the client did not sleep on CQ events"
+run poll --poll --verify -s 65536 -n 300
+grep -q "verify: passed" poll.log || vm_fail "--poll: no 'verify: passed'"
+grep -q "CQ events.*OFF (--poll)" poll.log || vm_fail "--poll: the banner does not say CQ events OFF (--poll)"
+[ -z "$(slept poll.log)" ] || vm_fail "--poll: the client reports sleeps on CQ events"
+echo "CQ events: the client slept $(slept write.log) times in the 500-message write; none with --poll"
+# The sleeps end on completion events, not only on the loop's 100 ms
+# timeout: with every WR signaled, a run of S seconds that timed out only
+# would count at most 10 S + 1 sleeps, events one per completion reaped.
+run everywr -s 65536 -n 300 --cq-mod 1
+timeouts_only=$(awk '$1 == 65536 && $2 == 300 && $4 > 0 { printf "%d", 300 * 65536 / ($4 * 1048576) * 10 + 1; exit }' everywr.log)
+[ -n "$timeouts_only" ] || vm_fail "--cq-mod 1: no '65536 300 ...' row"
+[ "$(slept everywr.log)" -gt $((2 * timeouts_only)) ] 2>/dev/null ||
+  vm_fail "--cq-mod 1: $(slept everywr.log) sleeps, not above twice the $timeouts_only that 100 ms timeouts alone would give: completion events do not wake the client"
+echo "CQ events: $(slept everywr.log) sleeps for 300 signaled WRs (timeouts alone: at most $timeouts_only)"
 # --perform_warm_up (perftest's, off by default as there): one TX depth of
 # messages per QP, at most -n, moves untimed before the loop and is not in
 # the row. Soft-RoCE's packet counter sees what moved: 64 packets per 64 KiB
@@ -71,6 +92,9 @@ awk '$1 == 2 && $2 == 300 && $5 > 0 { ok = 1 } END { exit !ok }' lat.log ||
   vm_fail "latency: no '2 300 ...' row with a typical latency"
 run bidir --verify -b -s 65536 -n 300
 grep -q "verify: passed" bidir.log || vm_fail "bidirectional: no 'verify: passed'"
+# -b: the server's own loop follows the client's choice (the session flag).
+vm_wait 20 "the server's -b session line" grep -q "session done (slept [1-9][0-9]* times* on CQ events)" server.log ||
+  vm_fail "bidirectional: the server's loop did not sleep on CQ events (server.log below)"
 run read --test read --verify -s 65536 -n 300
 grep -q "verify: passed" read.log || vm_fail "read: no 'verify: passed'"
 run qps --verify -q 2 -s 65536 -n 300

@@ -124,7 +124,7 @@ class Endpoint {
   verbs::CmId id;
   verbs::ProtectionDomain pd;
   verbs::CompletionChannel channel;      // the receive CQ's: control messages
-  verbs::CompletionChannel sendChannel;  // the send CQ's: -e sleeps on it
+  verbs::CompletionChannel sendChannel;  // the send CQ's: the loop may sleep on it
   verbs::CompletionQueue sendCq;
   verbs::CompletionQueue recvCq;
   verbs::RegisteredBuffer data;
@@ -498,8 +498,8 @@ LoopResult runBandwidthLoop(const Endpoints& eps, const LoopParams& p) {
     if (!timed && totalCompleted >= totalTarget) break;
     if (timed && stopping && done) break;
     // Sleeping on events: nothing to post and nothing completed, so wait
-    // until a send CQ has work; a wake-up is rare (one per signaled WR), so the clock is read
-    // at each.
+    // until a send CQ has work (at most 100 ms). Wakes are few next to
+    // spins, so the clock is read at each.
     const bool woke = !progressed && events.idle();
     // A -n run looks at the clock here only for its hard stop.
     if ((++spins & (timed ? 4095u : 65535u)) == 0 || woke) {

@@ -821,10 +821,9 @@ LinkRunReport runRdmaClient(const LinkOptions& o, bool lastSession) {
       report.latency.push_back(summarizeLatency(size, latSamples));
     } else {
       if (o.bidirectional) {
-        const double serverSeconds = static_cast<double>(fin.nanos) / 1e9;
-        bw.peakBytesPerSecond += static_cast<double>(fin.peakMilli) / 1000.0 * static_cast<double>(size);
-        bw.messages += fin.messages;
-        bw.seconds = std::max(bw.seconds, serverSeconds);
+        bw = combineBidirectional(
+            bw, fin.messages, static_cast<double>(fin.nanos) / 1e9,
+            static_cast<double>(fin.peakMilli) / 1000.0 * static_cast<double>(size));
       }
       bw.iterations = bw.messages / (o.qps * (o.bidirectional ? 2u : 1u));
       report.bandwidth.push_back(bw);

@@ -21,6 +21,20 @@ const char* unitKey(BandwidthUnit unit) {
   return unit == BandwidthUnit::GbitPerSecond ? "gbps" : "mibps";
 }
 
+BandwidthResult combineBidirectional(const BandwidthResult& local, std::uint64_t remoteMessages,
+                                     double remoteSeconds, double remotePeakBytesPerSecond) {
+  BandwidthResult both = local;
+  both.messages = local.messages + remoteMessages;
+  const double localRate =
+      local.seconds > 0 ? static_cast<double>(local.messages) / local.seconds : 0;
+  const double remoteRate =
+      remoteSeconds > 0 ? static_cast<double>(remoteMessages) / remoteSeconds : 0;
+  const double rate = localRate + remoteRate;
+  both.seconds = rate > 0 ? static_cast<double>(both.messages) / rate : 0;
+  both.peakBytesPerSecond = local.peakBytesPerSecond + remotePeakBytesPerSecond;
+  return both;
+}
+
 double peakMessagesPerSecond(const std::vector<ProgressSample>& s, std::uint64_t minWindow) {
   double best = 0;
   std::size_t j = 0;

@@ -38,6 +38,13 @@ struct BandwidthResult {
   }
 };
 
+// -b as perftest reports it: each side's average over its own time, and
+// the two summed (peaks summed too). The result's messages are both
+// sides', and its seconds the time in which they move at the summed rate,
+// so its average and message rate read the sums.
+BandwidthResult combineBidirectional(const BandwidthResult& local, std::uint64_t remoteMessages,
+                                     double remoteSeconds, double remotePeakBytesPerSecond);
+
 // Peak rate from (time, cumulative messages) samples: the best rate over any
 // run of samples spanning at least minWindowMessages. Returns 0 when the
 // samples span less than one window (callers then report the average).

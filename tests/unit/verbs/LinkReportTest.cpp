@@ -123,6 +123,26 @@ TEST(LinkReport, LatencySummaryLikeSendLat) {
   EXPECT_NE(t.headerLine().find("99.9% percentile[usec]"), std::string::npos);
 }
 
+// perftest's -b: each side's average over its own time, then the sum. A
+// side that ran longer must not dilute the other's rate, as one total over
+// the longer time did: 1000 messages in 1 s plus 1000 in 2 s is 1500/s,
+// not 2000 / 2 s = 1000/s.
+TEST(LinkReport, BidirectionalSumsTheTwoSidesRates) {
+  BandwidthResult local;
+  local.messageBytes = 65536;
+  local.messages = 1000;
+  local.seconds = 1.0;
+  local.peakBytesPerSecond = 1200.0 * 65536;
+  const BandwidthResult both = combineBidirectional(local, 1000, 2.0, 600.0 * 65536);
+  EXPECT_EQ(both.messages, 2000u);
+  EXPECT_DOUBLE_EQ(both.messageRateMpps(), 1500.0 / 1e6);
+  EXPECT_DOUBLE_EQ(both.averageBytesPerSecond(), 1500.0 * 65536);
+  EXPECT_DOUBLE_EQ(both.peakBytesPerSecond, 1800.0 * 65536);
+  // A side that moved nothing adds nothing, and never divides by zero.
+  const BandwidthResult oneSide = combineBidirectional(local, 0, 0, 0);
+  EXPECT_DOUBLE_EQ(oneSide.averageBytesPerSecond(), 1000.0 * 65536);
+}
+
 TEST(LinkReport, PeakWindows) {
   // 100 messages/s for 10 s, then one second at 300 messages/s.
   std::vector<ProgressSample> s;

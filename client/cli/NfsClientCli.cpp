@@ -58,6 +58,15 @@ struct Remote {
 
 bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
 
+// The path part of an nfs:// URL (before any '?'), as the user typed it.
+std::string urlPath(const std::string& url) {
+  return url.substr(0, url.find('?'));
+}
+
+bool endsWithSlash(const std::string& s) {
+  return !s.empty() && s.back() == '/';
+}
+
 Remote parseRemote(const std::string& url) {
   Remote r;
   r.options = ClientOptions::fromUrl(url);
@@ -79,8 +88,8 @@ Remote parseRemote(const std::string& url) {
   r.options.exportPath = "/";
   // The URL parser drops a trailing '/', which says "a directory": a link
   // there is followed, and a file there is an error.
-  const std::string_view typed = std::string_view(url).substr(0, url.find('?'));
-  if ((typed.ends_with('/') || typed.ends_with("/.")) && !r.path.ends_with('/')) r.path += '/';
+  const std::string typed = urlPath(url);
+  if ((endsWithSlash(typed) || typed.ends_with("/.")) && !endsWithSlash(r.path)) r.path += '/';
   return r;
 }
 
@@ -257,15 +266,6 @@ bool sameRemoteFile(const nfsrdma::Attributes& a, const nfsrdma::Attributes& b) 
   const bool comparable = a.present.test(attr::kFsid) && a.present.test(attr::kFileId) &&
                           b.present.test(attr::kFsid) && b.present.test(attr::kFileId);
   return comparable && a.fsidMajor == b.fsidMajor && a.fsidMinor == b.fsidMinor && a.fileId == b.fileId;
-}
-
-// The path part of an nfs:// URL (before any '?'), as the user typed it.
-std::string urlPath(const std::string& url) {
-  return url.substr(0, url.find('?'));
-}
-
-bool endsWithSlash(const std::string& s) {
-  return !s.empty() && s.back() == '/';
 }
 
 // The last component of a path ("" for "/").

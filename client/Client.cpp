@@ -277,7 +277,9 @@ void Client::close() {
   closed_ = true;
   Error e = session_->close();
   rpc_->shutdown();
-  check(e);
+  if (!e) return;
+  teardownError_ = e.message();
+  if (options_.onTeardownError) options_.onTeardownError(teardownError_);
 }
 
 std::string Client::fullPath(std::string_view path) const { return joinPath(options_.exportPath, path); }

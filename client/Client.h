@@ -92,8 +92,14 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  // Destroys the session and client id and closes the connection.
+  // Destroys the session and client id and closes the connection. A server
+  // that will not destroy them (after close() rode out DELAY and
+  // CLIENTID_BUSY answers) is told to options.onTeardownError and kept in
+  // teardownError(), not thrown: every file's data was committed at its own
+  // close, and the server drops the client ID when its lease runs out.
   void close();
+  // What close() could not tear down on the server, or empty.
+  const std::string& teardownError() const { return teardownError_; }
 
   OpenFile open(std::string_view path, const OpenFlags& flags);
   // COMMITs unstable data (failing if the server lost it), then CLOSE.
@@ -215,6 +221,7 @@ class Client {
   std::string openOwner_;
   std::atomic<std::uint64_t> opens_{0};
   bool closed_ = false;
+  std::string teardownError_;
 };
 
 }  // namespace nfsrdma

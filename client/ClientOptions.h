@@ -37,6 +37,11 @@ struct ClientOptions {
   // prints it): it explains the NFS4ERR_EXPIRED of such a file. Called on
   // the session's renewal thread. Not parsed from URLs.
   std::function<void(const std::string&)> onSessionReplaced;
+  // Told when close() could not tear the session down on the server
+  // (DESTROY_SESSION or DESTROY_CLIENTID failed, after riding out a busy
+  // server): close() does not throw for it, as no data depends on it (the
+  // server drops the client ID when its lease runs out). Not parsed from URLs.
+  std::function<void(const std::string&)> onTeardownError;
   std::uint32_t queueDepth = 32;   // session slots asked for
   bool queueDepthGiven = false;    // the URL said qd=
   std::uint32_t maxIoSize = 1U << 20;

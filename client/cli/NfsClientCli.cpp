@@ -84,6 +84,11 @@ Remote parseRemote(const std::string& url) {
   r.options.onSessionReplaced = [](const std::string& what) {
     std::cerr << "nfsrdma-client: note: " << what << "\n";
   };
+  // The command's own work is done and durable by then: a server that will
+  // not let go of the session is worth a warning, not a failed command.
+  r.options.onTeardownError = [](const std::string& what) {
+    std::cerr << "nfsrdma-client: warning: closing the session: " << what << "\n";
+  };
   r.path = r.options.exportPath;
   r.options.exportPath = "/";
   // The URL parser drops a trailing '/', which says "a directory": a link

@@ -30,6 +30,7 @@ inline constexpr std::uint32_t kErrBadSession = 10052;
 inline constexpr std::uint32_t kErrBadSlot = 10053;
 inline constexpr std::uint32_t kErrCompleteAlready = 10054;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;
+inline constexpr std::uint32_t kErrClientIdBusy = 10074;
 inline constexpr std::uint32_t kErrDeadSession = 10078;
 
 // "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)". A string, not a view: an

@@ -5,6 +5,8 @@
 #include <future>
 #include <random>
 
+#include "client/nfs4/BusyRetry.h"
+
 namespace nfsrdma::nfs4 {
 namespace {
 
@@ -514,9 +516,32 @@ Error Session::close() {
     std::unique_lock lock(mu_);
     idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1), [this] { return slots_.inUse() == 0; });
   }
-  Error first = destroySessionOnServer(sessionId_);
-  Error second = destroyClientIdOnServer();
+  Error first = destroyWhenNotBusy([this] { return destroySessionOnServer(sessionId_); });
+  Error second = destroyWhenNotBusy([this] { return destroyClientIdOnServer(); });
   return first ? first : second;
+}
+
+// A call that timed out on our side may still be running on the server. Until
+// it ends, DESTROY_SESSION gets NFS4ERR_DELAY (RFC 8881 18.37.3) and
+// DESTROY_CLIENTID NFS4ERR_CLIENTID_BUSY while the session or state remains
+// (18.50.3). Linux's nfs4_proc_destroy_clientid waits a second and tries
+// again, ten times; the budget here bounds close() the same way.
+Error Session::destroyWhenNotBusy(const std::function<Error()>& destroy) {
+  BusyRetry retry(options_.teardownBudget, BusyRetry::Clock::now());
+  for (;;) {
+    Error e = destroy();
+    const bool busy = e.code.category() == nfs4Category() &&
+                      (e.code.value() == static_cast<int>(kErrDelay) ||
+                       e.code.value() == static_cast<int>(kErrClientIdBusy));
+    if (!busy) return e;
+    const auto pause = retry.nextPause(BusyRetry::Clock::now());
+    if (!pause) return e;  // the budget is spent: the server's answer stands
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.teardownRetries;
+    }
+    std::this_thread::sleep_for(*pause);
+  }
 }
 
 Error Session::destroySessionOnServer(const SessionId& session) {

@@ -44,6 +44,9 @@ struct SessionOptions {
   std::string ownerId;                     // unique per client instance
   // After a lost session was replaced: what happened (on the renewal thread).
   std::function<void(const std::string&)> onReplaced;
+  // How long close() sends DESTROY_SESSION and DESTROY_CLIENTID again while
+  // the server answers that it is still busy with them (see close()).
+  std::chrono::milliseconds teardownBudget{10000};
 };
 
 struct SessionStats {
@@ -53,6 +56,7 @@ struct SessionStats {
   std::uint64_t waitedForSlot = 0;
   std::uint32_t slots = 0;
   std::uint32_t retiredSlots = 0;
+  std::uint64_t teardownRetries = 0;  // DESTROY_* sent again after DELAY or CLIENTID_BUSY
 };
 
 class Session {
@@ -76,7 +80,10 @@ class Session {
   void submit(Encode encode, Decode decode, rpc::CallHints hints = {});
 
   // DESTROY_SESSION and DESTROY_CLIENTID; waits for calls in flight first
-  // (bounded by the RPC timeout). Errors are returned, not thrown.
+  // (bounded by the RPC timeout). A server still finishing calls that timed
+  // out answers NFS4ERR_DELAY or NFS4ERR_CLIENTID_BUSY for a moment: each is
+  // sent again, 0.1 s doubling to 1 s apart, for up to teardownBudget.
+  // Errors are returned, not thrown.
   Error close();
 
   std::uint64_t clientId() const { return clientId_.load(std::memory_order_relaxed); }
@@ -136,6 +143,9 @@ class Session {
   Error establishNewSession(NewSession& out, SlotTable& table, bool& newClientId);
   Error destroySessionOnServer(const SessionId& session);
   Error destroyClientIdOnServer();
+  // Runs destroy again while it fails with DELAY or CLIENTID_BUSY, within
+  // options_.teardownBudget; returns its last result.
+  Error destroyWhenNotBusy(const std::function<Error()>& destroy);
 
   rpc::RpcClient& rpc_;
   SessionOptions options_;

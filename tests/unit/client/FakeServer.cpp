@@ -141,6 +141,20 @@ void FakeNfs41Server::failNextCreateSession(std::uint32_t status) {
   createSessionFailures_.push_back(status);
 }
 
+void FakeNfs41Server::failNextDestroy(nfs4::Op op, std::uint32_t status) {
+  std::lock_guard lock(mu_);
+  destroyFailures_[static_cast<std::uint32_t>(op)].push_back(status);
+}
+
+std::uint32_t FakeNfs41Server::takeDestroyStatus(std::uint32_t op) {
+  std::lock_guard lock(mu_);
+  auto& queue = destroyFailures_[op];
+  if (queue.empty()) return nfs4::kNfs4Ok;
+  const std::uint32_t status = queue.front();
+  queue.pop_front();
+  return status;
+}
+
 FakeNfs41Server::Stats FakeNfs41Server::stats() const {
   std::lock_guard lock(mu_);
   return stats_;
@@ -338,10 +352,13 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
             enc.putU32(0);
           }
           break;
-        case Op::kPutRootFh:
-        case Op::kReclaimComplete:
         case Op::kDestroySession:
-        case Op::kDestroyClientId: enc.putU32(status); break;
+        case Op::kDestroyClientId:
+          status = takeDestroyStatus(op);
+          enc.putU32(status);
+          break;
+        case Op::kPutRootFh:
+        case Op::kReclaimComplete: enc.putU32(status); break;
         default:
           status = kErrNotSupp;
           enc.putU32(status);

@@ -139,6 +139,9 @@ class FakeNfs41Server {
   }
   // The next CREATE_SESSION fails with status (e.g. STALE_CLIENTID).
   void failNextCreateSession(std::uint32_t status);
+  // The next DESTROY_SESSION or DESTROY_CLIENTID (op) fails with status
+  // (e.g. DELAY, CLIENTID_BUSY); calls queue in order.
+  void failNextDestroy(nfs4::Op op, std::uint32_t status);
   // Waits (bounded) until n SEQUENCE COMPOUNDs have arrived.
   bool waitSequenced(std::size_t n, std::chrono::milliseconds timeout = kPeerWait);
 
@@ -152,6 +155,7 @@ class FakeNfs41Server {
   void onIdle(ScriptedPeer& peer);
   // Checks a SEQUENCE against the slot table; call with mu_ held.
   void checkSequenceLocked(const SequenceArgs& args);
+  std::uint32_t takeDestroyStatus(std::uint32_t op);  // the next scripted status, else NFS4_OK
   // Builds and sends the reply to c (mu_ not held).
   void answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script);
   void flushHeld(ScriptedPeer& peer);
@@ -161,6 +165,7 @@ class FakeNfs41Server {
   nfs4::SessionId sessionId_;  // guarded by mu_
   std::uint32_t sessionsCreated_ = 0;
   std::deque<std::uint32_t> createSessionFailures_;
+  std::map<std::uint32_t, std::deque<std::uint32_t>> destroyFailures_;  // by op
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

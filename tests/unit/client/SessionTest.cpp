@@ -100,7 +100,9 @@ class SessionTest : public ::testing::Test {
   // A server with this configuration and a session set up against it.
   void startSession(FakeServerConfig config = {}, std::chrono::milliseconds timeout = kReplyTimeout) {
     startServer(config, timeout);
-    session_ = std::make_unique<nfs4::Session>(*rpc_, options());
+    nfs4::SessionOptions o = options();
+    o.teardownBudget = teardownBudget_;
+    session_ = std::make_unique<nfs4::Session>(*rpc_, o);
   }
   // Submits a COMPOUND of SEQUENCE alone.
   void submitBare(std::size_t i) {
@@ -119,6 +121,7 @@ class SessionTest : public ::testing::Test {
   // server still answers), then the RPC client, the server, the peer.
   Completions completions_;
   std::chrono::milliseconds timeout_ = kReplyTimeout;
+  std::chrono::milliseconds teardownBudget_{10000};  // SessionOptions' default
   std::unique_ptr<ScriptedPeer> peer_;
   std::unique_ptr<FakeNfs41Server> server_;
   std::unique_ptr<rpc::RpcClient> rpc_;
@@ -711,6 +714,60 @@ TEST_F(SessionTest, QueuedRequestsThatFailToSendEndOneByOneWithoutNesting) {
   // The slot was given back each time: the session still works.
   EXPECT_FALSE(runBare(kQueued + 1).error);
   expectNoViolations();
+}
+
+// ------------------------------------------------------------ teardown
+
+// The stalled-server case: calls that timed out on our side still run on the
+// server, which refuses to tear down until they end (RFC 8881 18.37.3 and
+// 18.50.3). close() sends each DESTROY again until the server lets go.
+TEST_F(SessionTest, CloseRidesOutAServerStillBusyWithTheSessionAndClientId) {
+  startSession();
+  server_->failNextDestroy(Op::kDestroySession, nfs4::kErrDelay);
+  server_->failNextDestroy(Op::kDestroySession, nfs4::kErrDelay);
+  server_->failNextDestroy(Op::kDestroyClientId, nfs4::kErrClientIdBusy);
+  server_->failNextDestroy(Op::kDestroyClientId, nfs4::kErrDelay);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Error e = session_->close();
+  EXPECT_FALSE(e) << e.message();
+  // Pauses of 0.1 s then 0.2 s before each one's second and third try.
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 550ms);
+  const auto s = server_->stats();
+  EXPECT_EQ(s.destroySession, 3U);
+  EXPECT_EQ(s.destroyClientId, 3U);
+  EXPECT_EQ(session_->stats().teardownRetries, 4U);
+  // DESTROY_CLIENTID only once the session is gone (it would be CLIENTID_BUSY).
+  const std::vector<std::uint32_t> last = s.opLists.back();
+  EXPECT_EQ(s.opLists[s.opLists.size() - 4], std::vector<std::uint32_t>{op(Op::kDestroySession)});
+  EXPECT_EQ(last, std::vector<std::uint32_t>{op(Op::kDestroyClientId)});
+  expectNoViolations();
+}
+
+TEST_F(SessionTest, CloseGivesUpOnAServerBusyPastTheBudgetWithItsAnswer) {
+  teardownBudget_ = 300ms;
+  startSession();
+  for (int i = 0; i < 50; ++i) server_->failNextDestroy(Op::kDestroyClientId, nfs4::kErrClientIdBusy);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Error e = session_->close();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(e.message(), "DESTROY_CLIENTID: NFS4ERR_CLIENTID_BUSY (client id busy)");
+  EXPECT_GE(took, 300ms);
+  EXPECT_LT(took, 2s);
+  const auto s = server_->stats();
+  EXPECT_EQ(s.destroySession, 1U);
+  // 0.1 s, then the 0.2 s that ends at the budget: three tries in all.
+  EXPECT_EQ(s.destroyClientId, 3U);
+}
+
+TEST_F(SessionTest, CloseSendsNoDestroyAgainForAnAnswerThatIsNotBusy) {
+  startSession();
+  server_->failNextDestroy(Op::kDestroySession, nfs4::kErrBadSession);
+  const Error e = session_->close();
+  EXPECT_EQ(e.message(), "DESTROY_SESSION: NFS4ERR_BADSESSION (unknown session)");
+  const auto s = server_->stats();
+  EXPECT_EQ(s.destroySession, 1U);
+  EXPECT_EQ(s.destroyClientId, 1U);
+  EXPECT_EQ(session_->stats().teardownRetries, 0U);
 }
 
 TEST_F(SessionTest, SubmitAfterCloseFailsAtOnce) {

@@ -300,7 +300,8 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
   run.fh = fh;
   run.w = &w;
   run.offsets = &offsets;
-  const std::size_t piece = std::min<std::size_t>(w.blockSize, maxRead > 0 ? maxRead : nfs_get_readmax(nfs.get()));
+  const std::size_t serverMax = maxRead > 0 ? maxRead : nfs_get_readmax(nfs.get());
+  const std::size_t piece = std::min<std::size_t>({w.blockSize, serverMax > 0 ? serverMax : kLibnfsLargestIo, kLibnfsLargestIo});
   run.slots.resize(w.queueDepth);
   for (std::uint32_t i = 0; i < w.queueDepth; ++i) {
     LibnfsRun::Slot& slot = run.slots[i];

@@ -45,11 +45,16 @@ struct ReadMeasurement {
 // Our client: 'file' (a path below the client's export) must hold fileSize bytes.
 ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w);
 
+// The largest reply libnfs 4.0.0 takes: a 2 MiB READ fails its context
+// ("nfs_service failed") even from a server that allows it, so 1 MiB is the
+// most libnfs itself can do per call.
+inline constexpr std::size_t kLibnfsLargestIo = 1U << 20;
+
 // libnfs at nfs://host/exportPath/file over NFSv4 (nfsport=port), the anchor.
 // A block larger than maxRead (the server's maximum READ as our client
 // learned it; libnfs 4.0.0 does not learn it over NFSv4 and answers a larger
-// pread short) is read as several preads in flight together. A short or
-// failed pread fails the run.
+// pread short) or than kLibnfsLargestIo is read as several preads in flight
+// together. A short or failed pread fails the run.
 ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, const std::string& exportPath,
                                const std::string& file, const ReadWorkload& w, std::size_t maxRead);
 

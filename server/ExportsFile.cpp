@@ -3,9 +3,13 @@
 // '\' continues a line, '"' quotes a path, "\ooo" is an octal escape.
 #include "server/ExportsFile.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 
 namespace nfsrdma::server {
 namespace {
@@ -73,12 +77,9 @@ std::string checkOption(std::string_view option) {
   if ((key == "anonuid" || key == "anongid") && !isAllDigits(value)) {
     return "option '" + std::string(option) + "' needs a number";
   }
-  if (key == "fsid" && !isAllDigits(value) && value != "root") {
-    // fsid may also be a UUID: hex digits and dashes.
-    bool uuid = std::all_of(value.begin(), value.end(), [](char c) {
-      return std::isxdigit(static_cast<unsigned char>(c)) || c == '-';
-    });
-    if (!uuid) return "option '" + std::string(option) + "' needs a number, 'root' or a UUID";
+  if (key == "fsid") {
+    std::string why;
+    if (fsidIdentity(value, why).empty()) return "option '" + std::string(option) + "' " + why;
   }
   if (key == "sec") {
     std::size_t start = 0;
@@ -296,6 +297,10 @@ ExportsFile ExportsFile::parse(std::string_view text, const std::string& source)
           cur.fail(cur.line(), cur.col(), std::string("unexpected '") + c + "' in client name");
         client.host.push_back(cur.take());
       }
+      // No host ("/srv (rw)") is the world, as exportfs reads it.
+      if (const std::string why = client.host.empty() ? "" : checkExportClient(client.host);
+          !why.empty())
+        cur.fail(line, col, "client '" + shownInput(client.host) + "': " + why);
       if (cur.peek() == '(') {
         const int pl = cur.line(), pc = cur.col();
         cur.take();
@@ -324,6 +329,234 @@ std::string ExportsFile::render() const {
     }
     out += "\n";
   }
+  return out;
+}
+
+// ---- Value rules (pure) ----
+namespace {
+
+constexpr std::string_view kHostRule =
+    "host names are dot-separated labels of 1..63 letters, digits and '-' (RFC 1123), with "
+    "the wildcards '*', '?' and [classes] of exports(5)";
+
+bool isIpv4(std::string_view s) {
+  in_addr a{};
+  return ::inet_pton(AF_INET, std::string(s).c_str(), &a) == 1;
+}
+
+bool isIpv6(std::string_view s) {
+  in6_addr a{};
+  return ::inet_pton(AF_INET6, std::string(s).c_str(), &a) == 1;
+}
+
+std::string quotedInput(std::string_view s) {
+  return "'" + shownInput(s) + "'";
+}
+
+// A prefix length after '/': digits only (exportfs's strtoul would also take
+// "+8" or " 8"), at most `max`.
+std::string checkPrefix(std::string_view prefix, unsigned max, const char* family) {
+  if (prefix.empty()) return "the prefix after '/' is empty";
+  if (!isAllDigits(prefix) || prefix.size() > 3)
+    return "prefix /" + shownInput(prefix) + " is not a number 0.." + std::to_string(max);
+  if (std::stoul(std::string(prefix)) > max) {
+    return "prefix /" + std::string(prefix) + " is out of range 0.." + std::to_string(max) +
+           " for an " + family + " network";
+  }
+  return "";
+}
+
+// exportfs takes any dotted mask inet_pton reads; a non-contiguous one
+// (255.0.255.0) matches scattered addresses and is always a typo.
+std::string checkNetmask(std::string_view mask) {
+  in_addr a{};
+  if (::inet_pton(AF_INET, std::string(mask).c_str(), &a) != 1)
+    return "netmask " + quotedInput(mask) + " is not a dotted IPv4 netmask";
+  const std::uint32_t m = ntohl(a.s_addr);
+  const std::uint32_t hostBits = ~m;
+  if ((hostBits & (hostBits + 1)) != 0)
+    return "netmask " + std::string(mask) + " is not contiguous (write a prefix length, e.g. /24)";
+  return "";
+}
+
+std::string checkNetwork(std::string_view address, std::string_view mask) {
+  if (address.find(':') != std::string_view::npos) {
+    if (!isIpv6(address)) return quotedInput(address) + " is not an IPv6 address";
+    // exports(5): "IPv6 addresses must use a contiguous mask length".
+    return checkPrefix(mask, 128, "IPv6");
+  }
+  if (!isIpv4(address))
+    return quotedInput(address) + " is not an IPv4 address (four numbers 0..255)";
+  if (mask.find('.') != std::string_view::npos) return checkNetmask(mask);
+  return checkPrefix(mask, 32, "IPv4");
+}
+
+// One label of a host name or wildcard pattern; `n` counts from 1.
+std::string checkLabel(std::string_view label, std::size_t n) {
+  if (label.empty())
+    return "label " + std::to_string(n) + " is empty (" + std::string(kHostRule) + ")";
+  if (label.size() > 63)
+    return "label " + std::to_string(n) + " is longer than 63 bytes (RFC 1123)";
+  if (label.front() == '-' || label.back() == '-')
+    return "label " + quotedInput(label) + " starts or ends with '-' (RFC 1123)";
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    const char c = label[i];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '*' || c == '?') continue;
+    if (c == '[') {
+      const auto close = label.find(']', i + 1);
+      if (close == std::string_view::npos || close == i + 1)
+        return "'[' in label " + quotedInput(label) + " opens no [class] that ']' closes";
+      i = close;
+      continue;
+    }
+    return "'" + shownInput(label.substr(i, 1)) + "' is not allowed in a host name (" +
+           std::string(kHostRule) + ")";
+  }
+  return "";
+}
+
+std::string checkHostPattern(std::string_view host) {
+  // A leading '-' would make exportfs read the entry as a default options list.
+  if (host.front() == '-') return "a leading '-' would make exportfs read it as an options list";
+  if (host.size() > 253) return "the name is longer than 253 bytes (RFC 1123)";
+  std::size_t start = 0;
+  for (std::size_t n = 1; n <= host.size() + 1; ++n) {  // at most one label per byte, and one more
+    const auto dot = host.find('.', start);
+    const auto label = host.substr(start, dot == std::string_view::npos ? host.npos : dot - start);
+    if (auto why = checkLabel(label, n); !why.empty()) return why;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string checkExportClient(std::string_view host) {
+  if (host.empty()) return "the host is empty (expected a host, network, wildcard, @netgroup or *)";
+  if (host == "*") return "";
+  if (host.front() == '@') {
+    if (host.size() == 1) return "a netgroup needs a name (@name)";
+    const auto name = host.substr(1);
+    const bool ok = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+    return ok ? "" : "netgroup names are letters, digits, '-', '_' and '.'";
+  }
+  if (host.front() == '[' && host.find(':') != std::string_view::npos) {
+    std::string bare(host);
+    bare.erase(
+        std::remove_if(bare.begin(), bare.end(), [](char c) { return c == '[' || c == ']'; }),
+        bare.end());
+    return "IPv6 addresses must not be in square brackets (exports(5) reads brackets as a "
+           "wildcard character class); write " +
+           shownInput(bare);
+  }
+  if (const auto slash = host.find('/'); slash != std::string_view::npos)
+    return checkNetwork(host.substr(0, slash), host.substr(slash + 1));
+  if (host.find(':') != std::string_view::npos)
+    return isIpv6(host) ? "" : quotedInput(host) + " is not an IPv6 address";
+  // All digits and dots: exportfs would look it up as a name and fail.
+  if (host.find_first_not_of("0123456789.") == std::string_view::npos)
+    return isIpv4(host) ? "" : quotedInput(host) + " is not an IPv4 address (four numbers 0..255)";
+  return checkHostPattern(host);
+}
+
+bool isNumericAddress(std::string_view address) {
+  return isIpv4(address) || isIpv6(address);
+}
+
+bool admitsEveryHost(std::string_view host) {
+  if (host == "*") return true;
+  if (const auto slash = host.find('/'); slash != std::string_view::npos) {
+    const auto mask = host.substr(slash + 1);
+    return mask == "0" || mask == "00" || mask == "000" || mask == "0.0.0.0";
+  }
+  return host.find('*') != std::string_view::npos &&
+         host.find_first_not_of("*?.") == std::string_view::npos;
+}
+
+std::string fsidIdentity(std::string_view v, std::string& why) {
+  if (v == "root") return "n:0";
+  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+  const std::string_view digits = hex ? v.substr(2) : v;
+  const bool number =
+      hex ? std::all_of(digits.begin(), digits.end(),
+                        [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })
+          : isAllDigits(v);
+  if (number) {
+    const bool octal = !hex && v.size() > 1 && v[0] == '0';
+    if (octal) {
+      const auto bad = v.find_first_not_of("01234567");
+      if (bad != std::string_view::npos) {
+        why = "is octal to exportfs (a leading 0), and '" + std::string(1, v[bad]) +
+              "' is not an octal digit; write " + std::string(v.substr(v.find_first_not_of('0')));
+        return "";
+      }
+    }
+    const int base = hex ? 16 : octal ? 8 : 10;
+    std::uint64_t value = 0;
+    for (char c : digits) {  // bounded by the check below: stops past 32 bits
+      value =
+          value * static_cast<std::uint64_t>(base) +
+          static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c))
+                                         ? c - '0'
+                                         : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+      if (value > UINT32_MAX) {
+        why = "is above 4294967295 (exportfs keeps fsid= in 32 bits)";
+        return "";
+      }
+    }
+    return "n:" + std::to_string(value);
+  }
+  std::string uuid;
+  for (char c : v) {
+    if (std::isxdigit(static_cast<unsigned char>(c)))
+      uuid.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    else if (c != '-')
+      uuid = "-";  // not a UUID
+  }
+  if (uuid.size() == 32) return "u:" + uuid;
+  why =
+      "must be a number, 'root' or a UUID (a number: decimal, 0x hex or 0-prefixed octal, at "
+      "most 4294967295; a UUID: 32 hex digits, '-' allowed between them)";
+  return "";
+}
+
+std::string checkExportPath(std::string_view path) {
+  for (char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", u);
+      return std::string("contains a control character (byte ") + hex + ")";
+    }
+  }
+  if (path.empty() || path.front() != '/') return "must be absolute";
+  if (path.size() > 1024) return "is longer than exportfs's 1024 bytes (NFS_MAXPATHLEN)";
+  for (std::size_t at = path.find(".."); at != std::string_view::npos;
+       at = path.find("..", at + 1)) {
+    const bool starts = path[at - 1] == '/';  // at >= 1: path starts with '/'
+    const bool ends = at + 2 == path.size() || path[at + 2] == '/';
+    if (starts && ends) return "has a '..' component; write the directory's own absolute path";
+  }
+  return "";
+}
+
+std::string shownInput(std::string_view input) {
+  constexpr std::size_t kShown = 80;
+  std::string out;
+  for (char c : input.substr(0, kShown)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out.push_back(c);
+    }
+  }
+  if (input.size() > kShown) out += "... (" + std::to_string(input.size()) + " bytes)";
   return out;
 }
 

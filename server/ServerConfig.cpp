@@ -2,6 +2,9 @@
 // tuning profiles. Profiles encode a reason per value so `plan` can say why.
 #include "server/ServerConfig.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -45,12 +48,13 @@ class Reader {
       const std::string key = it->first.Scalar();
       // yaml-cpp keeps both and answers with the first: the second would be
       // silently ignored, so "access: ro" then "access: rw" would mean ro.
-      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' appears twice in " + what);
+      if (!seen.insert(key).second)
+        fail(it->first.Mark(), "key '" + shownInput(key) + "' appears twice in " + what);
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(it->first.Mark(),
-             "unknown key '" + key + "' in " + what + " (expected one of: " + list + ")");
+        fail(it->first.Mark(), "unknown key '" + shownInput(key) + "' in " + what +
+                                   " (expected one of: " + list + ")");
       }
     }
   }
@@ -64,21 +68,22 @@ class Reader {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (v == "true" || v == "yes" || v == "on") return true;
     if (v == "false" || v == "no" || v == "off") return false;
-    fail(n.Mark(), what + ": expected true or false, got '" + n.Scalar() + "'");
+    fail(n.Mark(), what + ": expected true or false, got '" + shownInput(n.Scalar()) + "'");
   }
-  uint64_t number(const YAML::Node& n, const std::string& what, uint64_t min, uint64_t max) const {
+  // A whole number in min..max; `rule` names where the range comes from.
+  uint64_t number(const YAML::Node& n, const std::string& what, uint64_t min, uint64_t max,
+                  const std::string& rule = "") const {
     const std::string v = scalar(n, what);
+    const std::string range =
+        std::to_string(min) + ".." + std::to_string(max) + (rule.empty() ? "" : " (" + rule + ")");
     if (v.empty() || v.size() > 19 || !std::all_of(v.begin(), v.end(), [](char c) {
           return std::isdigit(static_cast<unsigned char>(c));
         })) {
-      fail(n.Mark(), what + ": expected a whole number in " + std::to_string(min) + ".." +
-                         std::to_string(max) + ", got '" + v + "'");
+      fail(n.Mark(),
+           what + ": expected a whole number in " + range + ", got '" + shownInput(v) + "'");
     }
     uint64_t x = std::stoull(v);
-    if (x < min || x > max) {
-      fail(n.Mark(), what + ": " + v + " is out of range " + std::to_string(min) + ".." +
-                         std::to_string(max));
-    }
+    if (x < min || x > max) fail(n.Mark(), what + ": " + v + " is out of range " + range);
     return x;
   }
   std::string oneOf(const YAML::Node& n, const std::string& what,
@@ -87,21 +92,13 @@ class Reader {
     if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    fail(n.Mark(), what + ": unknown value '" + v + "' (expected one of: " + list + ")");
+    fail(n.Mark(),
+         what + ": unknown value '" + shownInput(v) + "' (expected one of: " + list + ")");
   }
 
  private:
   std::string source_;
 };
-
-bool validHostName(const std::string& h) {
-  // A leading '-' would make exportfs read the host as a default options list.
-  if (h.empty() || h.front() == '-') return false;
-  return std::all_of(h.begin(), h.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("*?.-_:/@[]").find(c) != std::string_view::npos;
-  });
-}
 
 bool validIfName(const std::string& n) {
   return !n.empty() && n.size() < 64 && n != "." && n != ".." &&
@@ -123,7 +120,49 @@ const std::vector<std::pair<std::string, std::string>> kConflicts = {
     {"hide", "nohide"},
     {"wdelay", "no_wdelay"}};
 
-ClientSpec readClient(const Reader& r, const YAML::Node& n, const std::string& where) {
+// Options that say what a client key says: the key and the value the option
+// stands for ("!v": any value but v, and the option sets nothing).
+struct KeyedOption {
+  const char* option;
+  const char* key;
+  const char* value;
+};
+// clang-format off
+constexpr KeyedOption kKeyedOptions[] = {
+    {"rw", "access", "rw"},                      {"ro", "access", "ro"},
+    {"sync", "sync", "true"},                    {"async", "sync", "false"},
+    {"root_squash", "squash", "root_squash"},    {"no_root_squash", "squash", "no_root_squash"},
+    {"all_squash", "squash", "all_squash"},      {"no_all_squash", "squash", "!all_squash"},
+    {"insecure", "insecure", "true"},            {"secure", "insecure", "false"},
+    {"subtree_check", "subtree_check", "true"},  {"no_subtree_check", "subtree_check", "false"},
+    {"crossmnt", "crossmnt", "true"},            {"nocrossmnt", "crossmnt", "false"}};
+// clang-format on
+
+// The squash key's values, as the enum.
+Squash squashNamed(const std::string& v) {
+  return v == "root_squash" ? Squash::Root : v == "no_root_squash" ? Squash::NoRoot : Squash::All;
+}
+
+// The value a written key has, spelled as kKeyedOptions spells it.
+std::string writtenValue(const Reader& r, const YAML::Node& n, const std::string& key,
+                         const std::string& where) {
+  if (key == "access" || key == "squash") return n[key].Scalar();
+  return r.boolean(n[key], where + " " + key) ? "true" : "false";
+}
+
+// Sets the field of `c` that the key of a keyed option sets.
+void setFromOption(ClientSpec& c, const KeyedOption& k) {
+  const std::string key = k.key, v = k.value;
+  const bool yes = v == "true";
+  if (key == "access") c.readOnly = v == "ro";
+  if (key == "sync") c.sync = yes;
+  if (key == "insecure") c.insecure = yes;
+  if (key == "subtree_check") c.subtreeCheck = yes;
+  if (key == "crossmnt") c.crossmnt = yes;
+  if (key == "squash") c.squash = squashNamed(v);
+}
+
+ClientSpec readClientKeys(const Reader& r, const YAML::Node& n, const std::string& where) {
   r.requireKeys(n, where,
                 {"host", "access", "sync", "squash", "sec", "fsid", "crossmnt", "subtree_check",
                  "insecure", "options"});
@@ -131,79 +170,122 @@ ClientSpec readClient(const Reader& r, const YAML::Node& n, const std::string& w
   c.mark = Reader::mark(n);
   if (n["host"]) {
     c.host = r.scalar(n["host"], where + " host");
-    if (!validHostName(c.host)) {
-      r.fail(n["host"].Mark(),
-             where + " host '" + c.host +
-                 "' is not a host, network (10.0.0.0/24), wildcard (*) or @netgroup");
-    }
+    if (const std::string why = checkExportClient(c.host); !why.empty())
+      r.fail(n["host"].Mark(), where + " host '" + shownInput(c.host) + "': " + why);
   }
   if (n["access"]) c.readOnly = r.oneOf(n["access"], where + " access", {"rw", "ro"}) == "ro";
   if (n["sync"]) c.sync = r.boolean(n["sync"], where + " sync");
   if (n["squash"]) {
-    std::string s =
-        r.oneOf(n["squash"], where + " squash", {"root_squash", "no_root_squash", "all_squash"});
-    c.squash = s == "root_squash"      ? Squash::Root
-               : s == "no_root_squash" ? Squash::NoRoot
-                                       : Squash::All;
+    c.squash = squashNamed(
+        r.oneOf(n["squash"], where + " squash", {"root_squash", "no_root_squash", "all_squash"}));
   }
   if (n["sec"]) {
     const auto& s = n["sec"];
+    const std::vector<std::string> known = {"sys", "krb5", "krb5i", "krb5p", "none"};
     std::vector<std::string> flavors;
     if (s.IsSequence()) {
-      for (const auto& f : s)
-        flavors.push_back(r.oneOf(f, where + " sec", {"sys", "krb5", "krb5i", "krb5p", "none"}));
+      for (const auto& f : s) flavors.push_back(r.oneOf(f, where + " sec", known));
     } else {
-      flavors.push_back(r.oneOf(s, where + " sec", {"sys", "krb5", "krb5i", "krb5p", "none"}));
+      flavors.push_back(r.oneOf(s, where + " sec", known));
     }
     if (flavors.empty()) r.fail(s.Mark(), where + " sec: the list is empty (expected e.g. [sys])");
     c.sec = flavors;
   }
   if (n["fsid"]) {
     std::string f = r.scalar(n["fsid"], where + " fsid");
-    if (!isKnownExportOption("fsid=" + f)) {
-      r.fail(n["fsid"].Mark(), where + " fsid '" + f + "' must be a number, 'root' or a UUID");
-    }
+    std::string why;
+    if (fsidIdentity(f, why).empty())
+      r.fail(n["fsid"].Mark(), where + " fsid '" + shownInput(f) + "' " + why);
     c.fsid = f;
   }
   if (n["crossmnt"]) c.crossmnt = r.boolean(n["crossmnt"], where + " crossmnt");
   if (n["subtree_check"]) c.subtreeCheck = r.boolean(n["subtree_check"], where + " subtree_check");
   if (n["insecure"]) c.insecure = r.boolean(n["insecure"], where + " insecure");
+  return c;
+}
+
+// An entry of `options` as an exports(5) option with a value exportfs takes.
+void checkOption(const Reader& r, const YAML::Node& item, const std::string& where,
+                 const std::string& opt) {
+  const std::string what = where + " option '" + shownInput(opt) + "'";
+  if (opt.rfind("fsid=", 0) == 0) {
+    std::string why;
+    if (fsidIdentity(opt.substr(5), why).empty()) r.fail(item.Mark(), what + " " + why);
+  }
+  if (!isKnownExportOption(opt)) r.fail(item.Mark(), what + " is not an exports(5) option");
+  for (const char* key : {"anonuid=", "anongid="}) {
+    if (opt.rfind(key, 0) == 0 && (opt.size() - std::strlen(key) > 10 ||
+                                   std::stoull(opt.substr(std::strlen(key))) > UINT32_MAX)) {
+      r.fail(item.Mark(), what + ": the id must be at most 4294967295");
+    }
+  }
+  // exports(5) applies ro/rw and the squash options to the flavors of
+  // the sec= before them: a second list after our sec=sys would leave
+  // sys open with the options meant for the other flavors.
+  if (opt.rfind("sec=", 0) == 0) {
+    std::string flavors = opt.substr(4);
+    for (std::size_t at = flavors.find(':'); at != std::string::npos; at = flavors.find(':', at))
+      flavors.replace(at, 1, ", ");
+    r.fail(item.Mark(), what + ": flavors go in the client's sec key (sec: [" + flavors +
+                            "]), which renders the export's one sec= list");
+  }
+}
+
+// Two entries of `options` that cannot both hold (kConflicts).
+void checkOptionPairs(const Reader& r, const YAML::Node& list, const std::string& where) {
+  std::map<std::string, SourceMark> seen;
+  for (const auto& item : list) {
+    const std::string opt = r.scalar(item, where + " option");
+    for (const auto& [a, b] : kConflicts) {
+      const std::string& other = opt == a ? b : opt == b ? a : opt;
+      if (other == opt || !seen.count(other)) continue;
+      r.fail(item.Mark(), where + " option '" + opt + "' conflicts with option '" + other +
+                              "' (line " + std::to_string(seen[other].line) +
+                              "); keep one of them");
+    }
+    seen.emplace(opt, Reader::mark(item));
+  }
+}
+
+// One entry of `options`. An option that says what a client key says
+// overrides the key's default when the key is not written (exportfs reads
+// the last of two, and ours come after the keys' options), so
+// [no_root_squash] without a squash key means no_root_squash; against a
+// written key it must agree or it is an error naming both.
+void readOption(const Reader& r, const YAML::Node& n, const YAML::Node& item,
+                const std::string& where, ClientSpec& c) {
+  const std::string opt = r.scalar(item, where + " option");
+  checkOption(r, item, where, opt);
+  const auto* k = std::find_if(std::begin(kKeyedOptions), std::end(kKeyedOptions),
+                               [&](const KeyedOption& x) { return opt == x.option; });
+  if (k == std::end(kKeyedOptions)) {
+    c.extraOptions.push_back(opt);
+    return;
+  }
+  const std::string value = k->value;
+  const bool negated = value.front() == '!';
+  if (n[k->key]) {
+    const std::string written = writtenValue(r, n, k->key, where);
+    if (negated ? written == value.substr(1) : written != value) {
+      r.fail(item.Mark(), where + " option '" + opt + "' conflicts with " + k->key + ": " +
+                              written + " (line " + std::to_string(Reader::mark(n[k->key]).line) +
+                              "); keep one of them");
+    }
+  }
+  if (negated)
+    c.extraOptions.push_back(opt);  // the default of squash already says it
+  else
+    setFromOption(c, *k);
+}
+
+ClientSpec readClient(const Reader& r, const YAML::Node& n, const std::string& where) {
+  ClientSpec c = readClientKeys(r, n, where);
   if (n["options"]) {
     const auto& o = n["options"];
     if (!o.IsSequence())
       r.fail(o.Mark(), where + " options must be a list of exports(5) options, e.g. [no_wdelay]");
-    for (const auto& item : o) {
-      std::string opt = r.scalar(item, where + " option");
-      if (!isKnownExportOption(opt)) {
-        r.fail(item.Mark(), where + " option '" + opt + "' is not an exports(5) option");
-      }
-      for (const char* key : {"anonuid=", "anongid="}) {
-        if (opt.rfind(key, 0) == 0 && (opt.size() - std::strlen(key) > 10 ||
-                                       std::stoull(opt.substr(std::strlen(key))) > UINT32_MAX)) {
-          r.fail(item.Mark(), where + " option '" + opt + "': the id must be at most 4294967295");
-        }
-      }
-      // exports(5) applies ro/rw and the squash options to the flavors of
-      // the sec= before them: a second list after our sec=sys would leave
-      // sys open with the options meant for the other flavors.
-      if (opt.rfind("sec=", 0) == 0) {
-        std::string flavors = opt.substr(4);
-        for (std::size_t at = flavors.find(':'); at != std::string::npos;
-             at = flavors.find(':', at))
-          flavors.replace(at, 1, ", ");
-        r.fail(item.Mark(), where + " option '" + opt +
-                                "': flavors go in the client's sec key (sec: [" + flavors +
-                                "]), which renders the export's one sec= list");
-      }
-      c.extraOptions.push_back(opt);
-    }
-  }
-  // Contradictions between the structured keys and the extra options.
-  auto all = c.exportOptions();
-  for (const auto& [a, b] : kConflicts) {
-    bool hasA = std::find(all.begin(), all.end(), a) != all.end();
-    bool hasB = std::find(all.begin(), all.end(), b) != all.end();
-    if (hasA && hasB) r.fail(c.mark, where + ": conflicting options '" + a + "' and '" + b + "'");
+    checkOptionPairs(r, o, where);
+    for (const auto& item : o) readOption(r, n, item, where, c);
   }
   return c;
 }
@@ -281,14 +363,349 @@ unsigned profileThreads(const std::string& profile) {
   return 8;
 }
 
-ServerConfig parseServerConfig(const std::string& text, const std::string& source) {
-  Reader r(source);
-  YAML::Node root;
+namespace {
+
+// The "---" line that starts the document whose first node is at `at`
+// (yaml-cpp marks an empty document at the line after its "---").
+SourceMark documentStart(const std::string& text, const YAML::Mark& at) {
+  std::vector<std::size_t> lineStarts{0};
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') lineStarts.push_back(i + 1);
+  std::size_t line = lineStarts.size() - 1;
+  if (at.line >= 0) line = std::min(line, static_cast<std::size_t>(at.line));
+  for (; line > 0; --line)
+    if (text.compare(lineStarts[line], 3, "---") == 0) break;
+  return {static_cast<int>(line) + 1, 1};
+}
+
+// yaml-cpp takes a quote that is never closed as running to the end of the
+// file: the value swallows every later line, and the error would be a key
+// missing far away. A quoted scalar's mark is its opening quote.
+void checkQuoteClosed(const Reader& r, const std::string& text, const YAML::Mark& m) {
+  if (m.pos < 0 || static_cast<std::size_t>(m.pos) >= text.size()) return;
+  const auto open = static_cast<std::size_t>(m.pos);
+  const char q = text[open];
+  if (q != '"' && q != '\'') return;
+  for (std::size_t i = open + 1; i < text.size(); ++i) {
+    if (q == '"' && text[i] == '\\') {
+      ++i;  // an escaped character, maybe a quote
+    } else if (text[i] == q) {
+      if (q == '"' || i + 1 == text.size() || text[i + 1] != '\'') return;
+      ++i;  // '' is a quote inside single quotes
+    }
+  }
+  r.fail(m, std::string("YAML syntax error: this ") + q +
+                " quote is never closed (its value would run to the end of the file)");
+}
+
+// Every quoted scalar of the tree, keys included. Aliases can make a small
+// file a huge tree, so the walk stops after kMaxNodes.
+void checkQuotesClosed(const Reader& r, const std::string& text, const YAML::Node& root) {
+  constexpr std::size_t kMaxNodes = 1000000;
+  std::vector<YAML::Node> todo{root};
+  for (std::size_t visited = 0; !todo.empty(); ++visited) {
+    if (visited == kMaxNodes)
+      r.fail(root.Mark(), "the config expands to more than 1000000 YAML nodes (aliases?)");
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (n.IsScalar() && n.Tag() == "!") checkQuoteClosed(r, text, n.Mark());
+    if (!n.IsMap() && !n.IsSequence()) continue;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (n.IsMap()) {
+        todo.push_back(it->first);
+        todo.push_back(it->second);
+      } else {
+        todo.push_back(*it);
+      }
+    }
+  }
+}
+
+// The one YAML document in `text`: Load() would silently drop every
+// document after the first.
+YAML::Node loadOneDocument(const Reader& r, const std::string& text) {
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     r.fail(e.mark, "YAML syntax error: " + e.msg);
   }
+  if (docs.size() > 1) {
+    r.fail(documentStart(text, docs[1].Mark()),
+           "a second YAML document starts here; the config is one document (remove the '---' "
+           "line and what follows, or merge it into the first)");
+  }
+  const YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+  checkQuotesClosed(r, text, root);
+  return root;
+}
+
+// An export's path as exportfs and the kernel take it, in one spelling.
+std::string readExportPath(const Reader& r, const YAML::Node& e, const std::string& where) {
+  if (!e["path"]) r.fail(e.Mark(), where + ": missing 'path'");
+  std::string path = r.scalar(e["path"], where + " path");
+  if (const std::string why = checkExportPath(path); !why.empty())
+    r.fail(e["path"].Mark(), where + " path '" + shownInput(path) + "' " + why);
+  // One directory, one spelling: "/srv//a/" and "/srv/./a" are "/srv/a".
+  path = fs::path(path).lexically_normal().string();
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path.find_first_of("\"\\") != std::string::npos) {
+    r.fail(e["path"].Mark(),
+           where + " path '" + shownInput(path) + "' contains a quote, backslash or newline");
+  }
+  return path;
+}
+
+std::string readPseudo(const Reader& r, const YAML::Node& p, const std::string& where) {
+  std::string pseudo = r.scalar(p, where + " pseudo");
+  if (pseudo.size() < 2 || pseudo.front() != '/' || pseudo.back() == '/') {
+    r.fail(p.Mark(), where + " pseudo '" + shownInput(pseudo) +
+                         "' must be an absolute path below '/', e.g. /export");
+  }
+  if (const std::string why = checkExportPath(pseudo); !why.empty())
+    r.fail(p.Mark(), where + " pseudo '" + shownInput(pseudo) + "' " + why);
+  return pseudo;
+}
+
+// What the exports share: no path, pseudo path or fsid twice.
+struct ExportsSeen {
+  std::map<std::string, SourceMark> paths, pseudos;
+  struct FsidUse {
+    std::size_t exportIndex;
+    SourceMark mark;
+    std::string spelling;
+  };
+  std::map<std::string, FsidUse> fsids;  // by fsidIdentity(): "01" is "1"
+};
+
+// The fsid a client gives its export (the fsid key, or an fsid= option,
+// which exportfs reads after it), against the other exports' fsids.
+void checkFsid(const Reader& r, const ClientSpec& c, std::size_t exportIndex,
+               const SourceMark& exportMark, const std::string& where, ExportsSeen& seen) {
+  std::optional<std::string> fsid = c.fsid;
+  for (const std::string& o : c.extraOptions) {
+    if (o.rfind("fsid=", 0) == 0) fsid = o.substr(5);
+  }
+  if (!fsid) return;
+  std::string why;
+  const std::string id = fsidIdentity(*fsid, why);  // valid: readClient checked it
+  const auto it = seen.fsids.find(id);
+  if (it != seen.fsids.end() && it->second.exportIndex != exportIndex) {
+    const std::string& first = it->second.spelling;
+    r.fail(c.mark,
+           where + ": duplicate fsid=" + shownInput(*fsid) +
+               " (already used by the export at line " + std::to_string(it->second.mark.line) +
+               (first == *fsid ? ""
+                               : " as fsid=" + shownInput(first) + ", the same fsid to exportfs") +
+               "); each export needs its own fsid");
+  }
+  seen.fsids.insert({id, {exportIndex, exportMark, *fsid}});
+}
+
+ExportSpec readExport(const Reader& r, const YAML::Node& e, std::size_t i, ExportsSeen& seen) {
+  const std::string where = "exports[" + std::to_string(i) + "]";
+  r.requireKeys(e, where, {"path", "pseudo", "clients"});
+  ExportSpec spec;
+  spec.mark = Reader::mark(e);
+  spec.path = readExportPath(r, e, where);
+  if (seen.paths.count(spec.path)) {
+    r.fail(e["path"].Mark(), where + " path '" + shownInput(spec.path) +
+                                 "' is exported twice (first at line " +
+                                 std::to_string(seen.paths[spec.path].line) + ")");
+  }
+  seen.paths[spec.path] = Reader::mark(e["path"]);
+  spec.pseudo = e["pseudo"] ? readPseudo(r, e["pseudo"], where) : spec.path;
+  if (seen.pseudos.count(spec.pseudo))
+    r.fail(Reader::mark(e),
+           where + ": pseudo path '" + shownInput(spec.pseudo) + "' is used twice");
+  seen.pseudos[spec.pseudo] = Reader::mark(e);
+  if (!e["clients"])
+    r.fail(e.Mark(), where + ": missing 'clients' (who may mount it, e.g. - host: 10.0.0.0/24)");
+  const YAML::Node clients = e["clients"];
+  if (!clients.IsSequence() || clients.size() == 0) {
+    r.fail(clients.Mark(), where + " clients must be a non-empty list");
+  }
+  std::set<std::string> hosts;
+  for (std::size_t j = 0; j < clients.size(); ++j) {
+    ClientSpec c = readClient(r, clients[j], where + ".clients[" + std::to_string(j) + "]");
+    if (!hosts.insert(c.host).second)
+      r.fail(c.mark, where + ": client '" + shownInput(c.host) + "' is listed twice");
+    checkFsid(r, c, i, spec.mark, where, seen);
+    spec.clients.push_back(std::move(c));
+  }
+  return spec;
+}
+
+void readExports(const Reader& r, const YAML::Node& root, ServerConfig& cfg) {
+  if (!root["exports"]) r.fail(root.Mark(), "missing 'exports' (a list of directories to export)");
+  const YAML::Node exports = root["exports"];
+  if (!exports.IsSequence() || exports.size() == 0) {
+    r.fail(exports.Mark(), "'exports' must be a non-empty list of {path, clients}");
+  }
+  ExportsSeen seen;
+  for (std::size_t i = 0; i < exports.size(); ++i)
+    cfg.exports.push_back(readExport(r, exports[i], i, seen));
+}
+
+// Where TCP is turned off, if it is.
+std::optional<YAML::Mark> readTransports(const Reader& r, const YAML::Node& t, ServerConfig& cfg) {
+  std::optional<YAML::Mark> tcpDisabledAt;
+  r.requireKeys(t, "transports", {"bind_address", "tcp", "rdma"});
+  if (t["bind_address"]) {
+    cfg.bindAddress = r.scalar(t["bind_address"], "transports bind_address");
+    // serve hands it to nfs-ganesha's Bind_addr, which takes a numeric address.
+    if (!isNumericAddress(cfg.bindAddress)) {
+      r.fail(t["bind_address"].Mark(),
+             "transports bind_address '" + shownInput(cfg.bindAddress) +
+                 "' is not a numeric IPv4 or IPv6 address (nfs-ganesha's Bind_addr; e.g. "
+                 "0.0.0.0, 127.0.0.1 or ::)");
+    }
+  }
+  for (const char* name : {"tcp", "rdma"}) {
+    if (!t[name]) continue;
+    TransportSpec& spec = std::string(name) == "tcp" ? cfg.tcp : cfg.rdma;
+    const std::string what = std::string("transports ") + name;
+    r.requireKeys(t[name], what, {"enabled", "port"});
+    if (t[name]["enabled"]) {
+      spec.enabled = r.boolean(t[name]["enabled"], what + " enabled");
+      if (std::string(name) == "tcp" && !spec.enabled) tcpDisabledAt = t[name]["enabled"].Mark();
+    }
+    if (t[name]["port"])
+      spec.port = static_cast<uint16_t>(r.number(t[name]["port"], what + " port", 1, 65535));
+  }
+  if (cfg.tcp.enabled && cfg.rdma.enabled && cfg.tcp.port == cfg.rdma.port) {
+    r.fail(t.Mark(), "transports: tcp and rdma cannot share port " + std::to_string(cfg.tcp.port));
+  }
+  if (!cfg.tcp.enabled && !cfg.rdma.enabled)
+    r.fail(t.Mark(), "transports: tcp and rdma are both disabled");
+  return tcpDisabledAt;
+}
+
+void readVersions(const Reader& r, const YAML::Node& v, NfsdSpec& nfsd) {
+  if (!v.IsSequence() || v.size() == 0)
+    r.fail(v.Mark(), "nfsd versions must be a non-empty list, e.g. [\"4.1\", \"4.2\"]");
+  nfsd.v3 = nfsd.v40 = nfsd.v41 = nfsd.v42 = false;
+  for (const auto& item : v) {
+    std::string s = r.oneOf(item, "nfsd versions", {"3", "4.0", "4.1", "4.2"});
+    bool& flag = s == "3" ? nfsd.v3 : s == "4.0" ? nfsd.v40 : s == "4.1" ? nfsd.v41 : nfsd.v42;
+    if (flag) r.fail(item.Mark(), "nfsd versions: '" + s + "' is listed twice");
+    flag = true;
+  }
+}
+
+void readNfsd(const Reader& r, const YAML::Node& n, NfsdSpec& nfsd) {
+  r.requireKeys(n, "nfsd", {"threads", "versions", "lease_time", "grace_time"});
+  // nfsd clamps a larger count to NFSD_MAXSERVS (fs/nfsd/nfsd.h) without a word.
+  if (n["threads"]) {
+    nfsd.threads = static_cast<unsigned>(
+        r.number(n["threads"], "nfsd threads", 1, 8192, "nfsd's NFSD_MAXSERVS, fs/nfsd/nfsd.h"));
+  }
+  if (n["versions"]) readVersions(r, n["versions"], nfsd);
+  // nfsv4leasetime and nfsv4gracetime answer EINVAL outside 10..3600
+  // (fs/nfsd/nfsctl.c, __nfsd4_write_time).
+  const char* timeRule = "what the kernel takes, fs/nfsd/nfsctl.c __nfsd4_write_time";
+  if (n["lease_time"])
+    nfsd.leaseTime =
+        static_cast<unsigned>(r.number(n["lease_time"], "nfsd lease_time", 10, 3600, timeRule));
+  if (n["grace_time"])
+    nfsd.graceTime =
+        static_cast<unsigned>(r.number(n["grace_time"], "nfsd grace_time", 10, 3600, timeRule));
+}
+
+// An RDMA device or interface name: one file name under /sys/class.
+void readIfName(const Reader& r, const YAML::Node& n, const std::string& what,
+                const std::string& expected, std::string& name, SourceMark& mark) {
+  name = r.scalar(n, what);
+  mark = Reader::mark(n);
+  if (!validIfName(name)) r.fail(n.Mark(), what + " '" + shownInput(name) + "' is not " + expected);
+}
+
+void readRdma(const Reader& r, const YAML::Node& d, ServerConfig& cfg) {
+  r.requireKeys(d, "rdma", {"device", "netdev"});
+  if (d["device"]) {
+    readIfName(r, d["device"], "rdma device", "a device name such as mlx5_0 or rxe0",
+               cfg.rdmaDevice, cfg.deviceMark);
+  }
+  if (d["netdev"]) {
+    readIfName(r, d["netdev"], "rdma netdev", "an interface name such as eth0", cfg.rdmaNetdev,
+               cfg.netdevMark);
+  }
+}
+
+// The kernel's own limits for each svc_rdma sysctl: extra1..extra2 of its
+// entry in svcrdma_parm_table (net/sunrpc/xprtrdma/svc_rdma.c), outside of
+// which proc_dointvec_minmax answers EINVAL:
+//   max_requests                min_max_requests 4 .. max_max_requests 16384
+//   max_req_size                min_max_inline = RPCRDMA_DEF_INLINE_THRESH 4096 ..
+//                               max_max_inline = RPCRDMA_MAX_INLINE_THRESH 65536
+//                               (include/linux/sunrpc/svc_rdma.h)
+//   max_outbound_read_requests  min_ord 1 .. max_ord 255
+void readTuning(const Reader& r, const YAML::Node& tn, ServerConfig& cfg) {
+  r.requireKeys(tn, "tuning", {"max_requests", "max_req_size", "max_outbound_read_requests"});
+  struct Range {
+    const char* key;
+    uint64_t min, max;
+  };
+  for (const Range& k : {Range{"max_requests", 4, 16384}, Range{"max_req_size", 4096, 65536},
+                         Range{"max_outbound_read_requests", 1, 255}}) {
+    if (!tn[k.key]) continue;
+    uint64_t v = r.number(tn[k.key], std::string("tuning ") + k.key, k.min, k.max,
+                          "the kernel's limits, net/sunrpc/xprtrdma/svc_rdma.c");
+    auto it = std::find_if(cfg.tuning.begin(), cfg.tuning.end(),
+                           [&](const TuningSetting& s) { return s.name == k.key; });
+    TuningSetting s{k.key, v, "set in " + cfg.source};
+    if (it != cfg.tuning.end())
+      *it = s;
+    else
+      cfg.tuning.push_back(s);
+  }
+}
+
+// A config is a small hand-written file (the example is 4 KiB): 1 MiB holds
+// thousands of exports, keeps the tree yaml-cpp builds from it (several times
+// the text) small, and stops `plan /dev/zero` before memory runs out.
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
+std::string readConfigText(const std::string& name) {
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+  const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw ConfigError(name + ": is a directory; expected a YAML file");
+  if (!S_ISREG(st.st_mode)) {
+    throw ConfigError(name +
+                      ": not a regular file (a device, FIFO or socket); expected a YAML file");
+  }
+  const auto tooBig = [&](std::uint64_t size) {
+    return ConfigError(name + ": is " + std::to_string(size) + " bytes; a config is at most " +
+                       std::to_string(kMaxConfigBytes) + " bytes (1 MiB)");
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxConfigBytes)
+    throw tooBig(static_cast<std::uint64_t>(st.st_size));
+  std::string text;
+  char buf[65536];
+  while (text.size() <= kMaxConfigBytes) {  // also bounded if the file grows meanwhile
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  if (text.size() > kMaxConfigBytes) throw tooBig(text.size());
+  return text;
+}
+
+}  // namespace
+
+ServerConfig parseServerConfig(const std::string& text, const std::string& source) {
+  Reader r(source);
+  const YAML::Node root = loadOneDocument(r, text);
   if (!root || root.IsNull())
     r.fail(YAML::Mark(), "the file is empty (expected at least an 'exports' list)");
   r.requireKeys(root, "the top level",
@@ -300,132 +717,11 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
     cfg.profile = r.oneOf(root["profile"], "profile", {"default", "throughput", "latency"});
   cfg.nfsd.threads = profileThreads(cfg.profile);
   cfg.tuning = profileTuning(cfg.profile);
-
-  if (!root["exports"]) r.fail(root.Mark(), "missing 'exports' (a list of directories to export)");
-  const YAML::Node exports = root["exports"];
-  if (!exports.IsSequence() || exports.size() == 0) {
-    r.fail(exports.Mark(), "'exports' must be a non-empty list of {path, clients}");
-  }
-  std::map<std::string, SourceMark> paths, pseudos;
-  struct FsidUse {
-    std::size_t exportIndex;
-    SourceMark mark;
-  };
-  std::map<std::string, FsidUse> fsids;
-  for (std::size_t i = 0; i < exports.size(); ++i) {
-    const YAML::Node e = exports[i];
-    const std::string where = "exports[" + std::to_string(i) + "]";
-    r.requireKeys(e, where, {"path", "pseudo", "clients"});
-    ExportSpec spec;
-    spec.mark = Reader::mark(e);
-    if (!e["path"]) r.fail(e.Mark(), where + ": missing 'path'");
-    spec.path = r.scalar(e["path"], where + " path");
-    if (spec.path.empty() || spec.path.front() != '/') {
-      r.fail(e["path"].Mark(), where + " path '" + spec.path + "' must be absolute");
-    }
-    // One directory, one spelling: "/srv//a/" and "/srv/./a" are "/srv/a".
-    spec.path = std::filesystem::path(spec.path).lexically_normal().string();
-    if (spec.path.size() > 1 && spec.path.back() == '/') spec.path.pop_back();
-    if (spec.path.find_first_of("\"\n\\") != std::string::npos) {
-      r.fail(e["path"].Mark(),
-             where + " path '" + spec.path + "' contains a quote, backslash or newline");
-    }
-    if (paths.count(spec.path)) {
-      r.fail(e["path"].Mark(), where + " path '" + spec.path +
-                                   "' is exported twice (first at line " +
-                                   std::to_string(paths[spec.path].line) + ")");
-    }
-    paths[spec.path] = Reader::mark(e["path"]);
-    spec.pseudo = spec.path;
-    if (e["pseudo"]) {
-      spec.pseudo = r.scalar(e["pseudo"], where + " pseudo");
-      if (spec.pseudo.size() < 2 || spec.pseudo.front() != '/' || spec.pseudo.back() == '/') {
-        r.fail(e["pseudo"].Mark(), where + " pseudo '" + spec.pseudo +
-                                       "' must be an absolute path below '/', e.g. /export");
-      }
-    }
-    if (pseudos.count(spec.pseudo))
-      r.fail(Reader::mark(e), where + ": pseudo path '" + spec.pseudo + "' is used twice");
-    pseudos[spec.pseudo] = Reader::mark(e);
-    if (!e["clients"])
-      r.fail(e.Mark(), where + ": missing 'clients' (who may mount it, e.g. - host: 10.0.0.0/24)");
-    const YAML::Node clients = e["clients"];
-    if (!clients.IsSequence() || clients.size() == 0) {
-      r.fail(clients.Mark(), where + " clients must be a non-empty list");
-    }
-    std::set<std::string> hosts;
-    for (std::size_t j = 0; j < clients.size(); ++j) {
-      ClientSpec c = readClient(r, clients[j], where + ".clients[" + std::to_string(j) + "]");
-      if (!hosts.insert(c.host).second)
-        r.fail(c.mark, where + ": client '" + c.host + "' is listed twice");
-      // From the fsid key or an fsid= in options: either way one export's.
-      std::optional<std::string> fsid = c.fsid;
-      for (const std::string& o : c.extraOptions) {
-        if (o.rfind("fsid=", 0) == 0) fsid = o.substr(5);
-      }
-      if (fsid && *fsid != "root") {
-        auto it = fsids.find(*fsid);
-        if (it != fsids.end() && it->second.exportIndex != i) {
-          r.fail(c.mark, where + ": duplicate fsid=" + *fsid + " (already used by the export at line " +
-                             std::to_string(it->second.mark.line) + "); each export needs its own fsid");
-        }
-        fsids.insert({*fsid, {i, spec.mark}});
-      }
-      spec.clients.push_back(std::move(c));
-    }
-    cfg.exports.push_back(std::move(spec));
-  }
-
+  readExports(r, root, cfg);
   std::optional<YAML::Mark> tcpDisabledAt;
-  if (const auto t = root["transports"]; t && !t.IsNull()) {
-    r.requireKeys(t, "transports", {"bind_address", "tcp", "rdma"});
-    if (t["bind_address"]) cfg.bindAddress = r.scalar(t["bind_address"], "transports bind_address");
-    for (const char* name : {"tcp", "rdma"}) {
-      if (!t[name]) continue;
-      TransportSpec& spec = std::string(name) == "tcp" ? cfg.tcp : cfg.rdma;
-      const std::string what = std::string("transports ") + name;
-      r.requireKeys(t[name], what, {"enabled", "port"});
-      if (t[name]["enabled"]) {
-        spec.enabled = r.boolean(t[name]["enabled"], what + " enabled");
-        if (std::string(name) == "tcp" && !spec.enabled) tcpDisabledAt = t[name]["enabled"].Mark();
-      }
-      if (t[name]["port"])
-        spec.port = static_cast<uint16_t>(r.number(t[name]["port"], what + " port", 1, 65535));
-    }
-    if (cfg.tcp.enabled && cfg.rdma.enabled && cfg.tcp.port == cfg.rdma.port) {
-      r.fail(t.Mark(),
-             "transports: tcp and rdma cannot share port " + std::to_string(cfg.tcp.port));
-    }
-    if (!cfg.tcp.enabled && !cfg.rdma.enabled)
-      r.fail(t.Mark(), "transports: tcp and rdma are both disabled");
-  }
-
-  if (const auto n = root["nfsd"]; n && !n.IsNull()) {
-    r.requireKeys(n, "nfsd", {"threads", "versions", "lease_time", "grace_time"});
-    if (n["threads"])
-      cfg.nfsd.threads = static_cast<unsigned>(r.number(n["threads"], "nfsd threads", 1, 8192));
-    if (n["versions"]) {
-      const auto v = n["versions"];
-      if (!v.IsSequence() || v.size() == 0)
-        r.fail(v.Mark(), "nfsd versions must be a non-empty list, e.g. [\"4.1\", \"4.2\"]");
-      cfg.nfsd.v3 = cfg.nfsd.v40 = cfg.nfsd.v41 = cfg.nfsd.v42 = false;
-      for (const auto& item : v) {
-        std::string s = r.oneOf(item, "nfsd versions", {"3", "4.0", "4.1", "4.2"});
-        bool& flag = s == "3"     ? cfg.nfsd.v3
-                     : s == "4.0" ? cfg.nfsd.v40
-                     : s == "4.1" ? cfg.nfsd.v41
-                                  : cfg.nfsd.v42;
-        if (flag) r.fail(item.Mark(), "nfsd versions: '" + s + "' is listed twice");
-        flag = true;
-      }
-    }
-    if (n["lease_time"])
-      cfg.nfsd.leaseTime =
-          static_cast<unsigned>(r.number(n["lease_time"], "nfsd lease_time", 10, 3600));
-    if (n["grace_time"])
-      cfg.nfsd.graceTime =
-          static_cast<unsigned>(r.number(n["grace_time"], "nfsd grace_time", 10, 3600));
-  }
+  if (const auto t = root["transports"]; t && !t.IsNull())
+    tcpDisabledAt = readTransports(r, t, cfg);
+  if (const auto n = root["nfsd"]; n && !n.IsNull()) readNfsd(r, n, cfg.nfsd);
 
   // rpc.nfsd refuses to start NFSv4 without TCP ("version 4 requires the
   // TCP protocol"): the live apply would work and the next restart of
@@ -437,53 +733,13 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
            "at its next start; keep TCP enabled (a firewall can close its port) or list only "
            "nfsd versions [\"3\"]");
   }
-
-  if (const auto d = root["rdma"]; d && !d.IsNull()) {
-    r.requireKeys(d, "rdma", {"device", "netdev"});
-    if (d["device"]) {
-      cfg.rdmaDevice = r.scalar(d["device"], "rdma device");
-      cfg.deviceMark = Reader::mark(d["device"]);
-      if (!validIfName(cfg.rdmaDevice))
-        r.fail(d["device"].Mark(),
-               "rdma device '" + cfg.rdmaDevice + "' is not a device name such as mlx5_0 or rxe0");
-    }
-    if (d["netdev"]) {
-      cfg.rdmaNetdev = r.scalar(d["netdev"], "rdma netdev");
-      cfg.netdevMark = Reader::mark(d["netdev"]);
-      if (!validIfName(cfg.rdmaNetdev))
-        r.fail(d["netdev"].Mark(),
-               "rdma netdev '" + cfg.rdmaNetdev + "' is not an interface name such as eth0");
-    }
-  }
-
-  if (const auto tn = root["tuning"]; tn && !tn.IsNull()) {
-    r.requireKeys(tn, "tuning", {"max_requests", "max_req_size", "max_outbound_read_requests"});
-    struct Range {
-      const char* key;
-      uint64_t min, max;
-    };
-    for (const Range& k : {Range{"max_requests", 4, 16384}, Range{"max_req_size", 1024, 65536},
-                           Range{"max_outbound_read_requests", 1, 65535}}) {
-      if (!tn[k.key]) continue;
-      uint64_t v = r.number(tn[k.key], std::string("tuning ") + k.key, k.min, k.max);
-      auto it = std::find_if(cfg.tuning.begin(), cfg.tuning.end(),
-                             [&](const TuningSetting& s) { return s.name == k.key; });
-      TuningSetting s{k.key, v, "set in " + source};
-      if (it != cfg.tuning.end())
-        *it = s;
-      else
-        cfg.tuning.push_back(s);
-    }
-  }
+  if (const auto d = root["rdma"]; d && !d.IsNull()) readRdma(r, d, cfg);
+  if (const auto tn = root["tuning"]; tn && !tn.IsNull()) readTuning(r, tn, cfg);
   return cfg;
 }
 
 ServerConfig loadServerConfig(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file.string() + ": cannot read the config file: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseServerConfig(ss.str(), file.string());
+  return parseServerConfig(readConfigText(file.string()), file.string());
 }
 
 void validateOnHost(const ServerConfig& cfg, const HostPaths& paths, bool allowInsecure) {
@@ -495,10 +751,15 @@ void validateOnHost(const ServerConfig& cfg, const HostPaths& paths, bool allowI
       r.fail(e.mark, "export path '" + e.path + "' does not exist (looked at " + p.string() + ")");
     if (!fs::is_directory(p, ec)) r.fail(e.mark, "export path '" + e.path + "' is not a directory");
     for (const auto& c : e.clients) {
-      if (c.host == "*" && !c.readOnly && c.squash == Squash::NoRoot && !allowInsecure) {
+      // Root for every host, however the host is spelled (*, 0.0.0.0/0, ::/0, *.*)
+      // and however no_root_squash is given (the squash key or an option).
+      if (admitsEveryHost(c.host) && !c.readOnly && c.effectiveSquash() == Squash::NoRoot &&
+          !allowInsecure) {
         r.fail(c.mark, "export '" + e.path +
-                           "' gives root on the server to any host (rw + no_root_squash to '*'); "
-                           "restrict 'host' to your RDMA network, or pass --allow-insecure");
+                           "' gives root on the server to any host (rw + no_root_squash to '" +
+                           c.host +
+                           "'); restrict 'host' to your RDMA network, or pass "
+                           "--allow-insecure");
       }
     }
   }

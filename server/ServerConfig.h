@@ -98,12 +98,15 @@ struct ServerConfig {
 
 // Parses YAML text. Throws ConfigError ("source:line:column: message").
 ServerConfig parseServerConfig(const std::string& text, const std::string& source);
-// Reads and parses a file; a missing or unreadable file is a ConfigError too.
+// Reads and parses a file; a missing or unreadable file, a directory, a
+// FIFO or device, and a file over 1 MiB are ConfigErrors too (nothing is
+// read from them).
 ServerConfig loadServerConfig(const std::filesystem::path& file);
 
 // Host-dependent checks, all through `paths`: every export path is an
-// existing directory, the RDMA device / netdev exist, and the
-// rw + no_root_squash to "*" combination is refused unless allowInsecure.
+// existing directory, the RDMA device / netdev exist, and rw +
+// no_root_squash to a client that admits every host ('*', 0.0.0.0/0, ::/0,
+// '*.*': admitsEveryHost() in ExportsFile.h) is refused unless allowInsecure.
 // Throws ConfigError at the offending entry.
 void validateOnHost(const ServerConfig& config, const HostPaths& paths, bool allowInsecure);
 

@@ -24,6 +24,9 @@ struct BadCase {
 #define CLIENT(extra)                                                                              \
   "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n        " extra \
   "\n"
+#define A100                                                                                       \
+  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+  "aaaaaa"
 
 const std::vector<BadCase> kCases = {
     // YAML structure.
@@ -160,22 +163,31 @@ const std::vector<BadCase> kCases = {
      CLIENT("options: [rww]"),
      {},
      "{cfg}:5:19: exports[0].clients[0] option 'rww' is not an exports(5) option"},
+    // An option that contradicts a key's default overrides it (exportfs reads the last);
+    // one that contradicts a key the config wrote is an error naming both.
     {"RoWithRw",
      CLIENT("access: ro\n        options: [rw]"),
      {},
-     "{cfg}:4:9: exports[0].clients[0]: conflicting options 'rw' and 'ro'"},
+     "{cfg}:6:19: exports[0].clients[0] option 'rw' conflicts with access: ro (line 5); keep one "
+     "of them"},
     {"SyncWithAsync",
-     CLIENT("options: [async]"),
+     CLIENT("sync: true\n        options: [async]"),
      {},
-     "exports[0].clients[0]: conflicting options 'sync' and 'async'"},
+     "exports[0].clients[0] option 'async' conflicts with sync: true (line 5); keep one of them"},
     {"SquashConflict",
-     CLIENT("options: [no_root_squash]"),
+     CLIENT("squash: root_squash\n        options: [no_root_squash]"),
      {},
-     "exports[0].clients[0]: conflicting options 'root_squash' and 'no_root_squash'"},
+     "{cfg}:6:19: exports[0].clients[0] option 'no_root_squash' conflicts with squash: "
+     "root_squash (line 5); keep one of them"},
     {"SecureConflict",
      CLIENT("insecure: true\n        options: [secure]"),
      {},
-     "conflicting options 'secure' and 'insecure'"},
+     "exports[0].clients[0] option 'secure' conflicts with insecure: true (line 5)"},
+    {"OptionsContradictEachOther",
+     CLIENT("options: [hide, nohide]"),
+     {},
+     "{cfg}:5:25: exports[0].clients[0] option 'nohide' conflicts with option 'hide' (line 5); "
+     "keep one of them"},
     {"RootToTheWorld",
      "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '*'\n        squash: "
      "no_root_squash\n",
@@ -185,17 +197,199 @@ const std::vector<BadCase> kCases = {
     {"BadHost",
      CLIENT("") "      - host: 'bad host!'\n",
      {},
-     "{cfg}:6:15: exports[0].clients[1] host 'bad host!' is not a host, network (10.0.0.0/24), "
-     "wildcard (*) or @netgroup"},
+     "{cfg}:6:15: exports[0].clients[1] host 'bad host!': ' ' is not allowed in a host name "
+     "(host names are dot-separated labels of 1..63 letters, digits and '-' (RFC 1123)"},
     {"HostLikeAnOptionList",
      CLIENT("") "      - host: '-ro'\n",
      {},
-     "{cfg}:6:15: exports[0].clients[1] host '-ro' is not a host, network (10.0.0.0/24), "
-     "wildcard (*) or @netgroup"},
+     "{cfg}:6:15: exports[0].clients[1] host '-ro': a leading '-' would make exportfs read it as "
+     "an options list"},
     {"DuplicateHost",
      CLIENT("") "      - host: 10.0.0.0/24\n",
      {},
      "exports[0]: client '10.0.0.0/24' is listed twice"},
+    // Every spelling of "all hosts" (issue 26): root to the world needs --allow-insecure.
+    {"RootToTheWorldV4",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 0.0.0.0/0\n        "
+     "squash: "
+     "no_root_squash\n",
+     {},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' gives root on the server to any host (rw + "
+     "no_root_squash to '0.0.0.0/0'); restrict 'host' to your RDMA network, or pass "
+     "--allow-insecure"},
+    {"RootToTheWorldV6",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '::/0'\n        squash: "
+     "no_root_squash\n",
+     {},
+     "gives root on the server to any host (rw + no_root_squash to '::/0')"},
+    {"RootToTheWorldPrefixZero",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.1.2.0/0\n        "
+     "squash: "
+     "no_root_squash\n",
+     {},
+     "gives root on the server to any host (rw + no_root_squash to '10.1.2.0/0')"},
+    {"RootToTheWorldNetmaskZero",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.1.2.0/0.0.0.0\n        "
+     "squash: no_root_squash\n",
+     {},
+     "gives root on the server to any host (rw + no_root_squash to '10.1.2.0/0.0.0.0')"},
+    {"RootToTheWorldWildcard",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '*.*'\n        squash: "
+     "no_root_squash\n",
+     {},
+     "gives root on the server to any host (rw + no_root_squash to '*.*')"},
+    {"RootToTheWorldThroughOptions",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '*'\n        options: "
+     "[no_root_squash]\n",
+     {},
+     "gives root on the server to any host (rw + no_root_squash to '*')"},
+    // Client specs exportfs would refuse or misread (exports(5) "Machine Name Formats").
+    {"HostBadIpv4",
+     CLIENT("") "      - host: 300.1.1.1/8\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '300.1.1.1/8': '300.1.1.1' is not an IPv4 address "
+     "(four numbers 0..255)"},
+    {"HostIpv4PrefixTooLong",
+     CLIENT("") "      - host: 10.0.0.0/33\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '10.0.0.0/33': prefix /33 is out of range 0..32 for "
+     "an IPv4 network"},
+    {"HostIpv4EmptyPrefix",
+     CLIENT("") "      - host: 10.0.0.0/\n",
+     {},
+     "host '10.0.0.0/': the prefix after '/' is empty"},
+    {"HostIpv4NonContiguousMask",
+     CLIENT("") "      - host: 10.0.0.0/255.0.255.0\n",
+     {},
+     "host '10.0.0.0/255.0.255.0': netmask 255.0.255.0 is not contiguous"},
+    {"HostShortIpv4",
+     CLIENT("") "      - host: 0/0\n",
+     {},
+     "host '0/0': '0' is not an IPv4 address (four numbers 0..255)"},
+    {"HostIpv6PrefixTooLong",
+     CLIENT("") "      - host: 'fe80::/129'\n",
+     {},
+     "host 'fe80::/129': prefix /129 is out of range 0..128 for an IPv6 network"},
+    {"HostBadIpv6",
+     CLIENT("") "      - host: 'fe80:::1'\n",
+     {},
+     "host 'fe80:::1': 'fe80:::1' is not an IPv6 address"},
+    {"HostBracketedIpv6",
+     CLIENT("") "      - host: '[fe80::1]/64'\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '[fe80::1]/64': IPv6 addresses must not be in "
+     "square brackets (exports(5) reads brackets as a wildcard character class); write "
+     "fe80::1/64"},
+    {"HostEmptyLabel",
+     CLIENT("") "      - host: '*.'\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '*.': label 2 is empty"},
+    {"HostLabelEndsInDash",
+     CLIENT("") "      - host: host-.example.com\n",
+     {},
+     "host 'host-.example.com': label 'host-' starts or ends with '-'"},
+    {"HostUnderscore",
+     CLIENT("") "      - host: my_host\n",
+     {},
+     "host 'my_host': '_' is not allowed in a host name"},
+    {"HostEmptyNetgroup",
+     CLIENT("") "      - host: '@'\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host '@': a netgroup needs a name (@name)"},
+    // fsid as exportfs reads it (nfs-utils support/nfs/exports.c, parseopts).
+    {"FsidBadOctal",
+     CLIENT("fsid: '08'"),
+     {},
+     "{cfg}:5:15: exports[0].clients[0] fsid '08' is octal to exportfs (a leading 0), and '8' is "
+     "not an octal digit; write 8"},
+    {"FsidWord", CLIENT("fsid: abc"), {}, "exports[0].clients[0] fsid 'abc' must be a number"},
+    {"FsidTooBig",
+     CLIENT("fsid: 4294967296"),
+     {},
+     "exports[0].clients[0] fsid '4294967296' is above 4294967295"},
+    {"FsidBadInOptions",
+     CLIENT("options: [fsid=08]"),
+     {},
+     "{cfg}:5:19: exports[0].clients[0] option 'fsid=08' is octal to exportfs (a leading 0)"},
+    {"DuplicateFsidLeadingZero",
+     CLIENT("fsid: 1") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
+                       "fsid: '01'\n",
+     {},
+     "{cfg}:8:9: exports[1]: duplicate fsid=01 (already used by the export at line 2 as fsid=1, "
+     "the same fsid to exportfs); each export needs its own fsid"},
+    {"DuplicateFsidRoot",
+     CLIENT("fsid: 0") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
+                       "fsid: root\n",
+     {},
+     "exports[1]: duplicate fsid=root (already used by the export at line 2 as fsid=0"},
+    {"DuplicateFsidHex",
+     CLIENT("fsid: 16") "  - path: /srv/nfsrdma/scratch\n    clients:\n      - host: h2\n        "
+                        "options: [fsid=0x10]\n",
+     {},
+     "exports[1]: duplicate fsid=0x10 (already used by the export at line 2 as fsid=16"},
+    // Export paths exportfs needs absolute and canonical.
+    {"PathWithNul",
+     "exports:\n  - path: \"/srv/a\\0b\"\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:11: exports[0] path '/srv/a\\x00b' contains a control character (byte 0x00)"},
+    {"PathWithTab",
+     "exports:\n  - path: \"/srv/a\\tb\"\n    clients: [{host: h1}]\n",
+     {},
+     "exports[0] path '/srv/a\\x09b' contains a control character (byte 0x09)"},
+    {"PathWithDotDot",
+     "exports:\n  - path: /srv/nfsrdma/../nfsrdma/data\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:11: exports[0] path '/srv/nfsrdma/../nfsrdma/data' has a '..' component; write "
+     "the directory's own absolute path"},
+    {"PathTooLong",
+     "exports:\n  - path: /srv/" A100 A100 A100 A100 A100 A100 A100 A100 A100 A100
+     "aaaaaaaaaaaaaaaaaaaa"
+     "\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:11: exports[0] path '/srv/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaa... (1025 bytes)' is longer than exportfs's 1024 bytes (NFS_MAXPATHLEN)"},
+    // YAML structure exportfs never sees but the config must not hide.
+    {"SecondDocument",
+     EXPORT_OK "---\nprofile: latency\n",
+     {},
+     "{cfg}:5:1: a second YAML document starts here; the config is one document (remove the '---' "
+     "line and what follows, or merge it into the first)"},
+    {"SecondEmptyDocument", EXPORT_OK "---\n", {}, "{cfg}:5:1: a second YAML document starts here"},
+    {"UnclosedQuote",
+     "exports:\n  - path: \"/srv/nfsrdma/data\n    clients: [{host: h1}]\n",
+     {},
+     "{cfg}:2:11: YAML syntax error: this \" quote is never closed (its value would run to the end "
+     "of the file)"},
+    {"UnclosedSingleQuote",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 'h1\n        access: ro\n",
+     {},
+     "{cfg}:4:15: YAML syntax error: this ' quote is never closed"},
+    {"BindAddressNotAnAddress",
+     EXPORT_OK "transports:\n  bind_address: 999.0.0.1\n",
+     {},
+     "{cfg}:6:17: transports bind_address '999.0.0.1' is not a numeric IPv4 or IPv6 address"},
+    {"BindAddressOnPlan",
+     EXPORT_OK "transports:\n  bind_address: my-host\n",
+     {"plan", "{cfg}"},
+     "{cfg}:6:17: transports bind_address 'my-host' is not a numeric IPv4 or IPv6 address"},
+    // svc_rdma sysctls: the kernel's own ranges (net/sunrpc/xprtrdma/svc_rdma.c).
+    {"ReqSizeBelowKernel",
+     EXPORT_OK "tuning:\n  max_req_size: 2048\n",
+     {},
+     "{cfg}:6:17: tuning max_req_size: 2048 is out of range 4096..65536"},
+    {"ReadRequestsAboveKernel",
+     EXPORT_OK "tuning:\n  max_outbound_read_requests: 256\n",
+     {},
+     "tuning max_outbound_read_requests: 256 is out of range 1..255"},
+    // The config file itself.
+    {"ConfigIsADirectory",
+     nullptr,
+     {"plan", "{root}/srv"},
+     "{root}/srv: is a directory; expected a YAML file"},
+    {"ConfigIsACharDevice",
+     nullptr,
+     {"plan", "/dev/null"},
+     "/dev/null: not a regular file (a device, FIFO or socket); expected a YAML file"},
     // Transports.
     {"PortZero",
      EXPORT_OK "transports:\n  tcp: {port: 0}\n",

@@ -104,6 +104,24 @@ TEST(ExportsFile, ErrorsNameLineAndColumn) {
             "exports:1:11: expected a blank after ')' before the next client");
 }
 
+// Client names and fsid= values as exportfs reads them; the rules are the
+// ones the config's are (ValueValidationTest has each form).
+TEST(ExportsFile, ClientsAndFsidsAreCheckedAsExportfsReadsThem) {
+  EXPECT_EQ(errorOf("/srv 300.1.1.1/8(rw)\n"),
+            "exports:1:6: client '300.1.1.1/8': '300.1.1.1' is not an IPv4 address (four numbers "
+            "0..255)");
+  EXPECT_NE(errorOf("/srv 10.0.0.1(ro) [fe80::1]/64(rw)\n")
+                .find("exports:1:19: client '[fe80::1]/64': IPv6 addresses must not be in square "
+                      "brackets"),
+            std::string::npos);
+  EXPECT_EQ(errorOf("/srv *(fsid=08)\n"),
+            "exports:1:8: option 'fsid=08' is octal to exportfs (a leading 0), and '8' is not an "
+            "octal digit; write 8");
+  EXPECT_NE(errorOf("/srv *(fsid=abc)\n").find("option 'fsid=abc' must be a number"),
+            std::string::npos);
+  EXPECT_EQ(errorOf("/srv fe80::/64(rw) @lab(ro) *.example.com(ro) (rw)\n"), "(no error)");
+}
+
 // exports(5) spells the mount point option mountpoint or mp, bare or with a path.
 TEST(ExportsFile, MountpointIsAnOption) {
   for (const char* o : {"mp", "mountpoint", "mp=/srv", "mountpoint=/srv"}) {

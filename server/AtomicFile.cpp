@@ -1,155 +1,455 @@
-// AtomicFile: temp + fsync + rename, so files we own are never torn.
+// AtomicFile: host files reached from the root one real directory at a time,
+// and written by temp + fsync + rename, so files we own are never torn and
+// never reached through a link.
 #include "server/AtomicFile.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include <random>
 #include <system_error>
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const fs::path& path, int err) {
-  throw std::runtime_error(what + " " + path.string() + ": " +
+[[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
+  throw std::runtime_error(what + " " + name + ": " +
                            std::error_code(err, std::generic_category()).message());
 }
 
-void writeAll(int fd, const std::string& data, const fs::path& path) {
+// fail() with errno as the failed call left it: read first, before the
+// display string is built.
+[[noreturn]] void failAt(const char* what, const HostPaths& paths, const fs::path& hostPath) {
+  const int err = errno;
+  fail(what, paths.display(hostPath), err);
+}
+
+const char* kindName(mode_t mode) {
+  if (S_ISREG(mode)) return "regular file";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symlink";
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISSOCK(mode)) return "socket";
+  if (S_ISCHR(mode)) return "character device";
+  return "block device";
+}
+
+std::string readLinkAt(int dir, const std::string& name) {
+  char buf[4096];
+  const ssize_t n = ::readlinkat(dir, name.c_str(), buf, sizeof buf);
+  return n < 0 ? std::string("?") : std::string(buf, static_cast<std::size_t>(n));
+}
+
+// What is at `name` in `dir` (not following a link); nullopt when nothing is.
+std::optional<struct stat> statAt(int dir, const std::string& name, const std::string& shown) {
+  struct stat st {};
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+  if (errno == ENOENT) return std::nullopt;
+  fail("cannot stat", shown, errno);
+}
+
+// `hostPath` (the entry `name` in `dir`) is of kind `mode` where `expected` belongs.
+[[noreturn]] void refuseKind(const HostPaths& paths, const fs::path& hostPath, mode_t mode, int dir,
+                             const std::string& name, const std::string& expected) {
+  std::string msg = paths.display(hostPath) + " is a " + kindName(mode);
+  if (S_ISLNK(mode)) msg += " (to " + readLinkAt(dir, name) + ")";
+  msg += "; expected " + expected;
+  if (S_ISLNK(mode)) {
+    msg += " (nfsrdma-server follows no symlink to its own files or to the kernel's /proc files)";
+  }
+  throw PathRefused(msg);
+}
+
+// Unless nothing is at `name`, it must be of kind `type` (S_IFREG, S_IFDIR).
+void requireKindOrAbsent(const HostPaths& paths, const fs::path& hostPath, int dir,
+                         const std::string& name, mode_t type) {
+  const auto st = statAt(dir, name, paths.display(hostPath));
+  if (st && (st->st_mode & S_IFMT) != type) {
+    refuseKind(paths, hostPath, st->st_mode, dir, name,
+               type == S_IFDIR ? "a directory" : "a regular file");
+  }
+}
+
+UniqueFd openRoot(const HostPaths& paths) {
+  const int fd = ::open(paths.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) failAt("cannot open the root directory", paths, "/");
+  return UniqueFd(fd);
+}
+
+// A host path's components below the root ("/etc/nfs.conf" -> etc, nfs.conf).
+std::vector<std::string> componentsOf(const fs::path& hostPath) {
+  if (!hostPath.is_absolute()) {
+    throw std::invalid_argument("host path '" + hostPath.string() + "' must be absolute");
+  }
+  std::vector<std::string> out;
+  for (const auto& c : hostPath.lexically_normal().relative_path()) {
+    if (c.empty() || c == ".") continue;
+    if (c == "..") throw std::invalid_argument("host path '" + hostPath.string() + "' has '..'");
+    out.push_back(c.string());
+  }
+  if (out.empty()) throw std::invalid_argument("host path '/' is the root, not a file");
+  return out;
+}
+
+// The directory `name` in `dir` (host path `hostPath`), never through a
+// link; -1 when it does not exist (and `create` is false).
+int openDirAt(const HostPaths& paths, int dir, const std::string& name, const fs::path& hostPath,
+              bool create) {
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::openat(dir, name.c_str(), flags);
+  if (fd < 0 && errno == ENOENT && create) {
+    if (::mkdirat(dir, name.c_str(), 0755) != 0 && errno != EEXIST) {
+      failAt("cannot create directory", paths, hostPath);
+    }
+    fd = ::openat(dir, name.c_str(), flags);
+  }
+  if (fd >= 0) return fd;
+  const int err = errno;
+  if (err == ENOENT) return -1;
+  if (err == ENOTDIR || err == ELOOP) {
+    if (const auto st = statAt(dir, name, paths.display(hostPath))) {
+      refuseKind(paths, hostPath, st->st_mode, dir, name, "a directory");
+    }
+  }
+  fail("cannot open directory", paths.display(hostPath), err);
+}
+
+// How far a walk from the root got: the deepest real directory reached, and
+// whether that is the directory holding the path (whose last component is `name`).
+struct Walk {
+  UniqueFd dir;
+  bool complete = false;
+  std::string name;
+};
+
+// Walks from the root to the directory holding `hostPath`, opening each
+// component relative to the one before without following links, so no
+// rename or link elsewhere can redirect it. Throws PathRefused naming the
+// first component that is a symlink or not a directory.
+Walk walkToParent(const HostPaths& paths, const fs::path& hostPath, bool create) {
+  const std::vector<std::string> parts = componentsOf(hostPath);
+  Walk w{openRoot(paths), false, parts.back()};
+  fs::path host = "/";
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    host /= parts[i];
+    const int fd = openDirAt(paths, w.dir.get(), parts[i], host, create);
+    if (fd < 0) return w;
+    w.dir = UniqueFd(fd);
+  }
+  w.complete = true;
+  return w;
+}
+
+// Where a LastInRoot path (/etc/nfs.conf) ends: itself, or the host path
+// its chain of links ends at (see Links::LastInRoot).
+fs::path followLastLink(const HostPaths& paths, const fs::path& hostPath) {
+  fs::path p = hostPath.lexically_normal();
+  std::string first;  // the first link's target, as errors name it
+  for (int hop = 0; hop <= 40; ++hop) {
+    const Walk w = walkToParent(paths, p, false);
+    const auto st = w.complete ? statAt(w.dir.get(), w.name, paths.display(p)) : std::nullopt;
+    if (!st || !S_ISLNK(st->st_mode)) {
+      if (!st && hop > 0) {
+        throw PathRefused(
+            paths.display(hostPath) + " is a symlink to " + first + ", which cannot be resolved" +
+            (paths.isLiveHost() ? "" : " inside the root") + " (No such file or directory)");
+      }
+      return p;
+    }
+    const fs::path target = readLinkAt(w.dir.get(), w.name);
+    if (first.empty()) first = target.string();
+    const fs::path next =
+        (target.is_absolute() ? target.relative_path() : p.parent_path().relative_path() / target)
+            .lexically_normal();
+    if (next.empty() || *next.begin() == "..") {
+      throw PathRefused(paths.display(hostPath) + " is a symlink to " + first +
+                        ", which leads outside the root " + paths.root().string());
+    }
+    p = fs::path("/") / next;
+  }
+  throw PathRefused(paths.display(hostPath) + " is a chain of more than 40 symlinks");
+}
+
+// The walk to the file a host path names (after a LastInRoot link), and that file's host path.
+struct Target {
+  fs::path host;
+  Walk walk;
+};
+
+Target locate(const HostPaths& paths, const fs::path& hostPath, bool create) {
+  fs::path host = HostPaths::linksFor(hostPath) == Links::LastInRoot
+                      ? followLastLink(paths, hostPath)
+                      : hostPath.lexically_normal();
+  Walk walk = walkToParent(paths, host, create);
+  return {std::move(host), std::move(walk)};
+}
+
+// A read-only probe path (Links::InRoot), opened by the kernel with the
+// root as "/"; an empty fd when it does not exist.
+UniqueFd openInRoot(const HostPaths& paths, const fs::path& hostPath, std::uint64_t flags) {
+  const UniqueFd root = openRoot(paths);
+  open_how how{};
+  how.flags = flags | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  const std::string rel = hostPath.lexically_normal().relative_path().string();
+  long fd = -1;
+  // EAGAIN: a rename elsewhere raced the lookup (openat2(2) says retry); bounded.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    fd = ::syscall(SYS_openat2, root.get(), rel.c_str(), &how, sizeof how);
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    if (errno != EAGAIN) break;
+  }
+  if (errno == ENOENT || errno == ENOTDIR) return {};
+  if (errno == ENOSYS) {
+    throw ConfinementUnavailable("cannot open " + paths.display(hostPath) +
+                                 " inside the root: this kernel has no openat2 (Linux 5.6 or "
+                                 "later is needed)");
+  }
+  failAt("cannot open", paths, hostPath);
+}
+
+// A host path opened for reading (O_NONBLOCK: a FIFO must not hang the
+// probe) or, with O_DIRECTORY, listing; an empty fd when it does not exist.
+UniqueFd openForRead(const HostPaths& paths, const fs::path& hostPath, int extra) {
+  const int flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | extra;
+  if (HostPaths::linksFor(hostPath) == Links::InRoot)
+    return openInRoot(paths, hostPath, static_cast<std::uint64_t>(flags));
+  const Target t = locate(paths, hostPath, false);
+  if (!t.walk.complete) return {};
+  const int fd = ::openat(t.walk.dir.get(), t.walk.name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) return UniqueFd(fd);
+  const int err = errno;
+  if (err == ENOENT) return {};
+  if (err == ELOOP || err == ENOTDIR) {
+    if (const auto st = statAt(t.walk.dir.get(), t.walk.name, paths.display(t.host))) {
+      refuseKind(paths, t.host, st->st_mode, t.walk.dir.get(), t.walk.name,
+                 (extra & O_DIRECTORY) ? "a directory" : "a regular file");
+    }
+  }
+  fail("cannot open", paths.display(t.host), err);
+}
+
+void writeAll(int fd, const std::string& data, const std::string& shown) {
   std::size_t done = 0;
   while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write", path, errno);
+      fail("cannot write", shown, errno);
     }
     done += static_cast<std::size_t>(n);
   }
 }
 
-void fsyncDir(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open directory", dir, errno);
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) fail("cannot fsync directory", dir, err);
-}
-
-// Where a chain of symlinks at path ends. Absolute targets are read inside
-// root, so a --root staging tree never leads a write to the live host; a
-// chain that leaves root, dangles or loops is an error naming the link.
-fs::path followSymlinks(const fs::path& path, const fs::path& root) {
-  std::error_code ec;
-  if (!fs::is_symlink(path, ec)) return path;
-  const fs::path first = fs::read_symlink(path, ec);
-  fs::path p = path;
-  for (int hop = 0; hop < 40; ++hop) {
-    if (!fs::is_symlink(p, ec)) {
-      if (!fs::exists(p, ec)) {
-        throw std::runtime_error("cannot write " + path.string() + ": it is a symlink to " + first.string() +
-                                 ", which cannot be resolved (No such file or directory)");
-      }
-      return p;
-    }
-    const fs::path target = fs::read_symlink(p, ec);
-    if (ec) fail("cannot read symlink", p, ec.value());
-    p = (target.is_absolute() ? root / target.relative_path() : p.parent_path() / target).lexically_normal();
-    const fs::path inside = p.lexically_relative(root);
-    if (inside.empty() || *inside.begin() == "..") {
-      throw std::runtime_error("cannot write " + path.string() + ": it is a symlink to " + first.string() +
-                               ", which leads outside " + root.string());
-    }
+// A new temporary file beside `name` in `dir`: its name and open fd.
+std::pair<std::string, UniqueFd> createTempAt(int dir, const std::string& name,
+                                              const std::string& shown) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
+    std::string tmp = "." + name + ".nfsrdma-" + suffix;
+    const int fd =
+        ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) return {std::move(tmp), UniqueFd(fd)};
+    if (errno != EEXIST) fail("cannot create a temporary file next to", shown, errno);
   }
-  throw std::runtime_error("cannot write " + path.string() + ": too many levels of symbolic links");
+  throw std::runtime_error("cannot create a temporary file next to " + shown + ": 100 names taken");
 }
 
 }  // namespace
 
-std::optional<std::string> readFileIfExists(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read", path, errno);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::optional<std::string> readHostFile(const HostPaths& paths, const fs::path& hostPath) {
+  const UniqueFd fd = openForRead(paths, hostPath, 0);
+  if (!fd) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) failAt("cannot stat", paths, hostPath);
+  if (!S_ISREG(st.st_mode)) {
+    throw PathRefused(paths.display(hostPath) + " is a " + kindName(st.st_mode) +
+                      "; expected a regular file");
+  }
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) failAt("cannot read", paths, hostPath);
+    if (n == 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
 }
 
-void writeFileAtomically(const fs::path& linkOrPath, const std::string& content, fs::perms mode,
-                         const fs::path& root) {
-  // Through a symlink (an /etc/nfs.conf kept elsewhere by the admin or by
-  // configuration management) the file it points to is replaced, next to
-  // itself: renaming over the link would turn it into a copy.
-  const fs::path path = followSymlinks(linkOrPath, root);
-  std::error_code ec;
-  const fs::path dir = path.parent_path();
-  fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) mode = static_cast<fs::perms>(st.st_mode & 07777);
+std::vector<std::string> listHostDir(const HostPaths& paths, const fs::path& hostPath) {
+  UniqueFd fd = openForRead(paths, hostPath, O_DIRECTORY);
+  std::vector<std::string> out;
+  if (!fd) return out;
+  DIR* d = ::fdopendir(fd.get());
+  if (d == nullptr) failAt("cannot list", paths, hostPath);
+  fd.release();  // closedir closes it
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") out.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
-  std::string tmpl = (dir / ("." + path.filename().string() + ".nfsrdma-XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) fail("cannot create a temporary file next to", path, errno);
-  const fs::path tmp = tmpl;
+bool hostPathExists(const HostPaths& paths, const fs::path& hostPath) {
+  if (HostPaths::linksFor(hostPath) == Links::InRoot) {
+    return static_cast<bool>(openInRoot(paths, hostPath, std::uint64_t{O_PATH}));
+  }
+  const Walk w = walkToParent(paths, hostPath, false);
+  return w.complete && statAt(w.dir.get(), w.name, paths.display(hostPath)).has_value();
+}
+
+UniqueFd openHostDir(const HostPaths& paths, const fs::path& hostPath, bool create) {
+  const Walk w = walkToParent(paths, hostPath, create);
+  if (!w.complete) return {};
+  return UniqueFd(openDirAt(paths, w.dir.get(), w.name, hostPath.lexically_normal(), create));
+}
+
+void writeHostFile(const HostPaths& paths, const fs::path& hostPath, const std::string& content,
+                   fs::perms mode) {
+  const Target t = locate(paths, hostPath, true);
+  const int dir = t.walk.dir.get();
+  const std::string shown = paths.display(t.host);
+  if (const auto st = statAt(dir, t.walk.name, shown)) {
+    if (!S_ISREG(st->st_mode))
+      refuseKind(paths, t.host, st->st_mode, dir, t.walk.name, "a regular file");
+    mode = static_cast<fs::perms>(st->st_mode & 07777);
+  }
+  auto [tmp, fd] = createTempAt(dir, t.walk.name, shown);
   try {
-    writeAll(fd, content, tmp);
-    if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) fail("cannot chmod", tmp, errno);
-    if (::fsync(fd) != 0) fail("cannot fsync", tmp, errno);
-    if (::close(fd) != 0) {
-      fd = -1;
-      fail("cannot close", tmp, errno);
+    writeAll(fd.get(), content, shown);
+    if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0)
+      fail("cannot chmod the copy of", shown, errno);
+    if (::fsync(fd.get()) != 0) fail("cannot fsync the copy of", shown, errno);
+    if (::close(fd.release()) != 0) fail("cannot write the copy of", shown, errno);
+    if (::renameat(dir, tmp.c_str(), dir, t.walk.name.c_str()) != 0) {
+      fail("cannot rename into place", shown, errno);
     }
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename into place", path, errno);
-    fsyncDir(dir);
   } catch (...) {
-    if (fd >= 0) ::close(fd);
-    fs::remove(tmp, ec);
+    ::unlinkat(dir, tmp.c_str(), 0);
     throw;
   }
+  if (::fsync(dir) != 0) fail("cannot fsync the directory of", shown, errno);
 }
 
-fs::path firstUnusedPath(const fs::path& base) {
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(base, ec))) return base;
-  // Bounded: a directory with this many runs in one second is not a real host.
-  for (int i = 1; i <= 100000; ++i) {
-    fs::path candidate = base;
-    candidate += "." + std::to_string(i);
-    if (!fs::exists(fs::symlink_status(candidate, ec))) return candidate;
+void removeHostFile(const HostPaths& paths, const fs::path& hostPath) {
+  const Walk w = walkToParent(paths, hostPath, false);
+  if (!w.complete) return;
+  requireKindOrAbsent(paths, hostPath, w.dir.get(), w.name, S_IFREG);
+  if (::unlinkat(w.dir.get(), w.name.c_str(), 0) != 0 && errno != ENOENT) {
+    failAt("cannot remove", paths, hostPath);
   }
-  throw std::runtime_error("no free name for " + base.string() + " (tried .1 to .100000)");
 }
 
-std::optional<fs::path> backupFile(const fs::path& path, const fs::path& backupDir,
-                                   const std::string& timestamp) {
-  auto content = readFileIfExists(path);
+void renameHostFile(const HostPaths& paths, const fs::path& from, const fs::path& to) {
+  if (from.parent_path() != to.parent_path()) {
+    throw std::invalid_argument("rename " + from.string() + " to " + to.string() +
+                                ": not in one directory");
+  }
+  const Walk w = walkToParent(paths, from, false);
+  const std::string name = to.filename().string();
+  // RENAME_NOREPLACE: a record retired earlier keeps its name.
+  const int rc = w.complete ? ::renameat2(w.dir.get(), w.name.c_str(), w.dir.get(), name.c_str(),
+                                          RENAME_NOREPLACE)
+                            : -1;
+  const int err = w.complete ? errno : ENOENT;
+  if (rc != 0) fail("cannot rename " + paths.display(from) + " to", to.string(), err);
+}
+
+fs::path firstUnusedHostPath(const HostPaths& paths, const fs::path& base) {
+  const Walk w = walkToParent(paths, base, false);
+  if (!w.complete) return base;
+  // Bounded: a directory with this many runs in one second is not a real host.
+  for (int i = 0; i <= 100000; ++i) {
+    const std::string name = i == 0 ? w.name : w.name + "." + std::to_string(i);
+    if (!statAt(w.dir.get(), name, paths.display(base))) return base.parent_path() / name;
+  }
+  throw std::runtime_error("no free name for " + paths.display(base) + " (tried .1 to .100000)");
+}
+
+std::optional<fs::path> backupHostFile(const HostPaths& paths, const fs::path& hostPath,
+                                       const std::string& timestamp) {
+  const auto content = readHostFile(paths, hostPath);
   if (!content) return std::nullopt;
-  const fs::path target = firstUnusedPath(backupDir / (path.filename().string() + "." + timestamp));
-  writeFileAtomically(target, *content, fs::perms(0600));
+  const fs::path target = firstUnusedHostPath(
+      paths, fs::path(HostPaths::kBackupDir) / (hostPath.filename().string() + "." + timestamp));
+  writeHostFile(paths, target, *content, fs::perms(0600));
   return target;
 }
 
-void writeProcValue(const fs::path& path, const std::string& value, bool append) {
-  int flags = O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
-  int fd = ::open(path.c_str(), flags);
-  if (fd < 0) fail("cannot open", path, errno);
-  try {
-    writeAll(fd, value, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
+void writeProcValue(const HostPaths& paths, const fs::path& hostPath, const std::string& value,
+                    bool append) {
+  const std::string shown = paths.display(hostPath);
+  const Walk w = walkToParent(paths, hostPath, false);
+  if (!w.complete) fail("cannot open", shown, ENOENT);
+  const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
+  UniqueFd fd(::openat(w.dir.get(), w.name.c_str(), flags));
+  if (!fd) {
+    const int err = errno;
+    if (err == ELOOP) requireKindOrAbsent(paths, hostPath, w.dir.get(), w.name, S_IFREG);
+    fail("cannot open", shown, err);
   }
-  if (::close(fd) != 0) fail("cannot write", path, errno);
+  writeAll(fd.get(), value, shown);
+  if (::close(fd.release()) != 0) fail("cannot write", shown, errno);
+}
+
+void checkHostFileWritable(const HostPaths& paths, const fs::path& hostPath, std::uintmax_t bytes) {
+  const Target t = locate(paths, hostPath, false);
+  if (t.walk.complete) requireKindOrAbsent(paths, t.host, t.walk.dir.get(), t.walk.name, S_IFREG);
+  struct statvfs vfs {};
+  if (::fstatvfs(t.walk.dir.get(), &vfs) != 0)
+    failAt("cannot stat the file system of", paths, t.host);
+  const std::uintmax_t avail = static_cast<std::uintmax_t>(vfs.f_bavail) * vfs.f_frsize;
+  if (avail < bytes) {
+    throw std::runtime_error("not enough free space for " + paths.display(t.host) + ": " +
+                             std::to_string(bytes) + " bytes needed, " + std::to_string(avail) +
+                             " available");
+  }
+}
+
+void checkHostPathKind(const HostPaths& paths, const fs::path& hostPath, bool directory) {
+  const Walk w = walkToParent(paths, hostPath, false);
+  if (w.complete) {
+    requireKindOrAbsent(paths, hostPath, w.dir.get(), w.name, directory ? S_IFDIR : S_IFREG);
+  }
+}
+
+void checkNoLinkOnTheWay(const HostPaths& paths, const fs::path& hostPath, bool directory) {
+  const Target t = locate(paths, hostPath, false);
+  if (!t.walk.complete) return;
+  const auto st = statAt(t.walk.dir.get(), t.walk.name, paths.display(t.host));
+  if (st && S_ISLNK(st->st_mode)) {
+    refuseKind(paths, t.host, st->st_mode, t.walk.dir.get(), t.walk.name,
+               directory ? "a directory" : "a regular file");
+  }
 }
 
 std::string utcTimestamp() {

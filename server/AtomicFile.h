@@ -1,47 +1,132 @@
-// AtomicFile: the only way server/ changes a regular file. A write goes to a
-// temporary file in the same directory, is fsync'd, renamed over the target
-// and the directory is fsync'd, so a crash leaves the old or the new file,
-// never half of one. A timestamped backup of the previous content is kept
-// for `rollback`. Kernel pseudo-files (/proc) are not regular files and are
-// written with writeProcValue() instead.
+// AtomicFile: the only way server/ reads, writes or removes a host file.
+// Every operation takes a host path ("/etc/nfs.conf") and a HostPaths, and
+// reaches the file from the root one directory at a time (openat with
+// O_NOFOLLOW per component, or openat2 RESOLVE_IN_ROOT for read-only
+// probes), so nothing can resolve above the root, and a symlink where the
+// tool keeps its own files is refused, never followed: see Links in
+// HostPaths.h for which paths may be links. A write goes to a temporary file
+// in the same directory, is fsync'd, renamed over the target and the
+// directory is fsync'd, so a crash leaves the old or the new file, never half
+// of one. Kernel pseudo-files (/proc) are written with writeProcValue().
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "server/HostPaths.h"
 
 namespace nfsrdma::server {
 
-// The whole file, or nullopt when it does not exist. Throws
-// std::runtime_error naming the path when it exists but cannot be read.
-std::optional<std::string> readFileIfExists(const std::filesystem::path& path);
+// A path of the wrong kind: a symlink where none may be, a file where a
+// directory belongs, a link leading above the root. Readers that treat an
+// unreadable file as absent (HostState) pass this one on.
+class PathRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-// Replaces `path` with `content` atomically (temp + fsync + rename + dir
-// fsync), creating parent directories. Keeps the mode of an existing file,
-// else uses `mode`. A symlink is followed: the file it points to is replaced
-// and the link stays; an absolute link target is read inside `root` (the
-// HostPaths root), and a link leading outside it is refused. Throws
-// std::runtime_error naming the path and errno text.
-void writeFileAtomically(const std::filesystem::path& path, const std::string& content,
-                         std::filesystem::perms mode = std::filesystem::perms(0644),
-                         const std::filesystem::path& root = "/");
+// The kernel lacks what confinement needs (openat2, Linux 5.6 or later):
+// an error of the host, never read as "the file is absent".
+class ConfinementUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An open file descriptor, closed when it goes.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// The whole host file, or nullopt when it (or a directory on the way) does
+// not exist. Throws PathRefused for a refused link or a non-regular file,
+// std::runtime_error (with errno text) when it cannot be read.
+std::optional<std::string> readHostFile(const HostPaths& paths,
+                                        const std::filesystem::path& hostPath);
+
+// The names in a host directory, sorted; empty when it does not exist.
+std::vector<std::string> listHostDir(const HostPaths& paths, const std::filesystem::path& hostPath);
+
+// Whether something (of any kind) is at the host path.
+bool hostPathExists(const HostPaths& paths, const std::filesystem::path& hostPath);
+
+// The host directory, opened (O_RDONLY); `create` makes it and missing
+// parents (0755); without it an absent directory gives an empty UniqueFd.
+UniqueFd openHostDir(const HostPaths& paths, const std::filesystem::path& hostPath, bool create);
+
+// Replaces the host file with `content` atomically, creating missing parent
+// directories. Keeps the mode of an existing file, else uses `mode`. For
+// /etc/nfs.conf behind a symlink, the file the link ends at is replaced next
+// to itself and the link stays (renaming over it would turn it into a copy).
+void writeHostFile(const HostPaths& paths, const std::filesystem::path& hostPath,
+                   const std::string& content,
+                   std::filesystem::perms mode = std::filesystem::perms(0644));
+
+// Removes a host file; nothing when it is absent. Refuses a link or a directory.
+void removeHostFile(const HostPaths& paths, const std::filesystem::path& hostPath);
+
+// Renames a host file within its directory (`to` must be a sibling of `from`).
+void renameHostFile(const HostPaths& paths, const std::filesystem::path& from,
+                    const std::filesystem::path& to);
 
 // `base` when nothing is there, else the first free `base.1`, `base.2`, ...:
 // names made from a timestamp collide when two runs share a second, and a
 // backup or retired record must never replace an older one.
-std::filesystem::path firstUnusedPath(const std::filesystem::path& base);
+std::filesystem::path firstUnusedHostPath(const HostPaths& paths,
+                                          const std::filesystem::path& base);
 
-// Copies `path` to `backupDir/<file name>.<timestamp>` (atomically; a counter
-// is appended when that name is taken) and returns the backup's path;
-// nullopt when `path` does not exist.
-std::optional<std::filesystem::path> backupFile(const std::filesystem::path& path,
-                                                const std::filesystem::path& backupDir,
-                                                const std::string& timestamp);
+// Copies the host file to /var/lib/nfsrdma/backups/<file name>.<timestamp>
+// (a counter is appended when that name is taken) and returns the backup's
+// host path; nullopt when the file does not exist.
+std::optional<std::filesystem::path> backupHostFile(const HostPaths& paths,
+                                                    const std::filesystem::path& hostPath,
+                                                    const std::string& timestamp);
 
-// Writes one value to a kernel pseudo-file (no temp file: procfs has no
-// rename). `append` opens with O_APPEND, which is what a listener list needs
-// and what a staging tree needs to behave like procfs. Throws naming the path.
-void writeProcValue(const std::filesystem::path& path, const std::string& value, bool append);
+// Writes one value to an existing kernel pseudo-file (no temp file: procfs
+// has no rename). `append` opens with O_APPEND, which is what a listener list
+// needs and what a staging tree needs to behave like procfs.
+void writeProcValue(const HostPaths& paths, const std::filesystem::path& hostPath,
+                    const std::string& value, bool append);
+
+// Pre-flight checks: they change nothing and throw PathRefused (or
+// std::runtime_error for too little space) naming the path and what was
+// expected. A host file writeHostFile can replace: every directory on the way
+// is a real one or can be created, the file is a regular file or absent, and
+// its file system has `bytes` free.
+void checkHostFileWritable(const HostPaths& paths, const std::filesystem::path& hostPath,
+                           std::uintmax_t bytes);
+// A host path reached through real directories (or ones that can be
+// created) with nothing, or a directory (`directory`) or regular file, at its
+// end: our state and backup directories, and the kernel's /proc files, which
+// a module may bring with it.
+void checkHostPathKind(const HostPaths& paths, const std::filesystem::path& hostPath,
+                       bool directory);
+
+// No symlink on the way to the host path or at its end (for /etc/nfs.conf:
+// after its link is followed): what rollback checks before it changes
+// anything. `directory` words the error for a directory.
+void checkNoLinkOnTheWay(const HostPaths& paths, const std::filesystem::path& hostPath,
+                         bool directory);
 
 // "20261129T193000Z": UTC, sortable, safe in file names.
 std::string utcTimestamp();

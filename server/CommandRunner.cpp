@@ -101,9 +101,11 @@ CommandResult StagedCommandRunner::run(const std::vector<std::string>& argv) {
   if (tool == "modprobe") {
     for (std::size_t i = 1; i < argv.size(); ++i) {
       if (argv[i].empty() || argv[i][0] == '-') continue;
-      std::error_code ec;
-      fs::create_directories(paths_.resolve(HostPaths::kSysModule) / argv[i], ec);
-      if (ec) return {1, "staged modprobe " + argv[i] + ": " + ec.message()};
+      try {  // made like every host path: inside the root, through no symlink
+        openHostDir(paths_, fs::path(HostPaths::kSysModule) / argv[i], true);
+      } catch (const std::exception& e) {
+        return {1, "staged modprobe " + argv[i] + ": " + e.what()};
+      }
     }
     return {0, "staged: " + shellJoin(argv) + " (module marked loaded under " +
                    paths_.root().string() + ")"};

@@ -21,4 +21,19 @@ std::filesystem::path HostPaths::resolve(const std::filesystem::path& hostPath) 
   return (root_ / hostPath.relative_path()).lexically_normal();
 }
 
+std::string HostPaths::display(const std::filesystem::path& hostPath) const {
+  const std::string host = hostPath.lexically_normal().string();
+  return isLiveHost() ? host : host + " (under --root " + root_.string() + ")";
+}
+
+Links HostPaths::linksFor(const std::filesystem::path& hostPath) {
+  const std::filesystem::path p = hostPath.lexically_normal();
+  if (p == kNfsConf) return Links::LastInRoot;
+  for (const char* own : {"/etc/exports.d", kStateDir, "/proc"}) {
+    const auto rel = p.lexically_relative(own);
+    if (!rel.empty() && *rel.begin() != "..") return Links::Refuse;
+  }
+  return Links::InRoot;
+}
+
 }  // namespace nfsrdma::server

@@ -9,6 +9,26 @@
 
 namespace nfsrdma::server {
 
+// How symlinks on the way from the root to a host path are treated. Every
+// component is resolved inside the root: nothing the tool reads or writes
+// can lie above it, whatever a link says.
+enum class Links {
+  // Our own files and directories (/etc/exports.d, /var/lib/nfsrdma and all
+  // in it) and the kernel's /proc files: no component below the root may be
+  // a symlink; one is refused with an error naming it, never followed.
+  Refuse,
+  // /etc/nfs.conf, the admin's file, may itself be a symlink (or a chain of
+  // them, at most 40): an absolute target is read inside the root, a
+  // relative one from the link's directory, and one that climbs above the
+  // root is refused. The directories on the way to the link and to the file
+  // it ends at must be real directories. Its temporary file is ours (Refuse).
+  LastInRoot,
+  // Read-only probes of sysfs, /lib/modules and dpkg (on a live host
+  // /sys/class/* and /lib are symlinks): any component may be a link,
+  // resolved with the root as "/" (openat2 RESOLVE_IN_ROOT), never above it.
+  InRoot,
+};
+
 class HostPaths {
  public:
   // `root` must be absolute; "/" means the live host.
@@ -19,6 +39,15 @@ class HostPaths {
 
   // Maps an absolute host path ("/etc/nfs.conf") into the root.
   std::filesystem::path resolve(const std::filesystem::path& hostPath) const;
+
+  // A host path as errors name it: "/etc/exports.d", plus
+  // " (under --root DIR)" when the root is not "/".
+  std::string display(const std::filesystem::path& hostPath) const;
+
+  // The symlink rule for a host path (see Links): LastInRoot for
+  // /etc/nfs.conf, Refuse under /etc/exports.d, /var/lib/nfsrdma and /proc,
+  // InRoot for the rest (which the tool only reads).
+  static Links linksFor(const std::filesystem::path& hostPath);
 
   // The files and directories we touch, as host paths (before resolve()).
   static constexpr const char* kOwnExports = "/etc/exports.d/nfsrdma.exports";

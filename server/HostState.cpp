@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "server/AtomicFile.h"
@@ -16,22 +15,30 @@ namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
 
-std::optional<std::string> readSmall(const fs::path& p) {
+// A probe treats a file it cannot read as absent (unused sysfs GID slots
+// answer EINVAL), but not a refused path where the tool writes (a symlink at
+// /proc/fs/nfsd/threads) or a kernel without openat2: those must stop
+// apply, not look like "no nfsd".
+template <typename Probe>
+auto tolerant(const fs::path& host, Probe probe) -> decltype(probe()) {
   try {
-    return readFileIfExists(p);
+    return probe();
+  } catch (const ConfinementUnavailable&) {
+    throw;
+  } catch (const PathRefused&) {
+    if (HostPaths::linksFor(host) != Links::InRoot) throw;
+    return {};
   } catch (const std::exception&) {
-    return std::nullopt;  // sysfs attributes may refuse reads (unused GID slots: EINVAL)
+    return {};
   }
 }
 
-std::vector<std::string> sortedChildren(const fs::path& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    out.push_back(it->path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+std::optional<std::string> readSmall(const HostPaths& paths, const fs::path& host) {
+  return tolerant(host, [&] { return readHostFile(paths, host); });
+}
+
+std::vector<std::string> sortedChildren(const HostPaths& paths, const fs::path& host) {
+  return tolerant(host, [&] { return listHostDir(paths, host); });
 }
 
 // "0000:0000:0000:0000:0000:ffff:0a00:0001" -> "10.0.0.1"; IPv6 kept as is;
@@ -56,11 +63,11 @@ std::string gidIp(const std::string& gid) {
   return gid;
 }
 
-std::map<std::string, bool> readDpkgStatus(const fs::path& status,
+std::map<std::string, bool> readDpkgStatus(const HostPaths& paths,
                                            const std::vector<std::string>& wanted) {
   std::map<std::string, bool> out;
   for (const auto& w : wanted) out[w] = false;
-  std::ifstream in(status);
+  std::istringstream in(readSmall(paths, HostPaths::kDpkgStatus).value_or(""));
   std::string line, pkg;
   while (std::getline(in, line)) {
     if (line.rfind("Package: ", 0) == 0) {
@@ -87,31 +94,14 @@ bool RdmaPort::active() const {
   return state.find("ACTIVE") != std::string::npos;
 }
 
-HostState HostState::probe(const HostPaths& paths) {
-  HostState h;
-  if (auto rel = readSmall(paths.resolve(HostPaths::kOsRelease))) {
-    h.kernelRelease = trimmed(*rel);
-  } else if (paths.isLiveHost()) {
-    utsname u{};
-    if (::uname(&u) == 0) h.kernelRelease = u.release;
-  }
-  const fs::path modDir = paths.resolve(HostPaths::kLibModules) / h.kernelRelease;
-  std::error_code ec;
-  h.modulesDirPresent = !h.kernelRelease.empty() && fs::is_directory(modDir, ec);
-  // Since Linux 4.17 the server side lives in rpcrdma (svcrdma is an alias).
-  h.rdmaServerModule = "rpcrdma";
-  for (const char* index : {"modules.dep", "modules.builtin"}) {
-    auto text = readSmall(modDir / index);
-    if (text && text->find("/svcrdma.ko") != std::string::npos) h.rdmaServerModule = "svcrdma";
-  }
-  h.packages = readDpkgStatus(paths.resolve(HostPaths::kDpkgStatus),
-                              {"nfs-kernel-server", "rdma-core", "nfs-common"});
-
-  const fs::path ib = paths.resolve(HostPaths::kInfiniband);
-  for (const auto& name : sortedChildren(ib)) {
+// /sys/class/infiniband: each device's ports, their state and their GIDs.
+static std::vector<RdmaDevice> probeRdmaDevices(const HostPaths& paths) {
+  std::vector<RdmaDevice> out;
+  const fs::path ib = HostPaths::kInfiniband;
+  for (const auto& name : sortedChildren(paths, ib)) {
     RdmaDevice dev;
     dev.name = name;
-    for (const auto& portName : sortedChildren(ib / name / "ports")) {
+    for (const auto& portName : sortedChildren(paths, ib / name / "ports")) {
       const fs::path pd = ib / name / "ports" / portName;
       RdmaPort port;
       try {
@@ -119,35 +109,56 @@ HostState HostState::probe(const HostPaths& paths) {
       } catch (const std::exception&) {
         continue;
       }
-      port.state = trimmed(readSmall(pd / "state").value_or(""));
-      port.linkLayer = trimmed(readSmall(pd / "link_layer").value_or(""));
-      for (const auto& idx : sortedChildren(pd / "gids")) {
+      port.state = trimmed(readSmall(paths, pd / "state").value_or(""));
+      port.linkLayer = trimmed(readSmall(paths, pd / "link_layer").value_or(""));
+      for (const auto& idx : sortedChildren(paths, pd / "gids")) {
         RdmaGid g;
         try {
           g.index = static_cast<unsigned>(std::stoul(idx));
         } catch (const std::exception&) {
           continue;
         }
-        g.gid = trimmed(readSmall(pd / "gids" / idx).value_or(""));
-        g.type = trimmed(readSmall(pd / "gid_attrs" / "types" / idx).value_or(""));
-        g.netdev = trimmed(readSmall(pd / "gid_attrs" / "ndevs" / idx).value_or(""));
+        g.gid = trimmed(readSmall(paths, pd / "gids" / idx).value_or(""));
+        g.type = trimmed(readSmall(paths, pd / "gid_attrs" / "types" / idx).value_or(""));
+        g.netdev = trimmed(readSmall(paths, pd / "gid_attrs" / "ndevs" / idx).value_or(""));
         g.ip = gidIp(g.gid);
         if (!g.gid.empty() && (!g.ip.empty() || !g.netdev.empty())) port.gids.push_back(g);
       }
       dev.ports.push_back(port);
     }
-    h.rdmaDevices.push_back(dev);
+    out.push_back(dev);
   }
+  return out;
+}
 
-  h.threads = readSmall(paths.resolve(HostPaths::kThreads));
-  h.versions = readSmall(paths.resolve(HostPaths::kVersions));
-  h.portList = readSmall(paths.resolve(HostPaths::kPortList));
-  h.leaseTime = readSmall(paths.resolve(HostPaths::kLeaseTime));
-  h.graceTime = readSmall(paths.resolve(HostPaths::kGraceTime));
-  h.kernelExports = readSmall(paths.resolve(HostPaths::kKernelExports));
-  const fs::path svc = paths.resolve(HostPaths::kSvcRdmaSysctl);
-  for (const auto& name : sortedChildren(svc)) {
-    if (auto v = readSmall(svc / name)) h.svcRdma[name] = trimmed(*v);
+HostState HostState::probe(const HostPaths& paths) {
+  HostState h;
+  if (auto rel = readSmall(paths, HostPaths::kOsRelease)) {
+    h.kernelRelease = trimmed(*rel);
+  } else if (paths.isLiveHost()) {
+    utsname u{};
+    if (::uname(&u) == 0) h.kernelRelease = u.release;
+  }
+  const fs::path modDir = fs::path(HostPaths::kLibModules) / h.kernelRelease;
+  h.modulesDirPresent =
+      !h.kernelRelease.empty() && tolerant(modDir, [&] { return hostPathExists(paths, modDir); });
+  // Since Linux 4.17 the server side lives in rpcrdma (svcrdma is an alias).
+  h.rdmaServerModule = "rpcrdma";
+  for (const char* index : {"modules.dep", "modules.builtin"}) {
+    auto text = h.kernelRelease.empty() ? std::nullopt : readSmall(paths, modDir / index);
+    if (text && text->find("/svcrdma.ko") != std::string::npos) h.rdmaServerModule = "svcrdma";
+  }
+  h.packages = readDpkgStatus(paths, {"nfs-kernel-server", "rdma-core", "nfs-common"});
+  h.rdmaDevices = probeRdmaDevices(paths);
+  h.threads = readSmall(paths, HostPaths::kThreads);
+  h.versions = readSmall(paths, HostPaths::kVersions);
+  h.portList = readSmall(paths, HostPaths::kPortList);
+  h.leaseTime = readSmall(paths, HostPaths::kLeaseTime);
+  h.graceTime = readSmall(paths, HostPaths::kGraceTime);
+  h.kernelExports = readSmall(paths, HostPaths::kKernelExports);
+  const fs::path svc = HostPaths::kSvcRdmaSysctl;
+  for (const auto& name : sortedChildren(paths, svc)) {
+    if (auto v = readSmall(paths, svc / name)) h.svcRdma[name] = trimmed(*v);
   }
   h.nfsdctl = findHostTool(paths, "nfsdctl");
   h.exportfs = findHostTool(paths, "exportfs");
@@ -155,9 +166,9 @@ HostState HostState::probe(const HostPaths& paths) {
 }
 
 bool HostState::moduleLoaded(const HostPaths& paths, const std::string& name) const {
-  std::error_code ec;
-  if (fs::exists(paths.resolve(HostPaths::kSysModule) / name, ec)) return true;
-  auto mods = readSmall(paths.resolve(HostPaths::kProcModules));
+  const fs::path marker = fs::path(HostPaths::kSysModule) / name;
+  if (tolerant(marker, [&] { return hostPathExists(paths, marker); })) return true;
+  auto mods = readSmall(paths, HostPaths::kProcModules);
   if (!mods) return false;
   std::istringstream in(*mods);
   for (std::string line; std::getline(in, line);) {

@@ -309,7 +309,7 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
     const std::string host = dir + "/" + name;
     std::optional<std::string> text;
     try {
-      text = readFileIfExists(paths.resolve(host));
+      text = readHostFile(paths, host);
     } catch (const std::exception&) {
     }
     if (!text) {
@@ -343,7 +343,7 @@ void EffectiveNfsConf::load(const HostPaths& paths, const std::string& hostPath,
       std::error_code ec;
       if (!fs::is_directory(paths.resolve(target), ec)) {
         try {
-          sub = readFileIfExists(paths.resolve(target));
+          sub = readHostFile(paths, target);
         } catch (const std::exception&) {
         }
       }

@@ -95,8 +95,9 @@ bool sameItem(const Undo& a, const Undo& b) {
 
 // Reads and checks the whole record before anything is undone or added to it;
 // nullopt when there is none. Throws naming the file (and line) and what was expected.
-std::optional<Record> loadRecord(const fs::path& file) {
-  auto text = readFileIfExists(file);
+std::optional<Record> loadRecord(const HostPaths& paths) {
+  const fs::path file = paths.resolve(HostPaths::kLastApply);
+  auto text = readHostFile(paths, HostPaths::kLastApply);
   if (!text) return std::nullopt;
   auto fail = [&file](const std::string& what) {
     return std::runtime_error(file.string() + ": " + what);
@@ -205,8 +206,7 @@ void writeRecord(const HostPaths& paths, const Record& record) {
     e << YAML::EndMap;
   }
   e << YAML::EndSeq << YAML::EndMap;
-  writeFileAtomically(paths.resolve(HostPaths::kLastApply), std::string(e.c_str()) + "\n",
-                      fs::perms(0600), paths.root());
+  writeHostFile(paths, HostPaths::kLastApply, std::string(e.c_str()) + "\n", fs::perms(0600));
 }
 
 // The record apply writes as it goes. An apply after an apply that was not
@@ -227,7 +227,10 @@ class UndoLog {
     }
   }
   const Record& record() const { return record_; }
+  // The steps of this apply alone, with its own before-values: what undoes it.
+  const std::vector<Undo>& thisRun() const { return thisRun_; }
   void add(Undo u) {
+    thisRun_.push_back(u);
     auto same = std::find_if(record_.steps.begin(), record_.steps.end(),
                              [&u](const Undo& s) { return sameItem(s, u); });
     if (same == record_.steps.end()) {
@@ -252,6 +255,7 @@ class UndoLog {
  private:
   const HostPaths& paths_;
   Record record_;
+  std::vector<Undo> thisRun_;
 };
 
 // The owned nfs.conf keys whose value differs between two texts.
@@ -282,19 +286,18 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       undo.add({"module", "", false, "", "", c.target, {}});
       break;
     case ChangeKind::WriteFile: {
-      const fs::path real = paths.resolve(c.target);
       requireUnchangedSincePlan(c, paths);
       Undo u{"file", c.target, false, "", "", "", {}};
       if (c.target == HostPaths::kNfsConf) {
         u.perKey = true;
         u.keys = changedKeys(c.before.value_or(""), c.after);
       }
-      if (auto b = backupFile(real, paths.resolve(HostPaths::kBackupDir), ts)) {
+      if (auto b = backupHostFile(paths, c.target, ts)) {
         u.existed = true;
-        u.backup = (fs::path(HostPaths::kBackupDir) / b->filename()).string();
+        u.backup = b->string();
       }
       undo.add(u);  // recorded before the write: a failed write is still undone
-      writeFileAtomically(real, c.after, fs::perms(0644), paths.root());
+      writeHostFile(paths, c.target, c.after);
       break;
     }
     case ChangeKind::KernelValue:
@@ -311,7 +314,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
                   "",
                   {}});
       }
-      writeProcValue(paths.resolve(c.target), c.after, c.append);
+      writeProcValue(paths, c.target, c.after, c.append);
       break;
     case ChangeKind::RunCommand: {
       // The undo step is worked out first, so nothing runs that could not be recorded.
@@ -352,17 +355,14 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
         << "\n";
     return;
   }
-  const fs::path real = paths.resolve(u.path);
-  backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
+  backupHostFile(paths, u.path, ts + ".before-rollback");
   if (u.existed) {
-    auto content = readFileIfExists(paths.resolve(u.backup));
+    auto content = readHostFile(paths, u.backup);
     if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
-    writeFileAtomically(real, *content, fs::perms(0644), paths.root());
+    writeHostFile(paths, u.path, *content);
     out << "  restored " << u.path << " from " << u.backup << "\n";
   } else {
-    std::error_code ec;
-    fs::remove(real, ec);
-    if (ec) throw std::runtime_error("cannot remove " + u.path + ": " + ec.message());
+    removeHostFile(paths, u.path);
     out << "  removed " << u.path << " (it did not exist before)\n";
   }
 }
@@ -374,14 +374,13 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
 // reported. The backup from before apply is kept either way.
 void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
                   std::ostream& out) {
-  const fs::path real = paths.resolve(u.path);
   std::string original;  // the file before apply; "" when apply created it
   if (u.existed) {
-    auto b = readFileIfExists(paths.resolve(u.backup));
+    auto b = readHostFile(paths, u.backup);
     if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
     original = *b;
   }
-  const auto current = readFileIfExists(real);
+  const auto current = readHostFile(paths, u.path);
   if (!current) {
     out << "  kept: " << u.path << " was removed after apply; none of apply's keys are left to undo"
         << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
@@ -421,8 +420,8 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
     }
   }
   if (dryRun) return;
-  backupFile(real, paths.resolve(HostPaths::kBackupDir), ts + ".before-rollback");
-  writeFileAtomically(real, conf.text(), fs::perms(0644), paths.root());
+  backupHostFile(paths, u.path, ts + ".before-rollback");
+  writeHostFile(paths, u.path, conf.text());
 }
 
 // Undoes one recorded step (or, for a dry run, says what it would do).
@@ -446,7 +445,7 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
       out << "  would write '" << trimmed(u.before) << "' to " << u.path << "\n";
       return;
     }
-    writeProcValue(paths.resolve(u.path), u.before, false);
+    writeProcValue(paths, u.path, u.before, false);
     out << "  " << u.path << " <- " << trimmed(u.before) << "\n";
   } else if (u.kind == "listener") {
     const auto space = u.name.find(' ');
@@ -486,79 +485,120 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
 // One apply or rollback at a time: each reads the undo record and the files
 // it changes, then replaces them, so two at once would lose each other's
 // undo steps or back up each other's output as the state before. The lock
-// is the state directory itself, so taking it writes nothing.
+// is the state directory itself, so taking it writes nothing but, with
+// `create`, the directory. Without `create` and without the directory
+// (never applied) it is not held.
 class RunLock {
  public:
-  explicit RunLock(const HostPaths& paths) : path_(paths.resolve(HostPaths::kStateDir)) {
-    fs::create_directories(path_);
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) throw std::runtime_error("open " + path_.string() + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  RunLock(const HostPaths& paths, bool create)
+      : fd_(openHostDir(paths, HostPaths::kStateDir, create)) {
+    if (!fd_) return;
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
-      ::close(fd_);
+      const std::string dir = paths.resolve(HostPaths::kStateDir).string();
       if (err == EWOULDBLOCK) {
         throw std::runtime_error(
-            "another nfsrdma-server apply or rollback is running (it holds a lock on " +
-            path_.string() + "); run this one when it has finished");
+            "another nfsrdma-server apply or rollback is running (it holds a lock on " + dir +
+            "); run this one when it has finished");
       }
-      throw std::runtime_error("flock " + path_.string() + ": " + std::strerror(err));
+      throw std::runtime_error("flock " + dir + ": " + std::strerror(err));
     }
   }
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
-  ~RunLock() { ::close(fd_); }  // closing releases the lock
+  bool held() const { return static_cast<bool>(fd_); }  // closing the fd releases the lock
 
  private:
-  fs::path path_;
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 std::string describe(const Change& c) {
   return std::string(stageName(c.stage)) + " " + (c.target.empty() ? shellJoin(c.argv) : c.target);
 }
 
-}  // namespace
-
-void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
-  // The new content was made from the file as the plan read it: an edit
-  // made since (an admin, another program) would be overwritten unseen.
-  if (readFileIfExists(paths.resolve(c.target)) != c.before) {
-    throw std::runtime_error(c.target +
-                             " changed after the plan read it (something else wrote it), so it "
-                             "was not written; run apply again to plan from its new content");
+// Everything apply can check before its first change, so a host it could
+// not finish on is refused unchanged: the state and backup directories are
+// directories (or can be made), each file to write is a regular file (or
+// absent) reached through real directories with room for it, the record and
+// the backups fit, and each kernel file is a regular file (or not there yet:
+// a module brings it). Throws naming the path and what was expected.
+void preflight(const ServerPlan& plan, const HostPaths& paths) {
+  for (const char* dir : {HostPaths::kStateDir, HostPaths::kBackupDir}) {
+    checkHostPathKind(paths, dir, true);
   }
+  std::uintmax_t stateBytes = 64 * 1024;  // the record, with room to grow
+  for (const auto& c : plan.changes) {
+    if (c.kind == ChangeKind::WriteFile) {
+      checkHostFileWritable(paths, c.target, c.after.size());
+      stateBytes += c.before.value_or("").size();  // its backup
+    } else if (c.kind == ChangeKind::KernelValue) {
+      checkHostPathKind(paths, c.target, false);
+    }
+  }
+  checkHostFileWritable(paths, HostPaths::kLastApply, stateBytes);
 }
 
-ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
-                         bool dryRun, std::ostream& out) {
-  ApplyOutcome outcome;
-  // Taken before the probe, so the plan starts from what another run left;
-  // on a host without a state directory (never applied) only once there is
-  // something to change, so a refused first apply writes nothing.
-  std::optional<RunLock> lock;
-  if (!dryRun && fs::exists(paths.resolve(HostPaths::kStateDir))) lock.emplace(paths);
-  HostState state = HostState::probe(paths);
-  outcome.plan = computePlan(config, paths, state);
-  if (outcome.plan.empty()) {
-    out << "No change: the host already matches " << config.source << ".\n";
-    out << outcome.plan.renderNotes();
-    return outcome;
+// Undoes `steps` in rollback's order (undoRank; later steps of one rank
+// first, the reverse of the order they were made in), going on past a step
+// that fails (printed). Returns the steps that failed.
+std::vector<Undo> undoSteps(const std::vector<Undo>& steps, const HostPaths& paths,
+                            CommandRunner& runner, bool dryRun, const std::string& ts,
+                            std::ostream& out) {
+  std::vector<std::size_t> order(steps.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
+  std::stable_sort(order.begin(), order.end(), [&steps](std::size_t a, std::size_t b) {
+    return undoRank(steps[a].kind, steps[a].path) < undoRank(steps[b].kind, steps[b].path);
+  });
+  std::vector<Undo> failed;
+  for (std::size_t k : order) {
+    const Undo& u = steps[k];
+    try {
+      undoStep(u, paths, runner, dryRun, ts, out);
+    } catch (const std::exception& e) {
+      failed.push_back(u);
+      out << "  FAILED to undo " << u.kind << " " << (u.path.empty() ? u.name : u.path) << ": "
+          << e.what() << "\n";
+    }
   }
-  if (dryRun) {
-    out << outcome.plan.render() << "Dry run: nothing was changed.\n";
-    outcome.changed = false;
-    return outcome;
+  return failed;
+}
+
+// Renames last-apply.yaml to last-apply.yaml.rolled-back.<ts> (or the next
+// free .1, .2, ...: a record retired earlier in that second keeps its name).
+void retireRecord(const HostPaths& paths, const std::string& ts) {
+  const std::string base = std::string(HostPaths::kLastApply) + ".rolled-back." + ts;
+  renameHostFile(paths, HostPaths::kLastApply, firstUnusedHostPath(paths, base));
+}
+
+// After this apply failed half way: undoes its own steps and puts the record
+// back as it was before it (none: retired). Returns what the error adds.
+// A step that cannot be undone leaves the record extended by this apply, so
+// `rollback` finishes the job once the cause is fixed.
+std::string undoFailedApply(const UndoLog& undo, const std::optional<Record>& earlier,
+                            const HostPaths& paths, CommandRunner& runner, const std::string& ts,
+                            std::ostream& out) {
+  const std::size_t n = undo.thisRun().size();
+  if (n == 0) return "nothing had been changed";
+  out << "Apply failed; undoing the " << n << " change(s) it made:\n";
+  const std::vector<Undo> failed = undoSteps(undo.thisRun(), paths, runner, false, ts, out);
+  if (!failed.empty()) {
+    return std::to_string(failed.size()) + " of the " + std::to_string(n) +
+           " change(s) it made could not be undone (printed above); they are recorded in " +
+           paths.display(HostPaths::kLastApply) +
+           ": fix what they name and run `nfsrdma-server rollback`";
   }
-  // A file changed after this plan read it is refused when its turn comes (execute()).
-  if (!lock) lock.emplace(paths);
-  const std::string ts = utcTimestamp();
-  UndoLog undo(paths, loadRecord(paths.resolve(HostPaths::kLastApply)), ts, config.source);
-  if (!undo.record().laterApplies.empty()) {
-    out << "The apply of " << undo.record().appliedAt
-        << " is not rolled back: its undo record is extended, so `nfsrdma-server rollback` "
-           "returns to the state before that apply.\n";
+  if (earlier) {
+    writeRecord(paths, *earlier);
+  } else {
+    retireRecord(paths, ts);
   }
-  undo.save();
+  return "the " + std::to_string(n) + " change(s) it made were undone (modules stay loaded)";
+}
+
+// Runs the plan's changes: modules first, then (re-planned, since modules
+// bring control files and sysctls) the rest. Returns how many were made and
+// the notes of the plan that ran; throws naming the change that failed.
+std::size_t executePlan(ApplyOutcome& outcome, const ServerConfig& config, const HostPaths& paths,
+                        CommandRunner& runner, UndoLog& undo, const std::string& ts,
+                        std::ostream& out) {
   std::size_t done = 0;
   std::string current = "start";  // a copy: the re-planned changes die with the try block
   try {
@@ -572,9 +612,9 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
     }
     ServerPlan rest = outcome.plan;
     if (loadedModules) {
-      // Modules bring control files and sysctls with them: plan the rest again.
-      state = HostState::probe(paths);
-      rest = computePlan(config, paths, state);
+      current = "planning again after loading modules";
+      rest = computePlan(config, paths, HostState::probe(paths));
+      preflight(rest, paths);
     }
     for (const auto& c : rest.changes) {
       if (c.kind == ChangeKind::LoadModule) continue;
@@ -584,10 +624,59 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
     }
     outcome.plan.notes = rest.notes;
   } catch (const std::exception& e) {
-    throw std::runtime_error(
-        "apply stopped at [" + current + "]: " + e.what() + "; " + std::to_string(done) +
-        " change(s) were made before it and are recorded in " +
-        paths.resolve(HostPaths::kLastApply).string() + " (`nfsrdma-server rollback` undoes them)");
+    throw std::runtime_error("apply stopped at [" + current + "]: " + e.what());
+  }
+  return done;
+}
+
+}  // namespace
+
+void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
+  // The new content was made from the file as the plan read it: an edit
+  // made since (an admin, another program) would be overwritten unseen.
+  if (readHostFile(paths, c.target) != c.before) {
+    throw std::runtime_error(c.target +
+                             " changed after the plan read it (something else wrote it), so it "
+                             "was not written; run apply again to plan from its new content");
+  }
+}
+
+ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
+                         bool dryRun, std::ostream& out) {
+  ApplyOutcome outcome;
+  // Taken before the probe, so the plan starts from what another run left;
+  // on a host without a state directory (never applied) only once there is
+  // something to change, so a refused first apply writes nothing.
+  std::optional<RunLock> lock;
+  if (!dryRun) lock.emplace(paths, false);
+  outcome.plan = computePlan(config, paths, HostState::probe(paths));
+  if (outcome.plan.empty()) {
+    out << "No change: the host already matches " << config.source << ".\n";
+    out << outcome.plan.renderNotes();
+    return outcome;
+  }
+  preflight(outcome.plan, paths);
+  if (dryRun) {
+    out << outcome.plan.render() << "Dry run: nothing was changed.\n";
+    return outcome;
+  }
+  // A file changed after this plan read it is refused when its turn comes (execute()).
+  if (!lock->held()) lock.emplace(paths, true);
+  const std::string ts = utcTimestamp();
+  const std::optional<Record> earlier = loadRecord(paths);
+  UndoLog undo(paths, earlier, ts, config.source);
+  if (earlier) {
+    out << "The apply of " << earlier->appliedAt
+        << " is not rolled back: its undo record is extended, so `nfsrdma-server rollback` "
+           "returns to the state before that apply.\n";
+  }
+  undo.save();
+  std::size_t done = 0;
+  try {
+    done = executePlan(outcome, config, paths, runner, undo, ts, out);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string(e.what()) + "; " +
+                             undoFailedApply(undo, earlier, paths, runner, ts, out));
   }
   outcome.changed = true;
   out << "Applied " << done << " change(s); `nfsrdma-server rollback` restores the state before "
@@ -597,57 +686,61 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
   return outcome;
 }
 
+namespace {
+
+// Before rollback changes anything: no symlink on the way to a file or
+// kernel value it restores, to a backup it reads, or to the backups
+// directory, so a link put there since apply is refused, not written
+// through. Other failures stop only their own step.
+void preflightRollback(const Record& rec, const HostPaths& paths) {
+  checkNoLinkOnTheWay(paths, HostPaths::kBackupDir, true);
+  for (const auto& u : rec.steps) {
+    if (u.kind == "file" || u.kind == "kernel") checkNoLinkOnTheWay(paths, u.path, false);
+    if (u.kind == "file" && u.existed && !u.backup.empty()) {
+      checkNoLinkOnTheWay(paths, u.backup, false);
+    }
+  }
+}
+
+}  // namespace
+
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out) {
   std::optional<RunLock> lock;  // without a state directory there is no record to roll back
-  if (!dryRun && fs::exists(paths.resolve(HostPaths::kStateDir))) lock.emplace(paths);
-  const fs::path record = paths.resolve(HostPaths::kLastApply);
-  const std::optional<Record> rec = loadRecord(record);
+  if (!dryRun) lock.emplace(paths, false);
+  const std::optional<Record> rec = loadRecord(paths);
   if (!rec) {
-    out << "Nothing to roll back: no apply is recorded (" << record.string() << ").\n";
+    out << "Nothing to roll back: no apply is recorded ("
+        << paths.resolve(HostPaths::kLastApply).string() << ").\n";
     return true;
   }
+  preflightRollback(*rec, paths);
   const std::string ts = utcTimestamp();
   out << (dryRun ? "Would roll back" : "Rolling back") << " the apply of " << rec->appliedAt;
   for (std::size_t k = 0; k < rec->laterApplies.size(); ++k) {
     out << (k == 0 ? " and the later apply of " : ", ") << rec->laterApplies[k].first;
   }
   out << ":\n";
-  bool ok = true;
-  std::vector<Undo> failed;
-  const std::vector<Undo>& steps = rec->steps;
-  // Later steps of the same rank first: the reverse of the order they were made in.
-  std::vector<std::size_t> order(steps.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
-  std::stable_sort(order.begin(), order.end(), [&steps](std::size_t a, std::size_t b) {
-    return undoRank(steps[a].kind, steps[a].path) < undoRank(steps[b].kind, steps[b].path);
-  });
-  for (std::size_t k : order) {
-    const Undo& u = steps[k];
+  const std::vector<Undo> failed = undoSteps(rec->steps, paths, runner, dryRun, ts, out);
+  bool ok = failed.empty();
+  if (!dryRun) {
+    bool retired = false;
     try {
-      undoStep(u, paths, runner, dryRun, ts, out);
+      retireRecord(paths, ts);
+      retired = true;
     } catch (const std::exception& e) {
       ok = false;
-      failed.push_back(u);
-      out << "  FAILED to undo " << u.kind << " " << (u.path.empty() ? u.name : u.path) << ": "
-          << e.what() << "\n";
+      out << "  FAILED to retire " << paths.display(HostPaths::kLastApply) << ": " << e.what()
+          << "\n";
     }
-  }
-  if (!dryRun) {
-    std::error_code ec;
-    // Two rollbacks in one second must not retire onto the same name: the
-    // older record would be lost.
-    fs::rename(record, firstUnusedPath(record.string() + ".rolled-back." + ts), ec);
-    if (ec) {
-      ok = false;
-      out << "  FAILED to retire " << record.string() << ": " << ec.message() << "\n";
-    } else if (!failed.empty()) {
+    if (retired && !failed.empty()) {
       // What could not be undone stays recorded, so a rollback after the
       // cause is fixed finishes the job instead of finding nothing to do.
       Record rest = *rec;
       rest.steps = failed;
       writeRecord(paths, rest);
-      out << "  the " << failed.size() << " step(s) that failed stay recorded in " << record.string()
+      out << "  the " << failed.size() << " step(s) that failed stay recorded in "
+          << paths.resolve(HostPaths::kLastApply).string()
           << ": fix what they name and run rollback again\n";
     }
   }

@@ -20,12 +20,16 @@ struct ApplyOutcome {
   ServerPlan plan;       // what was (or, for a dry run, would be) done
 };
 
-// Probes the host, plans, prints the plan to `out` and, unless dryRun,
-// applies it. Modules are loaded first and the host re-probed, so knobs that
-// appear with a module (svc_rdma sysctls) are set in the same run. Throws
-// std::runtime_error naming the failing change; what was done is recorded.
-// An existing record (an apply not rolled back) is extended; one that cannot
-// be read stops apply before anything changes.
+// Probes the host, plans, checks before the first change everything that
+// can be checked (each path apply writes is of the kind it expects, reached
+// without a symlink, with room for it; see preflight in the .cpp), prints
+// the plan to `out` and, unless dryRun, applies it. Modules are loaded first
+// and the host re-probed, so knobs that appear with a module (svc_rdma
+// sysctls) are set in the same run. When a change fails, apply undoes its own
+// changes (printed to `out`) and throws std::runtime_error naming the failed
+// change and whether all were undone; what could not be undone stays
+// recorded. An existing record (an apply not rolled back) is extended; one
+// that cannot be read stops apply before anything changes.
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
 
@@ -34,7 +38,8 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
 // apply checks it before every file write.
 void requireUnchangedSincePlan(const Change& c, const HostPaths& paths);
 
-// Restores what the recorded applies changed, in this order: nfsd threads,
+// Restores what the recorded applies changed; refuses, before changing
+// anything, a symlink on the way to a path it would write. In this order: nfsd threads,
 // listeners (closed with nfsdctl when installed, else reported), lease/grace,
 // versions, tuning, files, then re-exports. Our exports file goes back byte
 // for byte from its backup (or is removed); in /etc/nfs.conf only apply's

@@ -183,7 +183,7 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
 
   // Files.
   const std::string exportsPath = HostPaths::kOwnExports;
-  auto exportsBefore = readFileIfExists(paths.resolve(exportsPath));
+  auto exportsBefore = readHostFile(paths, exportsPath);
   const std::string exportsAfter = renderOwnExports(config);
   const bool exportsChange = exportsBefore != exportsAfter;
   if (exportsChange) {
@@ -196,7 +196,7 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          "our exports, one line per export"});
   }
-  auto confBefore = readFileIfExists(paths.resolve(HostPaths::kNfsConf));
+  auto confBefore = readHostFile(paths, HostPaths::kNfsConf);
   const std::string confAfter = editNfsConf(confBefore.value_or(""), config);
   if (confBefore != confAfter) {
     add({ChangeKind::WriteFile,
@@ -285,7 +285,7 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
     add({ChangeKind::KernelValue,
          Stage::Tuning,
          host,
-         readFileIfExists(paths.resolve(host)).value_or(it->second),
+         readHostFile(paths, host).value_or(it->second),
          std::to_string(t.value) + "\n",
          false,
          {},

@@ -93,7 +93,7 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
   }
   // The kernel's export cache fills on demand; etab is what exportfs handed it.
   o << "exports given to the kernel by exportfs (/var/lib/nfs/etab):\n";
-  if (auto etab = readFileIfExists(paths.resolve("/var/lib/nfs/etab"))) {
+  if (auto etab = readHostFile(paths, "/var/lib/nfs/etab")) {
     std::istringstream in(*etab);
     bool any = false;
     for (std::string line; std::getline(in, line);) {
@@ -105,7 +105,7 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
   } else {
     o << "  (not available)\n";
   }
-  auto own = readFileIfExists(paths.resolve(HostPaths::kOwnExports));
+  auto own = readHostFile(paths, HostPaths::kOwnExports);
   o << "our exports file " << HostPaths::kOwnExports << ": " << (own ? "present" : "absent")
     << "\n";
   o << "RDMA devices:";
@@ -116,7 +116,7 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
       o << "  " << d.name << " port " << p.number << ": " << p.state << ", " << p.linkLayer << "\n";
     }
   }
-  auto rec = readFileIfExists(paths.resolve(HostPaths::kLastApply));
+  auto rec = readHostFile(paths, HostPaths::kLastApply);
   o << "last apply: " << (rec ? "recorded (rollback available)" : "none recorded") << "\n";
   return o.str();
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,9 +15,11 @@
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "server/CommandRunner.h"
 #include "server/HostState.h"
 #include "server/NfsConf.h"
 #include "server/PlanExecutor.h"
@@ -33,18 +36,7 @@ using nfsrdma::server::testing::ToolRun;
 
 namespace {
 
-const char* kConfig =
-    "exports:\n"
-    "  - path: /srv/nfsrdma/data\n"
-    "    clients:\n"
-    "      - host: 192.168.100.0/24\n"
-    "        insecure: true\n"
-    "nfsd:\n"
-    "  threads: 16\n"
-    "  versions: [\"4.1\", \"4.2\"]\n"
-    "  lease_time: 60\n"
-    "rdma:\n"
-    "  device: rxe0\n";
+const char* const kConfig = nfsrdma::server::testing::kSampleServerConfig;
 
 class Rollback : public ::testing::Test {
  protected:
@@ -64,16 +56,10 @@ class Rollback : public ::testing::Test {
     host.write("usr/sbin/nfsdctl", "#!/bin/sh\nexit 0\n");
     ::chmod((host.root / "usr/sbin/nfsdctl").c_str(), 0755);
   }
-  // A port list apply cannot write (a directory where procfs has a file):
-  // apply stops at [ports] after the files, versions and lease time.
-  void breakPortList() const {
-    std::filesystem::remove(host.root / "proc/fs/nfsd/portlist");
-    host.mkdir("proc/fs/nfsd/portlist");
-  }
-  void repairPortList() const {
-    std::filesystem::remove(host.root / "proc/fs/nfsd/portlist");
-    host.write("proc/fs/nfsd/portlist", "");
-  }
+  // Runs apply in a child process that dies (as on a kill or a power loss)
+  // when it runs `dieAt`: the undo record is left as that apply left it.
+  // Returns the child's exit status.
+  int applyDyingAt(const std::string& dieAt) const;
   // What an admin does to nfs.conf after apply: one of our keys changed, a
   // commented default switched on, a section added.
   void editNfsConfLikeAnAdmin() const {
@@ -91,6 +77,41 @@ class Rollback : public ::testing::Test {
   std::string cfg;
   std::map<std::string, std::string> pristine;
 };
+
+// Runs commands as the staged host does, but the process exits at once
+// (no rollback of its own, no destructor) at the command named.
+class DyingRunner final : public nfsrdma::server::CommandRunner {
+ public:
+  static constexpr int kDied = 42;
+  DyingRunner(const nfsrdma::server::HostPaths& paths, std::string dieAt)
+      : staged_(paths), dieAt_(std::move(dieAt)) {}
+  nfsrdma::server::CommandResult run(const std::vector<std::string>& argv) override {
+    if (nfsrdma::server::shellJoin(argv) == dieAt_) ::_exit(kDied);
+    return staged_.run(argv);
+  }
+
+ private:
+  nfsrdma::server::StagedCommandRunner staged_;
+  std::string dieAt_;
+};
+
+int Rollback::applyDyingAt(const std::string& dieAt) const {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const nfsrdma::server::HostPaths paths(host.root);
+    DyingRunner runner(paths, dieAt);
+    std::ostringstream out;
+    try {
+      nfsrdma::server::applyConfig(nfsrdma::server::loadServerConfig(cfg), paths, runner, false,
+                                   out);
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
 
 }  // namespace
 
@@ -122,16 +143,14 @@ TEST_F(Rollback, NfsdctlStopsThreadsFirstAndClosesEachListenerOnItsTransport) {
   expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions", "proc/fs/nfsd/nfsv4leasetime"});
 }
 
-// An apply that stopped half way, then a retry that finished: one rollback
-// returns to the state before the first apply, not to the half-done state
-// the retry started from.
-TEST_F(Rollback, AfterAFailedApplyAndARetryReturnsToTheStateBeforeTheFirst) {
-  breakPortList();
-  auto failed = apply();
-  ASSERT_EQ(failed.status, 1) << failed.out;
-  pos(failed.err, "apply stopped at [ports /proc/fs/nfsd/portlist]");
+// An apply that died half way (a failing one undoes itself; a killed one
+// cannot), then a retry that finished: one rollback returns to the state
+// before the first apply, not to the half-done state the retry started from.
+TEST_F(Rollback, AfterAnInterruptedApplyAndARetryReturnsToTheStateBeforeTheFirst) {
+  installNfsdctl();
+  ASSERT_EQ(applyDyingAt("/usr/sbin/nfsdctl threads 16"), DyingRunner::kDied);
   ASSERT_NE(host.read("etc/nfs.conf"), pristine.at("etc/nfs.conf")) << "nfs.conf was written";
-  repairPortList();
+  ASSERT_TRUE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
   auto retry = apply();
   ASSERT_EQ(retry.status, 0) << retry.err << retry.out;
   pos(retry.out, "is not rolled back: its undo record is extended");

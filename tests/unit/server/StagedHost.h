@@ -43,6 +43,21 @@ inline const char* kSampleNfsConf =
     "# manage-gids=n\n"
     "\tdescriptors = 0\n";
 
+// A server config for the staged host: one export to its RoCE subnet, 16
+// threads, NFSv4.1 and 4.2, a 60 s lease, rxe0.
+inline const char* kSampleServerConfig =
+    "exports:\n"
+    "  - path: /srv/nfsrdma/data\n"
+    "    clients:\n"
+    "      - host: 192.168.100.0/24\n"
+    "        insecure: true\n"
+    "nfsd:\n"
+    "  threads: 16\n"
+    "  versions: [\"4.1\", \"4.2\"]\n"
+    "  lease_time: 60\n"
+    "rdma:\n"
+    "  device: rxe0\n";
+
 class StagedHost {
  public:
   StagedHost() {
@@ -113,12 +128,17 @@ class StagedHost {
 
   bool exists(const std::string& rel) const { return std::filesystem::exists(root / rel); }
 
-  // Every path under the root -> its bytes ("<dir>" for directories).
-  std::map<std::string, std::string> snapshot() const {
+  // Every path under the root -> its bytes ("<dir>" for directories,
+  // "<symlink TARGET>" for links, which are not followed).
+  std::map<std::string, std::string> snapshot() const { return snapshotOf(root); }
+
+  static std::map<std::string, std::string> snapshotOf(const std::filesystem::path& top) {
     std::map<std::string, std::string> out;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-      const std::string rel = std::filesystem::relative(e.path(), root).string();
-      if (e.is_directory()) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(top)) {
+      const std::string rel = std::filesystem::relative(e.path(), top).string();
+      if (e.is_symlink()) {
+        out[rel] = "<symlink " + std::filesystem::read_symlink(e.path()).string() + ">";
+      } else if (e.is_directory()) {
         out[rel] = "<dir>";
       } else {
         std::ifstream in(e.path(), std::ios::binary);

@@ -265,12 +265,14 @@ Client::Client(const ClientOptions& options) : options_(options) {
 
 Client::~Client() {
   try {
-    close();
+    closeSession(false);
   } catch (...) {  // a destructor reports nothing; close() explicitly to see errors
   }
 }
 
-void Client::close() {
+void Client::close() { closeSession(true); }
+
+void Client::closeSession(bool tell) {
   if (closed_) return;
   // close() waits for replies that only the I/O thread can deliver.
   if (rpc_->onIoThread()) check(makeError(ClientErrc::kInvalidArgument, "close() from an I/O callback"));
@@ -279,7 +281,9 @@ void Client::close() {
   rpc_->shutdown();
   if (!e) return;
   teardownError_ = e.message();
-  if (options_.onTeardownError) options_.onTeardownError(teardownError_);
+  // Only an explicit close() tells: a destructor runs as a failed command
+  // unwinds, whose own error already says why the server is out of reach.
+  if (tell && options_.onTeardownError) options_.onTeardownError(teardownError_);
 }
 
 std::string Client::fullPath(std::string_view path) const { return joinPath(options_.exportPath, path); }

@@ -96,7 +96,8 @@ class Client {
   // that will not destroy them (after close() rode out DELAY and
   // CLIENTID_BUSY answers) is told to options.onTeardownError and kept in
   // teardownError(), not thrown: every file's data was committed at its own
-  // close, and the server drops the client ID when its lease runs out.
+  // close, and the server drops the client ID when its lease runs out. The
+  // destructor closes as well but tells nobody.
   void close();
   // What close() could not tear down on the server, or empty.
   const std::string& teardownError() const { return teardownError_; }
@@ -222,6 +223,8 @@ class Client {
   std::atomic<std::uint64_t> opens_{0};
   bool closed_ = false;
   std::string teardownError_;
+
+  void closeSession(bool tell);  // close(); tell: call options_.onTeardownError
 };
 
 }  // namespace nfsrdma

@@ -58,6 +58,16 @@ const char* kindName(mode_t mode) {
   return "block device";
 }
 
+fs::file_type fileTypeOf(mode_t mode) {
+  if (S_ISREG(mode)) return fs::file_type::regular;
+  if (S_ISDIR(mode)) return fs::file_type::directory;
+  if (S_ISLNK(mode)) return fs::file_type::symlink;
+  if (S_ISFIFO(mode)) return fs::file_type::fifo;
+  if (S_ISSOCK(mode)) return fs::file_type::socket;
+  if (S_ISCHR(mode)) return fs::file_type::character;
+  return fs::file_type::block;
+}
+
 std::string readLinkAt(int dir, const std::string& name) {
   char buf[4096];
   const ssize_t n = ::readlinkat(dir, name.c_str(), buf, sizeof buf);
@@ -138,12 +148,14 @@ int openDirAt(const HostPaths& paths, int dir, const std::string& name, const fs
   fail("cannot open directory", paths.display(hostPath), err);
 }
 
-// How far a walk from the root got: the deepest real directory reached, and
-// whether that is the directory holding the path (whose last component is `name`).
+// How far a walk from the root got: the deepest real directory reached (and
+// its host path), and whether that is the directory holding the path (whose
+// last component is `name`).
 struct Walk {
   UniqueFd dir;
   bool complete = false;
   std::string name;
+  fs::path at = "/";
 };
 
 // Walks from the root to the directory holding `hostPath`, opening each
@@ -153,12 +165,12 @@ struct Walk {
 Walk walkToParent(const HostPaths& paths, const fs::path& hostPath, bool create) {
   const std::vector<std::string> parts = componentsOf(hostPath);
   Walk w{openRoot(paths), false, parts.back()};
-  fs::path host = "/";
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    host /= parts[i];
+    const fs::path host = w.at / parts[i];
     const int fd = openDirAt(paths, w.dir.get(), parts[i], host, create);
     if (fd < 0) return w;
     w.dir = UniqueFd(fd);
+    w.at = host;
   }
   w.complete = true;
   return w;
@@ -200,17 +212,20 @@ struct Target {
   Walk walk;
 };
 
+// The host path of the file a host path names (after a LastInRoot link).
+fs::path followed(const HostPaths& paths, const fs::path& hostPath) {
+  return HostPaths::linksFor(hostPath) == Links::LastInRoot ? followLastLink(paths, hostPath)
+                                                            : hostPath.lexically_normal();
+}
+
 Target locate(const HostPaths& paths, const fs::path& hostPath, bool create) {
-  fs::path host = HostPaths::linksFor(hostPath) == Links::LastInRoot
-                      ? followLastLink(paths, hostPath)
-                      : hostPath.lexically_normal();
+  fs::path host = followed(paths, hostPath);
   Walk walk = walkToParent(paths, host, create);
   return {std::move(host), std::move(walk)};
 }
 
-// A read-only probe path (Links::InRoot), opened by the kernel with the
-// root as "/"; an empty fd when it does not exist.
-UniqueFd openInRoot(const HostPaths& paths, const fs::path& hostPath, std::uint64_t flags) {
+// openat2 with the root as "/"; -1 (errno set) when it fails.
+int openat2InRoot(const HostPaths& paths, const fs::path& hostPath, std::uint64_t flags) {
   const UniqueFd root = openRoot(paths);
   open_how how{};
   how.flags = flags | O_CLOEXEC;
@@ -220,15 +235,52 @@ UniqueFd openInRoot(const HostPaths& paths, const fs::path& hostPath, std::uint6
   // EAGAIN: a rename elsewhere raced the lookup (openat2(2) says retry); bounded.
   for (int attempt = 0; attempt < 8; ++attempt) {
     fd = ::syscall(SYS_openat2, root.get(), rel.c_str(), &how, sizeof how);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    if (errno != EAGAIN) break;
+    if (fd >= 0 || errno != EAGAIN) break;
   }
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    // EPERM: a seccomp filter (older Docker, systemd SystemCallFilter=) that
+    // does not know openat2. Either way reads cannot be confined, and a
+    // probe must not report that as "absent".
+    throw ConfinementUnavailable(
+        "openat2 is unavailable (kernel older than 5.6, or blocked by a seccomp filter or "
+        "container): cannot confine reads of " +
+        hostPath.lexically_normal().string() + " to --root " + paths.root().string());
+  }
+  return static_cast<int>(fd);
+}
+
+// Pre-flight: the directory `dir` (host path `at`: the deepest one that
+// exists on the way to a target) is not on a read-only mount and, when files
+// are to be `created` in it, writable by us (as root that is mostly the
+// read-only mount again, but not always: an immutable directory, an
+// unprivileged run). Returns its file system's figures for the space check.
+struct statvfs requireWritableDir(const HostPaths& paths, int dir, const fs::path& at,
+                                  bool created) {
+  struct statvfs vfs {};
+  if (::fstatvfs(dir, &vfs) != 0) failAt("cannot stat the file system of", paths, at);
+  if ((vfs.f_flag & ST_RDONLY) != 0) {
+    throw std::runtime_error(paths.display(at) +
+                             " is on a read-only file system; apply changes nothing");
+  }
+  if (created && ::faccessat(dir, ".", W_OK, AT_EACCESS) != 0) {
+    const int err = errno;
+    throw std::runtime_error(paths.display(at) + " is not writable (" +
+                             std::error_code(err, std::generic_category()).message() +
+                             "); expected a directory apply can create files in; apply changes "
+                             "nothing");
+  }
+  return vfs;
+}
+
+// A read-only probe path (Links::InRoot), opened with the root as "/"; an
+// empty fd when it does not exist. On the live host the root is "/" already,
+// so plain openat confines as much and works where openat2 is filtered.
+UniqueFd openInRoot(const HostPaths& paths, const fs::path& hostPath, std::uint64_t flags) {
+  const int fd = paths.isLiveHost() ? ::openat(AT_FDCWD, hostPath.lexically_normal().c_str(),
+                                               static_cast<int>(flags) | O_CLOEXEC)
+                                    : openat2InRoot(paths, hostPath, flags);
+  if (fd >= 0) return UniqueFd(fd);
   if (errno == ENOENT || errno == ENOTDIR) return {};
-  if (errno == ENOSYS) {
-    throw ConfinementUnavailable("cannot open " + paths.display(hostPath) +
-                                 " inside the root: this kernel has no openat2 (Linux 5.6 or "
-                                 "later is needed)");
-  }
   failAt("cannot open", paths, hostPath);
 }
 
@@ -319,12 +371,38 @@ std::vector<std::string> listHostDir(const HostPaths& paths, const fs::path& hos
   return out;
 }
 
-bool hostPathExists(const HostPaths& paths, const fs::path& hostPath) {
+std::optional<fs::file_status> hostPathStatus(const HostPaths& paths, const fs::path& hostPath) {
+  std::optional<struct stat> st;
   if (HostPaths::linksFor(hostPath) == Links::InRoot) {
-    return static_cast<bool>(openInRoot(paths, hostPath, std::uint64_t{O_PATH}));
+    // O_PATH alone: openat2 refuses it with any other open flag.
+    const UniqueFd fd = openInRoot(paths, hostPath, std::uint64_t{O_PATH});
+    if (!fd) return std::nullopt;
+    st.emplace();
+    if (::fstat(fd.get(), &*st) != 0) failAt("cannot stat", paths, hostPath);
+  } else {
+    const Target t = locate(paths, hostPath, false);
+    if (t.walk.complete) st = statAt(t.walk.dir.get(), t.walk.name, paths.display(t.host));
   }
-  const Walk w = walkToParent(paths, hostPath, false);
-  return w.complete && statAt(w.dir.get(), w.name, paths.display(hostPath)).has_value();
+  if (!st) return std::nullopt;
+  return fs::file_status(fileTypeOf(st->st_mode), static_cast<fs::perms>(st->st_mode & 07777));
+}
+
+bool hostPathExists(const HostPaths& paths, const fs::path& hostPath) {
+  return hostPathStatus(paths, hostPath).has_value();
+}
+
+void rethrowUnlessAbsence(const fs::path& hostPath) {
+  try {
+    throw;
+  } catch (const ConfinementUnavailable&) {
+    throw;
+  } catch (const PathRefused&) {
+    // On a probe path (InRoot) links are resolved inside the root, so a
+    // refusal there only says "not a regular file": absent, as nfs-utils
+    // and the kernel would treat it. Anywhere else it is a link we refuse.
+    if (HostPaths::linksFor(hostPath) != Links::InRoot) throw;
+  } catch (const std::exception&) {
+  }
 }
 
 UniqueFd openHostDir(const HostPaths& paths, const fs::path& hostPath, bool create) {
@@ -335,9 +413,23 @@ UniqueFd openHostDir(const HostPaths& paths, const fs::path& hostPath, bool crea
 
 void writeHostFile(const HostPaths& paths, const fs::path& hostPath, const std::string& content,
                    fs::perms mode) {
-  const Target t = locate(paths, hostPath, true);
-  const int dir = t.walk.dir.get();
+  // procfs has no rename: a temp file there fails, or in a staged tree
+  // replaces the pseudo-file with a regular one. writeProcValue writes those.
+  // Checked where an /etc/nfs.conf link ends too, before any mkdir.
+  const fs::path host = followed(paths, hostPath);
+  if (HostPaths::isWithin(host, "/proc")) {
+    throw PathRefused(paths.display(host) +
+                      " is a kernel file; expected a file that can be replaced (temp file and "
+                      "rename are never used under /proc)");
+  }
+  const Target t{host, walkToParent(paths, host, true)};
   const std::string shown = paths.display(t.host);
+  if (!t.walk.complete) {  // a directory vanished between mkdir and open: never write into a parent
+    throw std::runtime_error("cannot write " + shown + ": the directories on the way to it " +
+                             "could not be created (" + paths.display(t.walk.at) + " is the " +
+                             "deepest one there)");
+  }
+  const int dir = t.walk.dir.get();
   if (const auto st = statAt(dir, t.walk.name, shown)) {
     if (!S_ISREG(st->st_mode))
       refuseKind(paths, t.host, st->st_mode, dir, t.walk.name, "a regular file");
@@ -424,9 +516,7 @@ void writeProcValue(const HostPaths& paths, const fs::path& hostPath, const std:
 void checkHostFileWritable(const HostPaths& paths, const fs::path& hostPath, std::uintmax_t bytes) {
   const Target t = locate(paths, hostPath, false);
   if (t.walk.complete) requireKindOrAbsent(paths, t.host, t.walk.dir.get(), t.walk.name, S_IFREG);
-  struct statvfs vfs {};
-  if (::fstatvfs(t.walk.dir.get(), &vfs) != 0)
-    failAt("cannot stat the file system of", paths, t.host);
+  const struct statvfs vfs = requireWritableDir(paths, t.walk.dir.get(), t.walk.at, true);
   const std::uintmax_t avail = static_cast<std::uintmax_t>(vfs.f_bavail) * vfs.f_frsize;
   if (avail < bytes) {
     throw std::runtime_error("not enough free space for " + paths.display(t.host) + ": " +
@@ -439,6 +529,17 @@ void checkHostPathKind(const HostPaths& paths, const fs::path& hostPath, bool di
   const Walk w = walkToParent(paths, hostPath, false);
   if (w.complete) {
     requireKindOrAbsent(paths, hostPath, w.dir.get(), w.name, directory ? S_IFDIR : S_IFREG);
+  }
+  if (!directory) {  // a kernel file, written in place: only a read-only mount stops that
+    requireWritableDir(paths, w.dir.get(), w.at, false);
+    return;
+  }
+  // Files are made in the directory itself once it exists, else where it will be made.
+  const UniqueFd self(w.complete ? openDirAt(paths, w.dir.get(), w.name, hostPath, false) : -1);
+  if (self) {
+    requireWritableDir(paths, self.get(), hostPath.lexically_normal(), true);
+  } else {
+    requireWritableDir(paths, w.dir.get(), w.at, true);
   }
 }
 

@@ -29,8 +29,9 @@ class PathRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The kernel lacks what confinement needs (openat2, Linux 5.6 or later):
-// an error of the host, never read as "the file is absent".
+// Confinement under a --root other than "/" needs openat2 (Linux 5.6 or
+// later), and a seccomp filter may refuse it (EPERM): an error of the host,
+// never read as "the file is absent".
 class ConfinementUnavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -67,15 +68,40 @@ std::optional<std::string> readHostFile(const HostPaths& paths,
 // The names in a host directory, sorted; empty when it does not exist.
 std::vector<std::string> listHostDir(const HostPaths& paths, const std::filesystem::path& hostPath);
 
+// What is at the host path (its type and mode bits), nullopt when nothing
+// is: a probe path (Links::InRoot) after its links, resolved inside the root;
+// any other path not following its last component (a link is reported as
+// one), except /etc/nfs.conf, which is looked at where its links end.
+std::optional<std::filesystem::file_status> hostPathStatus(const HostPaths& paths,
+                                                           const std::filesystem::path& hostPath);
+
 // Whether something (of any kind) is at the host path.
 bool hostPathExists(const HostPaths& paths, const std::filesystem::path& hostPath);
+
+// For readers that treat a host file they cannot read as absent; call it in
+// a catch block. Rethrows what must stop them instead: ConfinementUnavailable,
+// and PathRefused except on a probe path (Links::InRoot), where it only means
+// "not a regular file". Returns for every other std::exception.
+void rethrowUnlessAbsence(const std::filesystem::path& hostPath);
+
+// `read()`, or `{}` (absent) when it throws what rethrowUnlessAbsence lets pass.
+template <typename Read>
+auto orAbsent(const std::filesystem::path& hostPath, Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::exception&) {
+    rethrowUnlessAbsence(hostPath);
+    return {};
+  }
+}
 
 // The host directory, opened (O_RDONLY); `create` makes it and missing
 // parents (0755); without it an absent directory gives an empty UniqueFd.
 UniqueFd openHostDir(const HostPaths& paths, const std::filesystem::path& hostPath, bool create);
 
 // Replaces the host file with `content` atomically, creating missing parent
-// directories. Keeps the mode of an existing file, else uses `mode`. For
+// directories. Refuses a path under /proc (procfs has no rename; see
+// writeProcValue). Keeps the mode of an existing file, else uses `mode`. For
 // /etc/nfs.conf behind a symlink, the file the link ends at is replaced next
 // to itself and the link stays (renaming over it would turn it into a copy).
 void writeHostFile(const HostPaths& paths, const std::filesystem::path& hostPath,
@@ -109,16 +135,20 @@ void writeProcValue(const HostPaths& paths, const std::filesystem::path& hostPat
                     const std::string& value, bool append);
 
 // Pre-flight checks: they change nothing and throw PathRefused (or
-// std::runtime_error for too little space) naming the path and what was
-// expected. A host file writeHostFile can replace: every directory on the way
-// is a real one or can be created, the file is a regular file or absent, and
-// its file system has `bytes` free.
+// std::runtime_error for a read-only or unwritable directory, or too little
+// space) naming the path and what was expected. A host file writeHostFile can
+// replace: every directory on the way is a real one or can be created, the
+// file is a regular file or absent, and the deepest existing directory on the
+// way is writable, on a file system not mounted read-only, with `bytes` free.
 void checkHostFileWritable(const HostPaths& paths, const std::filesystem::path& hostPath,
                            std::uintmax_t bytes);
 // A host path reached through real directories (or ones that can be
 // created) with nothing, or a directory (`directory`) or regular file, at its
-// end: our state and backup directories, and the kernel's /proc files, which
-// a module may bring with it.
+// end: our state and backup directories, which must be writable (the
+// directory itself, or the deepest existing one on the way), and the
+// kernel's /proc files, which a module may bring with it and which are
+// written in place (only a read-only mount is refused there: procfs
+// directories refuse write access even to root).
 void checkHostPathKind(const HostPaths& paths, const std::filesystem::path& hostPath,
                        bool directory);
 

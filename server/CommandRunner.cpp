@@ -27,10 +27,27 @@ std::string shellJoin(const std::vector<std::string>& argv) {
   return out;
 }
 
+namespace {
+// Where findHostTool looks, in this order.
+constexpr const char* kToolDirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"};
+}  // namespace
+
+bool isHostToolPath(const std::string& path, const std::string& name) {
+  for (const char* dir : kToolDirs) {
+    if (path == std::string(dir) + "/" + name) return true;
+  }
+  return false;
+}
+
 std::string findHostTool(const HostPaths& paths, const std::string& name) {
-  for (const char* dir : {"/usr/sbin", "/sbin", "/usr/bin", "/bin", "/usr/local/sbin"}) {
+  for (const char* dir : kToolDirs) {
     const std::string host = std::string(dir) + "/" + name;
-    if (::access(paths.resolve(host).c_str(), X_OK) == 0) return host;
+    // Looked at inside the root (links resolved there), like every host path.
+    // An execute bit on a regular file is what access(X_OK) asks of root.
+    const auto st = orAbsent(host, [&] { return hostPathStatus(paths, host); });
+    constexpr auto exec = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+    if (st && fs::is_regular_file(*st) && (st->permissions() & exec) != fs::perms::none)
+      return host;
   }
   return "";
 }

@@ -54,4 +54,7 @@ std::string shellJoin(const std::vector<std::string>& argv);
 // The absolute host path of a tool found in the root's sbin/bin dirs, or "".
 std::string findHostTool(const HostPaths& paths, const std::string& name);
 
+// Whether `path` is one findHostTool can return for `name` ("/usr/sbin/exportfs").
+bool isHostToolPath(const std::string& path, const std::string& name);
+
 }  // namespace nfsrdma::server

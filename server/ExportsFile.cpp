@@ -336,8 +336,9 @@ std::string ExportsFile::render() const {
 namespace {
 
 constexpr std::string_view kHostRule =
-    "host names are dot-separated labels of 1..63 letters, digits and '-' (RFC 1123), with "
-    "the wildcards '*', '?' and [classes] of exports(5)";
+    "host names are dot-separated labels of 1..63 letters, digits, '-' and '_' (RFC 1123, plus "
+    "the '_' of /etc/hosts and Active Directory names), with the wildcards '*', '?' and "
+    "[classes] of exports(5)";
 
 bool isIpv4(std::string_view s) {
   in_addr a{};
@@ -391,6 +392,14 @@ std::string checkNetwork(std::string_view address, std::string_view mask) {
   return checkPrefix(mask, 32, "IPv4");
 }
 
+// A byte a label may hold outside a [class]: RFC 1123's letters, digits and
+// '-', the wildcards '*' and '?', and '_', which RFC 1123 lacks but the
+// resolver exportfs hands names to takes (/etc/hosts and AD names have it).
+bool isLabelChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '*' ||
+         c == '?';
+}
+
 // One label of a host name or wildcard pattern; `n` counts from 1.
 std::string checkLabel(std::string_view label, std::size_t n) {
   if (label.empty())
@@ -401,7 +410,7 @@ std::string checkLabel(std::string_view label, std::size_t n) {
     return "label " + quotedInput(label) + " starts or ends with '-' (RFC 1123)";
   for (std::size_t i = 0; i < label.size(); ++i) {
     const char c = label[i];
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '*' || c == '?') continue;
+    if (isLabelChar(c)) continue;
     if (c == '[') {
       const auto close = label.find(']', i + 1);
       if (close == std::string_view::npos || close == i + 1)

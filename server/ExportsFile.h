@@ -61,9 +61,10 @@ bool isKnownExportOption(std::string_view option);
 
 // A client as exports(5) "Machine Name Formats" describes it: '*'; a host
 // name of RFC 1123 labels (letters, digits, '-', 1..63 each, at most 253 in
-// all), which may hold the wildcards '*', '?' and [classes]; @netgroup; an
-// IPv4 address (what inet_pton takes: exportfs's host_pton refuses short
-// forms like "10.1"), alone or with /0..32 or a contiguous dotted netmask; an
+// all), plus '_' (exportfs hands names to the resolver, which takes it), that
+// may hold the wildcards '*', '?' and [classes]; @netgroup; an IPv4 address
+// (what inet_pton takes: exportfs's host_pton refuses short forms like
+// "10.1"), alone or with /0..32 or a contiguous dotted netmask; an
 // IPv6 address without brackets (exportfs would read them as a character
 // class), alone or with /0..128.
 std::string checkExportClient(std::string_view host);

@@ -30,10 +30,14 @@ Links HostPaths::linksFor(const std::filesystem::path& hostPath) {
   const std::filesystem::path p = hostPath.lexically_normal();
   if (p == kNfsConf) return Links::LastInRoot;
   for (const char* own : {"/etc/exports.d", kStateDir, "/proc"}) {
-    const auto rel = p.lexically_relative(own);
-    if (!rel.empty() && *rel.begin() != "..") return Links::Refuse;
+    if (isWithin(p, own)) return Links::Refuse;
   }
   return Links::InRoot;
+}
+
+bool HostPaths::isWithin(const std::filesystem::path& hostPath, const std::filesystem::path& dir) {
+  const auto rel = hostPath.lexically_normal().lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
 }
 
 }  // namespace nfsrdma::server

@@ -49,6 +49,10 @@ class HostPaths {
   // InRoot for the rest (which the tool only reads).
   static Links linksFor(const std::filesystem::path& hostPath);
 
+  // Whether a host path is `dir` or below it, compared after normalizing
+  // ("/proc/../etc/passwd" is not under /proc).
+  static bool isWithin(const std::filesystem::path& hostPath, const std::filesystem::path& dir);
+
   // The files and directories we touch, as host paths (before resolve()).
   static constexpr const char* kOwnExports = "/etc/exports.d/nfsrdma.exports";
   static constexpr const char* kNfsConf = "/etc/nfs.conf";

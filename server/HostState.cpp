@@ -17,28 +17,14 @@ namespace {
 
 // A probe treats a file it cannot read as absent (unused sysfs GID slots
 // answer EINVAL), but not a refused path where the tool writes (a symlink at
-// /proc/fs/nfsd/threads) or a kernel without openat2: those must stop
-// apply, not look like "no nfsd".
-template <typename Probe>
-auto tolerant(const fs::path& host, Probe probe) -> decltype(probe()) {
-  try {
-    return probe();
-  } catch (const ConfinementUnavailable&) {
-    throw;
-  } catch (const PathRefused&) {
-    if (HostPaths::linksFor(host) != Links::InRoot) throw;
-    return {};
-  } catch (const std::exception&) {
-    return {};
-  }
-}
-
+// /proc/fs/nfsd/threads) or openat2 missing or filtered: those must stop
+// apply and doctor, not look like "no nfsd" (orAbsent).
 std::optional<std::string> readSmall(const HostPaths& paths, const fs::path& host) {
-  return tolerant(host, [&] { return readHostFile(paths, host); });
+  return orAbsent(host, [&] { return readHostFile(paths, host); });
 }
 
 std::vector<std::string> sortedChildren(const HostPaths& paths, const fs::path& host) {
-  return tolerant(host, [&] { return listHostDir(paths, host); });
+  return orAbsent(host, [&] { return listHostDir(paths, host); });
 }
 
 // "0000:0000:0000:0000:0000:ffff:0a00:0001" -> "10.0.0.1"; IPv6 kept as is;
@@ -141,7 +127,7 @@ HostState HostState::probe(const HostPaths& paths) {
   }
   const fs::path modDir = fs::path(HostPaths::kLibModules) / h.kernelRelease;
   h.modulesDirPresent =
-      !h.kernelRelease.empty() && tolerant(modDir, [&] { return hostPathExists(paths, modDir); });
+      !h.kernelRelease.empty() && orAbsent(modDir, [&] { return hostPathExists(paths, modDir); });
   // Since Linux 4.17 the server side lives in rpcrdma (svcrdma is an alias).
   h.rdmaServerModule = "rpcrdma";
   for (const char* index : {"modules.dep", "modules.builtin"}) {
@@ -167,7 +153,7 @@ HostState HostState::probe(const HostPaths& paths) {
 
 bool HostState::moduleLoaded(const HostPaths& paths, const std::string& name) const {
   const fs::path marker = fs::path(HostPaths::kSysModule) / name;
-  if (tolerant(marker, [&] { return hostPathExists(paths, marker); })) return true;
+  if (orAbsent(marker, [&] { return hostPathExists(paths, marker); })) return true;
   auto mods = readSmall(paths, HostPaths::kProcModules);
   if (!mods) return false;
   std::istringstream in(*mods);

@@ -171,6 +171,21 @@ bool boolWord(std::string_view v, bool& truth) {
   return false;
 }
 
+// A host file nfs-utils would load; nullopt when it cannot be read
+// (nfs-utils skips it too), but openat2 missing or a refused link where the
+// tool keeps its files is an error, not a skipped file (orAbsent).
+std::optional<std::string> readUnlessUnreadable(const HostPaths& paths, const std::string& host) {
+  return orAbsent(host, [&] { return readHostFile(paths, host); });
+}
+
+// Whether a directory is at the host path, read inside the root as every path is.
+bool isDirectory(const HostPaths& paths, const std::string& host) {
+  return orAbsent(host, [&] {
+    const auto st = hostPathStatus(paths, host);
+    return st && st->type() == fs::file_type::directory;
+  });
+}
+
 }  // namespace
 
 bool nfsConfSameValue(std::string_view have, std::string_view want) {
@@ -292,14 +307,13 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
   // nfs.conf.d: conf_init_dir, after nfs.conf ("the conf.d file will override
   // the config file"): *.conf, not hidden, regular files or symlinks.
   const std::string dir = std::string(HostPaths::kNfsConf) + ".d";
-  std::error_code ec;
   std::vector<std::string> names;
-  for (fs::directory_iterator it(paths.resolve(dir), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const auto type = it->symlink_status(ec).type();
-    if (type != fs::file_type::regular && type != fs::file_type::symlink) continue;
-    if (name.empty() || name.front() == '.') continue;
+  const auto listed = orAbsent(dir, [&] { return listHostDir(paths, dir); });
+  for (const std::string& name : listed) {
+    if (name.front() == '.') continue;
     if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
+    // nfs-utils skips directories; a link to one it fails to read (warned below).
+    if (isDirectory(paths, dir + "/" + name)) continue;
     names.push_back(name);
   }
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
@@ -307,11 +321,7 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
   });
   for (const auto& name : names) {
     const std::string host = dir + "/" + name;
-    std::optional<std::string> text;
-    try {
-      text = readHostFile(paths, host);
-    } catch (const std::exception&) {
-    }
+    const std::optional<std::string> text = readUnlessUnreadable(paths, host);
     if (!text) {
       warnings_.push_back(host + " cannot be read; nfs-utils skips it too");
       continue;
@@ -339,14 +349,8 @@ void EffectiveNfsConf::load(const HostPaths& paths, const std::string& hostPath,
                             " nests more than 16 deep (a loop?); not followed");
         continue;
       }
-      std::optional<std::string> sub;
-      std::error_code ec;
-      if (!fs::is_directory(paths.resolve(target), ec)) {
-        try {
-          sub = readHostFile(paths, target);
-        } catch (const std::exception&) {
-        }
-      }
+      const std::optional<std::string> sub =
+          isDirectory(paths, target) ? std::nullopt : readUnlessUnreadable(paths, target);
       if (!sub) {
         if (!optional)
           warnings_.push_back(where + ": include " + target +

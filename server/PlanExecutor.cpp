@@ -84,6 +84,35 @@ bool isKnownKind(const std::string& kind) {
   return false;
 }
 
+// A file directly in `dir`, as apply names backups and kernel values.
+bool isFileIn(const std::string& hostPath, const char* dir) {
+  const fs::path p = fs::path(hostPath).lexically_normal();
+  return p.has_filename() && p.parent_path() == dir;
+}
+
+// "" when `u` is a step apply records; else what such a step holds. Rollback
+// writes and runs what the record says, so a hand-edited one must not name a
+// file, kernel value or program apply never touches.
+std::string unlikeApply(const Undo& u) {
+  using P = HostPaths;
+  const std::string digits = "0123456789";
+  if (u.kind == "file" && u.path != P::kOwnExports && u.path != P::kNfsConf)
+    return std::string("path ") + P::kOwnExports + " or " + P::kNfsConf;
+  if (u.kind == "file" && u.existed && !isFileIn(u.backup, P::kBackupDir))
+    return std::string("a backup in ") + P::kBackupDir;
+  if (u.kind == "kernel" && !isFileIn(u.path, P::kNfsdDir) && !isFileIn(u.path, P::kSvcRdmaSysctl))
+    return std::string("a path in ") + P::kNfsdDir + " or " + P::kSvcRdmaSysctl;
+  if (u.kind == "listener" && u.path != P::kPortList) return std::string("path ") + P::kPortList;
+  if (u.kind == "command" &&
+      (u.argv.size() != 2 || !isHostToolPath(u.argv[0], "exportfs") || u.argv[1] != "-ra"))
+    return "argv [<sbin or bin>/exportfs, -ra]";
+  if (u.kind == "threads" &&
+      (u.argv.size() != 3 || !isHostToolPath(u.argv[0], "nfsdctl") || u.argv[1] != "threads" ||
+       u.argv[2].empty() || u.argv[2].find_first_not_of(digits) != std::string::npos))
+    return "argv [<sbin or bin>/nfsdctl, threads, <count>]";
+  return "";
+}
+
 // Both steps undo the same thing (the same file, kernel value, listener, ...).
 bool sameItem(const Undo& a, const Undo& b) {
   if (a.kind != b.kind) return false;
@@ -96,19 +125,16 @@ bool sameItem(const Undo& a, const Undo& b) {
 // Reads and checks the whole record before anything is undone or added to it;
 // nullopt when there is none. Throws naming the file (and line) and what was expected.
 std::optional<Record> loadRecord(const HostPaths& paths) {
-  const fs::path file = paths.resolve(HostPaths::kLastApply);
+  const std::string file = paths.display(HostPaths::kLastApply);
   auto text = readHostFile(paths, HostPaths::kLastApply);
   if (!text) return std::nullopt;
-  auto fail = [&file](const std::string& what) {
-    return std::runtime_error(file.string() + ": " + what);
-  };
+  auto fail = [&file](const std::string& what) { return std::runtime_error(file + ": " + what); };
   YAML::Node doc;
   try {
     doc = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
-    throw std::runtime_error(file.string() + ":" + std::to_string(e.mark.line + 1) + ":" +
-                             std::to_string(e.mark.column + 1) +
-                             ": unreadable apply record: " + e.msg);
+    throw fail("line " + std::to_string(e.mark.line + 1) + ", column " +
+               std::to_string(e.mark.column + 1) + ": unreadable apply record: " + e.msg);
   }
   if (!doc.IsMap() || !doc["undo"] || !doc["undo"].IsSequence()) {
     throw fail("not an apply record (no 'undo' list)");
@@ -156,6 +182,11 @@ std::optional<Record> loadRecord(const HostPaths& paths) {
     if (!isKnownKind(u.kind)) {
       throw fail("undo step " + std::to_string(n) + ": unknown kind '" + u.kind +
                  "' (expected file, kernel, listener, module, command or threads)");
+    }
+    if (const std::string expected = unlikeApply(u); !expected.empty()) {
+      throw fail("undo step " + std::to_string(n) + " (" + u.kind +
+                 (u.path.empty() ? "" : " " + u.path) + "): expected " + expected +
+                 "; not an undo step apply writes, so nothing was changed");
     }
     r.steps.push_back(std::move(u));
   }
@@ -495,11 +526,11 @@ class RunLock {
     if (!fd_) return;
     if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
-      const std::string dir = paths.resolve(HostPaths::kStateDir).string();
+      const std::string dir = paths.display(HostPaths::kStateDir);
       if (err == EWOULDBLOCK) {
         throw std::runtime_error(
-            "another nfsrdma-server apply or rollback is running (it holds a lock on " + dir +
-            "); run this one when it has finished");
+            "another nfsrdma-server apply or rollback is running: it holds a lock on " + dir +
+            "; run this one when it has finished");
       }
       throw std::runtime_error("flock " + dir + ": " + std::strerror(err));
     }
@@ -585,12 +616,22 @@ std::string undoFailedApply(const UndoLog& undo, const std::optional<Record>& ea
            paths.display(HostPaths::kLastApply) +
            ": fix what they name and run `nfsrdma-server rollback`";
   }
-  if (earlier) {
-    writeRecord(paths, *earlier);
-  } else {
-    retireRecord(paths, ts);
+  const std::string undone =
+      "the " + std::to_string(n) + " change(s) it made were undone (modules stay loaded)";
+  try {
+    if (earlier) {
+      writeRecord(paths, *earlier);
+    } else {
+      retireRecord(paths, ts);
+    }
+  } catch (const std::exception& e) {
+    // Caught here: thrown on, it would replace the error that stopped apply.
+    return undone + ", but " + paths.display(HostPaths::kLastApply) +
+           " could not be put back as it was before this apply (" + e.what() +
+           "); it still lists this apply's changes, which `nfsrdma-server rollback` would undo "
+           "again (harmless: they hold their values from before it)";
   }
-  return "the " + std::to_string(n) + " change(s) it made were undone (modules stay loaded)";
+  return undone;
 }
 
 // Runs the plan's changes: modules first, then (re-planned, since modules
@@ -635,7 +676,7 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
   // The new content was made from the file as the plan read it: an edit
   // made since (an admin, another program) would be overwritten unseen.
   if (readHostFile(paths, c.target) != c.before) {
-    throw std::runtime_error(c.target +
+    throw std::runtime_error(paths.display(c.target) +
                              " changed after the plan read it (something else wrote it), so it "
                              "was not written; run apply again to plan from its new content");
   }
@@ -710,8 +751,8 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   if (!dryRun) lock.emplace(paths, false);
   const std::optional<Record> rec = loadRecord(paths);
   if (!rec) {
-    out << "Nothing to roll back: no apply is recorded ("
-        << paths.resolve(HostPaths::kLastApply).string() << ").\n";
+    out << "Nothing to roll back: no apply is recorded in " << paths.display(HostPaths::kLastApply)
+        << ".\n";
     return true;
   }
   preflightRollback(*rec, paths);
@@ -740,7 +781,7 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
       rest.steps = failed;
       writeRecord(paths, rest);
       out << "  the " << failed.size() << " step(s) that failed stay recorded in "
-          << paths.resolve(HostPaths::kLastApply).string()
+          << paths.display(HostPaths::kLastApply)
           << ": fix what they name and run rollback again\n";
     }
   }

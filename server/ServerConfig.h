@@ -103,11 +103,14 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
 // read from them).
 ServerConfig loadServerConfig(const std::filesystem::path& file);
 
-// Host-dependent checks, all through `paths`: every export path is an
-// existing directory, the RDMA device / netdev exist, and rw +
-// no_root_squash to a client that admits every host ('*', 0.0.0.0/0, ::/0,
-// '*.*': admitsEveryHost() in ExportsFile.h) is refused unless allowInsecure.
-// Throws ConfigError at the offending entry.
+// Host-dependent checks, all through `paths` and AtomicFile's confined
+// probes (a symlink resolves with the root as "/", never above it): every
+// export path is an existing directory, the RDMA device / netdev exist under
+// /sys/class, and rw to a client that admits every host ('*', 0.0.0.0/0,
+// ::/0, '*.*': admitsEveryHost() in ExportsFile.h) with no_root_squash, or
+// with anonuid=0 / anongid=0 (the squashed users become root or root's
+// group), is refused unless allowInsecure. Throws ConfigError at the
+// offending entry.
 void validateOnHost(const ServerConfig& config, const HostPaths& paths, bool allowInsecure);
 
 // The tuning values of a profile ("default", "throughput", "latency") with a

@@ -270,7 +270,7 @@ int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::
       "root", po::value<std::string>()->default_value("/"),
       "host root: every host path is read and written under DIR")(
       "dry-run", "show what would be done, change nothing")(
-      "allow-insecure", "allow rw + no_root_squash exports to '*'")(
+      "allow-insecure", "allow rw exports that give root to any host (no_root_squash, or anonuid=0/anongid=0, to '*', 0.0.0.0/0, ::/0, *.*)")(
       "port", po::value<int>(), "serve: TCP port (0: any free port)")(
       "bind", po::value<std::string>(), "serve: bind address")(
       "work-dir", po::value<std::string>(),

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "server/AtomicFile.h"
+#include "server/CommandRunner.h"
+#include "server/NfsConf.h"
 #include "tests/unit/server/StagedHost.h"
 
 using nfsrdma::server::backupHostFile;
@@ -175,6 +177,32 @@ TEST(AtomicFile, ProbesFollowLinksOnlyInsideTheRoot) {
   EXPECT_EQ(readHostFile(paths, "/sys/class/net/lo/mtu"), "65536\n");
   EXPECT_EQ(readHostFile(paths, "/sys/class/net/evil/secret"), std::nullopt);
   EXPECT_EQ(readHostFile(paths, "/sys/class/net/climb/secret"), std::nullopt);
+}
+
+// procfs has no rename, so the temp file + rename of writeHostFile must
+// never be used there: in a staged tree it would turn a kernel file into a
+// regular one unnoticed.
+TEST(AtomicFile, WriteHostFileRefusesAProcPath) {
+  StagedHost host;
+  EXPECT_THROW(writeHostFile(HostPaths(host.root), HostPaths::kThreads, "8\n"), PathRefused);
+  EXPECT_EQ(host.read("proc/fs/nfsd/threads"), "0\n");
+}
+
+// nfs.conf.d and the host's tools are looked at inside the root like every
+// other path: a link to a directory or program outside it finds nothing.
+TEST(AtomicFile, NfsConfDirAndToolsAreSeenInsideTheRoot) {
+  StagedHost host;
+  StagedHost outside;
+  outside.write("conf.d/50-site.conf", "[nfsd]\nthreads=1\n");
+  fs::create_symlink(outside.root / "conf.d", host.root / "etc/nfs.conf.d");
+  host.mkdir("usr/sbin");
+  fs::create_symlink("/bin/sh", host.root / "usr/sbin/nfsdctl");  // the real /bin/sh, not ROOT's
+  const HostPaths paths(host.root);
+  const nfsrdma::server::EffectiveNfsConf conf(paths, std::nullopt);
+  EXPECT_EQ(conf.warnings(), std::vector<std::string>{});
+  EXPECT_FALSE(conf.get("nfsd", "threads").has_value());
+  EXPECT_EQ(nfsrdma::server::findHostTool(paths, "nfsdctl"), "");
+  EXPECT_EQ(nfsrdma::server::findHostTool(paths, "exportfs"), "/usr/sbin/exportfs");
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ const std::vector<BadCase> kCases = {
     {"PathMissingOnHost",
      "exports:\n  - path: /srv/nope\n    clients: [{host: h1}]\n",
      {},
-     "{cfg}:2:5: export path '/srv/nope' does not exist (looked at {root}/srv/nope)"},
+     "{cfg}:2:5: export path '/srv/nope' does not exist (looked at /srv/nope (under --root "
+     "{root}), where symlinks resolve with the root as '/', never above it)"},
     {"PathIsAFile",
      "exports:\n  - path: /etc/exports\n    clients: [{host: h1}]\n",
      {},
@@ -198,7 +199,7 @@ const std::vector<BadCase> kCases = {
      CLIENT("") "      - host: 'bad host!'\n",
      {},
      "{cfg}:6:15: exports[0].clients[1] host 'bad host!': ' ' is not allowed in a host name "
-     "(host names are dot-separated labels of 1..63 letters, digits and '-' (RFC 1123)"},
+     "(host names are dot-separated labels of 1..63 letters, digits, '-' and '_'"},
     {"HostLikeAnOptionList",
      CLIENT("") "      - host: '-ro'\n",
      {},
@@ -243,6 +244,25 @@ const std::vector<BadCase> kCases = {
      "[no_root_squash]\n",
      {},
      "gives root on the server to any host (rw + no_root_squash to '*')"},
+    // Squashed users mapped to id 0 are root (or root's group) under another name.
+    {"AnonuidZeroToTheWorld",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '*'\n        options: "
+     "[anonuid=0]\n",
+     {},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' gives root on the server to any host (rw + "
+     "anonuid=0 to '*': anonuid=0 maps the squashed users to root, which is no_root_squash by "
+     "another name); restrict 'host' to your RDMA network, or pass --allow-insecure"},
+    {"AnonuidZeroAllSquashToTheWorld",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 0.0.0.0/0\n        "
+     "squash: all_squash\n        options: [anonuid=000]\n",
+     {},
+     "(rw + anonuid=0 to '0.0.0.0/0': anonuid=0 maps the squashed users to root"},
+    {"AnongidZeroToTheWorld",
+     "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '::/0'\n        options: "
+     "[all_squash, anongid=0]\n",
+     {},
+     "{cfg}:4:9: export '/srv/nfsrdma/data' gives root's group on the server to any host (rw + "
+     "anongid=0 to '::/0': anongid=0 maps the squashed users to group 0 (root)"},
     // Client specs exportfs would refuse or misread (exports(5) "Machine Name Formats").
     {"HostBadIpv4",
      CLIENT("") "      - host: 300.1.1.1/8\n",
@@ -288,10 +308,10 @@ const std::vector<BadCase> kCases = {
      CLIENT("") "      - host: host-.example.com\n",
      {},
      "host 'host-.example.com': label 'host-' starts or ends with '-'"},
-    {"HostUnderscore",
-     CLIENT("") "      - host: my_host\n",
+    {"HostPercent",
+     CLIENT("") "      - host: my%host\n",
      {},
-     "host 'my_host': '_' is not allowed in a host name"},
+     "host 'my%host': '%' is not allowed in a host name"},
     {"HostEmptyNetgroup",
      CLIENT("") "      - host: '@'\n",
      {},
@@ -457,13 +477,15 @@ const std::vector<BadCase> kCases = {
     {"MissingDevice",
      EXPORT_OK "rdma:\n  device: mlx5_9\n",
      {},
-     "{cfg}:6:11: rdma device 'mlx5_9' does not exist (no {root}/sys/class/infiniband/mlx5_9; list "
+     "{cfg}:6:11: rdma device 'mlx5_9' does not exist (looked at /sys/class/infiniband/mlx5_9 "
+     "(under --root {root}), where symlinks resolve with the root as '/', never above it; list "
      "devices with `rdma link` or `ibv_devices`)"},
     {"MissingNetdev",
      EXPORT_OK "rdma:\n  netdev: eth9\n",
      {},
-     "{cfg}:6:11: rdma netdev 'eth9' does not exist (no {root}/sys/class/net/eth9; list interfaces "
-     "with `ip link`)"},
+     "{cfg}:6:11: rdma netdev 'eth9' does not exist (looked at /sys/class/net/eth9 (under --root "
+     "{root}), where symlinks resolve with the root as '/', never above it; list interfaces with "
+     "`ip link`)"},
     {"DeviceNameEscapes",
      EXPORT_OK "rdma:\n  device: ../../etc\n",
      {},

@@ -119,7 +119,8 @@ TEST(ExportsFile, ClientsAndFsidsAreCheckedAsExportfsReadsThem) {
             "octal digit; write 8");
   EXPECT_NE(errorOf("/srv *(fsid=abc)\n").find("option 'fsid=abc' must be a number"),
             std::string::npos);
-  EXPECT_EQ(errorOf("/srv fe80::/64(rw) @lab(ro) *.example.com(ro) (rw)\n"), "(no error)");
+  EXPECT_EQ(errorOf("/srv fe80::/64(rw) @lab(ro) *.example.com(ro) my_host(rw) (rw)\n"),
+            "(no error)");
 }
 
 // exports(5) spells the mount point option mountpoint or mp, bare or with a path.

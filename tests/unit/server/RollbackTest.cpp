@@ -172,7 +172,8 @@ TEST_F(Rollback, ApplyRefusesToReplaceAnUnreadableRecord) {
   const auto before = host.snapshot();
   auto a = apply();
   EXPECT_EQ(a.status, 1) << a.out;
-  pos(a.err, (host.root / "var/lib/nfsrdma/last-apply.yaml").string() + ":");
+  pos(a.err, "/var/lib/nfsrdma/last-apply.yaml (under --root " + host.root.string() +
+                 "): line 2, column 1");
   pos(a.err, "unreadable apply record");
   EXPECT_EQ(host.snapshot(), before);
 }
@@ -188,8 +189,8 @@ TEST_F(Rollback, ASecondRunIsRefusedWhileOneHoldsTheLock) {
   ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
   for (const ToolRun& r : {apply(), rollback()}) {
     EXPECT_EQ(r.status, 1) << r.out;
-    pos(r.err, "another nfsrdma-server apply or rollback is running (it holds a lock on " +
-                   (host.root / "var/lib/nfsrdma").string() + ")");
+    pos(r.err, "another nfsrdma-server apply or rollback is running: it holds a lock on "
+               "/var/lib/nfsrdma (under --root " + host.root.string() + ")");
   }
   EXPECT_EQ(host.snapshot(), before);
   ::close(held);
@@ -212,10 +213,10 @@ TEST_F(Rollback, AFileChangedSincePlanIsNotOverwritten) {
     nfsrdma::server::requireUnchangedSincePlan(*conf, paths);
     ADD_FAILURE() << "an edit made after the plan was not noticed";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "/etc/nfs.conf changed after the plan read it (something else wrote it), so it was not "
-        "written; run apply again to plan from its new content");
+    EXPECT_EQ(std::string(e.what()),
+              "/etc/nfs.conf (under --root " + host.root.string() +
+                  ") changed after the plan read it (something else wrote it), so it was not "
+                  "written; run apply again to plan from its new content");
   }
 }
 
@@ -350,4 +351,33 @@ TEST_F(Rollback, ARetiredRecordNeverReplacesAnEarlierOne) {
   }
   EXPECT_EQ(retired, 1u);
   EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
+}
+
+// Rollback writes and runs what the record names, so a hand-edited record
+// naming anything apply never writes or runs is refused before any step is
+// undone: a kernel value that is /etc/passwd, a backup outside the backups
+// directory, a command that is not `exportfs -ra`.
+TEST_F(Rollback, RefusesARecordStepApplyNeverWrites) {
+  host.write("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
+  const std::pair<std::string, std::string> cases[] = {
+      {"  - kind: kernel\n    path: /etc/passwd\n    before: \"\"\n",
+       "undo step 2 (kernel /etc/passwd): expected a path in /proc/fs/nfsd or "
+       "/proc/sys/sunrpc/svc_rdma"},
+      {"  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: /etc/passwd\n",
+       "undo step 2 (file /etc/nfs.conf): expected a backup in /var/lib/nfsrdma/backups"},
+      {"  - kind: command\n    argv: [/bin/sh, -c, \"echo > /etc/passwd\"]\n",
+       "undo step 2 (command): expected argv [<sbin or bin>/exportfs, -ra]"},
+  };
+  for (const auto& [step, expected] : cases) {
+    host.write("var/lib/nfsrdma/last-apply.yaml",
+               "applied_at: 20261201T000000Z\nconfig: x\nundo:\n"
+               "  - kind: file\n    path: /etc/exports.d/nfsrdma.exports\n    existed: false\n" +
+                   step);
+    const auto before = host.snapshot();
+    const ToolRun r = rollback();
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    pos(r.err,
+        "/var/lib/nfsrdma/last-apply.yaml (under --root " + host.root.string() + "): " + expected);
+    EXPECT_EQ(host.snapshot(), before) << r.out;
+  }
 }

@@ -4,13 +4,25 @@
 // inside and outside the root as it was. An apply that still fails half way
 // undoes what it did.
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
 #include "server/HostPaths.h"
 #include "server/PlanExecutor.h"
@@ -157,20 +169,37 @@ const HostileCase kHostileCases[] = {
 INSTANTIATE_TEST_SUITE_P(Server, HostileHostState, ::testing::ValuesIn(kHostileCases),
                          [](const auto& p) { return std::string(p.param.name); });
 
-// Runs commands like the staged host does, except the one named, which fails.
+// Runs commands like the staged host does, except the one named, which
+// fails (after `onFail`, which can break something else too).
 class FailingRunner final : public nfsrdma::server::CommandRunner {
  public:
-  FailingRunner(const nfsrdma::server::HostPaths& paths, std::string failing)
-      : staged_(paths), failing_(std::move(failing)) {}
+  FailingRunner(const nfsrdma::server::HostPaths& paths, std::string failing,
+                std::function<void()> onFail = [] {})
+      : staged_(paths), failing_(std::move(failing)), onFail_(std::move(onFail)) {}
   nfsrdma::server::CommandResult run(const std::vector<std::string>& argv) override {
-    if (nfsrdma::server::shellJoin(argv) == failing_) return {1, "simulated failure"};
-    return staged_.run(argv);
+    if (nfsrdma::server::shellJoin(argv) != failing_) return staged_.run(argv);
+    onFail_();
+    return {1, "simulated failure"};
   }
 
  private:
   nfsrdma::server::StagedCommandRunner staged_;
   std::string failing_;
+  std::function<void()> onFail_;
 };
+
+// What apply (of the config `cfg`, with `runner`) threw; "" and a test
+// failure when it did not fail.
+std::string applyError(const std::string& cfg, const nfsrdma::server::HostPaths& paths,
+                       nfsrdma::server::CommandRunner& runner, std::ostringstream& out) {
+  try {
+    nfsrdma::server::applyConfig(nfsrdma::server::loadServerConfig(cfg), paths, runner, false, out);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "apply did not fail:\n" << out.str();
+  return "";
+}
 
 // The last step (starting nfsd) fails after files, kernel values and
 // listeners changed: apply undoes them itself and says so.
@@ -181,15 +210,9 @@ TEST_F(Confinement, AnApplyThatFailsHalfWayRollsItselfBack) {
   const nfsrdma::server::HostPaths paths(host.root);
   FailingRunner runner(paths, "/usr/sbin/nfsdctl threads 16");
   std::ostringstream out;
-  try {
-    nfsrdma::server::applyConfig(nfsrdma::server::loadServerConfig(cfg), paths, runner, false, out);
-    ADD_FAILURE() << "apply did not fail:\n" << out.str();
-  } catch (const std::runtime_error& e) {
-    const std::string what = e.what();
-    pos(what,
-        "apply stopped at [threads /proc/fs/nfsd/threads]: `/usr/sbin/nfsdctl threads 16` failed "
-        "(exit 1): simulated failure; the 9 change(s) it made were undone (modules stay loaded)");
-  }
+  pos(applyError(cfg, paths, runner, out),
+      "apply stopped at [threads /proc/fs/nfsd/threads]: `/usr/sbin/nfsdctl threads 16` failed "
+      "(exit 1): simulated failure; the 9 change(s) it made were undone (modules stay loaded)");
   pos(out.str(), "done: [files] wrote /etc/nfs.conf");
   pos(out.str(), "done: [ports] /usr/sbin/nfsdctl listener +rdma::20049");
   pos(out.str(), "ran: /usr/sbin/nfsdctl listener -rdma::20049");
@@ -232,6 +255,103 @@ TEST_F(Confinement, AFailingSecondApplyUndoesOnlyItself) {
   const ToolRun rb = run("rollback");
   ASSERT_EQ(rb.status, 0) << rb.out;
   EXPECT_EQ(host.read("etc/nfs.conf"), inside.at("etc/nfs.conf"));
+}
+
+// When the self-undo cannot put the record back (here: it vanished), the
+// error still says what stopped apply, and what the undo could not do.
+TEST_F(Confinement, AFailedSelfUndoKeepsTheErrorThatStoppedApply) {
+  host.write("usr/sbin/nfsdctl", "#!/bin/sh\nexit 0\n");
+  fs::permissions(host.root / "usr/sbin/nfsdctl", fs::perms(0755));
+  const nfsrdma::server::HostPaths paths(host.root);
+  FailingRunner runner(paths, "/usr/sbin/nfsdctl threads 16",
+                       [this] { fs::remove(host.root / "var/lib/nfsrdma/last-apply.yaml"); });
+  std::ostringstream out;
+  const std::string what = applyError(cfg, paths, runner, out);
+  pos(what, "apply stopped at [threads /proc/fs/nfsd/threads]: `/usr/sbin/nfsdctl threads 16` "
+            "failed (exit 1): simulated failure; the 9 change(s) it made were undone");
+  pos(what, "could not be put back as it was before this apply (cannot rename "
+            "/var/lib/nfsrdma/last-apply.yaml");
+}
+
+// An apply on a read-only file system is refused before its first change:
+// no module marked loaded, no backup, no record.
+class ReadOnlyMount : public Confinement {
+ protected:
+  void TearDown() override {
+    if (!mounted.empty()) ::umount2(mounted.c_str(), MNT_DETACH);
+  }
+  std::string mounted;
+};
+
+TEST_F(ReadOnlyMount, ApplyRefusesBeforeTheFirstChange) {
+  host.mkdir("etc/exports.d");
+  const std::string dir = (host.root / "etc/exports.d").string();
+  if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_RDONLY, "size=64k") != 0) {
+    const int err = errno;
+    if (err == EPERM) GTEST_SKIP() << "mount(2) is not permitted here: " << std::strerror(err);
+    FAIL() << "mount tmpfs on " << dir << ": " << std::strerror(err);
+  }
+  mounted = dir;
+  takeSnapshots();
+  expectRefusedUnchanged(run("apply"), "/etc/exports.d",
+                         "is on a read-only file system; apply changes nothing");
+}
+
+// Makes this process's openat2 fail with EPERM, as a seccomp filter that
+// predates it does (older Docker, systemd SystemCallFilter=). The filter
+// checks no architecture: it only has to hold for this test's own process.
+bool blockOpenat2() {
+  sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+}
+
+// What doctor under --root says, and whether the live host is still
+// readable, in a child whose openat2 is blocked (the filter cannot be
+// removed, so not in this process).
+std::string doctorWithoutOpenat2(const std::string& root) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string report = "no filter";
+    if (blockOpenat2()) {
+      const ToolRun r = runTool({"--root", root, "doctor"});
+      report = "status " + std::to_string(r.status) + "\n" + r.err + r.out;
+      try {
+        const nfsrdma::server::HostPaths live("/");
+        report += readHostFile(live, "/etc/hostname") ? "live host read\n" : "live host: absent\n";
+      } catch (const std::exception& e) {
+        report += std::string("live host: ") + e.what() + "\n";
+      }
+    }
+    const ssize_t n = ::write(fds[1], report.data(), report.size());
+    ::_exit(n == static_cast<ssize_t>(report.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    report.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(child, nullptr, 0);
+  return report;
+}
+
+TEST_F(Confinement, BlockedOpenat2IsAnErrorNotAnEmptyHost) {
+  const std::string report = doctorWithoutOpenat2(host.root.string());
+  pos(report, "status 1\n");
+  pos(report, "openat2 is unavailable (kernel older than 5.6, or blocked by a seccomp filter or "
+              "container): cannot confine reads of /");
+  pos(report, " to --root " + host.root.string());
+  pos(report, "live host read\n");  // "/" needs no openat2
 }
 
 }  // namespace

@@ -22,18 +22,6 @@
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.release();
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
@@ -260,7 +248,7 @@ struct statvfs requireWritableDir(const HostPaths& paths, int dir, const fs::pat
   if (::fstatvfs(dir, &vfs) != 0) failAt("cannot stat the file system of", paths, at);
   if ((vfs.f_flag & ST_RDONLY) != 0) {
     throw std::runtime_error(paths.display(at) +
-                             " is on a read-only file system; apply changes nothing");
+                             " is on a read-only file system; expected a writable one");
   }
   if (created && ::faccessat(dir, ".", W_OK, AT_EACCESS) != 0) {
     const int err = errno;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "server/HostPaths.h"
+#include "server/UniqueFd.h"
 
 namespace nfsrdma::server {
 
@@ -35,28 +36,6 @@ class PathRefused : public std::runtime_error {
 class ConfinementUnavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// An open file descriptor, closed when it goes.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
 };
 
 // The whole host file, or nullopt when it (or a directory on the way) does

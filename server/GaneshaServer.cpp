@@ -31,6 +31,8 @@
 #include <system_error>
 #include <thread>
 
+#include "server/UniqueFd.h"
+
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
@@ -145,27 +147,13 @@ std::optional<ParsedAddress> parseAddress(const std::string& text, uint16_t port
   return std::nullopt;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Asks the kernel for a port that is free right now on `address`. Another
 // process may take it before ganesha binds; start() retries on that.
 uint16_t pickFreePort(const std::string& address) {
   auto addr = parseAddress(address, 0, false);
   if (!addr)
     throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
-  Fd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) throw std::runtime_error("socket() for a free port: " + errnoText(errno));
   if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0) {
     throw std::runtime_error("cannot bind " + address +
@@ -191,7 +179,7 @@ uint16_t pickFreePort(const std::string& address) {
 void requirePortFree(const std::string& address, uint16_t port) {
   auto addr = parseAddress(address, port, false);
   if (!addr) throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
-  Fd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return;  // no verdict; ganesha reports its own failure
   const int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as servers bind: TIME_WAIT is no obstacle
@@ -205,7 +193,7 @@ void requirePortFree(const std::string& address, uint16_t port) {
 bool tcpConnects(const std::string& address, uint16_t port, std::chrono::milliseconds timeout) {
   auto addr = parseAddress(address, port, true);
   if (!addr) return false;
-  Fd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (fd.get() < 0) return false;
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) == 0)
     return true;

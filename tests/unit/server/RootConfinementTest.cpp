@@ -294,7 +294,7 @@ TEST_F(ReadOnlyMount, ApplyRefusesBeforeTheFirstChange) {
   mounted = dir;
   takeSnapshots();
   expectRefusedUnchanged(run("apply"), "/etc/exports.d",
-                         "is on a read-only file system; apply changes nothing");
+                         "is on a read-only file system; expected a writable one");
 }
 
 // Makes this process's openat2 fail with EPERM, as a seccomp filter that

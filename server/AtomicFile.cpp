@@ -128,11 +128,7 @@ int openDirAt(const HostPaths& paths, int dir, const std::string& name, const fs
   if (fd >= 0) return fd;
   const int err = errno;
   if (err == ENOENT) return -1;
-  if (err == ENOTDIR || err == ELOOP) {
-    if (const auto st = statAt(dir, name, paths.display(hostPath))) {
-      refuseKind(paths, hostPath, st->st_mode, dir, name, "a directory");
-    }
-  }
+  if (err == ENOTDIR || err == ELOOP) requireKindOrAbsent(paths, hostPath, dir, name, S_IFDIR);
   fail("cannot open directory", paths.display(hostPath), err);
 }
 
@@ -285,10 +281,8 @@ UniqueFd openForRead(const HostPaths& paths, const fs::path& hostPath, int extra
   const int err = errno;
   if (err == ENOENT) return {};
   if (err == ELOOP || err == ENOTDIR) {
-    if (const auto st = statAt(t.walk.dir.get(), t.walk.name, paths.display(t.host))) {
-      refuseKind(paths, t.host, st->st_mode, t.walk.dir.get(), t.walk.name,
-                 (extra & O_DIRECTORY) ? "a directory" : "a regular file");
-    }
+    requireKindOrAbsent(paths, t.host, t.walk.dir.get(), t.walk.name,
+                        (extra & O_DIRECTORY) ? S_IFDIR : S_IFREG);
   }
   fail("cannot open", paths.display(t.host), err);
 }
@@ -391,6 +385,14 @@ void rethrowUnlessAbsence(const fs::path& hostPath) {
     if (HostPaths::linksFor(hostPath) != Links::InRoot) throw;
   } catch (const std::exception&) {
   }
+}
+
+std::optional<std::string> readHostFileOrAbsent(const HostPaths& paths, const fs::path& hostPath) {
+  return orAbsent(hostPath, [&] { return readHostFile(paths, hostPath); });
+}
+
+std::vector<std::string> listHostDirOrAbsent(const HostPaths& paths, const fs::path& hostPath) {
+  return orAbsent(hostPath, [&] { return listHostDir(paths, hostPath); });
 }
 
 UniqueFd openHostDir(const HostPaths& paths, const fs::path& hostPath, bool create) {

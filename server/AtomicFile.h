@@ -74,6 +74,16 @@ auto orAbsent(const std::filesystem::path& hostPath, Read read) -> decltype(read
   }
 }
 
+// A probe's reads: the file, or the sorted names of a directory, read as
+// readHostFile and listHostDir read them, with a file or directory that
+// cannot be read taken as absent (unused sysfs GID slots answer EINVAL, and
+// nfs-utils skips an unreadable nfs.conf.d file too), but not a refused link
+// where the tool keeps its files or openat2 missing (orAbsent).
+std::optional<std::string> readHostFileOrAbsent(const HostPaths& paths,
+                                                const std::filesystem::path& hostPath);
+std::vector<std::string> listHostDirOrAbsent(const HostPaths& paths,
+                                             const std::filesystem::path& hostPath);
+
 // The host directory, opened (O_RDONLY); `create` makes it and missing
 // parents (0755); without it an absent directory gives an empty UniqueFd.
 UniqueFd openHostDir(const HostPaths& paths, const std::filesystem::path& hostPath, bool create);

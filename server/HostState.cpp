@@ -15,18 +15,6 @@ namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
 
-// A probe treats a file it cannot read as absent (unused sysfs GID slots
-// answer EINVAL), but not a refused path where the tool writes (a symlink at
-// /proc/fs/nfsd/threads) or openat2 missing or filtered: those must stop
-// apply and doctor, not look like "no nfsd" (orAbsent).
-std::optional<std::string> readSmall(const HostPaths& paths, const fs::path& host) {
-  return orAbsent(host, [&] { return readHostFile(paths, host); });
-}
-
-std::vector<std::string> sortedChildren(const HostPaths& paths, const fs::path& host) {
-  return orAbsent(host, [&] { return listHostDir(paths, host); });
-}
-
 // "0000:0000:0000:0000:0000:ffff:0a00:0001" -> "10.0.0.1"; IPv6 kept as is;
 // "" for the zero GID and link-local (fe80::) GIDs, which carry no usable IP.
 std::string gidIp(const std::string& gid) {
@@ -53,7 +41,7 @@ std::map<std::string, bool> readDpkgStatus(const HostPaths& paths,
                                            const std::vector<std::string>& wanted) {
   std::map<std::string, bool> out;
   for (const auto& w : wanted) out[w] = false;
-  std::istringstream in(readSmall(paths, HostPaths::kDpkgStatus).value_or(""));
+  std::istringstream in(readHostFileOrAbsent(paths, HostPaths::kDpkgStatus).value_or(""));
   std::string line, pkg;
   while (std::getline(in, line)) {
     if (line.rfind("Package: ", 0) == 0) {
@@ -83,11 +71,15 @@ bool RdmaPort::active() const {
 // /sys/class/infiniband: each device's ports, their state and their GIDs.
 static std::vector<RdmaDevice> probeRdmaDevices(const HostPaths& paths) {
   std::vector<RdmaDevice> out;
+  // A sysfs attribute's value, trimmed; "" when it cannot be read.
+  const auto attr = [&paths](const fs::path& p) {
+    return trimmed(readHostFileOrAbsent(paths, p).value_or(""));
+  };
   const fs::path ib = HostPaths::kInfiniband;
-  for (const auto& name : sortedChildren(paths, ib)) {
+  for (const auto& name : listHostDirOrAbsent(paths, ib)) {
     RdmaDevice dev;
     dev.name = name;
-    for (const auto& portName : sortedChildren(paths, ib / name / "ports")) {
+    for (const auto& portName : listHostDirOrAbsent(paths, ib / name / "ports")) {
       const fs::path pd = ib / name / "ports" / portName;
       RdmaPort port;
       try {
@@ -95,18 +87,18 @@ static std::vector<RdmaDevice> probeRdmaDevices(const HostPaths& paths) {
       } catch (const std::exception&) {
         continue;
       }
-      port.state = trimmed(readSmall(paths, pd / "state").value_or(""));
-      port.linkLayer = trimmed(readSmall(paths, pd / "link_layer").value_or(""));
-      for (const auto& idx : sortedChildren(paths, pd / "gids")) {
+      port.state = attr(pd / "state");
+      port.linkLayer = attr(pd / "link_layer");
+      for (const auto& idx : listHostDirOrAbsent(paths, pd / "gids")) {
         RdmaGid g;
         try {
           g.index = static_cast<unsigned>(std::stoul(idx));
         } catch (const std::exception&) {
           continue;
         }
-        g.gid = trimmed(readSmall(paths, pd / "gids" / idx).value_or(""));
-        g.type = trimmed(readSmall(paths, pd / "gid_attrs" / "types" / idx).value_or(""));
-        g.netdev = trimmed(readSmall(paths, pd / "gid_attrs" / "ndevs" / idx).value_or(""));
+        g.gid = attr(pd / "gids" / idx);
+        g.type = attr(pd / "gid_attrs" / "types" / idx);
+        g.netdev = attr(pd / "gid_attrs" / "ndevs" / idx);
         g.ip = gidIp(g.gid);
         if (!g.gid.empty() && (!g.ip.empty() || !g.netdev.empty())) port.gids.push_back(g);
       }
@@ -119,7 +111,7 @@ static std::vector<RdmaDevice> probeRdmaDevices(const HostPaths& paths) {
 
 HostState HostState::probe(const HostPaths& paths) {
   HostState h;
-  if (auto rel = readSmall(paths, HostPaths::kOsRelease)) {
+  if (auto rel = readHostFileOrAbsent(paths, HostPaths::kOsRelease)) {
     h.kernelRelease = trimmed(*rel);
   } else if (paths.isLiveHost()) {
     utsname u{};
@@ -131,20 +123,21 @@ HostState HostState::probe(const HostPaths& paths) {
   // Since Linux 4.17 the server side lives in rpcrdma (svcrdma is an alias).
   h.rdmaServerModule = "rpcrdma";
   for (const char* index : {"modules.dep", "modules.builtin"}) {
-    auto text = h.kernelRelease.empty() ? std::nullopt : readSmall(paths, modDir / index);
+    auto text =
+        h.kernelRelease.empty() ? std::nullopt : readHostFileOrAbsent(paths, modDir / index);
     if (text && text->find("/svcrdma.ko") != std::string::npos) h.rdmaServerModule = "svcrdma";
   }
   h.packages = readDpkgStatus(paths, {"nfs-kernel-server", "rdma-core", "nfs-common"});
   h.rdmaDevices = probeRdmaDevices(paths);
-  h.threads = readSmall(paths, HostPaths::kThreads);
-  h.versions = readSmall(paths, HostPaths::kVersions);
-  h.portList = readSmall(paths, HostPaths::kPortList);
-  h.leaseTime = readSmall(paths, HostPaths::kLeaseTime);
-  h.graceTime = readSmall(paths, HostPaths::kGraceTime);
-  h.kernelExports = readSmall(paths, HostPaths::kKernelExports);
+  h.threads = readHostFileOrAbsent(paths, HostPaths::kThreads);
+  h.versions = readHostFileOrAbsent(paths, HostPaths::kVersions);
+  h.portList = readHostFileOrAbsent(paths, HostPaths::kPortList);
+  h.leaseTime = readHostFileOrAbsent(paths, HostPaths::kLeaseTime);
+  h.graceTime = readHostFileOrAbsent(paths, HostPaths::kGraceTime);
+  h.kernelExports = readHostFileOrAbsent(paths, HostPaths::kKernelExports);
   const fs::path svc = HostPaths::kSvcRdmaSysctl;
-  for (const auto& name : sortedChildren(paths, svc)) {
-    if (auto v = readSmall(paths, svc / name)) h.svcRdma[name] = trimmed(*v);
+  for (const auto& name : listHostDirOrAbsent(paths, svc)) {
+    if (auto v = readHostFileOrAbsent(paths, svc / name)) h.svcRdma[name] = trimmed(*v);
   }
   h.nfsdctl = findHostTool(paths, "nfsdctl");
   h.exportfs = findHostTool(paths, "exportfs");
@@ -154,7 +147,7 @@ HostState HostState::probe(const HostPaths& paths) {
 bool HostState::moduleLoaded(const HostPaths& paths, const std::string& name) const {
   const fs::path marker = fs::path(HostPaths::kSysModule) / name;
   if (orAbsent(marker, [&] { return hostPathExists(paths, marker); })) return true;
-  auto mods = readSmall(paths, HostPaths::kProcModules);
+  auto mods = readHostFileOrAbsent(paths, HostPaths::kProcModules);
   if (!mods) return false;
   std::istringstream in(*mods);
   for (std::string line; std::getline(in, line);) {

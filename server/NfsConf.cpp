@@ -171,13 +171,6 @@ bool boolWord(std::string_view v, bool& truth) {
   return false;
 }
 
-// A host file nfs-utils would load; nullopt when it cannot be read
-// (nfs-utils skips it too), but openat2 missing or a refused link where the
-// tool keeps its files is an error, not a skipped file (orAbsent).
-std::optional<std::string> readUnlessUnreadable(const HostPaths& paths, const std::string& host) {
-  return orAbsent(host, [&] { return readHostFile(paths, host); });
-}
-
 // Whether a directory is at the host path, read inside the root as every path is.
 bool isDirectory(const HostPaths& paths, const std::string& host) {
   return orAbsent(host, [&] {
@@ -308,7 +301,7 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
   // the config file"): *.conf, not hidden, regular files or symlinks.
   const std::string dir = std::string(HostPaths::kNfsConf) + ".d";
   std::vector<std::string> names;
-  const auto listed = orAbsent(dir, [&] { return listHostDir(paths, dir); });
+  const auto listed = listHostDirOrAbsent(paths, dir);
   for (const std::string& name : listed) {
     if (name.front() == '.') continue;
     if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
@@ -321,7 +314,7 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
   });
   for (const auto& name : names) {
     const std::string host = dir + "/" + name;
-    const std::optional<std::string> text = readUnlessUnreadable(paths, host);
+    const std::optional<std::string> text = readHostFileOrAbsent(paths, host);
     if (!text) {
       warnings_.push_back(host + " cannot be read; nfs-utils skips it too");
       continue;
@@ -350,7 +343,7 @@ void EffectiveNfsConf::load(const HostPaths& paths, const std::string& hostPath,
         continue;
       }
       const std::optional<std::string> sub =
-          isDirectory(paths, target) ? std::nullopt : readUnlessUnreadable(paths, target);
+          isDirectory(paths, target) ? std::nullopt : readHostFileOrAbsent(paths, target);
       if (!sub) {
         if (!optional)
           warnings_.push_back(where + ": include " + target +

@@ -19,6 +19,7 @@
 
 #include "server/AtomicFile.h"
 #include "server/ExportsFile.h"
+#include "server/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
@@ -669,14 +670,10 @@ constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 std::string readConfigText(const std::string& name) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
-  const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const UniqueFd fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0)
+  if (::fstat(fd.get(), &st) != 0)
     throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw ConfigError(name + ": is a directory; expected a YAML file");
   if (!S_ISREG(st.st_mode)) {
@@ -692,7 +689,7 @@ std::string readConfigText(const std::string& name) {
   std::string text;
   char buf[65536];
   while (text.size() <= kMaxConfigBytes) {  // also bounded if the file grows meanwhile
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
     if (n == 0) break;

@@ -305,7 +305,8 @@ EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
   for (const std::string& name : listed) {
     if (name.front() == '.') continue;
     if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
-    // nfs-utils skips directories; a link to one it fails to read (warned below).
+    // nfs-utils skips directories, and warns that it cannot read a link to one;
+    // the probe sees where links end, so both are skipped here, without a word.
     if (isDirectory(paths, dir + "/" + name)) continue;
     names.push_back(name);
   }

@@ -67,6 +67,15 @@ std::pair<int, std::string> runTool(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// The first mismatches, as a failure should show them: file, offset, kind.
+std::string mismatchText(const VerifyStats& v) {
+  std::ostringstream out;
+  for (const VerifyMismatch& m : v.first) {
+    out << "file " << m.fileId << " byte " << m.firstBadByte << ": " << m.kind << "\n";
+  }
+  return out.str();
+}
+
 class EveryEngineAndProfile : public ::testing::TestWithParam<std::tuple<EngineKind, std::string>> {
 };
 
@@ -80,7 +89,7 @@ TEST_P(EveryEngineAndProfile, RunsWithVerifyAndZeroMismatches) {
     GTEST_SKIP() << r.unsupported;
   }
   EXPECT_EQ(r.errors, 0U) << r.firstError;
-  EXPECT_EQ(r.verify.mismatches, 0U);
+  EXPECT_EQ(r.verify.mismatches, 0U) << mismatchText(r.verify);
   EXPECT_GT(r.verify.unitsChecked, 0U);
   if (p.reads()) {
     EXPECT_GT(r.dir[0].ops, 0U);

@@ -87,6 +87,8 @@ JobDriver::JobDriver(JobSpec spec, JobProgress* progress)
       totalBlocks_(blocksPerFile_ * spec_.files.size()),
       readPercent_(spec_.layout ? 0 : readPercentOf(spec_.profile, spec_.options)),
       patternWrites_(spec_.layout || spec_.options.verify),
+      serializeOverlap_(!spec_.layout && spec_.options.verify && readPercent_ > 0 &&
+                        readPercent_ < 100),
       rng_(spec_.options.seed * 0x9E3779B97F4A7C15ULL + spec_.job * 0xBF58476D1CE4E5B9ULL + 1),
       ioLimit_(spec_.layout ? 0 : ioBytesPerJob(spec_.options, block_)) {
   if (block_ == 0 || block_ % kVerifyUnit != 0 || blocksPerFile_ == 0 || spec_.files.empty()) {
@@ -167,6 +169,24 @@ bool JobDriver::stopped() const {
   return stop_;
 }
 
+bool JobDriver::claimFreeBlock(std::uint64_t& block) {
+  const auto busy = [&](std::uint64_t b) {
+    return std::find(inFlight_.begin(), inFlight_.end(), b) != inFlight_.end();
+  };
+  // A few fresh picks keep the offsets random; then the next free one.
+  for (int tries = 0; tries < 8 && busy(block) && spec_.profile.random; ++tries) {
+    block = nextRandom() % totalBlocks_;
+  }
+  for (std::uint64_t step = 0; step < totalBlocks_; ++step) {
+    const std::uint64_t b = (block + step) % totalBlocks_;
+    if (busy(b)) continue;
+    block = b;
+    inFlight_.push_back(b);
+    return true;
+  }
+  return false;
+}
+
 bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
   std::uint64_t block = 0;
   {
@@ -201,6 +221,12 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
         issuedMeasuredBytes_ += block_;
       }
       block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
+      if (serializeOverlap_ && !claimFreeBlock(block)) {
+        // Every block is in flight (a file of fewer blocks than the depth):
+        // this slot rests; the others still run.
+        if (req.measured && spec_.options.ioBytes > 0) issuedMeasuredBytes_ -= block_;
+        return false;
+      }
       if (readPercent_ >= 100) {
         req.op = IoDirection::Read;
       } else if (readPercent_ == 0) {
@@ -240,6 +266,10 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
                  local, ours ? spec_.generation : 0);
   }
   std::lock_guard lock(mu_);
+  if (serializeOverlap_) {
+    const auto it = std::find(inFlight_.begin(), inFlight_.end(), block);
+    if (it != inFlight_.end()) inFlight_.erase(it);
+  }
   if (!error.empty()) {
     ++result_.errors;
     if (result_.firstError.empty()) result_.firstError = error;

@@ -154,6 +154,9 @@ class JobDriver {
 
  private:
   std::uint64_t nextRandom();
+  // Moves block to one no request of this job has in flight and marks it so;
+  // false when every block is in flight. Under mu_.
+  bool claimFreeBlock(std::uint64_t& block);
   std::uint8_t* buffer(std::uint32_t slot, IoDirection op) const;
 
   JobSpec spec_;
@@ -164,6 +167,11 @@ class JobDriver {
   std::vector<std::uint32_t> layoutFiles_;  // layout: the files written, in order
   unsigned readPercent_;
   bool patternWrites_;  // every write filled with the verify pattern (--verify, layout)
+  // A --verify job that both reads and writes never has two requests on one
+  // block (fio's serialize_overlap): a read racing a write of its block may
+  // see half of each, which no server promises to prevent.
+  bool serializeOverlap_;
+  std::vector<std::uint64_t> inFlight_;  // blocks issued and not completed; under mu_
   std::vector<std::unique_ptr<std::uint8_t, void (*)(void*)>> buffers_;
   // Without --verify, a job that also reads keeps its filled-once write
   // buffers apart from the ones reads land in; else empty (buffers_ serve).

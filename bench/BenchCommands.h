@@ -5,10 +5,15 @@
 namespace nfsrdma::bench {
 
 // Every command returns the process exit status and prints its own errors.
-int runDevicesCommand(int argc, char** argv);  // DevicesCommand.cpp: RDMA device discovery
-int runLinkCommand(int argc, char** argv);     // LinkCommand.cpp: RDMA/TCP link bandwidth, latency
-int runAnchorCommand(int argc, char** argv);   // AnchorCommand.cpp: our client vs libnfs, same server
-int runFileCommand(int argc, char** argv);     // FileCommand.cpp: one profile on one target, fio-style
-int runCompareCommand(int argc, char** argv);  // CompareCommand.cpp: profiles x targets, table/JSON/HTML
+// link/DevicesCommand.cpp: RDMA device discovery
+int runDevicesCommand(int argc, char** argv);
+// link/LinkCommand.cpp: RDMA/TCP link bandwidth, latency
+int runLinkCommand(int argc, char** argv);
+// anchor/AnchorCommand.cpp: our client vs libnfs, same server
+int runAnchorCommand(int argc, char** argv);
+// file/FileCommand.cpp: one profile on one target, fio-style
+int runFileCommand(int argc, char** argv);
+// compare/CompareCommand.cpp: profiles x targets, table/JSON/HTML
+int runCompareCommand(int argc, char** argv);
 
 }  // namespace nfsrdma::bench

@@ -20,7 +20,7 @@
 
 #include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
-#include "server/GaneshaServer.h"
+#include "server/ganesha/GaneshaServer.h"
 #include "server/HostPaths.h"
 #include "server/HostState.h"
 #include "server/PlanExecutor.h"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "bench/LinkOptions.h"
-#include "bench/LinkProtocol.h"
+#include "bench/link/LinkOptions.h"
+#include "bench/link/LinkProtocol.h"
 
 namespace nfsrdma::fuzz {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/ReadDrivers.h"
-#include "bench/SocketFloor.h"
+#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/SocketFloor.h"
 #include "client/Client.h"
-#include "server/GaneshaServer.h"
+#include "server/ganesha/GaneshaServer.h"
 
 namespace nfsrdma::bench {
 namespace {

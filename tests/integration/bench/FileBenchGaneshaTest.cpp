@@ -18,9 +18,9 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/CompareMatrix.h"
-#include "bench/FileJson.h"
-#include "bench/FileRun.h"
+#include "bench/compare/CompareMatrix.h"
+#include "bench/report/Json.h"
+#include "bench/file/FileRun.h"
 #include "tests/integration/client/GaneshaFixture.h"
 #include "verbs/DeviceDiscovery.h"
 

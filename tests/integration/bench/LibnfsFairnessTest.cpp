@@ -10,8 +10,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "bench/FileRun.h"
-#include "bench/ReadDrivers.h"
+#include "bench/file/FileRun.h"
+#include "bench/anchor/ReadDrivers.h"
 #include "client/Client.h"
 #include "tests/integration/client/GaneshaFixture.h"
 

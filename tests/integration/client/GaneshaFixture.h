@@ -13,7 +13,7 @@
 #include <string>
 
 #include "client/Client.h"
-#include "server/GaneshaServer.h"
+#include "server/ganesha/GaneshaServer.h"
 
 namespace nfsrdma::testing {
 

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <string>
 
-#include "server/GaneshaServer.h"
+#include "server/ganesha/GaneshaServer.h"
 #include "tests/integration/server/ServerTestSupport.h"
 
 namespace fs = std::filesystem;

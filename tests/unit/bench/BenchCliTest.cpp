@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/BenchCommands.h"
-#include "bench/FileCli.h"
+#include "bench/file/FileCli.h"
 
 namespace nfsrdma::bench {
 namespace {

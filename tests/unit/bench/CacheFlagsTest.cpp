@@ -5,7 +5,7 @@
 // figure of the table (the 674 MiB/s 4K read among them) must not be.
 #include <gtest/gtest.h>
 
-#include "bench/CacheFlags.h"
+#include "bench/compare/CacheFlags.h"
 
 namespace nfsrdma::bench {
 namespace {

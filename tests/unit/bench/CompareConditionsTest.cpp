@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "bench/CompareConditions.h"
-#include "bench/HtmlReport.h"
+#include "bench/compare/CompareConditions.h"
+#include "bench/compare/HtmlReport.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -2,8 +2,8 @@
 // JSON (schema checked, read back), baseline regressions, link JSON.
 #include <gtest/gtest.h>
 
-#include "bench/CompareMatrix.h"
-#include "bench/HtmlReport.h"
+#include "bench/compare/CompareMatrix.h"
+#include "bench/compare/HtmlReport.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {

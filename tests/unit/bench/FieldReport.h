@@ -4,7 +4,7 @@
 // renderers and the baseline logic.
 #pragma once
 
-#include "bench/CompareMatrix.h"
+#include "bench/compare/CompareMatrix.h"
 
 namespace nfsrdma::bench::testing {
 

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "bench/BenchCommands.h"
-#include "bench/CompareMatrix.h"
-#include "bench/Engine.h"
-#include "bench/FileJob.h"
-#include "bench/FileRun.h"
+#include "bench/compare/CompareMatrix.h"
+#include "bench/file/engines/Engine.h"
+#include "bench/file/FileJob.h"
+#include "bench/file/FileRun.h"
 #include "client/Error.h"
 #include "client/nfs4/Nfs4Status.h"
 #include "tests/unit/bench/CommandCapture.h"

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "bench/BenchCommands.h"
-#include "bench/CompareMatrix.h"
-#include "bench/FileJob.h"
-#include "bench/FileJson.h"
-#include "bench/FileRun.h"
-#include "bench/Verify.h"
+#include "bench/compare/CompareMatrix.h"
+#include "bench/file/FileJob.h"
+#include "bench/report/Json.h"
+#include "bench/file/FileRun.h"
+#include "bench/file/Verify.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {

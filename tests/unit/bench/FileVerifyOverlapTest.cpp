@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/FileJob.h"
+#include "bench/file/FileJob.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -5,10 +5,10 @@
 #include <set>
 #include <thread>
 
-#include "bench/FileJob.h"
-#include "bench/FileJson.h"
-#include "bench/FileProfile.h"
-#include "bench/FileReport.h"
+#include "bench/file/FileJob.h"
+#include "bench/report/Json.h"
+#include "bench/file/FileProfile.h"
+#include "bench/file/FileReport.h"
 
 namespace nfsrdma::bench {
 namespace {

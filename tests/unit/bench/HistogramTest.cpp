@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "bench/Histogram.h"
+#include "bench/file/Histogram.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "bench/HostCpu.h"
+#include "bench/anchor/HostCpu.h"
 
 namespace nfsrdma::bench {
 namespace {

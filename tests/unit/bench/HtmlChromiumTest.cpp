@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/HtmlReport.h"
+#include "bench/compare/HtmlReport.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {

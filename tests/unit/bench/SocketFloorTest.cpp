@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "bench/SocketFloor.h"
+#include "bench/anchor/SocketFloor.h"
 
 namespace nfsrdma::bench {
 namespace {

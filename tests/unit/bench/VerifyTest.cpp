@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bench/Verify.h"
+#include "bench/file/Verify.h"
 
 namespace nfsrdma::bench {
 namespace {

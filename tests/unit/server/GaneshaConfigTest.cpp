@@ -3,7 +3,7 @@
 // unless RDMA is asked for) and its refusals.
 #include <gtest/gtest.h>
 
-#include "server/GaneshaServer.h"
+#include "server/ganesha/GaneshaServer.h"
 
 using nfsrdma::server::GaneshaExportSpec;
 using nfsrdma::server::GaneshaOptions;

@@ -1,0 +1,337 @@
+// nfsrdma-bench anchor: our client against libnfs, the anchor, on one server
+// in one run: 4 KiB random reads at QD32 and 1 MiB sequential reads at QD8
+// over a 256 MiB file. Prints IOPS, MiB/s, client CPU per operation and the
+// ratios. Without --url it starts its own nfs-ganesha on loopback.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "bench/BenchCommands.h"
+#include "bench/file/FileCli.h"
+#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/SocketFloor.h"
+#include "client/Client.h"
+#include "server/ganesha/GaneshaServer.h"
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::bench {
+namespace {
+
+constexpr const char* kFileName = "nfsrdma-anchor.dat";
+
+void writeTestFile(Client& client, std::uint64_t size) {
+  OpenFlags flags;
+  flags.read = false;
+  flags.write = true;
+  flags.create = true;
+  flags.truncate = true;
+  OpenFile f = client.open(kFileName, flags);
+  std::vector<std::uint8_t> chunk(8U << 20);
+  std::mt19937_64 rng(42);
+  for (std::uint64_t off = 0; off < size; off += chunk.size()) {
+    for (std::size_t i = 0; i + 8 <= chunk.size(); i += 8) {
+      const std::uint64_t v = rng();
+      std::memcpy(chunk.data() + i, &v, 8);
+    }
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
+    client.pwrite(f, {chunk.data(), n}, off);
+  }
+  client.close(f);
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Runs one measurement between two samples of the host's CPU: its own CPU
+// over the same window is charged to the client, everything else on the
+// host (the server, the kernel's work not charged to us, other tenants) to
+// the rest.
+template <typename Run>
+ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
+  const HostCpuSample before = sampleHostCpu(serverPid);
+  ReadMeasurement m = run();
+  const HostCpuSample after = sampleHostCpu(serverPid);
+  if (m.error.empty()) m.host = hostCpuShare(before, after, m.cpuSeconds, m.ops);
+  return m;
+}
+
+std::string serverColumn(const ReadMeasurement& m) {
+  if (!m.host || !m.host->serverMicrosPerOp) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", *m.host->serverMicrosPerOp);
+  return buf;
+}
+
+std::string busyColumn(const ReadMeasurement& m) {
+  if (!m.host) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", m.host->busyFraction * 100);
+  return buf;
+}
+
+// Below this share of busy CPU the host was not what limited a run. Not
+// 100%: with the server's threads handing each request to one another, a
+// saturated 2-core host still shows some idle time between hand-offs.
+constexpr double kSaturatedHost = 0.75;
+
+// What the host's CPU allowed: when both runs kept it saturated, a client
+// that cost no CPU at all could go no faster than the rest of the host's
+// cost per operation allows. At the busy share our run reached (a server's
+// hand-offs keep some idle time however cheap the client), that is libnfs's
+// whole cost per operation over the rest's in our run, scaled by the two
+// runs' busy shares: the IOPS ratio over libnfs no client could beat here.
+void printHostBound(const std::string& workload, const ReadMeasurement& ours,
+                    const ReadMeasurement& anchor) {
+  if (!ours.host || !anchor.host) return;
+  const HostCpuShare& o = *ours.host;
+  const HostCpuShare& a = *anchor.host;
+  std::printf(
+      " %-18s host CPU busy %.0f%% (nfsrdma) and %.0f%% (libnfs); the rest of the host took %.2f "
+      "and %.2f "
+      "usec/op",
+      workload.c_str(), o.busyFraction * 100, a.busyFraction * 100, o.othersMicrosPerOp,
+      a.othersMicrosPerOp);
+  if (o.serverMicrosPerOp && a.serverMicrosPerOp) {
+    std::printf(" (the server %.2f and %.2f)", *o.serverMicrosPerOp, *a.serverMicrosPerOp);
+  }
+  if (o.busyFraction >= kSaturatedHost && a.busyFraction >= kSaturatedHost &&
+      o.othersMicrosPerOp > 0) {
+    const double limit = (a.othersMicrosPerOp + anchor.cpuMicrosPerOp()) / o.othersMicrosPerOp *
+                         (o.busyFraction / a.busyFraction);
+    std::printf(
+        ":\n %-18s CPU-bound: a client costing no CPU would reach about %.2fx libnfs's IOPS here "
+        "(nfsrdma: %.2fx)\n",
+        "", limit, anchor.iops() > 0 ? ours.iops() / anchor.iops() : 0.0);
+  } else {
+    std::printf(":\n %-18s not CPU-bound (busy < %.0f%%): latency, not CPU, set the rate\n", "",
+                kSaturatedHost * 100);
+  }
+}
+
+}  // namespace
+
+int runAnchorCommand(int argc, char** argv) {
+  po::options_description opts("nfsrdma-bench anchor options");
+  std::string url;
+  std::int64_t sizeMiB = 256;  // signed: boost would wrap "-5" into a huge unsigned
+  double runtime = 5;
+  std::string jsonPath;
+  std::string only;
+  std::int64_t readsPerCompound = 8;
+  opts.add_options()("help,h", "show this help")(
+      "url", po::value(&url),
+      "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting a temp dir)")(
+      "size-mib", po::value(&sizeMiB)->default_value(256), "test file size in MiB")(
+      "runtime", po::value(&runtime)->default_value(5), "seconds per run")(
+      "json", po::value(&jsonPath), "also write the results as JSON to this file")(
+      "only", po::value(&only), "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
+      "reads-per-compound", po::value(&readsPerCompound)->default_value(readsPerCompound),
+      "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: no such row)");
+  try {
+    if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return 0;
+    if (!only.empty() && only != "nfsrdma" && only != "libnfs") {
+      throw std::invalid_argument("--only " + only + ": expected nfsrdma or libnfs");
+    }
+    if (sizeMiB < 8 || sizeMiB > (1 << 20)) throw std::invalid_argument("--size-mib must be 8..1048576");
+    if (readsPerCompound < 0 || readsPerCompound > 16) {
+      throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
+    }
+    if (runtime <= 0 || runtime > 3600) throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
+    checkOutputPath(jsonPath, "--json");
+
+    std::optional<server::GaneshaServer> ganesha;
+    std::filesystem::path exportDir;
+    ClientOptions options;
+    std::string serverNote;
+    if (url.empty()) {
+      if (auto why = server::GaneshaServer::unavailableReason()) {
+        throw std::runtime_error("cannot start the embedded nfs-ganesha: " + *why +
+                                 " (run scripts/install-deps.sh, or give --url)");
+      }
+      exportDir = std::filesystem::temp_directory_path() / ("nfsrdma-anchor-" + std::to_string(::getpid()));
+      std::filesystem::create_directories(exportDir);
+      server::GaneshaOptions go;
+      server::GaneshaExportSpec spec;
+      spec.path = exportDir;
+      spec.pseudo = "/export";
+      go.exports.push_back(spec);
+      ganesha.emplace(server::GaneshaServer::start(go));
+      options.host = ganesha->address();
+      options.port = ganesha->port();
+      options.exportPath = "/export";
+      serverNote = "nfs-ganesha started for this run, exporting " + exportDir.string();
+    } else {
+      options = ClientOptions::fromUrl(url);
+      serverNote = "given with --url";
+    }
+    const pid_t serverPid = ganesha ? ganesha->pid() : 0;
+    options.queueDepth = 32;
+    // Over RDMA the anchor measures with pooled registration unless the URL
+    // says memreg=: each phase's buffers live until all its reads completed
+    // (a timeout fails the run), and no later phase reads into a freed one.
+    if (!options.memregGiven) options.perIoRegistration = false;
+    options.onBusy = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
+    };
+    const std::uint64_t fileSize = static_cast<std::uint64_t>(sizeMiB) << 20;
+    auto client = Client::connect(options);
+
+    std::printf("nfsrdma-bench anchor: our NFSv4.1 client vs libnfs (NFSv4.0, async API) on the same server\n");
+    std::printf(" server : %s (%s)\n", options.url().c_str(), serverNote.c_str());
+    std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n", kFileName,
+                static_cast<unsigned long long>(sizeMiB), runtime);
+    std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n\n",
+                client->maxInFlight(), options.proto == "rdma" ? ", RDMA credits" : "",
+                client->maxIoSize());
+    std::fflush(stdout);
+    writeTestFile(*client, fileSize);
+
+    const auto ms = std::chrono::milliseconds(static_cast<long>(runtime * 1000));
+    std::vector<ReadWorkload> workloads = {
+        {"4k-randread QD32", 4096, 32, true, fileSize, ms, 1},
+        {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
+    };
+    struct Row {
+      const ReadWorkload* w;
+      ReadMeasurement ours;
+      ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
+      ReadMeasurement anchor;
+      ReadMeasurement floor;  // bare socket receive at the anchor's rate
+    };
+    const std::uint32_t vectorWidth = std::min<std::uint32_t>(
+        static_cast<std::uint32_t>(readsPerCompound), static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
+    const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
+    if (readsPerCompound > 1 && vectorWidth <= 1) {
+      std::printf(" no vectored row: %s\n\n", options.proto == "rdma"
+                                                   ? "over RDMA each READ's data has its own Write chunk, one READ per COMPOUND"
+                                                   : "the session allows one READ per COMPOUND");
+    }
+    if (vectorWidth > 1) {
+      std::printf(" %s: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the server\n"
+                  " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",
+                  vectoredName.c_str(), vectorWidth, vectorWidth);
+    }
+    std::vector<Row> rows;
+    std::printf(" %-18s %-11s %12s %10s %12s %12s %6s\n", "workload", "client", "IOPS", "MiB/s",
+                "CPU[usec/op]", serverPid > 0 ? "srv[usec/op]" : "", "host%");
+    bool failed = false;
+    for (const auto& w : workloads) {
+      Row r{&w, {}, {}, {}, {}};
+      if (only != "libnfs")
+        r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, w); });
+      if (only != "libnfs" && vectorWidth > 1 && w.blockSize == 4096) {
+        ReadWorkload v = w;
+        v.readsPerCompound = vectorWidth;
+        r.vectored = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, v); });
+        r.vectored.client = vectoredName;
+      }
+      if (only != "nfsrdma") {
+        r.anchor = withHostCpu(serverPid, [&] {
+          return runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w,
+                                client->maxIoSize());
+        });
+      }
+      if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops(), client->maxIoSize());
+      for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+        if (m->client.empty()) continue;
+        std::printf(" %-18s %-11s %12.1f %10.1f %12.2f %12s %6s%s\n", w.name.c_str(),
+                    m->client.c_str(), m->iops(), m->mibPerSecond(), m->cpuMicrosPerOp(),
+                    serverColumn(*m).c_str(), busyColumn(*m).c_str(),
+                    m->error.empty() ? "" : "  ERROR");
+        if (!m->error.empty()) {
+          std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", w.name.c_str(), m->client.c_str(),
+                       m->error.c_str());
+          failed = true;
+        }
+      }
+      std::fflush(stdout);
+      rows.push_back(std::move(r));
+    }
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    if (only.empty()) std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
+    for (const auto& r : rows) {
+      if (!only.empty()) break;  // one client ran: nothing to compare
+      for (const ReadMeasurement* m : {&r.ours, &r.vectored}) {
+        if (m->client.empty()) continue;
+        std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
+                    m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
+                    ratio(m->mibPerSecond(), r.anchor.mibPerSecond()), ratio(m->cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+      }
+      if (!r.floor.client.empty() && r.floor.error.empty()) {
+        std::printf(" %-18s %-11s %33s CPU/op %5.2fx\n", r.w->name.c_str(), r.floor.client.c_str(), "",
+                    ratio(r.floor.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+      }
+    }
+    if (only.empty()) {
+      std::printf("\n what bounds the rate (host CPU sampled from /proc around each run)\n");
+      for (const auto& r : rows) printHostBound(r.w->name, r.ours, r.anchor);
+    }
+    if (only.empty()) {
+      std::printf("\n socket-floor: the same reply bytes over a bare loopback TCP socket at libnfs's rate, received\n"
+                  " by a loop that does nothing else (its thread's CPU only): the CPU per op that any client\n"
+                  " receiving its data through a socket pays on this host before doing any work of its own.\n");
+    }
+    if (!jsonPath.empty()) {
+      std::ofstream js(jsonPath);
+      js << "{\n  \"benchmark\": \"anchor\",\n  \"server\": \"" << jsonEscape(options.url()) << "\",\n"
+         << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
+      const char* sep = "";
+      for (const auto& r : rows) {
+        for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+          if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
+          js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \""
+             << m->client << "\", \"block_bytes\": " << r.w->blockSize
+             << ", \"iodepth\": " << r.w->queueDepth
+             << ", \"reads_per_compound\": " << (m == &r.vectored ? vectorWidth : 1U)
+             << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes
+             << ", \"seconds\": " << m->seconds << ", \"iops\": " << m->iops()
+             << ", \"mib_per_s\": " << m->mibPerSecond()
+             << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp();
+          if (m->host) {
+            js << ", \"host_cpu_busy\": " << m->host->busyFraction
+               << ", \"host_rest_cpu_us_per_op\": " << m->host->othersMicrosPerOp;
+            if (m->host->serverMicrosPerOp)
+              js << ", \"server_cpu_us_per_op\": " << *m->host->serverMicrosPerOp;
+          }
+          js << ", \"error\": \"" << jsonEscape(m->error) << "\"}";
+          sep = ",\n";
+        }
+      }
+      js << "\n  ]\n}\n";
+      if (!js) throw std::runtime_error("cannot write " + jsonPath);
+    }
+    client->unlink(kFileName);
+    client->close();
+    if (ganesha) {
+      ganesha->stop();
+      std::filesystem::remove_all(exportDir);
+    }
+    return failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsrdma-bench anchor: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace nfsrdma::bench

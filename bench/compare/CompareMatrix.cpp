@@ -1,0 +1,524 @@
+#include "bench/compare/CompareMatrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+namespace {
+
+__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+IoDirection directionFrom(const std::string& s) {
+  if (s == "read") return IoDirection::Read;
+  if (s == "write") return IoDirection::Write;
+  throw std::runtime_error("direction '" + s + "': expected read or write");
+}
+
+// Display width in terminal columns: UTF-8 continuation bytes take none.
+std::size_t displayWidth(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right) {
+  const std::size_t w = displayWidth(s);
+  if (w >= width) return s;
+  return right ? std::string(width - w, ' ') + s : s + std::string(width - w, ' ');
+}
+
+}  // namespace
+
+std::string rowName(const CompareReport& report, const std::string& profile) {
+  // randrw:N says its mix already.
+  if (profile.find(':') != std::string::npos) return profile;
+  for (const auto& c : report.cells) {
+    if (c.profile != profile || !c.readPercent || *c.readPercent == 0 || *c.readPercent >= 100)
+      continue;
+    return profile + "(" + std::to_string(*c.readPercent) + "/" +
+           std::to_string(100 - *c.readPercent) + ")";
+  }
+  return profile;
+}
+
+double CompareCell::lat(const std::string& key) const {
+  for (const auto& [k, v] : latUs) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
+const CompareCell* CompareReport::cell(const std::string& profile, IoDirection d, const std::string& t) const {
+  for (const auto& c : cells) {
+    if (c.profile == profile && c.direction == d && c.target == t) return &c;
+  }
+  return nullptr;
+}
+
+CompareCell* CompareReport::cell(const std::string& profile, IoDirection d, const std::string& t) {
+  return const_cast<CompareCell*>(static_cast<const CompareReport*>(this)->cell(profile, d, t));
+}
+
+const CompareTarget* CompareReport::target(const std::string& name) const {
+  for (const auto& t : targets) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::optional<double> CompareReport::ratio(const CompareRatio& r, const std::string& profile, IoDirection d) const {
+  const CompareCell* a = cell(profile, d, r.numerator);
+  const CompareCell* b = cell(profile, d, r.denominator);
+  if (a == nullptr || b == nullptr || !a->ran || !b->ran || b->mibPerSecond <= 0) return std::nullopt;
+  return a->mibPerSecond / b->mibPerSecond;
+}
+
+std::size_t CompareReport::regressions() const {
+  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const CompareCell& c) { return c.regression; }));
+}
+
+std::size_t CompareReport::warnings() const {
+  std::size_t n = 0;
+  for (const auto& c : cells) {
+    for (const auto& f : c.flags) n += f.severity == FlagSeverity::Warning;
+  }
+  return n;
+}
+
+std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& targets) {
+  // Only between targets that ran: a ratio column of dashes says nothing.
+  auto has = [&](const char* n) {
+    return std::any_of(targets.begin(), targets.end(),
+                       [&](const CompareTarget& t) { return t.name == n && t.available; });
+  };
+  std::vector<CompareRatio> out;
+  const std::pair<const char*, const char*> wanted[] = {
+      {"nfs-rdma", "nfs-tcp"}, {"nfs-tcp", "libnfs"}, {"nfs-tcp", "local"}, {"nfs-rdma", "local"}};
+  for (const auto& [a, b] : wanted) {
+    if (has(a) && has(b)) out.push_back({a, b});
+  }
+  // A vectored column (several READs per COMPOUND) against the anchor too.
+  for (const auto& t : targets) {
+    if (t.available && t.name.rfind("nfs-tcp-v", 0) == 0 && has("libnfs")) out.push_back({t.name, "libnfs"});
+  }
+  return out;
+}
+
+void computeFlags(CompareReport& report) {
+  for (auto& c : report.cells) {
+    c.flags.clear();
+    if (!c.ran) continue;
+    const CompareTarget* t = report.target(c.target);
+    FigureCheck fc;
+    fc.profile = c.profile;
+    fc.direction = c.direction;
+    fc.bytesPerSecond = c.mibPerSecond * 1048576.0;
+    fc.overNetwork = t == nullptr || t->overNetwork;
+    if (const CompareCell* disk = report.cell(c.profile, c.direction, report.diskTarget);
+        disk != nullptr && disk->ran && c.target != report.diskTarget) {
+      fc.diskBytesPerSecond = disk->mibPerSecond * 1048576.0;
+    }
+    if (t != nullptr) {
+      fc.linkBytesPerSecond = t->linkBytesPerSecond;
+      fc.linkSource = t->linkSource;
+    }
+    fc.serverMemoryBytes = report.serverMemoryBytes;
+    fc.workingSetBytes = c.workingSetBytes;
+    fc.serverCacheDropped = c.cacheDropped;
+    c.flags = checkFigure(fc);
+  }
+}
+
+std::string notRunText(const CompareCell* c) {
+  if (c != nullptr && !c->firstError.empty()) return "error";
+  if (c != nullptr && !c->unsupported.empty()) return "n/a";
+  return "-";
+}
+
+std::string baselineChangeText(const CompareCell& c) {
+  if (!c.baselineConfigChange.empty()) return "config changed (" + c.baselineConfigChange + ")";
+  if (!c.baselineMibPerSecond) return "new";
+  return fmt("%+.1f%%", c.changePercent) + (c.regression ? "!" : "");
+}
+
+std::vector<std::string> errorLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    if (!c.firstError.empty()) out.push_back(c.target + " " + c.profile + ": " + c.firstError);
+    if (c.verifyMismatches) {
+      out.push_back(fmt("%s %s %s: %llu verify mismatches", c.target.c_str(), c.profile.c_str(),
+                        directionName(c.direction), static_cast<unsigned long long>(c.verifyMismatches)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> boundsReachedLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    for (const auto& f : c.flags) {
+      if (f.severity == FlagSeverity::Info) out.push_back(c.target + " " + f.message);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> commitLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
+      out.push_back(fmt("%s %s: %.3f s of writes + %.0f ms COMMIT/fsync", c.target.c_str(), c.profile.c_str(),
+                        c.seconds, c.commitSeconds * 1e3));
+    }
+  }
+  return out;
+}
+
+std::string formatCompareText(const CompareReport& r) {
+  // Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
+  // column when unavailable, then ratios.
+  std::vector<std::string> header = {"test", "dir"};
+  std::vector<bool> right = {false, false};
+  const bool withBaseline = !r.baselinePath.empty();
+  for (const auto& t : r.targets) {
+    if (!t.available) {
+      header.push_back(t.name);
+      right.push_back(false);
+      continue;
+    }
+    header.push_back(t.name + " MiB/s");
+    header.push_back(t.name + " IOPS");
+    right.push_back(true);
+    right.push_back(true);
+    if (withBaseline) {
+      header.push_back(t.name + " chg");
+      right.push_back(true);
+    }
+  }
+  for (const auto& q : r.ratios) {
+    header.push_back(q.name());
+    right.push_back(true);
+  }
+
+  // Footnotes: warnings numbered in row order; regressions marked with '!'.
+  std::vector<std::string> footnotes;
+  std::vector<std::vector<std::string>> lines;
+  for (const auto& [profile, dir] : r.rows) {
+    std::vector<std::string> row = {rowName(r, profile), directionName(dir)};
+    for (const auto& t : r.targets) {
+      const CompareCell* c = r.cell(profile, dir, t.name);
+      if (!t.available) {
+        row.push_back(t.name + ": " + t.unavailable);
+        continue;
+      }
+      if (c == nullptr || !c->ran) {
+        row.push_back(notRunText(c));
+        row.push_back("-");
+        if (withBaseline) row.push_back("");
+        continue;
+      }
+      std::string marks;
+      for (const auto& f : c->flags) {
+        if (f.severity != FlagSeverity::Warning) continue;
+        footnotes.push_back(t.name + " " + f.message);
+        marks += " [" + std::to_string(footnotes.size()) + "]";
+      }
+      if (c->verifyMismatches) marks += std::string(" ") + kBadDataMark;
+      row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
+      row.push_back(fmt("%.0f", c->iops));
+      if (withBaseline) row.push_back(baselineChangeText(*c));
+    }
+    for (const auto& q : r.ratios) {
+      const auto v = r.ratio(q, profile, dir);
+      row.push_back(v ? fmt("%.2fx", *v) : "-");
+    }
+    lines.push_back(std::move(row));
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    width[i] = displayWidth(header[i]);
+    for (const auto& l : lines) width[i] = std::max(width[i], displayWidth(l[i]));
+  }
+  auto render = [&](const std::vector<std::string>& cells, bool isHeader) {
+    std::string s = "|";
+    for (std::size_t i = 0; i < cells.size(); ++i) s += " " + pad(cells[i], width[i], right[i] && !isHeader) + " |";
+    return s + "\n";
+  };
+  std::string out;
+  for (const auto& [k, v] : r.config) out += " " + k + ": " + v + "\n";
+  out += "\n" + render(header, true);
+  std::string rule = "|";
+  for (std::size_t i = 0; i < header.size(); ++i) rule += std::string(width[i] + 2, '-') + "|";
+  out += rule + "\n";
+  for (const auto& l : lines) out += render(l, false);
+  out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
+  if (const auto commits = commitLines(r); !commits.empty()) {
+    out += std::string("\n ") + kCommitHeading + "\n";
+    for (const auto& c : commits) out += " - " + c + "\n";
+  }
+  if (!footnotes.empty()) {
+    out += "\n Flags: figures above what bounds them\n";
+    for (std::size_t i = 0; i < footnotes.size(); ++i) out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
+  }
+  if (const auto infos = boundsReachedLines(r); !infos.empty()) {
+    out += "\n Bounds reached\n";
+    for (const auto& l : infos) out += " - " + l + "\n";
+  }
+  if (withBaseline) {
+    out += fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n", r.baselinePath.c_str(),
+               r.regressionThresholdPercent);
+    std::size_t n = 0;
+    for (const auto& c : r.cells) {
+      if (!c.regression) continue;
+      ++n;
+      out +=
+          fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
+              rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(),
+              c.mibPerSecond, c.iops, c.baselineMibPerSecond.value_or(0),
+              c.baselineIops.value_or(0), c.changePercent);
+    }
+    if (n == 0) out += " no regressions\n";
+    for (const auto& c : r.cells) {
+      if (c.baselineConfigChange.empty()) continue;
+      out += " not compared, config changed: " + rowName(r, c.profile) + " " +
+             directionName(c.direction) + " " + c.target + ": " + c.baselineConfigChange + "\n";
+    }
+  }
+  std::string unsupported;
+  for (const auto& c : r.cells) {
+    const std::string line = " - " + c.target + ": " + c.unsupported + "\n";
+    if (!c.unsupported.empty() && unsupported.find(line) == std::string::npos) unsupported += line;
+  }
+  if (!unsupported.empty()) out += "\n n/a\n" + unsupported;
+  if (const auto errors = errorLines(r); !errors.empty()) {
+    out += "\n Errors\n";
+    for (const auto& l : errors) out += " - " + l + "\n";
+  }
+  if (!r.notes.empty()) {
+    out += "\n Notes\n";
+    for (const auto& n : r.notes) out += " - " + n + "\n";
+  }
+  return out;
+}
+
+std::string compareToJson(const CompareReport& r) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("schema", "nfsrdma-bench-compare/2");
+  w.beginObject("config");
+  for (const auto& [k, v] : r.config) w.field(k, v);
+  w.endObject();
+  w.beginArray("targets");
+  for (const auto& t : r.targets) {
+    w.beginObject().field("name", t.name).field("engine", t.engine).field("description", t.description);
+    w.field("available", t.available).field("unavailable", t.unavailable).field("over_network", t.overNetwork);
+    if (t.linkBytesPerSecond) {
+      w.field("link_bytes_per_s", *t.linkBytesPerSecond).field("link_gbps", *t.linkBytesPerSecond * 8 / 1e9);
+    } else {
+      w.null("link_bytes_per_s");
+    }
+    w.field("link_source", t.linkSource).endObject();
+  }
+  w.endArray();
+  w.beginArray("rows");
+  for (const auto& [p, d] : r.rows) w.beginObject().field("profile", p).field("direction", directionName(d)).endObject();
+  w.endArray();
+  w.beginObject("limits");
+  w.field("disk_target", r.diskTarget);
+  if (r.serverMemoryBytes) {
+    w.field("server_memory_bytes", *r.serverMemoryBytes);
+  } else {
+    w.null("server_memory_bytes");
+  }
+  w.field("server_memory_source", r.serverMemorySource);
+  w.endObject();
+  w.beginArray("results");
+  for (const auto& c : r.cells) {
+    w.beginObject();
+    w.field("profile", c.profile).field("direction", directionName(c.direction)).field("target", c.target);
+    w.field("ran", c.ran).field("mib_per_s", c.mibPerSecond).field("mb_per_s", c.mbPerSecond).field("iops", c.iops);
+    w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds).field("commit_s", c.commitSeconds);
+    w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
+    w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
+    if (c.effectiveIodepth) w.field("effective_iodepth", std::uint64_t{c.effectiveIodepth});
+    if (c.readPercent) w.field("read_percent", std::uint64_t{*c.readPercent});
+    w.beginObject("lat_us");
+    for (const auto& [k, v] : c.latUs) w.field(k, v);
+    w.endObject();
+    w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
+    w.field("errors", c.errors).field("first_error", c.firstError).field("server_cache_dropped", c.cacheDropped);
+    w.field("server_cache", c.serverCache);
+    w.field("unsupported", c.unsupported);
+    w.beginArray("flags");
+    for (const auto& f : c.flags) {
+      w.beginObject().field("kind", f.kind);
+      w.field("severity", f.severity == FlagSeverity::Warning ? "warning" : "info").field("message", f.message);
+      w.endObject();
+    }
+    w.endArray();
+    if (c.baselineMibPerSecond) {
+      w.beginObject("baseline").field("mib_per_s", *c.baselineMibPerSecond).field("iops", c.baselineIops.value_or(0));
+      w.field("change_percent", c.changePercent).field("regression", c.regression).endObject();
+    } else if (!c.baselineConfigChange.empty()) {
+      w.beginObject("baseline").field("config_changed", c.baselineConfigChange).field("regression", false).endObject();
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.beginArray("ratios");
+  for (const auto& q : r.ratios) {
+    w.beginObject().field("name", q.name()).field("numerator", q.numerator).field("denominator", q.denominator);
+    w.beginArray("values");
+    for (const auto& [p, d] : r.rows) {
+      w.beginObject().field("profile", p).field("direction", directionName(d));
+      if (const auto v = r.ratio(q, p, d)) {
+        w.field("value", *v);
+      } else {
+        w.null("value");
+      }
+      w.endObject();
+    }
+    w.endArray().endObject();
+  }
+  w.endArray();
+  if (!r.baselinePath.empty()) {
+    w.beginObject("baseline").field("path", r.baselinePath).field("threshold_percent", r.regressionThresholdPercent);
+    w.field("regressions", std::uint64_t{r.regressions()}).endObject();
+  }
+  w.beginArray("notes");
+  for (const auto& n : r.notes) w.field("", n);
+  w.endArray();
+  w.endObject();
+  return w.str();
+}
+
+CompareReport compareFromJson(const JsonValue& doc) {
+  // /1 named the latency object clat_us (read below as well).
+  if (doc.str("schema") != "nfsrdma-bench-compare/2" &&
+      doc.str("schema") != "nfsrdma-bench-compare/1") {
+    throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") + "')");
+  }
+  auto need = [](const JsonValue& v, const char* key) -> const JsonValue& {
+    const JsonValue* x = v.find(key);
+    if (x == nullptr) throw std::runtime_error(std::string("compare JSON: missing '") + key + "'");
+    return *x;
+  };
+  CompareReport r;
+  for (const auto& [k, v] : need(doc, "config").object) r.config.emplace_back(k, v.string);
+  for (const auto& t : need(doc, "targets").array) {
+    CompareTarget ct;
+    ct.name = t.str("name");
+    ct.engine = t.str("engine");
+    ct.description = t.str("description");
+    const JsonValue* a = t.find("available");
+    ct.available = a == nullptr || a->boolean;
+    ct.unavailable = t.str("unavailable");
+    const JsonValue* on = t.find("over_network");
+    ct.overNetwork = on == nullptr || on->boolean;
+    if (const JsonValue* l = t.find("link_bytes_per_s"); l != nullptr && l->isNumber()) ct.linkBytesPerSecond = l->number;
+    ct.linkSource = t.str("link_source");
+    r.targets.push_back(std::move(ct));
+  }
+  for (const auto& row : need(doc, "rows").array) {
+    r.rows.emplace_back(row.str("profile"), directionFrom(row.str("direction")));
+  }
+  if (const JsonValue* lim = doc.find("limits")) {
+    r.diskTarget = lim->str("disk_target");
+    if (const JsonValue* m = lim->find("server_memory_bytes"); m != nullptr && m->isNumber()) r.serverMemoryBytes = m->number;
+    r.serverMemorySource = lim->str("server_memory_source");
+  }
+  for (const auto& c : need(doc, "results").array) {
+    CompareCell cell;
+    cell.profile = c.str("profile");
+    cell.direction = directionFrom(c.str("direction"));
+    cell.target = c.str("target");
+    const JsonValue* ran = c.find("ran");
+    cell.ran = ran != nullptr && ran->boolean;
+    cell.mibPerSecond = c.num("mib_per_s");
+    cell.mbPerSecond = c.num("mb_per_s");
+    cell.iops = c.num("iops");
+    cell.ops = static_cast<std::uint64_t>(c.num("ops"));
+    cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
+    cell.seconds = c.num("run_s");
+    cell.commitCounted = c.find("commit_s") != nullptr;
+    cell.commitSeconds = c.num("commit_s");
+    cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
+    cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
+    cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
+    cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
+    if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
+      cell.readPercent = static_cast<unsigned>(rp->number);
+    }
+    cell.workingSetBytes = c.num("working_set_bytes");
+    // "clat_us": the key's name in files written before it was renamed.
+    const JsonValue* cl = c.find("lat_us");
+    if (cl == nullptr) cl = c.find("clat_us");
+    if (cl != nullptr) {
+      for (const auto& [k, v] : cl->object) cell.latUs.emplace_back(k, v.number);
+    }
+    const JsonValue* ver = c.find("verified");
+    cell.verified = ver != nullptr && ver->boolean;
+    cell.verifyMismatches = static_cast<std::uint64_t>(c.num("verify_mismatches"));
+    cell.errors = static_cast<std::uint64_t>(c.num("errors"));
+    cell.firstError = c.str("first_error");
+    const JsonValue* dropped = c.find("server_cache_dropped");
+    cell.cacheDropped = dropped != nullptr && dropped->boolean;
+    cell.serverCache = c.str("server_cache");
+    cell.unsupported = c.str("unsupported");
+    if (const JsonValue* fl = c.find("flags")) {
+      for (const auto& f : fl->array) {
+        cell.flags.push_back(
+            {f.str("kind"), f.str("severity") == "info" ? FlagSeverity::Info : FlagSeverity::Warning, f.str("message")});
+      }
+    }
+    r.cells.push_back(std::move(cell));
+  }
+  if (const JsonValue* q = doc.find("ratios")) {
+    for (const auto& x : q->array) r.ratios.push_back({x.str("numerator"), x.str("denominator")});
+  }
+  if (const JsonValue* n = doc.find("notes")) {
+    for (const auto& x : n->array) r.notes.push_back(x.string);
+  }
+  return r;
+}
+
+LinkFigures linkFiguresFromJson(const JsonValue& doc) {
+  LinkFigures out;
+  auto best = [](const JsonValue& run) -> std::optional<double> {
+    const std::string unit = run.str("unit");
+    const JsonValue* results = run.find("results");
+    if (results == nullptr || !results->isArray()) return std::nullopt;
+    double top = 0;
+    for (const auto& row : results->array) {
+      if (unit == "Gb/sec") top = std::max(top, row.num("bw_average_gbps") * 1e9 / 8);
+      if (unit == "MiB/sec") top = std::max(top, row.num("bw_average_mibps") * 1048576.0);
+    }
+    return top > 0 ? std::optional<double>(top) : std::nullopt;
+  };
+  auto classify = [&](const JsonValue& run) {
+    const std::string test = run.str("test");
+    if (test == "tcp_bw") {
+      out.tcpBytesPerSecond = best(run);
+    } else if (test.rfind("rdma_", 0) == 0) {
+      out.rdmaBytesPerSecond = best(run);
+    }
+  };
+  if (const JsonValue* rdma = doc.find("rdma")) classify(*rdma);
+  if (const JsonValue* tcp = doc.find("tcp")) classify(*tcp);
+  if (doc.find("test") != nullptr) classify(doc);
+  return out;
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,656 @@
+#include "bench/file/FileRun.h"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+namespace nfsrdma::bench {
+
+double RunResult::mibPerSecond(IoDirection d) const {
+  return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].bytes) / seconds / 1048576.0
+                     : 0;
+}
+double RunResult::mbPerSecond(IoDirection d) const {
+  return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].bytes) / seconds / 1e6 : 0;
+}
+double RunResult::iops(IoDirection d) const {
+  return seconds > 0 ? static_cast<double>(dir[static_cast<int>(d)].ops) / seconds : 0;
+}
+
+const char* serverCacheName(ServerCache c) {
+  switch (c) {
+    case ServerCache::Unmanaged:
+      return "unmanaged";
+    case ServerCache::Dropped:
+      return "dropped";
+    case ServerCache::Warm:
+      return "warm";
+  }
+  return "?";
+}
+
+std::string dropLocalPageCache() {
+  ::sync();
+  std::ofstream f("/proc/sys/vm/drop_caches");
+  if (!f) return "cannot open /proc/sys/vm/drop_caches (needs root)";
+  f << "1\n";
+  f.flush();
+  if (!f) return "writing /proc/sys/vm/drop_caches failed";
+  return {};
+}
+
+std::string unsupportedReason(const TargetSpec& target, const FileProfile& profile) {
+  if (target.engine == EngineKind::Libnfs && profile.writes()) {
+    return "libnfs 4.0.0 cannot encode NFSv4 WRITEs of 4 KiB or more (fixed upstream in "
+           "sahlberg/libnfs#319); "
+           "libnfs is the read anchor only";
+  }
+  return {};
+}
+
+namespace {
+
+// Targets that name one directory: the embedded server's local, nfs and
+// libnfs targets share its export directory.
+std::string placeOf(const TargetSpec& t) {
+  return t.localDir.empty() ? t.location : t.localDir;
+}
+
+}  // namespace
+
+void CreatedFiles::add(const TargetSpec& target, const std::vector<std::string>& files) {
+  std::lock_guard lock(mu_);
+  for (const auto& f : files) {
+    // Once each: the count in the interrupt line is of files, not of layouts.
+    const bool known = std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) {
+      return placeOf(e.first) == placeOf(target) &&
+             std::find(e.second.begin(), e.second.end(), f) != e.second.end();
+    });
+    if (known) continue;
+    if (entries_.empty() || placeOf(entries_.back().first) != placeOf(target)) {
+      entries_.emplace_back(target, std::vector<std::string>{});
+    }
+    entries_.back().second.push_back(f);
+  }
+}
+
+bool CreatedFiles::holdsAll(const TargetSpec& target, const std::vector<std::string>& files) const {
+  std::lock_guard lock(mu_);
+  return std::all_of(files.begin(), files.end(), [&](const std::string& f) {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) {
+      return placeOf(e.first) == placeOf(target) &&
+             std::find(e.second.begin(), e.second.end(), f) != e.second.end();
+    });
+  });
+}
+
+std::size_t CreatedFiles::count() const {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (const auto& e : entries_) n += e.second.size();
+  return n;
+}
+
+int CreatedFiles::reportInterrupted(const char* command, int signal) {
+  const std::size_t n = count();
+  const std::string left = removeAll();
+  std::string what;
+  if (!left.empty()) {
+    what = "; could not remove what it laid out: " + left;
+  } else if (n > 0) {
+    what = "; removed the " + std::to_string(n) + " file(s) it laid out";
+  }
+  std::fprintf(stderr, "nfsrdma-bench %s: interrupted by %s%s\n", command,
+               signalName(signal).c_str(), what.c_str());
+  return 128 + signal;
+}
+
+std::string CreatedFiles::removeAll() {
+  std::lock_guard lock(mu_);
+  std::string failed;
+  for (const auto& [given, files] : entries_) {
+    try {
+      if (!given.localDir.empty()) {
+        for (const auto& f : files) {
+          std::error_code ec;
+          std::filesystem::remove(std::filesystem::path(given.localDir) / f, ec);
+          if (ec)
+            throw std::runtime_error("remove " + given.localDir + "/" + f + ": " + ec.message());
+        }
+        continue;
+      }
+      TargetSpec t = given;
+      if (t.engine == EngineKind::Libnfs) t.engine = EngineKind::Nfs;  // as the layout wrote them
+      // The user is waiting: a server that does not answer is given up on soon.
+      t.nfs.timeout = std::chrono::seconds(5);
+      t.nfs.busyTimeout = std::chrono::milliseconds(0);
+      makeEngine(t)->remove(files);
+    } catch (const std::exception& e) {
+      if (failed.empty()) failed = e.what();
+    }
+  }
+  entries_.clear();
+  return failed;
+}
+
+std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o) {
+  const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
+  std::uint64_t need = 0;
+  for (std::uint32_t j = 0; j < o.numjobs; ++j) {
+    for (std::uint32_t f = 0; f < o.nrfiles; ++f) {
+      struct stat st {};
+      const std::string p = (std::filesystem::path(dir) / benchFileName(o, j, f)).string();
+      const std::uint64_t have =
+          ::stat(p.c_str(), &st) == 0
+              ? std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), bytes)
+              : 0;
+      need += bytes - have;
+    }
+  }
+  return need;
+}
+
+void checkFreeSpace(const FileOptions& o, const std::string& dir, std::uint64_t toWrite,
+                    std::uint64_t freeBytes, std::uint64_t fileSystemBytes) {
+  // A full disk fails the other users of it too, not only this run. 1% of
+  // the file system, capped at 4 GiB: 1% of a 1 PiB file system (10 TiB)
+  // would refuse a small layout on a disk with terabytes free.
+  // toWrite comes from the files' sizes: a sparse file at full size counts
+  // as written, although its holes will take space when written.
+  const std::uint64_t margin = std::max<std::uint64_t>(
+      64ULL << 20, std::min<std::uint64_t>(fileSystemBytes / 100, 4ULL << 30));
+  if (toWrite == 0 || (toWrite <= freeBytes && freeBytes - toWrite >= margin)) return;
+  const auto fb = [](std::uint64_t b) { return formatBytes(static_cast<double>(b)); };
+  throw std::invalid_argument("--size " + fb(o.sizeBytes) + " x " + std::to_string(o.numjobs) +
+                              (o.numjobs == 1 ? " job" : " jobs") + " in " +
+                              std::to_string(o.nrfiles) + (o.nrfiles == 1 ? " file" : " files") +
+                              " each = " + fb(o.workingSetBytes()) + " file set (" + fb(toWrite) +
+                              " still to write) exceeds the free space of " + dir + " (" +
+                              fb(freeBytes) + " free, " + fb(margin) + " kept spare)");
+}
+
+void checkLayoutSpace(const TargetSpec& target, const FileOptions& o) {
+  if (target.localDir.empty()) return;
+  struct statvfs st {};
+  // Unknown free space: the layout's own error names the problem if there is one.
+  if (::statvfs(target.localDir.c_str(), &st) != 0) return;
+  checkFreeSpace(o, target.localDir, bytesToLayOut(target.localDir, o),
+                 static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize,
+                 static_cast<std::uint64_t>(st.f_blocks) * st.f_frsize);
+}
+
+TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize) {
+  // A URL's qd= is what it asked for; else a run asks for at least its
+  // iodepth, so that slots do not cap the requests in flight.
+  if (target.engine != EngineKind::Nfs || target.nfs.queueDepthGiven) return target;
+  const std::uint64_t maxIo = std::max<std::uint32_t>(target.nfs.maxIoSize, 1);
+  const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;
+  const std::uint64_t want =
+      std::min<std::uint64_t>(std::uint64_t{iodepth} * pieces, 1024);  // qd='s range
+  target.nfs.queueDepth =
+      std::max<std::uint32_t>(target.nfs.queueDepth, static_cast<std::uint32_t>(want));
+  return target;
+}
+
+void stopInterrupted(Engine& engine, int signal, bool commit) {
+  try {
+    // Data about to be removed need not be made durable first (a COMMIT or
+    // fsync of a large write phase can take long while the user waits).
+    if (commit) {
+      engine.finish();
+    } else {
+      engine.abandon();
+    }
+  } catch (const std::exception&) {
+    // The run is abandoned either way; the interrupt is what the command reports.
+  }
+  throw Interrupted(signal);
+}
+
+namespace {
+
+std::vector<std::string> jobFiles(const FileOptions& o, std::uint32_t job) {
+  std::vector<std::string> files;
+  for (std::uint32_t f = 0; f < o.nrfiles; ++f) files.push_back(benchFileName(o, job, f));
+  return files;
+}
+
+// Runs body(job) on numjobs threads; the first exception is rethrown.
+template <typename Body>
+void onJobThreads(std::uint32_t numjobs, Body body) {
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::exception_ptr first;
+  for (std::uint32_t j = 0; j < numjobs; ++j) {
+    threads.emplace_back([&, j] {
+      try {
+        body(j);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!first) first = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
+// Creates each job's files with the verify pattern unless they already hold
+// the full size (names carry seed and size, so an existing full file is ours).
+// Records in created the files it writes, and only those: a file that was
+// complete before is neither rewritten nor removed after an interrupt.
+// True when it wrote any.
+bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
+  const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
+  // libnfs cannot write (see unsupportedReason): our client lays its files out on the same server.
+  TargetSpec target = given;
+  if (target.engine == EngineKind::Libnfs) target.engine = EngineKind::Nfs;
+  checkLayoutSpace(target, o);
+  std::atomic<bool> wrote{false};
+  onJobThreads(o.numjobs, [&](std::uint32_t j) {
+    // Declared before the engine, so that it outlives it: the engine's
+    // requests (an io_uring's, the client's registrations) use its buffers.
+    std::unique_ptr<JobDriver> d;
+    auto engine = makeEngine(target);
+    const auto files = jobFiles(o, j);
+    std::vector<std::uint32_t> toLayOut;
+    for (std::uint32_t f = 0; f < files.size(); ++f) {
+      if (const int sig = interruptSignal()) throw Interrupted(sig);
+      // One at a time: a file created here is recorded before the next
+      // open can fail or be interrupted. As bytesToLayOut: a file at full
+      // size (or more) is complete.
+      if (engine->open({files[f]}, true).at(0) >= bytes) continue;
+      toLayOut.push_back(f);
+      // Before writing: an interrupt in the middle must find it.
+      if (created != nullptr) created->add(target, {files[f]});
+    }
+    if (!toLayOut.empty()) {
+      wrote = true;
+      JobSpec spec;
+      spec.profile = profileByName("128k-write");
+      spec.options = o;
+      spec.job = j;
+      spec.iodepth = 4;
+      spec.files = files;
+      spec.fileBytes = bytes;
+      spec.layout = true;
+      spec.layoutFiles = toLayOut;
+      spec.fileIdBase = j * o.nrfiles;
+      d = std::make_unique<JobDriver>(spec, nullptr);
+      engine->run(*d);
+      // Everything it wrote is in created, and goes (unless there is no created to record it in).
+      if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, created == nullptr);
+      const JobResult r = d->result();
+      if (r.errors)
+        throw std::runtime_error("laying out " + files[toLayOut.front()] + ": " + r.firstError);
+    }
+    engine->finish();
+  });
+  return wrote;
+}
+
+// Reads each job's whole files once, sequentially, on numjobs threads: the
+// verify read-back of a write run (verify on) and the cache warm-up (off).
+std::vector<VerifyStats> readWholeFileSet(
+    const TargetSpec& target, const FileOptions& o, std::uint32_t blockSize, std::uint32_t iodepth,
+    const std::string& what, std::uint64_t generation = 0,
+    const std::vector<std::shared_ptr<const std::vector<bool>>>& written = {}) {
+  const std::uint64_t bytes = fileBytes(o, blockSize);
+  std::vector<VerifyStats> stats(o.numjobs);
+  onJobThreads(o.numjobs, [&](std::uint32_t j) {
+    JobSpec spec;
+    spec.profile = profileByName("128k-read");
+    spec.profile.blockSize = blockSize;
+    spec.options = o;
+    spec.options.ramp = std::chrono::milliseconds(0);
+    spec.options.ioBytes = bytes * o.nrfiles;
+    spec.options.rwmixread.reset();
+    spec.job = j;
+    spec.iodepth = iodepth;
+    spec.files = jobFiles(o, j);
+    spec.fileBytes = bytes;
+    spec.fileIdBase = j * o.nrfiles;
+    spec.generation = generation;
+    if (j < written.size()) spec.writtenBlocks = written[j];
+    // Before the engine: it must outlive it (see ensureLayout).
+    JobDriver d(spec, nullptr);
+    auto engine = makeEngine(target);
+    engine->open(spec.files, false);
+    engine->run(d);
+    // Closed as after any read (these files are kept): an NFS engine's
+    // abandon() sends no CLOSE, which would leave the opens on the server
+    // for a lease. A reading engine has nothing to COMMIT.
+    if (const int sig = interruptSignal()) stopInterrupted(*engine, sig, true);
+    const JobResult r = d.result();
+    if (r.errors) throw std::runtime_error(what + ": " + r.firstError);
+    stats[j] = r.verify;
+    engine->finish();
+  });
+  return stats;
+}
+
+// Drops the page cache of the target's server when it is this host; notes
+// what happened, and in detail what the cache now is ("drop failed: ..." unless dropped).
+ServerCache dropServerCache(const TargetSpec& target, std::vector<std::string>& notes,
+                            std::string& detail) {
+  if (target.engine == EngineKind::Path && target.onNfs) {
+    // The server of an NFS mount is elsewhere: only this host's cache (the NFS client's) can go.
+    const auto why = dropLocalPageCache();
+    notes.push_back(
+        why.empty() ? "--drop-server-cache: " + target.location +
+                          " is on NFS: dropped this host's page cache (the NFS client's), not the "
+                          "server's (drop it on the server)"
+                    : "--drop-server-cache: " + target.location + " is on NFS; " + why);
+    detail =
+        "drop failed: " + target.location + " is on NFS and its server is not this host" +
+        (why.empty() ? " (this host's page cache, the NFS client's, was dropped)" : "; " + why);
+    return ServerCache::Unmanaged;
+  }
+  if (!target.serverIsLocal()) {
+    notes.push_back("--drop-server-cache: server " + target.nfs.host +
+                    " is not on this host; caches not dropped (run the bench on the server or drop "
+                    "them there)");
+    detail = "drop failed: server " + target.nfs.host + " is not on this host";
+    return ServerCache::Unmanaged;
+  }
+  if (auto why = dropLocalPageCache(); !why.empty()) {
+    notes.push_back("--drop-server-cache: " + why);
+    detail = "drop failed: " + why;
+    return ServerCache::Unmanaged;
+  }
+  notes.push_back("server page cache dropped before the read phase");
+  detail = "dropped";
+  return ServerCache::Dropped;
+}
+
+// Reads the whole file set once, untimed, so the read phase starts with it in
+// the server's page cache. A path target not on NFS is read buffered (its
+// page cache is the server's when it is the export's disk); an NFS mount
+// with O_DIRECT, so the NFS client's cache stays as it was.
+ServerCache warmServerCache(const TargetSpec& given, const FileOptions& o,
+                            std::vector<std::string>& notes) {
+  TargetSpec target = given;
+  if (target.engine == EngineKind::Path) target.direct = target.onNfs;
+  FileOptions w = o;
+  w.verify = false;
+  constexpr std::uint32_t kWarmBlock = 128 * 1024;
+  const std::uint32_t block = fileBytes(o, kWarmBlock) > 0 ? kWarmBlock : kVerifyUnit;
+  readWholeFileSet(target, w, block, 8, "warming the server's cache");
+  notes.push_back("server page cache warmed before the read phase: the file set (" +
+                  formatBytes(static_cast<double>(o.workingSetBytes())) + ") read once, untimed");
+  return ServerCache::Warm;
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(const RunSettings& s, const JobProgress& p, double totalSeconds)
+      : label_(s.label), p_(p), total_(totalSeconds) {
+    if (s.progress) thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressLine() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) {
+      thread_.join();
+      std::fprintf(stderr, "\r%-100s\r", "");
+    }
+  }
+
+ private:
+  void loop() {
+    const auto t0 = BenchClock::now();
+    std::uint64_t lastBytes[2] = {0, 0}, lastOps[2] = {0, 0};
+    auto last = t0;
+    std::unique_lock lock(mu_);
+    // Bounded by the run: the destructor ends it.
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return done_; })) {
+      const auto now = BenchClock::now();
+      const double dt = std::chrono::duration<double>(now - last).count();
+      const double elapsed = std::chrono::duration<double>(now - t0).count();
+      double mib[2], iops[2];
+      for (int d = 0; d < 2; ++d) {
+        const auto b = p_.bytes[d].load(std::memory_order_relaxed);
+        const auto o = p_.ops[d].load(std::memory_order_relaxed);
+        mib[d] = dt > 0 ? static_cast<double>(b - lastBytes[d]) / dt / 1048576.0 : 0;
+        iops[d] = dt > 0 ? static_cast<double>(o - lastOps[d]) / dt : 0;
+        lastBytes[d] = b;
+        lastOps[d] = o;
+      }
+      last = now;
+      const double eta = total_ > elapsed ? total_ - elapsed : 0;
+      std::fprintf(stderr, "\r[%s] r=%.1fMiB/s,w=%.1fMiB/s r=%.0f,w=%.0f IOPS eta %.0fs   ",
+                   label_.c_str(), mib[0], mib[1], iops[0], iops[1], eta);
+      std::fflush(stderr);
+    }
+  }
+
+  std::string label_;
+  const JobProgress& p_;
+  double total_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+namespace {
+
+RunResult runCell(const TargetSpec& given, const FileProfile& profile, const FileOptions& options,
+                  const RunSettings& settings) {
+  validateOptions(options, profile);
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  RunResult result;
+  result.iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
+  result.effectiveIodepth = result.iodepth;
+  const TargetSpec target = withQueueDepthFor(given, result.iodepth, profile.blockSize);
+  result.target = target.name;
+  result.targetDescription = target.describe();
+  result.profile = profile.name;
+  result.blockSize = profile.blockSize;
+  result.numjobs = options.numjobs;
+  result.readPercent = readPercentOf(profile, options);
+  result.options = options;
+  result.verified = options.verify;
+  if (target.engine == EngineKind::Nfs) {
+    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                           ": one thread per job, each with its own connection and session");
+  } else if (target.engine == EngineKind::Libnfs) {
+    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                           ": one thread per job, each with its own libnfs context");
+  } else {
+    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                           ": one thread per job, each with its own io_uring");
+  }
+  if (options.ioBytes > 0 && ioBytesPerJob(options, profile.blockSize) != options.ioBytes) {
+    result.notes.push_back(
+        "--io-bytes " + formatBytes(static_cast<double>(options.ioBytes)) + " rounded down to " +
+        formatBytes(static_cast<double>(ioBytesPerJob(options, profile.blockSize))) +
+        " per job: whole " + formatBytes(profile.blockSize) + " blocks");
+  }
+
+  result.unsupported = unsupportedReason(target, profile);
+  if (!result.unsupported.empty()) return result;
+  const bool laidOut = ensureLayout(target, options, settings.created);
+  if (profile.reads()) {
+    const bool drop = settings.cache == CachePrep::Drop ||
+                      (settings.cache == CachePrep::FromOptions && options.dropServerCache);
+    if (drop) {
+      result.serverCache = dropServerCache(target, result.notes, result.serverCacheDetail);
+    } else if (settings.cache == CachePrep::Warm) {
+      result.serverCache = warmServerCache(target, options, result.notes);
+      result.serverCacheDetail = serverCacheName(result.serverCache);
+    } else {
+      // Not a neutral state: the layout has just put (part of) the set where reads will find it.
+      const std::string where = target.overNfs() ? "through the server and may be in its page cache"
+                                                 : "and may be in this host's page cache";
+      result.serverCacheDetail =
+          laidOut ? "unmanaged: the file set was just written " + where
+                  : "unmanaged: as earlier runs left it; the file set may be in the " +
+                        std::string(target.overNfs() ? "server's" : "host's") + " page cache";
+      result.notes.push_back("server cache " + result.serverCacheDetail +
+                             " (--drop-server-cache drops it when the server is this host)");
+    }
+  } else {
+    result.serverCacheDetail = "n/a: no reads";
+  }
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+
+  // A --verify write run stamps its own generation into what it writes, so
+  // that its read-back can tell a lost write from the data already there.
+  std::uint64_t generation = 0;
+  if (options.verify && profile.writes()) {
+    std::random_device rd;
+    while (generation == 0) generation = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }
+  JobProgress progress;
+  std::vector<JobResult> jobs(options.numjobs);
+  std::vector<double> commit(options.numjobs, 0);
+  const std::uint64_t bytes = fileBytes(options, profile.blockSize);
+  // Long enough for connects (30 s) and OPENs held by a grace period (the client retries them 120
+  // s).
+  StartGate gate(options.numjobs, std::chrono::seconds(180));
+  std::mutex effectiveMu;
+  {
+    const double total = std::chrono::duration<double>(options.ramp + options.runtime).count();
+    ProgressLine line(settings, progress, options.ioBytes ? 0 : total);
+    onJobThreads(options.numjobs, [&](std::uint32_t j) {
+      // The driver before the engine, so that it outlives it: the engine's
+      // requests (an io_uring's, the client's registrations) use its buffers.
+      std::unique_ptr<JobDriver> d;
+      std::unique_ptr<Engine> engine;
+      try {
+        engine = makeEngine(target);
+        // A connect can take long (a server that does not answer): an
+        // interrupt meanwhile opens nothing more.
+        if (const int sig = interruptSignal()) throw Interrupted(sig);
+        JobSpec spec;
+        spec.profile = profile;
+        spec.options = options;
+        spec.job = j;
+        spec.iodepth = result.iodepth;
+        spec.files = jobFiles(options, j);
+        spec.fileBytes = bytes;
+        spec.fileIdBase = j * options.nrfiles;
+        spec.generation = generation;
+        engine->open(spec.files, false);
+        d = std::make_unique<JobDriver>(spec, &progress);
+        const std::uint32_t e =
+            engine->effectiveIodepth(result.iodepth, profile.blockSize, result.readPercent);
+        std::lock_guard lock(effectiveMu);
+        result.effectiveIodepth = std::min(result.effectiveIodepth, e);
+      } catch (...) {
+        gate.fail();
+        throw;
+      }
+      // Every clock starts together: one job's window must not start while
+      // others still connect.
+      if (!gate.arriveAndWait()) return;
+      try {
+        engine->run(*d);
+      } catch (const std::exception& e) {
+        jobs[j] = d->result();
+        ++jobs[j].errors;
+        if (jobs[j].firstError.empty()) jobs[j].firstError = e.what();
+        return;
+      }
+      jobs[j] = d->result();
+      if (const int sig = interruptSignal()) {
+        // Files this command laid out are removed next: what was written
+        // into them need not be made durable first.
+        const bool removed =
+            settings.created != nullptr && settings.created->holdsAll(target, jobFiles(options, j));
+        stopInterrupted(*engine, sig, !removed);
+      }
+      if (profile.writes()) {
+        // The end of the write phase: until the data is durable (UNSTABLE writes need their
+        // COMMIT).
+        const auto c0 = BenchClock::now();
+        engine->commit();
+        commit[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
+      }
+      engine->finish();
+    });
+  }
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  if (result.effectiveIodepth < result.iodepth) {
+    // As fio would show it: the figures are for this depth, not the one asked for.
+    const std::string note =
+        target.name +
+        ": the server allows fewer calls in flight (session slots, RDMA credits) than --iodepth " +
+        std::to_string(result.iodepth) + " needs: at most " +
+        std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
+        " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
+        "); the rest wait in the client's queue and their latency includes the wait";
+    std::fprintf(stderr, "nfsrdma-bench: note: %s\n", note.c_str());
+    result.notes.push_back(note);
+  }
+  for (std::uint32_t j = 0; j < options.numjobs; ++j) {
+    const JobResult& r = jobs[j];
+    for (int d = 0; d < 2; ++d) result.dir[d].merge(r.dir[d]);
+    result.seconds = std::max(result.seconds, r.seconds);
+    result.commitSeconds = std::max(result.commitSeconds, commit[j]);
+    result.durableSeconds = std::max(result.durableSeconds, r.seconds + commit[j]);
+    result.verify.merge(r.verify);
+    result.errors += r.errors;
+    if (result.firstError.empty()) result.firstError = r.firstError;
+  }
+
+  // Read back everything written and check it: a write run's --verify.
+  if (options.verify && profile.writes() && result.errors == 0) {
+    std::vector<std::shared_ptr<const std::vector<bool>>> written;
+    std::uint64_t ours = 0, all = 0;
+    for (auto& j : jobs) {
+      ours += static_cast<std::uint64_t>(
+          std::count(j.writtenBlocks.begin(), j.writtenBlocks.end(), true));
+      all += j.writtenBlocks.size();
+      written.push_back(std::make_shared<const std::vector<bool>>(std::move(j.writtenBlocks)));
+    }
+    const auto back = readWholeFileSet(target, options, profile.blockSize,
+                                       std::min<std::uint32_t>(result.iodepth, 8),
+                                       "verify read-back", generation, written);
+    for (const auto& v : back) result.verify.merge(v);
+    result.notes.push_back(
+        "verify: the whole file set read back after the run; the " + std::to_string(ours) + " of " +
+        std::to_string(all) +
+        " blocks this run wrote must hold its data (a lost write shows as stale); the other "
+        "blocks pass with any intact data in their place");
+  }
+  return result;
+}
+
+}  // namespace
+
+RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
+                           const FileOptions& options, const RunSettings& settings) {
+  try {
+    return runCell(target, profile, options, settings);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    // After Ctrl-C an error is its consequence (the straggler grace ran
+    // out, the connection was closed under a request): the command must
+    // clean up and exit 130/143, not report a failed run.
+    if (const int sig = interruptSignal()) throw Interrupted(sig);
+    throw;
+  }
+}
+
+}  // namespace nfsrdma::bench

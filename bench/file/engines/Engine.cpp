@@ -1,0 +1,172 @@
+#include "bench/file/engines/Engine.h"
+
+#include <sys/vfs.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/file/Interrupt.h"
+#include "client/Error.h"
+#include "client/mount/MountPlan.h"
+#include "client/nfs4/BusyRetry.h"
+
+namespace nfsrdma::bench {
+
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNfs.cpp
+std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
+std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
+
+void Engine::remove(const std::vector<std::string>& files) {
+  if (!files.empty()) throw std::runtime_error("this engine cannot remove " + files.front());
+}
+
+std::uint32_t nfsEffectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
+                                  unsigned readPercent, std::size_t maxIoSize,
+                                  std::uint32_t maxInFlight, std::uint32_t readsPerCompound,
+                                  std::size_t maxReadsPerCompound) {
+  const std::uint64_t maxIo = std::max<std::size_t>(maxIoSize, 1);
+  const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;  // each takes a slot
+  const std::uint64_t slots = maxInFlight;
+  std::uint64_t onWire = std::max<std::uint64_t>(slots / pieces, 1);
+  const std::uint64_t per =
+      std::min<std::uint64_t>({std::max<std::uint32_t>(readsPerCompound, 1),
+                               std::max<std::uint64_t>(1, iodepth / 4), maxReadsPerCompound});
+  const std::uint64_t reads = std::min(readPercent, 100U);
+  if (per > 1 && pieces == 1 && reads > 0) {
+    // Writes are never grouped: only the reads share slots, per to one.
+    // slots / (reads/100/per + (100-reads)/100), in whole numbers.
+    onWire = std::max<std::uint64_t>(slots * 100 * per / (reads + (100 - reads) * per), 1);
+  }
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(iodepth, onWire));
+}
+
+void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds budget,
+                   const std::function<void()>& onAgain) {
+  const auto start = std::chrono::steady_clock::now();
+  for (bool again = false;; again = true) {
+    // The first attempt runs also after Ctrl-C: the cleanup's REMOVEs come
+    // through here (with budget 0). Only attempts after it are not started.
+    if (again) {
+      if (const int sig = interruptSignal()) throw Interrupted(sig);
+      if (onAgain) onAgain();
+    }
+    try {
+      call();
+      return;
+    } catch (const NfsException& e) {
+      if (!nfs4::BusyRetry::busy(Error{e.code(), {}}) || budget.count() == 0) throw;
+      if (const int sig = interruptSignal()) throw Interrupted(sig);
+      const auto spent = std::chrono::steady_clock::now() - start;
+      if (spent >= budget) {
+        throw std::runtime_error(std::string(e.what()) + " (sent again for busy-timeout=" +
+                                 std::to_string(budget.count()) + " ms in all)");
+      }
+      // The client paused between its own attempts; this pause only keeps a
+      // call that fails at once from spinning.
+      std::this_thread::sleep_for(nfs4::BusyRetry::kFirstPause);
+    }
+  }
+}
+
+const char* engineName(EngineKind k) {
+  switch (k) {
+    case EngineKind::Nfs:
+      return "nfs";
+    case EngineKind::Libnfs:
+      return "libnfs";
+    case EngineKind::Path:
+      return "path";
+  }
+  return "?";
+}
+
+TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
+  TargetSpec t;
+  const auto colon = spec.find(':');
+  const std::string engine = spec.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 >= spec.size()) {
+    throw std::invalid_argument("target '" + spec + "': expected nfs:URL, libnfs:URL or path:DIR");
+  }
+  t.location = spec.substr(colon + 1);
+  if (engine == "nfs" || engine == "libnfs") {
+    t.engine = engine == "nfs" ? EngineKind::Nfs : EngineKind::Libnfs;
+    t.nfs = ClientOptions::fromUrl(t.location);
+    if (t.engine == EngineKind::Libnfs && t.nfs.proto != "tcp") {
+      throw std::invalid_argument("target '" + spec + "': libnfs speaks TCP only");
+    }
+    t.name = name.empty()
+                 ? (t.engine == EngineKind::Nfs ? "nfs-" + t.nfs.proto : std::string("libnfs"))
+                 : name;
+  } else if (engine == "path") {
+    t.engine = EngineKind::Path;
+    t.name = name.empty() ? "path" : name;
+    t.onNfs = pathIsOnNfs(t.location);
+    t.localDir = t.location;
+    if (t.onNfs) t.mountProto = nfsMountProto(t.location);
+  } else {
+    throw std::invalid_argument("target '" + spec + "': unknown engine '" + engine +
+                                "' (nfs, libnfs, path)");
+  }
+  return t;
+}
+
+bool TargetSpec::serverIsLocal() const {
+  if (engine == EngineKind::Path) return !onNfs;
+  return nfs.host == "127.0.0.1" || nfs.host == "localhost" || nfs.host == "::1";
+}
+
+std::string TargetSpec::describe() const {
+  if (engine == EngineKind::Path) {
+    return std::string("path ") + location +
+           (onNfs ? " on NFS (proto=" + mountProto + ")" : std::string()) +
+           (direct ? " (O_DIRECT, io_uring)" : " (buffered, io_uring)");
+  }
+  if (engine == EngineKind::Libnfs)
+    return "libnfs NFSv4.0 " + nfs.url() + " (async API, one context per job)";
+  return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto +
+         (nfs.readsPerCompound > 1 ? " reads-per-compound=" + std::to_string(nfs.readsPerCompound)
+                                   : std::string()) +
+         " (our client, one connection per job)";
+}
+
+bool pathIsOnNfs(const std::string& dir) {
+  struct statfs st {};
+  return ::statfs(dir.c_str(), &st) == 0 && static_cast<long>(st.f_type) == kNfsSuperMagic;
+}
+
+std::string nfsMountProto(const std::string& dir) {
+  std::error_code ec;
+  const std::string where = std::filesystem::weakly_canonical(dir, ec).string();
+  std::ifstream in("/proc/self/mounts");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string best, proto = "tcp";
+  for (const mount::ExistingMount& m : mount::parseProcMounts(text.str())) {
+    const std::string& point = m.mountPoint;
+    if (m.type.rfind("nfs", 0) != 0) continue;
+    const bool under = where == point ||
+                       (where.rfind(point, 0) == 0 && (point == "/" || where[point.size()] == '/'));
+    if (!under || point.size() < best.size()) continue;
+    best = point;
+    proto = mount::optionValue(m.options, "proto");
+  }
+  return proto.rfind("rdma", 0) == 0 ? "rdma" : "tcp";
+}
+
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {
+  switch (target.engine) {
+    case EngineKind::Nfs:
+      return makeNfsEngine(target);
+    case EngineKind::Libnfs:
+      return makeLibnfsEngine(target);
+    case EngineKind::Path:
+      return makePathEngine(target);
+  }
+  throw std::logic_error("unknown engine");
+}
+
+}  // namespace nfsrdma::bench

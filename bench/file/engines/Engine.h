@@ -1,0 +1,131 @@
+// Engines of the file benchmark: what moves a job's bytes. Each engine runs
+// one job on the calling thread, keeping the driver's iodepth slots busy
+// until the driver stops issuing, then waits (bounded) for the stragglers.
+//   nfs    our NFSv4.1 client (nfsrdma::Client); one connection per job
+//          (numjobs = threads, each with its own connection and session);
+//          queue depth through the session slots; requests above the
+//          client's max I/O size go out as several READ/WRITEs at once.
+//   libnfs libnfs's asynchronous API (NFSv4.0, TCP), one context per job
+//          driven by our poll loop: the anchor.
+//   path   a directory on any mounted file system (local disk, kernel NFS
+//          mount over TCP or RDMA, iSCSI LUN) through io_uring, O_DIRECT
+//          unless --direct=0, one ring per job.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/file/FileJob.h"
+#include "client/ClientOptions.h"
+
+namespace nfsrdma::bench {
+
+enum class EngineKind { Nfs, Libnfs, Path };
+const char* engineName(EngineKind k);
+
+// Where a run goes: an engine and its location.
+struct TargetSpec {
+  std::string name;  // column name in reports: "local", "nfs-tcp", ...
+  EngineKind engine = EngineKind::Path;
+  std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
+  ClientOptions nfs;     // parsed location of nfs and libnfs targets
+  // A directory on this host holding the target's files (a path target's
+  // location, the embedded server's export directory), or empty: what the
+  // free-space check measures, and where an interrupted run removes the
+  // files it laid out without going through a server that may be gone.
+  std::string localDir;
+  bool direct = true;  // path: O_DIRECT
+  // path: the directory is on an NFS mount (statfs f_type NFS_SUPER_MAGIC),
+  // e.g. a kernel client's /mnt/nfs; its server is elsewhere, not this host.
+  bool onNfs = false;
+  std::string mountProto;  // path on NFS: the mount's proto= ("tcp", "rdma"), "tcp" when not given
+
+  // "nfs" / "libnfs" / "path" followed by ':' and the location, e.g.
+  // "nfs:nfs://10.0.0.1/export?proto=rdma", "path:/mnt/disk". The name
+  // defaults to the engine's ("nfs-tcp", "nfs-rdma", "libnfs", "path").
+  static TargetSpec parse(const std::string& name, const std::string& spec);
+  // True when the server is on this host (loopback address; a path target
+  // not on NFS), so its caches can be dropped and its RAM is this host's.
+  bool serverIsLocal() const;
+  // True when the target's bytes cross a network to an NFS server (nfs,
+  // libnfs, a path on an NFS mount): a link bounds its figures.
+  bool overNfs() const { return engine != EngineKind::Path || onNfs; }
+  // The transport of an NFS target: "tcp" or "rdma" (a path on NFS: its mount's).
+  std::string nfsTransport() const { return engine == EngineKind::Path ? mountProto : nfs.proto; }
+  std::string describe() const;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Opens the job's files, creating missing ones when create; returns each
+  // file's current size. Throws std::runtime_error naming file and cause.
+  virtual std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) = 0;
+  // Runs the job to its end on this thread.
+  virtual void run(JobDriver& driver) = 0;
+  // Makes written data durable (COMMIT, fsync) without closing: the end of
+  // a write phase, timed like fio's end_fsync.
+  virtual void commit() = 0;
+  // Makes written data durable (COMMIT, fsync) and closes the files.
+  virtual void finish() = 0;
+  // Closes what finish() closes without making written data durable (no
+  // COMMIT, no fsync): after an interrupt, for files about to be removed.
+  virtual void abandon() { finish(); }
+  // The requests of blockSize bytes this engine keeps on the wire at once
+  // when a job asks for iodepth with readPercent % reads: fewer when the
+  // server granted the session fewer slots than they need (the rest wait in
+  // the client's queue, and their latency includes that wait).
+  virtual std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t /*blockSize*/,
+                                         unsigned /*readPercent*/) const {
+    return iodepth;
+  }
+  // Removes the files (names relative to the target; missing ones are fine).
+  // Throws std::runtime_error naming the file and cause.
+  virtual void remove(const std::vector<std::string>& files);
+};
+
+// The nfs engine's effectiveIodepth, given what its client reports:
+// maxIoSize, maxInFlight (session slots, and over RDMA the credits granted),
+// readsPerCompound (the URL's) and maxReadsPerCompound(blockSize). A request
+// takes a slot per maxIoSize piece; with reads-per-compound the queue forms
+// groups (as NfsEngine::run: at most a quarter of the iodepth) whose READs
+// that fit one READ share one COMPOUND and slot, while writes and larger
+// reads still take their own: with readPercent % reads, a request takes on
+// average readPercent/per + (100 - readPercent) hundredths of a slot.
+std::uint32_t nfsEffectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
+                                  unsigned readPercent, std::size_t maxIoSize,
+                                  std::uint32_t maxInFlight, std::uint32_t readsPerCompound,
+                                  std::size_t maxReadsPerCompound);
+
+// What our client's synchronous calls (connect, OPEN, COMMIT, REMOVE) are
+// sent again for while the server answers NFS4ERR_GRACE or NFS4ERR_DELAY,
+// before the job looks at Ctrl-C again: the nfs engine gives its client this
+// busy-timeout and repeats a call (callWhileBusy) up to the URL's.
+inline constexpr std::chrono::milliseconds kBusySlice{2000};
+// Runs call; while it throws an NfsException of NFS4ERR_GRACE or
+// NFS4ERR_DELAY, runs it again until budget has passed since the first
+// attempt (then throws that error, saying so). Once interruptSignal() is
+// set it starts no further attempt and throws Interrupted (the first one
+// always runs: an interrupted command's cleanup uses it). onAgain, when
+// given, is called before each repeated attempt.
+void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds budget,
+                   const std::function<void()>& onAgain = {});
+
+// A fresh engine (and connection) for one job. Throws when the target cannot
+// be reached, e.g. NfsException "this build has no RDMA transport yet".
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target);
+
+// statfs(2) f_type of an NFS mount (NFS_SUPER_MAGIC, linux/magic.h).
+inline constexpr long kNfsSuperMagic = 0x6969;
+// True when dir is on an NFS mount; false when not, or when statfs fails.
+bool pathIsOnNfs(const std::string& dir);
+// The proto= option of the NFS mount holding dir (/proc/self/mounts), "tcp" when absent.
+std::string nfsMountProto(const std::string& dir);
+
+}  // namespace nfsrdma::bench

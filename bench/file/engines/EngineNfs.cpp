@@ -1,0 +1,311 @@
+// The nfs engine: our client's asynchronous READ/WRITE. Each slot resubmits
+// from its own completion on the client's I/O thread (no hand-off to the job
+// thread per operation, the cost the anchor measures); the job thread only
+// starts the slots and waits. Writes are UNSTABLE and COMMITted by finish(),
+// as an application's write()+fsync() over a kernel mount would be.
+//
+// With reads-per-compound=N (URL key) the slots form groups of up to N (and
+// at most a quarter of the queue): a group's READs of one file go out as one
+// COMPOUND (Client::preadvAsync) and the group refills when all of its
+// requests are back. Each request still completes, and is timed, on its own.
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+
+#include "bench/file/engines/Engine.h"
+#include "client/Client.h"
+#include "client/nfs4/Nfs4Status.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+class NfsEngine final : public Engine {
+ public:
+  explicit NfsEngine(const TargetSpec& t)
+      : readsPerCompound_(t.nfs.readsPerCompound), busyBudget_(t.nfs.busyTimeout) {
+    ClientOptions o = t.nfs;
+    // The job keeps its buffers for the client's whole life (JobDriver owns
+    // them, one client per job), which is the pooled mode's contract; a URL
+    // can still ask for memreg=per-io to measure registration per I/O.
+    if (!o.memregGiven) o.perIoRegistration = false;
+    // The client retries a busy server for short slices and the job repeats
+    // them up to the URL's busy-timeout (callWhileBusy): between slices it
+    // sees Ctrl-C, which a client waiting out a 90 s grace period would not.
+    o.busyTimeout = std::min(o.busyTimeout, kBusySlice);
+    // A server in its grace period holds the job's OPENs: say why it waits,
+    // once per call (not once per slice), with the whole budget.
+    o.onBusy = [this](const std::string& what) {
+      if (busyTold_) return;
+      busyTold_ = true;
+      const auto cut = what.find("; sending it again");
+      std::fprintf(stderr,
+                   "nfsrdma-bench: %s; sending it again for up to %lld ms (busy-timeout; Ctrl-C "
+                   "stops it)\n",
+                   what.substr(0, cut).c_str(), static_cast<long long>(busyBudget_.count()));
+    };
+    // The job's open files die with a lost client ID: its errors then say why.
+    o.onSessionReplaced = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
+    };
+    // The job's data was committed before: a session the server keeps after
+    // the run is a warning, not a failed job.
+    o.onTeardownError = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: warning: closing the session: %s\n", what.c_str());
+    };
+    busy([&] { client_ = Client::connect(o); });
+  }
+
+  std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& name : files) {
+      OpenFlags flags;
+      flags.read = true;
+      flags.write = true;
+      flags.create = create;
+      busy([&] { files_.push_back(client_->open(name, flags)); });
+      busy([&] { sizes.push_back(client_->fstat(files_.back()).size); });
+    }
+    return sizes;
+  }
+
+  void run(JobDriver& d) override {
+    const std::size_t maxIo = client_->maxIoSize();
+    struct Slot {
+      IoRequest req;
+      std::size_t pieces = 0;  // outstanding sub-requests
+      std::size_t bytes = 0;
+      std::string error;
+    };
+    std::vector<Slot> slots(d.slots());
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint32_t active = d.slots();
+
+    std::function<void(std::uint32_t)> submit;
+    // Grouped (vectored) mode: slot i belongs to group i / per.
+    // At least four COMPOUNDs stay in flight: one big COMPOUND at a time
+    // would serialise what the queue depth is there to overlap.
+    const std::uint32_t per = static_cast<std::uint32_t>(
+        std::min<std::size_t>({readsPerCompound_, std::max<std::size_t>(1, d.slots() / 4),
+                               client_->maxReadsPerCompound(d.blockSize())}));
+    struct Group {
+      std::size_t outstanding = 0;
+    };
+    std::vector<Group> groups((d.slots() + per - 1) / per);
+    std::function<void(std::uint32_t)> submitGroup;
+    auto finishSlot = [&] {
+      std::lock_guard lock(mu);
+      if (--active == 0) cv.notify_all();
+    };
+    // One sub-request done; the last one completes the slot's request.
+    auto piece = [&](std::uint32_t i, std::size_t want, const IoResult& r) {
+      Slot& s = slots[i];
+      bool last = false;
+      {
+        std::lock_guard lock(mu);
+        if (r.error) {
+          if (s.error.empty()) s.error = r.error.message();
+        } else if (r.bytes != want) {
+          if (s.error.empty()) {
+            s.error = std::string(directionName(s.req.op)) + " at " + std::to_string(s.req.offset) +
+                      ": " + std::to_string(r.bytes) + " of " + std::to_string(want) +
+                      " bytes (short)";
+          }
+        } else {
+          s.bytes += r.bytes;
+        }
+        last = --s.pieces == 0;
+      }
+      if (!last) return;
+      d.complete(s.req, s.bytes, s.error);
+      if (per <= 1) {
+        submit(i);
+        return;
+      }
+      bool groupDone = false;
+      {
+        std::lock_guard lock(mu);
+        groupDone = --groups[i / per].outstanding == 0;
+      }
+      if (groupDone) submitGroup(i / per);
+    };
+    // Sends slot i's current request (already taken from the driver).
+    auto issue = [&](std::uint32_t i) {
+      Slot& s = slots[i];
+      const std::size_t n = s.req.buf.size();
+      {
+        std::lock_guard lock(mu);
+        s.pieces = (n + maxIo - 1) / maxIo;
+        s.bytes = 0;
+        s.error.clear();
+      }
+      const OpenFile& f = files_[s.req.file];
+      for (std::size_t pos = 0; pos < n; pos += maxIo) {
+        const std::size_t len = std::min(maxIo, n - pos);
+        auto part = s.req.buf.subspan(pos, len);
+        auto cb = [&piece, i, len](const IoResult& r) { piece(i, len, r); };
+        if (s.req.op == IoDirection::Read) {
+          client_->preadAsync(f, part, s.req.offset + pos, cb);
+        } else {
+          client_->pwriteAsync(f, part, s.req.offset + pos, StableHow::kUnstable, cb);
+        }
+      }
+    };
+    submit = [&](std::uint32_t i) {
+      if (!d.next(i, slots[i].req)) {
+        finishSlot();
+        return;
+      }
+      issue(i);
+    };
+    submitGroup = [&](std::uint32_t g) {
+      const std::uint32_t first = g * per;
+      const std::uint32_t end = std::min<std::uint32_t>(first + per, d.slots());
+      std::vector<std::uint32_t> live;
+      for (std::uint32_t i = first; i < end; ++i) {
+        if (d.next(i, slots[i].req)) {
+          live.push_back(i);
+        } else {
+          finishSlot();
+        }
+      }
+      if (live.empty()) return;
+      {
+        std::lock_guard lock(mu);
+        groups[g].outstanding = live.size();
+      }
+      // READs of one file that fit one READ each go together; the rest alone.
+      std::vector<std::uint32_t> single;
+      std::vector<std::vector<std::uint32_t>> byFile(files_.size());
+      for (std::uint32_t i : live) {
+        const IoRequest& r = slots[i].req;
+        if (r.op == IoDirection::Read && r.buf.size() <= maxIo) {
+          byFile[r.file].push_back(i);
+        } else {
+          single.push_back(i);
+        }
+      }
+      for (std::size_t file = 0; file < byFile.size(); ++file) {
+        const auto& members = byFile[file];
+        if (members.size() < 2) {
+          single.insert(single.end(), members.begin(), members.end());
+          continue;
+        }
+        std::vector<Client::ReadVector> reads;
+        for (std::uint32_t i : members) {
+          std::lock_guard lock(mu);
+          slots[i].pieces = 1;
+          slots[i].bytes = 0;
+          slots[i].error.clear();
+          reads.push_back({slots[i].req.buf, slots[i].req.offset});
+        }
+        client_->preadvAsync(files_[file], reads,
+                             [&piece, &slots, members](std::size_t k, const IoResult& r) {
+                               const std::uint32_t i = members[k];
+                               piece(i, slots[i].req.buf.size(), r);
+                             });
+      }
+      for (std::uint32_t i : single) issue(i);
+    };
+    if (d.spec().layout || d.spec().profile.writes()) wrote_ = true;
+    d.start();
+    if (per > 1) {
+      for (std::uint32_t g = 0; g < groups.size(); ++g) submitGroup(g);
+    } else {
+      for (std::uint32_t i = 0; i < d.slots(); ++i) submit(i);
+    }
+    std::unique_lock lock(mu);
+    // In slices: an interrupt moves the hard stop closer (JobDriver::hardStop).
+    while (BenchClock::now() < d.hardStop()) {
+      if (cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return active == 0; })) return;
+    }
+    if (active == 0) return;
+    // The client's own call timeouts fire long before this; the last guard.
+    // Callbacks still reference this frame, so fail them by closing the
+    // connection and wait for them before returning.
+    lock.unlock();
+    client_->close();
+    lock.lock();
+    if (!cv.wait_for(lock, std::chrono::seconds(30), [&] { return active == 0; })) {
+      std::fprintf(stderr, "nfsrdma-bench: nfs requests outstanding after close; aborting\n");
+      std::abort();
+    }
+    throw std::runtime_error("nfs: requests still outstanding after the run's grace period");
+  }
+
+  void commit() override {
+    for (auto& f : files_) busy([&] { client_->fsync(f); });  // COMMIT
+  }
+
+  std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
+                                 unsigned readPercent) const override {
+    // maxInFlight: the session's slots and, over RDMA, the credits granted.
+    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_->maxIoSize(),
+                               client_->maxInFlight(), readsPerCompound_,
+                               client_->maxReadsPerCompound(blockSize));
+  }
+
+  void remove(const std::vector<std::string>& files) override {
+    for (const auto& name : files) {
+      try {
+        busy([&] { client_->unlink(name); });
+      } catch (const NfsException& e) {
+        if (e.code() != nfs4::statusError(nfs4::kErrNoEnt)) throw;
+      }
+    }
+  }
+
+  void finish() override {
+    // The COMMIT first, on its own: it may be repeated while the server is
+    // busy (a CLOSE may not: the client counts the file closed once sent).
+    // The files are closed also when it fails (the open state must not leak).
+    std::exception_ptr commitFailure;
+    if (wrote_) {
+      try {
+        commit();
+      } catch (...) {
+        commitFailure = std::current_exception();
+      }
+    }
+    for (auto& f : files_) client_->close(f);  // CLOSE (nothing left to COMMIT)
+    files_.clear();
+    client_->close();
+    if (commitFailure) std::rethrow_exception(commitFailure);
+  }
+
+  void abandon() override {
+    // No COMMIT and no CLOSE: the files are about to be removed. Closing the
+    // client destroys the session and client ID, and with them the open
+    // state (a server that refuses while opens remain drops it when the
+    // lease expires).
+    files_.clear();
+    client_->close();
+  }
+
+ private:
+  void busy(const std::function<void()>& call) {
+    busyTold_ = false;
+    callWhileBusy(call, busyBudget_);
+  }
+
+  std::uint32_t readsPerCompound_ = 1;
+  std::chrono::milliseconds busyBudget_;
+  // onBusy said it for the current call; only the job's thread makes synchronous calls.
+  bool busyTold_ = false;
+  bool wrote_ = false;  // a run wrote: finish() COMMITs
+  std::unique_ptr<Client> client_;
+  std::vector<OpenFile> files_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target) {
+  return std::make_unique<NfsEngine>(target);
+}
+
+}  // namespace nfsrdma::bench

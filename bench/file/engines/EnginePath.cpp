@@ -1,0 +1,230 @@
+// The path engine: files in a directory of any mounted file system, read and
+// written through io_uring (liburing) with O_DIRECT, so the client's page
+// cache stays out of the figures as with fio's direct=1. One ring per job,
+// sized to the iodepth; each slot has one SQE in flight. The wait for
+// completions is bounded (1 s per wait, the run's hard stop overall).
+#include <fcntl.h>
+#include <liburing.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "bench/file/engines/Engine.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+std::string errnoText(int err) {
+  return std::strerror(err);
+}
+
+class PathEngine final : public Engine {
+ public:
+  explicit PathEngine(const TargetSpec& t) : dir_(t.location), direct_(t.direct) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir_, ec)) {
+      throw std::runtime_error("path " + dir_.string() + ": not a directory");
+    }
+  }
+
+  ~PathEngine() override {
+    if (ringUp_) io_uring_queue_exit(&ring_);
+    for (int fd : fds_) ::close(fd);
+  }
+
+  std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& name : files) {
+      const std::string p = (dir_ / name).string();
+      int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
+      if (direct_) flags |= O_DIRECT;
+      int fd = ::open(p.c_str(), flags, 0644);
+      if (fd < 0 && direct_ && errno == EINVAL) {
+        throw std::runtime_error("open " + p +
+                                 ": O_DIRECT not supported by this file system (use --direct 0)");
+      }
+      if (fd < 0) throw std::runtime_error("open " + p + ": " + errnoText(errno));
+      fds_.push_back(fd);
+      struct stat st {};
+      if (::fstat(fd, &st) != 0) throw std::runtime_error("fstat " + p + ": " + errnoText(errno));
+      sizes.push_back(static_cast<std::uint64_t>(st.st_size));
+    }
+    return sizes;
+  }
+
+  void run(JobDriver& d) override {
+    if (!ringUp_) {
+      const int rc = io_uring_queue_init(std::max<unsigned>(d.slots(), 1), &ring_, 0);
+      if (rc < 0) throw std::runtime_error("io_uring_queue_init: " + errnoText(-rc));
+      ringUp_ = true;
+    }
+    std::vector<IoRequest> reqs(d.slots());
+    std::vector<bool> inFlight(d.slots(), false);  // prepared or submitted, no CQE yet
+    std::uint32_t active = 0;
+    std::vector<std::uint32_t> unsubmitted;  // prepared since the last submit
+    auto prep = [&](std::uint32_t i) -> bool {
+      if (!d.next(i, reqs[i])) return false;
+      io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+      if (sqe == nullptr)
+        throw std::logic_error("io_uring: no free SQE");  // ring is sized to the slots
+      const IoRequest& r = reqs[i];
+      const int fd = fds_[r.file];
+      const auto len = static_cast<unsigned>(r.buf.size());
+      if (r.op == IoDirection::Read) {
+        io_uring_prep_read(sqe, fd, r.buf.data(), len, r.offset);
+      } else {
+        io_uring_prep_write(sqe, fd, r.buf.data(), len, r.offset);
+      }
+      io_uring_sqe_set_data64(sqe, i);
+      unsubmitted.push_back(i);
+      inFlight[i] = true;
+      ++active;
+      return true;
+    };
+    d.start();
+    try {
+      for (std::uint32_t i = 0; i < d.slots(); ++i) prep(i);
+      while (active > 0) {
+        if (BenchClock::now() > d.hardStop())
+          throw std::runtime_error("io_uring: completions missing after the grace period");
+        // Latency starts at submission: a slot prepared early in a batch does
+        // not wait on its behalf while the rest of the batch is prepared.
+        const auto submitted = BenchClock::now();
+        for (std::uint32_t i : unsubmitted) reqs[i].issued = submitted;
+        unsubmitted.clear();
+        __kernel_timespec ts{1, 0};
+        io_uring_cqe* cqe = nullptr;
+        const int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+        if (rc == -ETIME || rc == -EINTR) continue;
+        if (rc < 0) throw std::runtime_error("io_uring_submit_and_wait: " + errnoText(-rc));
+        unsigned head = 0;
+        unsigned seen = 0;
+        std::vector<std::uint32_t> again;
+        io_uring_for_each_cqe(&ring_, head, cqe) {
+          ++seen;
+          const auto i = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
+          const IoRequest& r = reqs[i];
+          std::string error;
+          std::size_t bytes = 0;
+          if (cqe->res < 0) {
+            error = std::string(directionName(r.op)) + " " + (dir_ / "").string() + " file " +
+                    std::to_string(r.file) + " at " + std::to_string(r.offset) + ": " +
+                    errnoText(-cqe->res);
+          } else if (static_cast<std::size_t>(cqe->res) != r.buf.size()) {
+            error = std::string(directionName(r.op)) + " at " + std::to_string(r.offset) + ": " +
+                    std::to_string(cqe->res) + " of " + std::to_string(r.buf.size()) +
+                    " bytes (short)";
+          } else {
+            bytes = r.buf.size();
+          }
+          inFlight[i] = false;
+          --active;
+          d.complete(r, bytes, error);
+          again.push_back(i);
+        }
+        io_uring_cq_advance(&ring_, seen);
+        for (std::uint32_t i : again) prep(i);
+      }
+    } catch (...) {
+      // The kernel still reads or writes the buffers of the requests in
+      // flight (the driver's): they must be back before the error leaves,
+      // since the driver may be freed right after.
+      if (active > 0) cancelInFlight(d, inFlight, active);
+      throw;
+    }
+  }
+
+  void commit() override {
+    for (int fd : fds_) {
+      if (::fsync(fd) != 0) throw std::runtime_error("fsync: " + errnoText(errno));
+    }
+  }
+
+  void finish() override {
+    // Every fd closed here exactly once, also after a failed fsync: one the
+    // destructor closed again could by then be another job's file.
+    std::string firstError;
+    for (int fd : fds_) {
+      if (::fsync(fd) != 0 && firstError.empty()) firstError = "fsync: " + errnoText(errno);
+      ::close(fd);
+    }
+    fds_.clear();
+    if (!firstError.empty()) throw std::runtime_error(firstError);
+  }
+
+  void abandon() override {
+    // Without fsync: the files are about to be removed.
+    for (int fd : fds_) ::close(fd);
+    fds_.clear();
+  }
+
+  void remove(const std::vector<std::string>& files) override {
+    for (const auto& name : files) {
+      const std::string p = (dir_ / name).string();
+      if (::unlink(p.c_str()) != 0 && errno != ENOENT)
+        throw std::runtime_error("unlink " + p + ": " + errnoText(errno));
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
+
+  // Cancels the requests still in flight and waits for their CQEs (bounded:
+  // a request the kernel cannot interrupt may take long). If some do not
+  // come back, the driver's buffers are leaked rather than freed under them.
+  void cancelInFlight(JobDriver& d, std::vector<bool>& inFlight, std::uint32_t& active) {
+    (void)io_uring_submit(&ring_);  // what was prepared goes out, to be cancelled with the rest
+    for (std::uint32_t i = 0; i < inFlight.size(); ++i) {
+      if (!inFlight[i]) continue;
+      io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+      if (sqe == nullptr) {
+        (void)io_uring_submit(&ring_);
+        sqe = io_uring_get_sqe(&ring_);
+      }
+      if (sqe == nullptr) break;
+      io_uring_prep_cancel64(sqe, i, 0);
+      io_uring_sqe_set_data64(sqe, kCancelTag);
+    }
+    (void)io_uring_submit(&ring_);
+    const auto deadline = BenchClock::now() + std::chrono::seconds(5);
+    while (active > 0 && BenchClock::now() < deadline) {
+      __kernel_timespec ts{0, 100 * 1000 * 1000};
+      io_uring_cqe* cqe = nullptr;
+      const int rc = io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
+      if (rc == -ETIME || rc == -EINTR) continue;
+      if (rc < 0) break;
+      const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
+      io_uring_cqe_seen(&ring_, cqe);
+      if (tag != kCancelTag && tag < inFlight.size() && inFlight[tag]) {
+        inFlight[tag] = false;
+        --active;
+      }
+    }
+    if (active > 0) {
+      std::fprintf(stderr,
+                   "nfsrdma-bench: %u io_uring request(s) on %s not back after cancelling; their "
+                   "buffers are left allocated\n",
+                   active, dir_.c_str());
+      d.abandonBuffers();
+    }
+  }
+
+  std::filesystem::path dir_;
+  bool direct_;
+  std::vector<int> fds_;
+  io_uring ring_{};
+  bool ringUp_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makePathEngine(const TargetSpec& target) {
+  return std::make_unique<PathEngine>(target);
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,133 @@
+// `nfsrdma-bench devices`: RDMA devices as ibv_devinfo shows them plus what a
+// RoCE setup is checked by: each GID's type, IP address and netdev, the link
+// speed in Gb/s and the NUMA node. Text and JSON come from the same
+// DeviceInfo list. No device is an error with one clear line (exit 1).
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "bench/BenchCommands.h"
+#include "bench/report/ReportTable.h"
+#include "verbs/DeviceDiscovery.h"
+#include "verbs/VerbsError.h"
+
+namespace nfsrdma::bench {
+
+namespace {
+
+std::string gbpsText(double g) {
+  if (g <= 0) return "?";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", g);
+  return buf;
+}
+
+void printTable(const std::vector<verbs::DeviceInfo>& devices) {
+  std::printf("%-10s %-4s %-8s %-10s %-10s %-7s %-5s %-10s %-4s %s\n", "device", "port", "state",
+              "link", "rate", "Gb/s", "MTU", "netdev", "NUMA", "node GUID");
+  for (const auto& d : devices) {
+    const std::string numa = d.numaNode >= 0 ? std::to_string(d.numaNode) : "-";
+    if (d.ports.empty()) {
+      std::printf("%-10s (no ports)\n", d.name.c_str());
+    }
+    for (const auto& p : d.ports) {
+      std::printf("%-10s %-4d %-8s %-10s %-10s %-7s %-5s %-10s %-4s %s\n", d.name.c_str(), p.number,
+                  p.state.c_str(), p.linkLayer.c_str(), p.rate.empty() ? "?" : p.rate.c_str(),
+                  gbpsText(p.gbps).c_str(), p.activeMtu > 0 ? std::to_string(p.activeMtu).c_str() : "?",
+                  p.netdev.empty() ? "-" : p.netdev.c_str(), numa.c_str(), d.nodeGuid.c_str());
+      for (const auto& g : p.gids) {
+        std::printf("    GID %-3d %-40s %-11s %-26s %s\n", g.index, g.gid.c_str(),
+                    g.type.empty() ? "-" : g.type.c_str(), g.ip.c_str(),
+                    g.netdev.empty() ? "-" : g.netdev.c_str());
+      }
+    }
+    for (const auto& n : d.notes) std::printf("    note: %s\n", n.c_str());
+  }
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    out += i ? ", {" : "{";
+    out += jsonString("name") + ": " + jsonString(d.name) + ", " + jsonString("node_guid") + ": " +
+           jsonString(d.nodeGuid) + ", " + jsonString("node_type") + ": " + jsonString(d.nodeType) +
+           ", " + jsonString("firmware") + ": " + jsonString(d.firmware) + ", " +
+           jsonString("numa_node") + ": " + std::to_string(d.numaNode) + ", " +
+           jsonString("software") + ": " + (d.software ? "true" : "false") + ", " +
+           jsonString("ports") + ": [";
+    for (std::size_t j = 0; j < d.ports.size(); ++j) {
+      const auto& p = d.ports[j];
+      out += j ? ", {" : "{";
+      out += jsonString("port") + ": " + std::to_string(p.number) + ", " + jsonString("state") + ": " +
+             jsonString(p.state) + ", " + jsonString("phys_state") + ": " + jsonString(p.physState) +
+             ", " + jsonString("link_layer") + ": " + jsonString(p.linkLayer) + ", " +
+             jsonString("rate") + ": " + jsonString(p.rate) + ", " + jsonString("gbps") + ": " +
+             num(p.gbps) + ", " + jsonString("active_mtu") + ": " + std::to_string(p.activeMtu) + ", " +
+             jsonString("netdev") + ": " + jsonString(p.netdev) + ", " + jsonString("gids") + ": [";
+      for (std::size_t k = 0; k < p.gids.size(); ++k) {
+        const auto& g = p.gids[k];
+        out += k ? ", {" : "{";
+        out += jsonString("index") + ": " + std::to_string(g.index) + ", " + jsonString("gid") + ": " +
+               jsonString(g.gid) + ", " + jsonString("type") + ": " + jsonString(g.type) + ", " +
+               jsonString("ip") + ": " + jsonString(g.ip) + ", " + jsonString("netdev") + ": " +
+               jsonString(g.netdev) + "}";
+      }
+      out += "]}";
+    }
+    out += "], " + jsonString("notes") + ": [";
+    for (std::size_t j = 0; j < d.notes.size(); ++j) out += (j ? ", " : "") + jsonString(d.notes[j]);
+    out += "]}";
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+int runDevicesCommand(int argc, char** argv) {
+  namespace po = boost::program_options;
+  bool json = false;
+  std::string sysfs;
+  po::options_description desc("usage: nfsrdma-bench devices [options]\n\noptions");
+  desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json), "print JSON")(
+      "sysfs", po::value(&sysfs), "read this sysfs root only (no libibverbs), e.g. a saved tree");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "nfsrdma-bench devices: %s (see --help)\n", e.what());
+    return 2;
+  }
+  if (vm.count("help") != 0) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  try {
+    verbs::DiscoveryOptions d;
+    if (!sysfs.empty()) {
+      d.sysfsRoot = sysfs;
+      d.queryVerbs = false;
+    }
+    const auto devices = verbs::discoverDevices(d);
+    if (json) {
+      std::printf("%s\n", toJson(devices).c_str());
+    } else {
+      printTable(devices);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsrdma-bench devices: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,157 @@
+// `nfsrdma-bench link`: glue between options, the RDMA and TCP halves and the
+// output (perftest-style text or JSON from the same ReportTable). The server
+// runs the RDMA listener and, beside it, a TCP listener on the same port
+// number, so one server serves `link`, `link --tcp` and `link --both`.
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/BenchCommands.h"
+#include "bench/link/LinkOptions.h"
+#include "bench/link/LinkPlacement.h"
+#include "bench/link/LinkRdmaBench.h"
+#include "bench/link/LinkTcpBench.h"
+#include "bench/link/LinkTables.h"
+#include "verbs/DeviceList.h"
+#include "verbs/VerbsError.h"
+
+namespace nfsrdma::bench {
+
+namespace {
+
+ReportTable tableOf(const LinkRunReport& r, BandwidthUnit unit) {
+  if (!r.latency.empty()) {
+    ReportTable t = latencyTable();
+    for (const auto& l : r.latency) addLatencyRow(t, l);
+    return t;
+  }
+  ReportTable t = bandwidthTable(unit);
+  for (const auto& b : r.bandwidth) addBandwidthRow(t, b, unit);
+  return t;
+}
+
+void printText(const LinkRunReport& r, BandwidthUnit unit) {
+  std::fputs(formatBanner(r.title, r.banner).c_str(), stdout);
+  std::fputs(tableOf(r, unit).text().c_str(), stdout);
+  std::fputs(bannerRule().c_str(), stdout);
+  if (!r.verify.empty()) std::printf(" verify: %s\n", r.verify.c_str());
+  if (r.eventWaits) {
+    std::printf(" CQ events: the client slept %llu time%s between completions\n",
+                static_cast<unsigned long long>(*r.eventWaits), *r.eventWaits == 1 ? "" : "s");
+  }
+}
+
+std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
+  std::string out = "{" + jsonString("test") + ": " + jsonString(r.key) + ", " + jsonString("title") +
+                    ": " + jsonString(r.title) + ", " + jsonString("config") + ": " + jsonObject(r.banner);
+  if (r.latency.empty()) out += ", " + jsonString("unit") + ": " + jsonString(unitLabel(unit));
+  out += ", " + jsonString("results") + ": " + tableOf(r, unit).jsonRows();
+  if (!r.verify.empty()) out += ", " + jsonString("verify") + ": " + jsonString(r.verify);
+  if (r.eventWaits)
+    out += ", " + jsonString("cq_event_waits") + ": " + std::to_string(*r.eventWaits);
+  return out + "}";
+}
+
+int runServer(const LinkOptions& o) {
+  LinkServerState state;
+  // Pinned before any serving thread starts, so they all inherit it; 'auto'
+  // follows the -d device (a TCP-only server has none to follow).
+  const std::optional<verbs::DeviceInfo> info =
+      o.device.empty() ? std::nullopt : sysfsDeviceInfo(o.device);
+  const std::string placement = applyPlacement(o, info ? info->numaNode : -1);
+  if (o.cpu >= 0 || !o.numa.empty())
+    std::fprintf(stderr, "nfsrdma-bench link: server %s\n", placement.c_str());
+  if (o.tcp) {
+    runTcpServer(o, state);
+    return 0;
+  }
+  (void)verbs::DeviceList::open();  // the clear no-device error before anything starts
+  std::exception_ptr tcpError;
+  std::thread tcp([&] {
+    try {
+      runTcpServer(o, state);
+    } catch (...) {
+      tcpError = std::current_exception();
+      state.finished = true;
+    }
+  });
+  std::exception_ptr rdmaError;
+  try {
+    runRdmaServer(o, state);
+  } catch (...) {
+    rdmaError = std::current_exception();
+    state.finished = true;
+  }
+  tcp.join();
+  if (rdmaError) std::rethrow_exception(rdmaError);
+  if (tcpError) std::rethrow_exception(tcpError);
+  return 0;
+}
+
+int runClient(const LinkOptions& o) {
+  if (o.tcp) {
+    const LinkRunReport r = runTcpClient(o, true);
+    if (o.json) {
+      std::printf("%s\n", jsonOf(r, o.unit).c_str());
+    } else {
+      printText(r, o.unit);
+    }
+    return 0;
+  }
+  if (!o.both) {
+    const LinkRunReport r = runRdmaClient(o, true);
+    if (o.json) {
+      std::printf("%s\n", jsonOf(r, o.unit).c_str());
+    } else {
+      printText(r, o.unit);
+    }
+    return 0;
+  }
+  const LinkRunReport rdma = runRdmaClient(o, false);
+  const LinkRunReport tcp = runTcpClient(o, true);
+  ReportTable ratio({{"#bytes", "bytes", 0},
+                     {"RDMA BW average[" + std::string(unitLabel(o.unit)) + "]", "rdma_bw_average", 2, true},
+                     {"TCP BW average[" + std::string(unitLabel(o.unit)) + "]", "tcp_bw_average", 2, true},
+                     {"RDMA/TCP", "rdma_over_tcp", 3}});
+  for (std::size_t i = 0; i < rdma.bandwidth.size() && i < tcp.bandwidth.size(); ++i) {
+    const double a = bandwidthIn(o.unit, rdma.bandwidth[i].averageBytesPerSecond());
+    const double b = bandwidthIn(o.unit, tcp.bandwidth[i].averageBytesPerSecond());
+    ratio.addRow({static_cast<double>(rdma.bandwidth[i].messageBytes), a, b, b > 0 ? a / b : 0});
+  }
+  if (o.json) {
+    std::printf("{%s: %s, %s: %s, %s: %s}\n", jsonString("rdma").c_str(), jsonOf(rdma, o.unit).c_str(),
+                jsonString("tcp").c_str(), jsonOf(tcp, o.unit).c_str(), jsonString("ratio").c_str(),
+                ratio.jsonRows().c_str());
+  } else {
+    printText(rdma, o.unit);
+    std::printf("\n");
+    printText(tcp, o.unit);
+    std::printf("\n");
+    std::fputs(formatBanner("RDMA WRITE vs TCP", {}).c_str(), stdout);
+    std::fputs(ratio.text().c_str(), stdout);
+    std::fputs(bannerRule().c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int runLinkCommand(int argc, char** argv) {
+  std::optional<LinkOptions> options;
+  try {
+    options = parseLinkOptions(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "nfsrdma-bench link: %s (see --help)\n", e.what());
+    return 2;
+  }
+  if (!options) return 0;
+  try {
+    return options->server ? runServer(*options) : runClient(*options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsrdma-bench link: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,690 @@
+// GaneshaServer: starts nfs-ganesha as a supervised child and proves it is
+// serving before returning. Why a child process and not the library: ganesha
+// keeps global state (one config, one pseudo fs, signal handlers), so one
+// process per server is the only way to run several side by side in tests.
+// Why fork+exec rather than posix_spawn: the child must set PR_SET_PDEATHSIG
+// (a crashed test must not leave ganesha behind), reset the signal mask
+// (`serve` blocks SIGINT/SIGTERM to wait for them) and get its own process
+// group (a terminal's Ctrl-C goes to us, and we stop ganesha in order).
+#include "server/ganesha/GaneshaServer.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#include "server/UniqueFd.h"
+
+namespace nfsrdma::server {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kReadyLine = "NFS SERVER INITIALIZED";
+constexpr std::chrono::milliseconds kPollInterval{20};
+constexpr std::chrono::seconds kStopGrace{10};
+constexpr std::chrono::seconds kKillGrace{5};
+constexpr int kFreePortAttempts = 3;
+
+// Directories where distributions install ganesha's FSAL plugins.
+constexpr std::array<const char*, 4> kPluginDirs = {"/usr/lib/x86_64-linux-gnu/ganesha",
+                                                    "/usr/lib/aarch64-linux-gnu/ganesha",
+                                                    "/usr/lib64/ganesha", "/usr/lib/ganesha"};
+
+std::string errnoText(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+std::optional<fs::path> findExecutable(const std::string& name) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');) {
+      if (!dir.empty()) dirs.push_back(dir);
+    }
+  }
+  for (const char* dir : {"/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}) {
+    dirs.emplace_back(dir);
+  }
+  for (const auto& dir : dirs) {
+    fs::path candidate = fs::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::optional<fs::path> findVfsFsal() {
+  for (const char* dir : kPluginDirs) {
+    fs::path candidate = fs::path(dir) / "libfsalvfs.so";
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return candidate;
+  }
+  return std::nullopt;
+}
+
+// True when `file` contains `needle` (streamed in chunks with an overlap, so
+// a needle across a chunk boundary is still found).
+bool fileContainsBytes(const fs::path& file, const std::string& needle) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::string carry;
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    std::string window = carry + std::string(buf.data(), got);
+    if (window.find(needle) != std::string::npos) return true;
+    std::size_t keep = std::min(window.size(), needle.size());
+    carry = window.substr(window.size() - keep);
+  }
+  return false;
+}
+
+// A string that ganesha's config lexer reads back unchanged inside double
+// quotes: no quote, backslash, newline or other control character.
+void requireConfigSafe(const std::string& what, const std::string& value) {
+  for (char c : value) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || u < 0x20 || u == 0x7f) {
+      throw std::runtime_error(what + " '" + value +
+                               "' contains a quote, backslash or control character, "
+                               "which ganesha.conf cannot carry");
+    }
+  }
+}
+
+struct ParsedAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+};
+
+// Parses a numeric IPv4/IPv6 address; `connectable` maps the wildcard to
+// loopback (a wildcard listener is reached through loopback).
+std::optional<ParsedAddress> parseAddress(const std::string& text, uint16_t port,
+                                          bool connectable) {
+  ParsedAddress out;
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(port);
+    sin.sin_addr = v4;
+    if (connectable && v4.s_addr == htonl(INADDR_ANY)) sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::memcpy(&out.storage, &sin, sizeof sin);
+    out.length = sizeof sin;
+    return out;
+  }
+  if (::inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
+    sockaddr_in6 sin6{};
+    sin6.sin6_family = AF_INET6;
+    sin6.sin6_port = htons(port);
+    sin6.sin6_addr = v6;
+    if (connectable && std::memcmp(&v6, &in6addr_any, sizeof v6) == 0)
+      sin6.sin6_addr = in6addr_loopback;
+    std::memcpy(&out.storage, &sin6, sizeof sin6);
+    out.length = sizeof sin6;
+    return out;
+  }
+  return std::nullopt;
+}
+
+// Asks the kernel for a port that is free right now on `address`. Another
+// process may take it before ganesha binds; start() retries on that.
+uint16_t pickFreePort(const std::string& address) {
+  auto addr = parseAddress(address, 0, false);
+  if (!addr)
+    throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) throw std::runtime_error("socket() for a free port: " + errnoText(errno));
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0) {
+    throw std::runtime_error("cannot bind " + address +
+                             ":0 to find a free port: " + errnoText(errno));
+  }
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {
+    throw std::runtime_error("getsockname() for a free port: " + errnoText(errno));
+  }
+  if (bound.ss_family == AF_INET) {
+    sockaddr_in sin{};
+    std::memcpy(&sin, &bound, sizeof sin);
+    return ntohs(sin.sin_port);
+  }
+  sockaddr_in6 sin6{};
+  std::memcpy(&sin6, &bound, sizeof sin6);
+  return ntohs(sin6.sin6_port);
+}
+
+// A fixed port someone already listens on: said in one line before ganesha
+// starts (it would log a page of DBUS and bind errors and exit).
+void requirePortFree(const std::string& address, uint16_t port) {
+  auto addr = parseAddress(address, port, false);
+  if (!addr) throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return;  // no verdict; ganesha reports its own failure
+  const int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as servers bind: TIME_WAIT is no obstacle
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0 && errno == EADDRINUSE) {
+    throw std::runtime_error("cannot start nfs-ganesha: port " + std::to_string(port) + " on " + address +
+                             " is already in use (another NFS server?); choose another port, or 0 for a free one");
+  }
+}
+
+// One non-blocking connect attempt, bounded by `timeout`.
+bool tcpConnects(const std::string& address, uint16_t port, std::chrono::milliseconds timeout) {
+  auto addr = parseAddress(address, port, true);
+  if (!addr) return false;
+  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (fd.get() < 0) return false;
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) == 0)
+    return true;
+  if (errno != EINPROGRESS) return false;
+  pollfd pfd{fd.get(), POLLOUT, 0};
+  if (::poll(&pfd, 1, static_cast<int>(timeout.count())) != 1) return false;
+  int soError = 0;
+  socklen_t len = sizeof soError;
+  if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soError, &len) != 0) return false;
+  return soError == 0;
+}
+
+std::string describeWaitStatus(int status) {
+  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("signal ") + ::strsignal(WTERMSIG(status));
+  return "wait status " + std::to_string(status);
+}
+
+// Waits up to `limit` for `pid` to exit; true (and *status set) when it did
+// or when it was already reaped elsewhere (ECHILD).
+bool waitForExit(pid_t pid, std::chrono::milliseconds limit, int* status) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto maxRounds = limit / kPollInterval + 2;
+  for (long round = 0; round < maxRounds; ++round) {
+    pid_t r = ::waitpid(pid, status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno == ECHILD) {
+      *status = 0;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return false;
+}
+
+// Everything the child needs, prepared before fork(): after fork only
+// async-signal-safe calls are allowed.
+struct ExecPlan {
+  std::vector<std::string> args;
+  std::string stdoutPath;
+};
+
+pid_t spawnGanesha(const ExecPlan& plan) {
+  std::vector<char*> argv;
+  for (const auto& a : plan.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork() for ganesha.nfsd: " + errnoText(errno));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);
+    ::setpgid(0, 0);
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
+    int in = ::open("/dev/null", O_RDONLY);
+    int out = ::open(plan.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::syscall(SYS_close_range, 3U, ~0U, 0U);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
+std::string tailOfFile(const fs::path& file, std::size_t maxLines) {
+  std::ifstream in(file);
+  if (!in) return "";
+  std::vector<std::string> ring;
+  for (std::string line; std::getline(in, line);) {
+    ring.push_back(std::move(line));
+    if (ring.size() > maxLines) ring.erase(ring.begin());
+  }
+  std::string out;
+  for (const auto& l : ring) out += l + "\n";
+  return out;
+}
+
+namespace {
+
+// A numeric address as family and network-order bytes.
+struct RawAddress {
+  int family = AF_UNSPEC;
+  std::array<unsigned char, 16> bytes{};
+  unsigned bits() const { return family == AF_INET ? 32 : 128; }
+};
+
+std::optional<RawAddress> parseRaw(const std::string& text) {
+  RawAddress a;
+  if (::inet_pton(AF_INET, text.c_str(), a.bytes.data()) == 1) {
+    a.family = AF_INET;
+  } else if (::inet_pton(AF_INET6, text.c_str(), a.bytes.data()) == 1) {
+    a.family = AF_INET6;
+    // ::ffff:a.b.c.d is how a dual-stack listener sees an IPv4 client, and
+    // ganesha matches it as a.b.c.d.
+    static constexpr std::array<unsigned char, 12> kMapped{0, 0, 0, 0, 0,    0,
+                                                           0, 0, 0, 0, 0xff, 0xff};
+    if (std::equal(kMapped.begin(), kMapped.end(), a.bytes.begin())) {
+      std::copy(a.bytes.begin() + 12, a.bytes.end(), a.bytes.begin());
+      a.family = AF_INET;
+    }
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+// One CLIENT block's Clients value against an address: nullopt for names,
+// wildcards and netgroups (resolved by ganesha, not here).
+std::optional<bool> clientMatches(const std::string& clients, const RawAddress& addr) {
+  if (clients == "*") return true;
+  const auto slash = clients.find('/');
+  const auto net = parseRaw(clients.substr(0, slash));
+  if (!net) return std::nullopt;
+  if (net->family != addr.family) return false;
+  unsigned prefix = addr.bits();
+  if (slash != std::string::npos) {
+    const std::string len = clients.substr(slash + 1);
+    const bool digits =
+        std::all_of(len.begin(), len.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+    if (len.empty() || len.size() > 3 || !digits) return std::nullopt;
+    prefix = static_cast<unsigned>(std::stoul(len));
+    if (prefix > addr.bits()) return std::nullopt;
+  }
+  for (unsigned i = 0; i < prefix; ++i) {
+    const unsigned mask = 0x80u >> (i % 8);
+    if ((net->bytes[i / 8] & mask) != (addr.bytes[i / 8] & mask)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address) {
+  const auto addr = parseRaw(address);
+  if (!addr) return std::nullopt;
+  for (const GaneshaClientSpec& c : exp.clients) {
+    const std::optional<bool> m = clientMatches(c.clients, *addr);
+    if (!m || *m) return m;
+  }
+  return exp.clients.empty();
+}
+
+std::vector<std::string> localClientAddresses(const std::string& listenAddress) {
+  const auto a = parseRaw(listenAddress);
+  const bool wildcard = a && std::all_of(a->bytes.begin(), a->bytes.begin() + a->bits() / 8,
+                                         [](unsigned char b) { return b == 0; });
+  if (!wildcard) return {listenAddress};
+  if (a->family == AF_INET) return {"127.0.0.1"};
+  return {"127.0.0.1", "::1"};
+}
+
+bool ganeshaSupportsNfsRdma() {
+  // The option table lives in libganesha_nfsd (Debian) or in the daemon
+  // itself (static builds); a build without NFS/RDMA has no such key.
+  std::vector<fs::path> candidates;
+  if (auto exe = findExecutable("ganesha.nfsd")) candidates.push_back(*exe);
+  for (const char* dir :
+       {"/usr/lib/ganesha", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string().rfind("libganesha_nfsd.so", 0) == 0)
+        candidates.push_back(it->path());
+    }
+  }
+  for (const auto& c : candidates) {
+    if (fileContainsBytes(c, "NFS_RDMA_Port")) return true;
+  }
+  return false;
+}
+
+std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
+                                const fs::path& workDir) {
+  if (opts.exports.empty())
+    throw std::runtime_error("ganesha: no exports given; at least one is required");
+  if (!parseAddress(opts.bindAddress, port, false)) {
+    throw std::runtime_error("ganesha: bind address '" + opts.bindAddress +
+                             "' is not a numeric IPv4 or IPv6 address");
+  }
+  if (port == 0)
+    throw std::runtime_error("ganesha: NFS port 0 cannot be rendered; pick a port first");
+  if (opts.leaseSeconds < 1 || opts.leaseSeconds > 180) {
+    throw std::runtime_error("ganesha: lease time " + std::to_string(opts.leaseSeconds) +
+                             " s is outside ganesha's range 1..180");
+  }
+  if (!workDir.is_absolute()) {
+    throw std::runtime_error("ganesha: work directory '" + workDir.string() +
+                             "' must be an absolute path");
+  }
+  const fs::path recovery = workDir / "recovery";
+  requireConfigSafe("ganesha: work directory", recovery.string());
+
+  std::set<uint16_t> ids;
+  std::set<std::string> pseudos;
+  for (const auto& e : opts.exports) {
+    const std::string where = "ganesha export '" + e.path.string() + "'";
+    if (!e.path.is_absolute()) throw std::runtime_error(where + ": path must be absolute");
+    requireConfigSafe(where + ": path", e.path.string());
+    if (e.pseudo.size() < 2 || e.pseudo.front() != '/' || e.pseudo.back() == '/') {
+      throw std::runtime_error(
+          where + ": pseudo path '" + e.pseudo +
+          "' must be absolute, below '/', without a trailing '/' (e.g. /export)");
+    }
+    requireConfigSafe(where + ": pseudo path", e.pseudo);
+    if (e.exportId == 0)
+      throw std::runtime_error(where + ": export id 0 is reserved for ganesha's pseudo root");
+    if (!ids.insert(e.exportId).second) {
+      throw std::runtime_error(where + ": duplicate export id " + std::to_string(e.exportId));
+    }
+    if (!pseudos.insert(e.pseudo).second) {
+      throw std::runtime_error(where + ": duplicate pseudo path '" + e.pseudo + "'");
+    }
+  }
+  const bool rdma = opts.rdmaPort != 0;
+  for (const auto& e : opts.exports) {
+    for (const auto& cl : e.clients) {
+      // ganesha's parser ends a token at , ; { } # and whitespace; allow
+      // only what a host, network, wildcard or netgroup is made of.
+      const bool ok = !cl.clients.empty() && std::all_of(cl.clients.begin(), cl.clients.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) != 0 || std::strchr(".:/*?@_-", ch) != nullptr;
+      });
+      if (!ok) {
+        throw std::runtime_error("ganesha export '" + e.path.string() + "': client '" + cl.clients +
+                                 "' is not a host, network, wildcard or @netgroup ganesha.conf can carry");
+      }
+    }
+  }
+  if (opts.minorVersions.empty()) throw std::runtime_error("ganesha: no NFSv4 minor version to serve");
+  std::string minors;
+  for (unsigned m : std::set<unsigned>(opts.minorVersions.begin(), opts.minorVersions.end())) {
+    if (m > 2) throw std::runtime_error("ganesha: NFSv4 minor version " + std::to_string(m) + " (expected 0, 1 or 2)");
+    minors += (minors.empty() ? "" : ", ") + std::to_string(m);
+  }
+  const auto squashName = [](GaneshaSquash q) {
+    return q == GaneshaSquash::NoRoot ? "No_Root_Squash" : q == GaneshaSquash::All ? "All_Squash" : "Root_Squash";
+  };
+
+  std::ostringstream c;
+  c << "# Rendered by nfsrdma (server/ganesha/GaneshaServer.cpp) on every start; edits are lost.\n"
+    << "NFS_CORE_PARAM {\n"
+    << "  Protocols = 4;\n"
+    << "  NFS_Port = " << port << ";\n";
+  if (rdma) c << "  NFS_RDMA_Port = " << opts.rdmaPort << ";\n";
+  c << "  Bind_addr = " << opts.bindAddress << ";\n"
+    << "  Enable_NLM = false;\n"
+    << "  Enable_RQUOTA = false;\n"
+    << "  Enable_UDP = false;\n"
+    << "}\n"
+    << "NFSV4 {\n"
+    << "  Graceless = true;\n"
+    << "  Lease_Lifetime = " << opts.leaseSeconds << ";\n"
+    << "  Minor_Versions = " << minors << ";\n"
+    << "  RecoveryBackend = fs;\n"
+    << "  RecoveryRoot = \"" << recovery.string() << "\";\n"
+    << "}\n"
+    << "NFS_KRB5 { Active_krb5 = false; }\n";
+  for (const auto& e : opts.exports) {
+    c << "EXPORT {\n"
+      << "  Export_Id = " << e.exportId << ";\n"
+      << "  Path = \"" << e.path.string() << "\";\n"
+      << "  Pseudo = \"" << e.pseudo << "\";\n"
+      << "  Access_Type = " << (!e.clients.empty() ? "None" : e.readOnly ? "RO" : "RW") << ";\n"
+      << "  Squash = " << (!e.clients.empty() || e.rootSquash ? "Root_Squash" : "No_Root_Squash") << ";\n"
+      << "  SecType = sys;\n"
+      << "  Protocols = 4;\n"
+      << "  Transports = " << (rdma ? "TCP, RDMA" : "TCP") << ";\n";
+    if (opts.maxIoBytes != 0) c << "  MaxRead = " << opts.maxIoBytes << ";\n  MaxWrite = " << opts.maxIoBytes << ";\n";
+    c << "  FSAL { Name = VFS; }\n";
+    for (const auto& cl : e.clients) {
+      c << "  CLIENT {\n"
+        << "    Clients = " << cl.clients << ";\n"
+        << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
+        << "    Squash = " << squashName(cl.squash) << ";\n";
+      if (cl.anonymousUid) c << "    Anonymous_Uid = " << *cl.anonymousUid << ";\n";
+      if (cl.anonymousGid) c << "    Anonymous_Gid = " << *cl.anonymousGid << ";\n";
+      c << "  }\n";
+    }
+    c << "}\n";
+  }
+  return c.str();
+}
+
+std::optional<std::string> GaneshaServer::unavailableReason() {
+  if (!findExecutable("ganesha.nfsd")) {
+    return std::string(
+        "ganesha.nfsd not found in PATH or /usr/bin, /usr/sbin (apt-get install nfs-ganesha)");
+  }
+  if (!findVfsFsal()) {
+    std::string dirs;
+    for (const char* d : kPluginDirs) dirs += std::string(dirs.empty() ? "" : ", ") + d;
+    return "ganesha's VFS FSAL (libfsalvfs.so) not found in " + dirs +
+           " (apt-get install nfs-ganesha-vfs)";
+  }
+  if (::geteuid() != 0) {
+    return std::string(
+        "ganesha's VFS FSAL needs root (open_by_handle_at requires CAP_DAC_READ_SEARCH)");
+  }
+  return std::nullopt;
+}
+
+GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
+  if (auto why = unavailableReason()) throw std::runtime_error("cannot start nfs-ganesha: " + *why);
+  if (optsIn.rdmaPort != 0 && !ganeshaSupportsNfsRdma()) {
+    throw std::runtime_error(
+        "cannot start nfs-ganesha with RDMA port " + std::to_string(optsIn.rdmaPort) +
+        ": the installed build has no NFS/RDMA support (no NFS_RDMA_Port key)");
+  }
+  if (optsIn.startTimeout.count() <= 0)
+    throw std::runtime_error("ganesha: start timeout must be positive");
+  if (optsIn.port != 0) requirePortFree(optsIn.bindAddress, optsIn.port);
+
+  GaneshaOptions opts = optsIn;
+  for (auto& e : opts.exports) {
+    std::error_code ec;
+    if (!fs::is_directory(e.path, ec)) {
+      throw std::runtime_error("ganesha export '" + e.path.string() +
+                               "': not an existing directory");
+    }
+    e.path = fs::canonical(e.path, ec);
+    if (ec) throw std::runtime_error("ganesha export '" + e.path.string() + "': " + ec.message());
+  }
+
+  GaneshaServer server;
+  server.address_ = opts.bindAddress;
+  if (opts.workDir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-ganesha-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary ganesha work directory: " +
+                               errnoText(errno));
+    }
+    server.workDir_ = tmpl;
+    server.ownsWorkDir_ = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(opts.workDir, ec);
+    if (ec) {
+      throw std::runtime_error("cannot create ganesha work directory '" + opts.workDir.string() +
+                               "': " + ec.message());
+    }
+    server.workDir_ = fs::absolute(opts.workDir);
+  }
+  server.configPath_ = server.workDir_ / "ganesha.conf";
+  server.logPath_ = server.workDir_ / "ganesha.log";
+  const fs::path pidFile = server.workDir_ / "ganesha.pid";
+  const fs::path stdoutFile = server.workDir_ / "ganesha.stdout";
+  const auto exe = findExecutable("ganesha.nfsd");
+
+  const int attempts = opts.port == 0 ? kFreePortAttempts : 1;
+  std::string lastError;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    const uint16_t port = opts.port != 0 ? opts.port : pickFreePort(opts.bindAddress);
+    const std::string config = renderGaneshaConfig(opts, port, server.workDir_);
+    {
+      std::error_code ec;
+      fs::create_directories(server.workDir_ / "recovery", ec);
+      fs::remove(server.logPath_, ec);  // a stale "INITIALIZED" must not count
+      std::ofstream out(server.configPath_, std::ios::trunc);
+      out << config;
+      if (!out.flush()) throw std::runtime_error("cannot write " + server.configPath_.string());
+    }
+    ExecPlan plan{{exe->string(), "-F", "-L", server.logPath_.string(), "-f",
+                   server.configPath_.string(), "-p", pidFile.string(), "-N", "NIV_EVENT"},
+                  stdoutFile.string()};
+    server.pid_ = spawnGanesha(plan);
+    server.port_ = port;
+
+    const auto deadline = std::chrono::steady_clock::now() + opts.startTimeout;
+    const auto maxRounds = opts.startTimeout / kPollInterval + 2;
+    bool logReady = false;
+    bool exitedEarly = false;
+    for (long round = 0; round < maxRounds; ++round) {
+      int status = 0;
+      if (::waitpid(server.pid_, &status, WNOHANG) == server.pid_) {
+        server.pid_ = 0;
+        exitedEarly = true;
+        lastError = "ganesha.nfsd exited during startup (" + describeWaitStatus(status) + ")";
+        break;
+      }
+      if (!logReady) logReady = fileContainsBytes(server.logPath_, kReadyLine);
+      if (logReady && tcpConnects(opts.bindAddress, port, std::chrono::milliseconds(500)))
+        return server;
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(kPollInterval);
+    }
+    if (!exitedEarly) {
+      lastError = "ganesha.nfsd did not become ready within " +
+                  std::to_string(opts.startTimeout.count()) + " s (" +
+                  (logReady ? "log says initialized but TCP connect to " : "no '") +
+                  (logReady ? opts.bindAddress + ":" + std::to_string(port) + " failed)"
+                            : std::string(kReadyLine) + "' in the log)");
+      server.killChild();
+      break;
+    }
+    const std::string log = tailOfFile(server.logPath_, 400);
+    const bool portTaken = log.find("Address already in use") != std::string::npos ||
+                           log.find("Cannot bind") != std::string::npos;
+    if (!(portTaken && opts.port == 0)) break;  // only a lost race for a free port is retried
+  }
+  std::string tail = tailOfFile(server.logPath_, 15);
+  std::string out = tailOfFile(stdoutFile, 5);
+  std::string msg = lastError;
+  if (!server.ownsWorkDir_)
+    msg += "; config " + server.configPath_.string() + ", log " + server.logPath_.string();
+  if (!tail.empty()) msg += "; last log lines:\n" + tail;
+  if (!out.empty()) msg += "stdout/stderr:\n" + out;
+  server.stop();
+  throw std::runtime_error(msg);
+}
+
+GaneshaServer::GaneshaServer(GaneshaServer&& other) noexcept
+    : pid_(other.pid_),
+      port_(other.port_),
+      address_(std::move(other.address_)),
+      workDir_(std::move(other.workDir_)),
+      logPath_(std::move(other.logPath_)),
+      configPath_(std::move(other.configPath_)),
+      ownsWorkDir_(other.ownsWorkDir_) {
+  other.release();
+}
+
+GaneshaServer& GaneshaServer::operator=(GaneshaServer&& other) noexcept {
+  if (this != &other) {
+    stop();
+    pid_ = other.pid_;
+    port_ = other.port_;
+    address_ = std::move(other.address_);
+    workDir_ = std::move(other.workDir_);
+    logPath_ = std::move(other.logPath_);
+    configPath_ = std::move(other.configPath_);
+    ownsWorkDir_ = other.ownsWorkDir_;
+    other.release();
+  }
+  return *this;
+}
+
+GaneshaServer::~GaneshaServer() {
+  stop();
+}
+
+void GaneshaServer::release() noexcept {
+  pid_ = 0;
+  ownsWorkDir_ = false;
+}
+
+void GaneshaServer::stop() noexcept {
+  killChild();
+  if (ownsWorkDir_) {
+    std::error_code ec;
+    fs::remove_all(workDir_, ec);
+    ownsWorkDir_ = false;
+  }
+}
+
+void GaneshaServer::killChild() noexcept {
+  if (pid_ > 0) {
+    int status = 0;
+    ::kill(pid_, SIGTERM);
+    if (!waitForExit(pid_, kStopGrace, &status)) {
+      ::kill(pid_, SIGKILL);
+      waitForExit(pid_, kKillGrace, &status);
+    }
+    pid_ = 0;
+  }
+}
+
+int GaneshaServer::waitUntilExitOr(const volatile std::sig_atomic_t& stopRequested,
+                                   std::chrono::milliseconds poll) {
+  // Unbounded by design (a server runs until told to stop), but each round is
+  // bounded and re-checks both conditions.
+  while (pid_ > 0) {
+    if (stopRequested != 0) return -1;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno == ECHILD)) {
+      pid_ = 0;
+      return status;
+    }
+    std::this_thread::sleep_for(poll);
+  }
+  return 0;
+}
+
+}  // namespace nfsrdma::server

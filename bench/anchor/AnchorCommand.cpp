@@ -14,6 +14,7 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/file/FileCli.h"
+#include "bench/report/Json.h"
 #include "bench/anchor/ReadDrivers.h"
 #include "bench/anchor/SocketFloor.h"
 #include "client/Client.h"
@@ -46,23 +47,6 @@ void writeTestFile(Client& client, std::uint64_t size) {
   client.close(f);
 }
 
-std::string jsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Runs one measurement between two samples of the host's CPU: its own CPU
 // over the same window is charged to the client, everything else on the
 // host (the server, the kernel's work not charged to us, other tenants) to
@@ -74,6 +58,22 @@ ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
   const HostCpuSample after = sampleHostCpu(serverPid);
   if (m.error.empty()) m.host = hostCpuShare(before, after, m.cpuSeconds, m.ops);
   return m;
+}
+
+// One result row of the --json file.
+void writeMeasurement(JsonWriter& w, const ReadWorkload& wl, const ReadMeasurement& m,
+                      std::uint32_t readsPerCompound) {
+  w.beginObject().field("workload", wl.name).field("client", m.client);
+  w.field("block_bytes", std::uint64_t{wl.blockSize}).field("iodepth", std::uint64_t{wl.queueDepth});
+  w.field("reads_per_compound", std::uint64_t{readsPerCompound}).field("ops", m.ops);
+  w.field("bytes", m.bytes).field("seconds", m.seconds).field("iops", m.iops());
+  w.field("mib_per_s", m.mibPerSecond()).field("cpu_us_per_op", m.cpuMicrosPerOp());
+  if (m.host) {
+    w.field("host_cpu_busy", m.host->busyFraction);
+    w.field("host_rest_cpu_us_per_op", m.host->othersMicrosPerOp);
+    if (m.host->serverMicrosPerOp) w.field("server_cpu_us_per_op", *m.host->serverMicrosPerOp);
+  }
+  w.field("error", m.error).endObject();
 }
 
 std::string serverColumn(const ReadMeasurement& m) {
@@ -293,32 +293,18 @@ int runAnchorCommand(int argc, char** argv) {
                   " receiving its data through a socket pays on this host before doing any work of its own.\n");
     }
     if (!jsonPath.empty()) {
-      std::ofstream js(jsonPath);
-      js << "{\n  \"benchmark\": \"anchor\",\n  \"server\": \"" << jsonEscape(options.url()) << "\",\n"
-         << "  \"file_bytes\": " << fileSize << ",\n  \"results\": [\n";
-      const char* sep = "";
+      JsonWriter w;
+      w.beginObject().field("benchmark", "anchor").field("server", options.url());
+      w.field("file_bytes", fileSize).beginArray("results");
       for (const auto& r : rows) {
         for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
           if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
-          js << sep << "    {\"workload\": \"" << jsonEscape(r.w->name) << "\", \"client\": \""
-             << m->client << "\", \"block_bytes\": " << r.w->blockSize
-             << ", \"iodepth\": " << r.w->queueDepth
-             << ", \"reads_per_compound\": " << (m == &r.vectored ? vectorWidth : 1U)
-             << ", \"ops\": " << m->ops << ", \"bytes\": " << m->bytes
-             << ", \"seconds\": " << m->seconds << ", \"iops\": " << m->iops()
-             << ", \"mib_per_s\": " << m->mibPerSecond()
-             << ", \"cpu_us_per_op\": " << m->cpuMicrosPerOp();
-          if (m->host) {
-            js << ", \"host_cpu_busy\": " << m->host->busyFraction
-               << ", \"host_rest_cpu_us_per_op\": " << m->host->othersMicrosPerOp;
-            if (m->host->serverMicrosPerOp)
-              js << ", \"server_cpu_us_per_op\": " << *m->host->serverMicrosPerOp;
-          }
-          js << ", \"error\": \"" << jsonEscape(m->error) << "\"}";
-          sep = ",\n";
+          writeMeasurement(w, *r.w, *m, m == &r.vectored ? vectorWidth : 1U);
         }
       }
-      js << "\n  ]\n}\n";
+      w.endArray().endObject();
+      std::ofstream js(jsonPath);
+      js << w.str();
       if (!js) throw std::runtime_error("cannot write " + jsonPath);
     }
     client->unlink(kFileName);

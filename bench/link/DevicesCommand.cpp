@@ -47,47 +47,34 @@ void printTable(const std::vector<verbs::DeviceInfo>& devices) {
   }
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+// Integers as JSON numbers (the writer's are unsigned or double; these fit a double exactly).
+double num(int v) { return static_cast<double>(v); }
+
+void writePort(JsonWriter& w, const verbs::PortInfo& p) {
+  w.beginObject().field("port", num(p.number)).field("state", p.state).field("phys_state", p.physState);
+  w.field("link_layer", p.linkLayer).field("rate", p.rate).field("gbps", p.gbps);
+  w.field("active_mtu", num(p.activeMtu)).field("netdev", p.netdev).beginArray("gids");
+  for (const auto& g : p.gids) {
+    w.beginObject().field("index", num(g.index)).field("gid", g.gid).field("type", g.type);
+    w.field("ip", g.ip).field("netdev", g.netdev).endObject();
+  }
+  w.endArray().endObject();
 }
 
 std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const auto& d = devices[i];
-    out += i ? ", {" : "{";
-    out += jsonString("name") + ": " + jsonString(d.name) + ", " + jsonString("node_guid") + ": " +
-           jsonString(d.nodeGuid) + ", " + jsonString("node_type") + ": " + jsonString(d.nodeType) +
-           ", " + jsonString("firmware") + ": " + jsonString(d.firmware) + ", " +
-           jsonString("numa_node") + ": " + std::to_string(d.numaNode) + ", " +
-           jsonString("software") + ": " + (d.software ? "true" : "false") + ", " +
-           jsonString("ports") + ": [";
-    for (std::size_t j = 0; j < d.ports.size(); ++j) {
-      const auto& p = d.ports[j];
-      out += j ? ", {" : "{";
-      out += jsonString("port") + ": " + std::to_string(p.number) + ", " + jsonString("state") + ": " +
-             jsonString(p.state) + ", " + jsonString("phys_state") + ": " + jsonString(p.physState) +
-             ", " + jsonString("link_layer") + ": " + jsonString(p.linkLayer) + ", " +
-             jsonString("rate") + ": " + jsonString(p.rate) + ", " + jsonString("gbps") + ": " +
-             num(p.gbps) + ", " + jsonString("active_mtu") + ": " + std::to_string(p.activeMtu) + ", " +
-             jsonString("netdev") + ": " + jsonString(p.netdev) + ", " + jsonString("gids") + ": [";
-      for (std::size_t k = 0; k < p.gids.size(); ++k) {
-        const auto& g = p.gids[k];
-        out += k ? ", {" : "{";
-        out += jsonString("index") + ": " + std::to_string(g.index) + ", " + jsonString("gid") + ": " +
-               jsonString(g.gid) + ", " + jsonString("type") + ": " + jsonString(g.type) + ", " +
-               jsonString("ip") + ": " + jsonString(g.ip) + ", " + jsonString("netdev") + ": " +
-               jsonString(g.netdev) + "}";
-      }
-      out += "]}";
-    }
-    out += "], " + jsonString("notes") + ": [";
-    for (std::size_t j = 0; j < d.notes.size(); ++j) out += (j ? ", " : "") + jsonString(d.notes[j]);
-    out += "]}";
+  JsonWriter w;
+  w.beginArray();
+  for (const auto& d : devices) {
+    w.beginObject().field("name", d.name).field("node_guid", d.nodeGuid).field("node_type", d.nodeType);
+    w.field("firmware", d.firmware).field("numa_node", num(d.numaNode)).field("software", d.software);
+    w.beginArray("ports");
+    for (const auto& p : d.ports) writePort(w, p);
+    w.endArray().beginArray("notes");
+    for (const auto& n : d.notes) w.field({}, n);
+    w.endArray().endObject();
   }
-  return out + "]";
+  w.endArray();
+  return w.str();
 }
 
 }  // namespace

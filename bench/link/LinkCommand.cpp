@@ -42,15 +42,20 @@ void printText(const LinkRunReport& r, BandwidthUnit unit) {
   }
 }
 
-std::string jsonOf(const LinkRunReport& r, BandwidthUnit unit) {
-  std::string out = "{" + jsonString("test") + ": " + jsonString(r.key) + ", " + jsonString("title") +
-                    ": " + jsonString(r.title) + ", " + jsonString("config") + ": " + jsonObject(r.banner);
-  if (r.latency.empty()) out += ", " + jsonString("unit") + ": " + jsonString(unitLabel(unit));
-  out += ", " + jsonString("results") + ": " + tableOf(r, unit).jsonRows();
-  if (!r.verify.empty()) out += ", " + jsonString("verify") + ": " + jsonString(r.verify);
-  if (r.eventWaits)
-    out += ", " + jsonString("cq_event_waits") + ": " + std::to_string(*r.eventWaits);
-  return out + "}";
+void writeRun(JsonWriter& w, std::string_view key, const LinkRunReport& r, BandwidthUnit unit) {
+  w.beginObject(key).field("test", r.key).field("title", r.title);
+  writeBanner(w, "config", r.banner);
+  if (r.latency.empty()) w.field("unit", unitLabel(unit));
+  tableOf(r, unit).writeRows(w, "results");
+  if (!r.verify.empty()) w.field("verify", r.verify);
+  if (r.eventWaits) w.field("cq_event_waits", *r.eventWaits);
+  w.endObject();
+}
+
+void printJson(const LinkRunReport& r, BandwidthUnit unit) {
+  JsonWriter w;
+  writeRun(w, {}, r, unit);
+  std::fputs(w.str().c_str(), stdout);
 }
 
 int runServer(const LinkOptions& o) {
@@ -93,7 +98,7 @@ int runClient(const LinkOptions& o) {
   if (o.tcp) {
     const LinkRunReport r = runTcpClient(o, true);
     if (o.json) {
-      std::printf("%s\n", jsonOf(r, o.unit).c_str());
+      printJson(r, o.unit);
     } else {
       printText(r, o.unit);
     }
@@ -102,7 +107,7 @@ int runClient(const LinkOptions& o) {
   if (!o.both) {
     const LinkRunReport r = runRdmaClient(o, true);
     if (o.json) {
-      std::printf("%s\n", jsonOf(r, o.unit).c_str());
+      printJson(r, o.unit);
     } else {
       printText(r, o.unit);
     }
@@ -120,9 +125,13 @@ int runClient(const LinkOptions& o) {
     ratio.addRow({static_cast<double>(rdma.bandwidth[i].messageBytes), a, b, b > 0 ? a / b : 0});
   }
   if (o.json) {
-    std::printf("{%s: %s, %s: %s, %s: %s}\n", jsonString("rdma").c_str(), jsonOf(rdma, o.unit).c_str(),
-                jsonString("tcp").c_str(), jsonOf(tcp, o.unit).c_str(), jsonString("ratio").c_str(),
-                ratio.jsonRows().c_str());
+    JsonWriter w;
+    w.beginObject();
+    writeRun(w, "rdma", rdma, o.unit);
+    writeRun(w, "tcp", tcp, o.unit);
+    ratio.writeRows(w, "ratio");
+    w.endObject();
+    std::fputs(w.str().c_str(), stdout);
   } else {
     printText(rdma, o.unit);
     std::printf("\n");

@@ -115,6 +115,43 @@ JsonWriter& JsonWriter::null(std::string_view key) {
   return *this;
 }
 
+namespace {
+
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool isJsonNumber(std::string_view t) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i < t.size() && t[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < t.size() && t[i] == '.' && (++i, !digits())) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == t.size();
+}
+
+}  // namespace
+
+JsonWriter& JsonWriter::number(std::string_view key, std::string_view text) {
+  if (!isJsonNumber(text)) {
+    throw std::invalid_argument("JSON number for \"" + std::string(key) + "\": \"" +
+                                std::string(text) + "\" is not one");
+  }
+  prefix(key);
+  out_ += text;
+  return *this;
+}
+
 const JsonValue* JsonValue::find(std::string_view key) const {
   if (kind != Kind::Object) return nullptr;
   auto it = object.find(key);

@@ -29,6 +29,9 @@ class JsonWriter {
   JsonWriter& field(std::string_view key, std::uint64_t value);
   JsonWriter& field(std::string_view key, bool value);
   JsonWriter& null(std::string_view key);
+  // A number already formatted (a table's fixed decimals: "389.00"); text
+  // that is not a finite JSON number throws std::invalid_argument.
+  JsonWriter& number(std::string_view key, std::string_view text);
   // The document so far; complete once every begin has its end.
   const std::string& str() const { return out_; }
 

@@ -91,15 +91,19 @@ std::string ReportTable::csv() const {
 }
 
 std::string ReportTable::jsonRows() const {
-  std::string out = "[";
+  JsonWriter w;
+  writeRows(w);
+  return w.str();
+}
+
+void ReportTable::writeRows(JsonWriter& w, std::string_view key) const {
+  w.beginArray(key);
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    out += r ? ", {" : "{";
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      out += (c ? ", " : "") + jsonString(columns_[c].key) + ": " + cell(r, c);
-    }
-    out += "}";
+    w.beginObject();
+    for (std::size_t c = 0; c < columns_.size(); ++c) w.number(columns_[c].key, cell(r, c));
+    w.endObject();
   }
-  return out + "]";
+  w.endArray();
 }
 
 std::string bannerRule() { return std::string(87, '-') + "\n"; }
@@ -121,33 +125,18 @@ std::string formatBanner(std::string_view title, const BannerItems& items) {
   return out + bannerRule();
 }
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
+std::string jsonObject(const BannerItems& items) {
+  JsonWriter w;
+  writeBanner(w, {}, items);
+  std::string out = w.str();
+  if (!out.empty() && out.back() == '\n') out.pop_back();  // the writer ends a document with one
+  return out;
 }
 
-std::string jsonObject(const BannerItems& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += (i ? ", " : "") + jsonString(items[i].first) + ": " + jsonString(items[i].second);
-  }
-  return out + "}";
+void writeBanner(JsonWriter& w, std::string_view key, const BannerItems& items) {
+  w.beginObject(key);
+  for (const auto& [name, value] : items) w.field(name, value);
+  w.endObject();
 }
 
 }  // namespace nfsrdma::bench

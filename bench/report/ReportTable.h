@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/report/Json.h"
+
 
 namespace nfsrdma::bench {
 
@@ -41,6 +43,8 @@ class ReportTable {
   std::string text() const;      // header and rows, '\n'-terminated
   std::string csv() const;       // keys, then rows
   std::string jsonRows() const;  // [{"key": value, ...}, ...]
+  // The same rows as an array member of a document being written.
+  void writeRows(JsonWriter& w, std::string_view key = {}) const;
   // A value as the text/CSV/JSON cell shows it ("389.00", "5000").
   std::string cell(std::size_t row, std::size_t col) const;
 
@@ -55,9 +59,9 @@ std::string formatBanner(std::string_view title, const BannerItems& items);
 // The rule line that closes a table.
 std::string bannerRule();
 
-// JSON string literal for s (quotes included).
-std::string jsonString(std::string_view s);
-// JSON object of string values, for banners.
+// JSON object of string values, for banners; writeBanner puts it into a
+// document being written.
 std::string jsonObject(const BannerItems& items);
+void writeBanner(JsonWriter& w, std::string_view key, const BannerItems& items);
 
 }  // namespace nfsrdma::bench

@@ -172,7 +172,7 @@ TEST(LinkReport, BannerPairsAndJsonEscaping) {
   const std::string b = formatBanner("RDMA_Write BW Test", {{"Device", "rxe1"}, {"Number of qps", "1"}});
   EXPECT_NE(b.find("RDMA_Write BW Test"), std::string::npos);
   EXPECT_NE(b.find(" Device          : rxe1"), std::string::npos);
-  EXPECT_EQ(jsonString("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+  EXPECT_EQ(jsonQuote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
   EXPECT_EQ(jsonObject({{"k", "v"}}), "{\"k\": \"v\"}");
 }
 

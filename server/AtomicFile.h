@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "server/HostPaths.h"
-#include "server/UniqueFd.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
 

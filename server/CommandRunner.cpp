@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "server/AtomicFile.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
@@ -57,24 +58,24 @@ CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
   if (argv.empty()) return {127, "empty command"};
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {127, std::string("pipe: ") + std::strerror(errno)};
+  UniqueFd readEnd(pipeFds[0]);
+  UniqueFd writeEnd(pipeFds[1]);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) {
-    ::close(pipeFds[0]);
-    ::close(pipeFds[1]);
     return {127, std::string("fork: ") + std::strerror(errno)};
   }
   if (pid == 0) {
-    ::dup2(pipeFds[1], 1);
-    ::dup2(pipeFds[1], 2);
+    ::dup2(writeEnd.get(), 1);
+    ::dup2(writeEnd.get(), 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
-  ::close(pipeFds[1]);
+  writeEnd.reset();  // EOF on readEnd once the child exits
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   bool timedOut = false;
   std::array<char, 4096> buf{};
@@ -86,17 +87,17 @@ CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
       ::kill(pid, SIGKILL);
       break;
     }
-    pollfd pfd{pipeFds[0], POLLIN, 0};
+    pollfd pfd{readEnd.get(), POLLIN, 0};
     int pr = ::poll(&pfd, 1, static_cast<int>(left.count()));
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0) continue;
-    ssize_t n = ::read(pipeFds[0], buf.data(), buf.size());
+    ssize_t n = ::read(readEnd.get(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     if (result.output.size() < (1u << 20))
       result.output.append(buf.data(), static_cast<std::size_t>(n));
   }
-  ::close(pipeFds[0]);
+  readEnd.reset();
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -19,7 +19,7 @@
 
 #include "server/AtomicFile.h"
 #include "server/ExportsFile.h"
-#include "server/UniqueFd.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;

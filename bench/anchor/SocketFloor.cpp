@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "verbs/UniqueFd.h"
+
 namespace nfsrdma::bench {
 namespace {
 
@@ -26,22 +28,6 @@ using Clock = std::chrono::steady_clock;
 // COMPOUND status, empty tag and result count (12), SEQUENCE (44), PUTFH (8),
 // READ status, eof and data length (12).
 constexpr std::size_t kReplyHeadBytes = 100;
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 std::string errnoText(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -100,7 +86,7 @@ bool sendRecord(int fd, std::vector<std::uint8_t>& head, std::vector<std::uint8_
 // connection goes away.
 void sendRecords(int listener, std::size_t pieceSize, std::size_t pieces, double opsPerSecond,
                  const std::atomic<Clock::rep>& startAt, const std::atomic<bool>& stop) {
-  Fd fd(::accept(listener, nullptr, nullptr));
+  UniqueFd fd(::accept(listener, nullptr, nullptr));
   if (fd.get() < 0) return;
   // The schedule starts when the receiver's window does: a record sent
   // before it would be counted in a window that did not pay for its wait.
@@ -135,7 +121,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
     m.error = "socket floor: needs a positive rate and block size";
     return m;
   }
-  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (listener.get() < 0) {
     m.error = errnoText("socket floor: socket");
     return m;
@@ -154,7 +140,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   std::atomic<bool> stop{false};
   std::atomic<Clock::rep> startAt{0};
   std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(startAt), std::cref(stop));
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     m.error = errnoText("socket floor: connect to 127.0.0.1");
     stop = true;

@@ -30,6 +30,7 @@
 #include "bench/link/LinkProtocol.h"
 #include "bench/link/LinkStats.h"
 #include "verbs/CmConnection.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::bench {
 
@@ -39,31 +40,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 
-// Owns a socket fd.
-class Socket {
- public:
-  Socket() = default;
-  explicit Socket(int fd) : fd_(fd) {}
-  Socket(Socket&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Socket& operator=(Socket&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  ~Socket() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
+using Socket = UniqueFd;  // a socket is owned like any other fd
 
 [[noreturn]] void fail(const std::string& what, int err) {
   throw std::runtime_error(what + ": " + std::generic_category().message(err));

@@ -95,8 +95,8 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(res, ::freeaddrinfo);
   int lastErr = EHOSTUNREACH;
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) {
+    UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
+    if (!fd) {
       lastErr = errno;
       continue;
     }
@@ -107,24 +107,22 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
       bhints.ai_flags = AI_NUMERICHOST;
       addrinfo* local = nullptr;
       if (::getaddrinfo(bindAddress.c_str(), nullptr, &bhints, &local) != 0) {
-        ::close(fd);
         throw NfsException(makeError(ClientErrc::kInvalidArgument,
                                      what + ": bind address '" + bindAddress + "' is not a numeric address"));
       }
-      const int brc = ::bind(fd, local->ai_addr, local->ai_addrlen);
+      const int brc = ::bind(fd.get(), local->ai_addr, local->ai_addrlen);
       const int berr = errno;
       ::freeaddrinfo(local);
       if (brc != 0) {
-        ::close(fd);
         throw NfsException(errnoError(berr, what + ": bind to " + bindAddress));
       }
     }
-    int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+    int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
       // A signal must not end the wait early: SO_ERROR reads 0 while the
       // connect is still in progress, which would pass for success.
       const auto deadline = std::chrono::steady_clock::now() + timeout;
-      pollfd pfd{fd, POLLOUT, 0};
+      pollfd pfd{fd.get(), POLLOUT, 0};
       for (;;) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         rc = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
@@ -132,29 +130,26 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
       }
       if (rc < 0) {
         lastErr = errno;
-        ::close(fd);
         continue;
       }
       if (rc == 0) {
         lastErr = ETIMEDOUT;
-        ::close(fd);
         continue;
       }
       int soErr = 0;
       socklen_t len = sizeof soErr;
-      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soErr, &len);
+      ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soErr, &len);
       rc = soErr == 0 ? 0 : -1;
       errno = soErr;
     }
     if (rc != 0) {
       lastErr = errno;
-      ::close(fd);
       continue;
     }
     int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return std::unique_ptr<TcpTransport>(
-        new TcpTransport(fd, "tcp " + host + ":" + std::to_string(port)));
+        new TcpTransport(fd.release(), "tcp " + host + ":" + std::to_string(port)));
   }
   throw NfsException(errnoError(lastErr, what));
 }
@@ -165,9 +160,8 @@ std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string descriptio
 
 TcpTransport::TcpTransport(int fd, std::string description)
     : fd_(fd), wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)), description_(std::move(description)) {
-  if (wakeFd_ < 0) {
+  if (!wakeFd_) {
     int err = errno;
-    ::close(fd_);
     throw NfsException(errnoError(err, "eventfd for " + description_));
   }
   in_.resize(kInitialInBuffer);
@@ -175,7 +169,6 @@ TcpTransport::TcpTransport(int fd, std::string description)
 
 TcpTransport::~TcpTransport() {
   close();
-  ::close(wakeFd_);
 }
 
 void TcpTransport::start(TransportSink& sink) {
@@ -194,15 +187,12 @@ void TcpTransport::close() {
     }
   }
   std::lock_guard lock(sendMutex_);
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
+  fd_.reset();
 }
 
 void TcpTransport::wake() {
   std::uint64_t one = 1;
-  (void)!::write(wakeFd_, &one, sizeof one);
+  (void)!::write(wakeFd_.get(), &one, sizeof one);
 }
 
 Error TcpTransport::send(const OutgoingMessage& message) {
@@ -238,12 +228,12 @@ Error TcpTransport::sendRecord(iovec* iov, std::size_t count, std::size_t size) 
     return {};
   }
   std::lock_guard lock(sendMutex_);
-  if (fd_ < 0) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  if (!fd_) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
   if (!pendingOut_.empty()) {
     appendIov(pendingOut_, iov, count, 0);
     return {};
   }
-  const ssize_t n = sendSome(fd_, iov, count);
+  const ssize_t n = sendSome(fd_.get(), iov, count);
   if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
   const auto written = static_cast<std::size_t>(n);
   if (written < size + 4) {
@@ -283,7 +273,7 @@ std::string TcpTransport::statsLine() const {
 Error TcpTransport::flushPendingLocked() {
   while (pendingSent_ < pendingOut_.size()) {
     iovec iov{pendingOut_.data() + pendingSent_, pendingOut_.size() - pendingSent_};
-    const ssize_t n = sendSome(fd_, &iov, 1);
+    const ssize_t n = sendSome(fd_.get(), &iov, 1);
     if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
     if (n == 0) return {};
     pendingSent_ += static_cast<std::size_t>(n);
@@ -297,10 +287,10 @@ Error TcpTransport::flushPendingLocked() {
 Error TcpTransport::flushCork() {
   if (cork_.empty()) return {};
   std::lock_guard lock(sendMutex_);
-  if (fd_ < 0) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
+  if (!fd_) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
   if (pendingOut_.empty()) {
     iovec iov{cork_.data(), cork_.size()};
-    const ssize_t n = sendSome(fd_, &iov, 1);
+    const ssize_t n = sendSome(fd_.get(), &iov, 1);
     if (n < 0) return errnoError(static_cast<int>(-n), "send on " + description_);
     if (static_cast<std::size_t>(n) < cork_.size()) {
       pendingOut_.assign(cork_.begin() + n, cork_.end());
@@ -323,8 +313,8 @@ void TcpTransport::run() {
   auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
   while (!stopping_.load()) {
     const bool wantOut = hasPendingOut_.load();
-    std::array<pollfd, 2> fds{{{fd_, static_cast<short>(POLLIN | (wantOut ? POLLOUT : 0)), 0},
-                               {wakeFd_, POLLIN, 0}}};
+    std::array<pollfd, 2> fds{{{fd_.get(), static_cast<short>(POLLIN | (wantOut ? POLLOUT : 0)), 0},
+                               {wakeFd_.get(), POLLIN, 0}}};
     if (broken_.load()) fds[0].fd = -1;  // keep ticking (timeouts) but stop reading
     const auto now = std::chrono::steady_clock::now();
     const auto waitMs =
@@ -336,7 +326,7 @@ void TcpTransport::run() {
     if (rc > 0) {
       if (fds[1].revents & POLLIN) {
         std::uint64_t v;
-        (void)!::read(wakeFd_, &v, sizeof v);
+        (void)!::read(wakeFd_.get(), &v, sizeof v);
       }
       if (stopping_.load()) break;
       if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
@@ -344,7 +334,7 @@ void TcpTransport::run() {
           fail(e);
         } else if (auto delay = coalesceDelay(); delay.count() > 0) {
           // Sleep on the wake fd only: a send from another thread or close() still wakes us.
-          pollfd wakeOnly{wakeFd_, POLLIN, 0};
+          pollfd wakeOnly{wakeFd_.get(), POLLIN, 0};
           ::poll(&wakeOnly, 1, 0);  // drop a stale wake first
           struct timespec ts{0, static_cast<long>(delay.count()) * 1000};
           ::ppoll(&wakeOnly, 1, &ts, nullptr);
@@ -426,7 +416,7 @@ Error TcpTransport::readLargeRecord(bool& drained) {
     msghdr msg{};
     msg.msg_iov = iov.data();
     msg.msg_iovlen = count;
-    const ssize_t n = ::recvmsg(fd_, &msg, MSG_DONTWAIT);
+    const ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
     if (lock.owns_lock()) lock.unlock();
     if (n == 0) {
       return makeError(ClientErrc::kConnectionClosed,
@@ -489,7 +479,7 @@ Error TcpTransport::readLargeRecord(bool& drained) {
 void TcpTransport::setReceiveLowWater(std::size_t bytes) {
   if (bytes == receiveLowWater_ || lowWaterUnsupported_) return;
   const int value = static_cast<int>(bytes);
-  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &value, sizeof value) != 0) {
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVLOWAT, &value, sizeof value) != 0) {
     // Only the number of wakeups depends on it: every receive is
     // non-blocking and takes what is there, so go on without it.
     lowWaterUnsupported_ = true;
@@ -555,7 +545,7 @@ Error TcpTransport::readAndDispatch() {
     if (inStart_ == inEnd_ && !assembling_ && placementCount_.load(std::memory_order_relaxed) > 0) {
       room = std::min(room, kHeaderReceive);
     }
-    const ssize_t n = ::recv(fd_, in_.data() + inEnd_, room, MSG_DONTWAIT);
+    const ssize_t n = ::recv(fd_.get(), in_.data() + inEnd_, room, MSG_DONTWAIT);
     if (n == 0) {
       if (inEnd_ > inStart_ || assembling_) {
         return makeError(ClientErrc::kConnectionClosed,

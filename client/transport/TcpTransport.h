@@ -28,6 +28,7 @@
 #include <sys/uio.h>
 
 #include "client/transport/Transport.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::transport {
 
@@ -77,8 +78,8 @@ class TcpTransport final : public Transport {
   void wake();
   void fail(const Error& e);
 
-  int fd_;
-  int wakeFd_;
+  UniqueFd fd_;
+  UniqueFd wakeFd_;  // an eventfd: wake() ends the I/O loop's poll
   std::string description_;
   TransportSink* sink_ = nullptr;
   std::thread thread_;

@@ -31,7 +31,7 @@
 #include <system_error>
 #include <thread>
 
-#include "server/UniqueFd.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;

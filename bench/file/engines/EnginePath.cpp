@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "bench/file/engines/Engine.h"
+#include "verbs/UniqueFd.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -33,8 +34,7 @@ class PathEngine final : public Engine {
   }
 
   ~PathEngine() override {
-    if (ringUp_) io_uring_queue_exit(&ring_);
-    for (int fd : fds_) ::close(fd);
+    if (ringUp_) io_uring_queue_exit(&ring_);  // before fds_ closes the files it reads
   }
 
   std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
@@ -49,7 +49,7 @@ class PathEngine final : public Engine {
                                  ": O_DIRECT not supported by this file system (use --direct 0)");
       }
       if (fd < 0) throw std::runtime_error("open " + p + ": " + errnoText(errno));
-      fds_.push_back(fd);
+      fds_.emplace_back(fd);
       struct stat st {};
       if (::fstat(fd, &st) != 0) throw std::runtime_error("fstat " + p + ": " + errnoText(errno));
       sizes.push_back(static_cast<std::uint64_t>(st.st_size));
@@ -73,7 +73,7 @@ class PathEngine final : public Engine {
       if (sqe == nullptr)
         throw std::logic_error("io_uring: no free SQE");  // ring is sized to the slots
       const IoRequest& r = reqs[i];
-      const int fd = fds_[r.file];
+      const int fd = fds_[r.file].get();
       const auto len = static_cast<unsigned>(r.buf.size());
       if (r.op == IoDirection::Read) {
         io_uring_prep_read(sqe, fd, r.buf.data(), len, r.offset);
@@ -140,8 +140,8 @@ class PathEngine final : public Engine {
   }
 
   void commit() override {
-    for (int fd : fds_) {
-      if (::fsync(fd) != 0) throw std::runtime_error("fsync: " + errnoText(errno));
+    for (const UniqueFd& fd : fds_) {
+      if (::fsync(fd.get()) != 0) throw std::runtime_error("fsync: " + errnoText(errno));
     }
   }
 
@@ -149,9 +149,8 @@ class PathEngine final : public Engine {
     // Every fd closed here exactly once, also after a failed fsync: one the
     // destructor closed again could by then be another job's file.
     std::string firstError;
-    for (int fd : fds_) {
-      if (::fsync(fd) != 0 && firstError.empty()) firstError = "fsync: " + errnoText(errno);
-      ::close(fd);
+    for (const UniqueFd& fd : fds_) {
+      if (::fsync(fd.get()) != 0 && firstError.empty()) firstError = "fsync: " + errnoText(errno);
     }
     fds_.clear();
     if (!firstError.empty()) throw std::runtime_error(firstError);
@@ -159,7 +158,6 @@ class PathEngine final : public Engine {
 
   void abandon() override {
     // Without fsync: the files are about to be removed.
-    for (int fd : fds_) ::close(fd);
     fds_.clear();
   }
 
@@ -216,7 +214,7 @@ class PathEngine final : public Engine {
 
   std::filesystem::path dir_;
   bool direct_;
-  std::vector<int> fds_;
+  std::vector<UniqueFd> fds_;
   io_uring ring_{};
   bool ringUp_ = false;
 };

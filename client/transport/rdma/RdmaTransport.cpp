@@ -116,15 +116,9 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
       sendBuffers_(verbs::RegisteredBuffer::allocate(
           pd_.get(), std::size_t{options.sendBuffers} * options.inlineSize,
           IBV_ACCESS_LOCAL_WRITE)) {
-  wakeFd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wakeFd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-  try {
-    setUp(options);
-  } catch (...) {
-    ::close(wakeFd_);  // the destructor does not run for a constructor that throws
-    wakeFd_ = -1;
-    throw;
-  }
+  wakeFd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!wakeFd_) throw std::system_error(errno, std::generic_category(), "eventfd");
+  setUp(options);  // if it throws, wakeFd_ (a member, already built) closes itself
 }
 
 void RdmaTransport::setUp(const RdmaTransportOptions& options) {
@@ -164,7 +158,6 @@ void RdmaTransport::setUp(const RdmaTransportOptions& options) {
 
 RdmaTransport::~RdmaTransport() {
   close();
-  if (wakeFd_ >= 0) ::close(wakeFd_);
 }
 
 void RdmaTransport::start(TransportSink& sink) {
@@ -174,7 +167,7 @@ void RdmaTransport::start(TransportSink& sink) {
 
 void RdmaTransport::wake() {
   std::uint64_t one = 1;
-  (void)!::write(wakeFd_, &one, sizeof one);
+  (void)!::write(wakeFd_.get(), &one, sizeof one);
 }
 
 void RdmaTransport::close() {
@@ -465,7 +458,7 @@ void RdmaTransport::run() {
   while (!stopping_.load()) {
     std::array<pollfd, 3> fds{{{completionChannel_.get()->fd, POLLIN, 0},
                                {events_.get()->fd, POLLIN, 0},
-                               {wakeFd_, POLLIN, 0}}};
+                               {wakeFd_.get(), POLLIN, 0}}};
     const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(
                             nextTick - std::chrono::steady_clock::now())
                             .count();
@@ -474,7 +467,7 @@ void RdmaTransport::run() {
     if (rc > 0) {
       if (fds[2].revents & POLLIN) {
         std::uint64_t v;
-        (void)!::read(wakeFd_, &v, sizeof v);
+        (void)!::read(wakeFd_.get(), &v, sizeof v);
       }
       if (stopping_.load()) break;
       if (fds[0].revents & POLLIN) {

@@ -35,6 +35,7 @@
 #include "client/transport/rdma/ChunkPlanner.h"
 #include "client/transport/rdma/RpcRdmaHeader.h"
 #include "verbs/CmConnection.h"
+#include "verbs/UniqueFd.h"
 #include "verbs/CmEventChannel.h"
 #include "verbs/CmId.h"
 #include "verbs/CompletionQueue.h"
@@ -135,7 +136,7 @@ class RdmaTransport final : public Transport {
   verbs::RegisteredBuffer sendBuffers_;
 
   InlineLimits limits_;
-  int wakeFd_ = -1;
+  UniqueFd wakeFd_;  // an eventfd: wake() ends the I/O loop's poll
   TransportSink* sink_ = nullptr;
   std::thread thread_;
   std::atomic<std::thread::id> ioThreadId_{};

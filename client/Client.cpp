@@ -70,9 +70,12 @@ std::string hostName() {
 // One receive buffer per credit stays registered for the connection's life.
 constexpr std::uint32_t kMaxRdmaCredits = 1024;
 
+// The one place a transport is chosen. A kind this switch does not know
+// (a value cast from outside the enum) is an error, never a default.
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
-  if (o.proto == "tcp") return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
-  if (o.proto == "rdma") {
+  switch (o.proto) {
+    case TransportKind::kTcp: return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
+    case TransportKind::kRdma: {
     transport::rdma::RdmaTransportOptions r;
     r.host = o.host;
     r.port = o.port;
@@ -86,8 +89,11 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
     r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                          : transport::rdma::MemoryRegistration::kPooled;
     return transport::rdma::RdmaTransport::connect(r);
+    }
   }
-  throw NfsException(makeError(ClientErrc::kInvalidArgument, "proto=" + o.proto + " (expected tcp or rdma)"));
+  throw NfsException(makeError(ClientErrc::kInvalidArgument, "transport kind " +
+                                                                 std::to_string(static_cast<int>(o.proto)) +
+                                                                 " (expected tcp or rdma)"));
 }
 
 // Waits for a number of asynchronous completions and keeps the first error.
@@ -782,7 +788,7 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
 }
 
 std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
-  if (options_.proto == "rdma") return 1;  // one READ (one Write chunk) per COMPOUND there
+  if (options_.proto == TransportKind::kRdma) return 1;  // one READ (one Write chunk) per COMPOUND there
   const auto& fore = session_->fore();
   const std::size_t room = fore.maxResponseSize > kIoOverhead ? fore.maxResponseSize - kIoOverhead : 0;
   // The server's ca_maxoperations counts SEQUENCE and PUTFH too.
@@ -797,7 +803,7 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
                [done = std::move(done)](const IoResult& r) { done(0, r); });
     return;
   }
-  if (options_.proto == "rdma") {
+  if (options_.proto == TransportKind::kRdma) {
     failReads(done, 0, reads.size(),
               makeError(ClientErrc::kInvalidArgument,
                         "read " + file.path() + ": vectored READs need proto=tcp (over RDMA each READ's data is "

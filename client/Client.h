@@ -192,6 +192,8 @@ class Client {
   // path did not have to be walked anyway: mustWalk).
   std::optional<PathParts> resolveLinks(const PathParts& parts, Follow follow,
                                         bool lastMayBeMissing);
+  // What resolveLinks returns: parts' last component, leaf, in the directory dir.
+  static PathParts walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf);
   // The names the link's text leads to, for the walk to take in its place;
   // an absolute target takes dirs back to the export's root. `links` counts
   // the links followed (at most kMaxSymlinks).
@@ -225,6 +227,8 @@ class Client {
   [[noreturn]] void refuseOpenOfDirectory(std::string_view path, const PathParts& parts);
   // open() with truncate of an existing file; closes it again when that fails.
   void truncateOpened(OpenFile& file, const std::string& what);
+  // truncate and chmod: SETATTR of what path names, a final link followed.
+  void setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs);
   // One RENAME of paths whose links are resolved as far as they need to be.
   void renameParts(const PathParts& src, const PathParts& dst, const std::string& what);
 

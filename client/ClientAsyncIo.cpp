@@ -9,12 +9,7 @@
 namespace nfsrdma {
 namespace {
 
-using client_detail::kIoOverhead;
-using client_detail::ledBy;
-using client_detail::malformedReply;
-using nfs4::CompoundDecoder;
-using nfs4::CompoundEncoder;
-using nfs4::Op;
+using namespace client_detail;  // ClientInternal.h
 
 // Per extra READ in a vectored reply: opcode, status, eof, length and up to 3 pad bytes.
 constexpr std::size_t kPerVectoredRead = 24;

@@ -32,7 +32,12 @@ struct Client::PathParts {
   std::shared_ptr<const std::string> owned;
 };
 
+// The Client*.cpp files each say `using namespace client_detail`.
 namespace client_detail {
+
+using nfs4::CompoundDecoder;
+using nfs4::CompoundEncoder;
+using nfs4::Op;
 
 // Bytes of a READ/WRITE COMPOUND beyond its data: RPC header with AUTH_SYS,
 // SEQUENCE, PUTFH and the READ/WRITE arguments or results. Generous on purpose.

@@ -9,14 +9,7 @@
 namespace nfsrdma {
 namespace {
 
-using client_detail::check;
-using client_detail::expectLookups;
-using client_detail::expectOk;
-using client_detail::kIoOverhead;
-using client_detail::malformedReply;
-using nfs4::CompoundDecoder;
-using nfs4::CompoundEncoder;
-using nfs4::Op;
+using namespace client_detail;  // ClientInternal.h
 
 const nfs4::Bitmap kStatAttrs{
     nfs4::attr::kType,      nfs4::attr::kChange,     nfs4::attr::kSize,
@@ -409,7 +402,7 @@ void Client::rename(std::string_view from, std::string_view to) {
   try {
     renameParts(src ? *src : src0, dst ? *dst : dst0, what);
   } catch (const NfsException& e) {
-    if (!client_detail::linkMayBeInTheWay(e)) throw;
+    if (!linkMayBeInTheWay(e)) throw;
     bool resolved = false;
     if (!src && (src = resolveLinks(src0, Follow::kDirectories, false))) resolved = true;
     if (!dst && (dst = resolveLinks(dst0, Follow::kDirectories, false))) resolved = true;
@@ -418,30 +411,25 @@ void Client::rename(std::string_view from, std::string_view to) {
   }
 }
 
-void Client::truncate(std::string_view path, std::uint64_t size) {
+void Client::setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs) {
   // SETATTR on a link would change the link: the object is found first.
-  const nfs4::FileHandle fh = objectFh(path, "truncate");
-  const std::string what = "truncate " + fullPath(path);
+  const nfs4::FileHandle fh = objectFh(path, call);
+  const std::string what = std::string(call) + " " + fullPath(path);
   check(run(
       what,
       [&](CompoundEncoder& c) {
         c.putFh(fh);
-        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{size, std::nullopt});  // anonymous stateid
+        c.setAttr(nfs4::StateId{}, attrs);  // anonymous stateid
       },
       [&](CompoundDecoder& d) { return setAttrReply(d, 0, what, what); }));
 }
 
+void Client::truncate(std::string_view path, std::uint64_t size) {
+  setAttrsAt(path, "truncate", nfs4::SetAttributes{size, std::nullopt});
+}
+
 void Client::chmod(std::string_view path, std::uint32_t mode) {
-  // SETATTR on a link would change the link: the object is found first.
-  const nfs4::FileHandle fh = objectFh(path, "chmod");
-  const std::string what = "chmod " + fullPath(path);
-  check(run(
-      what,
-      [&](CompoundEncoder& c) {
-        c.putFh(fh);
-        c.setAttr(nfs4::StateId{}, nfs4::SetAttributes{std::nullopt, mode});  // anonymous stateid
-      },
-      [&](CompoundDecoder& d) { return setAttrReply(d, 0, what, what); }));
+  setAttrsAt(path, "chmod", nfs4::SetAttributes{std::nullopt, mode});
 }
 
 }  // namespace nfsrdma

@@ -9,15 +9,7 @@
 
 namespace nfsrdma {
 
-using client_detail::check;
-using client_detail::expectLookups;
-using client_detail::expectOk;
-using client_detail::linkMayBeInTheWay;
-using client_detail::malformedReply;
-using client_detail::pathComponents;
-using nfs4::CompoundDecoder;
-using nfs4::CompoundEncoder;
-using nfs4::Op;
+using namespace client_detail;  // ClientInternal.h
 
 Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
   PathParts parts;
@@ -91,7 +83,7 @@ std::string Client::readLinkParts(const PathParts& parts) {
         out = d.readLink();
         return d.ok() ? Error{} : malformedReply(d, parts.full);
       },
-      client_detail::readLinkHints()));
+      readLinkHints()));
   return out;
 }
 
@@ -195,10 +187,14 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
     dirs.push_back(std::move(fh));
   }
   if (links == 0 && !force) return std::nullopt;
+  return walkedTo(parts, std::move(dirs.back()), std::move(leaf));
+}
+
+Client::PathParts Client::walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf) {
   PathParts out;
   out.full = parts.full;
   out.wantParent = parts.wantParent;
-  out.base = dirs.back();
+  out.base = std::move(dir);
   out.owned = std::make_shared<const std::string>(std::move(leaf));
   // An empty leaf: the path ended in a directory (a link to "..", say).
   if (out.wantParent) {

@@ -13,13 +13,7 @@
 namespace nfsrdma {
 namespace {
 
-using client_detail::check;
-using client_detail::expectOk;
-using client_detail::kIoOverhead;
-using client_detail::malformedReply;
-using nfs4::CompoundDecoder;
-using nfs4::CompoundEncoder;
-using nfs4::Op;
+using namespace client_detail;  // ClientInternal.h
 
 std::string hostName() {
   char buf[256] = {};
@@ -98,7 +92,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
 }
 
 void Client::mountExport() {
-  const std::vector<std::string_view> comps = client_detail::pathComponents(options_.exportPath);
+  const std::vector<std::string_view> comps = pathComponents(options_.exportPath);
   const std::string what = "mount " + options_.exportPath;
   nfs4::Attributes rootAttrs;
   Error e = run(

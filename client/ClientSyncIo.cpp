@@ -13,13 +13,7 @@
 namespace nfsrdma {
 namespace {
 
-using client_detail::check;
-using client_detail::expectOk;
-using client_detail::ledBy;
-using client_detail::malformedReply;
-using nfs4::CompoundDecoder;
-using nfs4::CompoundEncoder;
-using nfs4::Op;
+using namespace client_detail;  // ClientInternal.h
 
 // Waits for a number of asynchronous completions and keeps the first error.
 class CompletionGroup {

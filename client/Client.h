@@ -174,8 +174,16 @@ class Client {
   std::string transportStats() const { return rpc_->transportStats(); }
 
  private:
+  // Each group below is implemented in its own file (client/README.md).
+
+  // ClientSetup.cpp
   explicit Client(const ClientOptions& options);
-  struct PathParts;
+  // Looks the export up, checks it is a directory and sets root_ and maxIo_.
+  void mountExport();
+  void closeSession(bool tell);  // close(); tell: call options_.onTeardownError
+
+  // ClientPaths.cpp
+  struct PathParts;  // ClientInternal.h
   PathParts split(std::string_view path, bool wantParent, const char* what) const;
   // What follows a symbolic link: the directories only, or the last component too.
   enum class Follow { kDirectories, kAll };
@@ -184,6 +192,14 @@ class Client {
   // path did not have to be walked anyway: mustWalk).
   std::optional<PathParts> resolveLinks(const PathParts& parts, Follow follow,
                                         bool lastMayBeMissing);
+  // What resolveLinks returns: parts' last component, leaf, in the directory dir.
+  static PathParts walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf);
+  // The names the link's text leads to, for the walk to take in its place;
+  // an absolute target takes dirs back to the export's root. `links` counts
+  // the links followed (at most kMaxSymlinks).
+  std::vector<std::string> linkTarget(const nfs4::FileHandle& link, const std::string& name,
+                                      const std::string& what, unsigned& links,
+                                      std::vector<nfs4::FileHandle>& dirs);
   // A path with ".." (or one ending in '/', which must name a directory)
   // is walked before any COMPOUND can name it.
   static bool mustWalk(const PathParts& parts);
@@ -197,10 +213,32 @@ class Client {
   void throughAllLinks(const PathParts& parts, const std::function<FileType(const PathParts&)>& op);
   static void lookupAll(nfs4::CompoundEncoder& c, const nfs4::FileHandle& root,
                         const PathParts& parts);
+  // The handle and type of what parts names, a link itself included; the
+  // error is returned, as a walk may expect NFS4ERR_NOENT.
+  Error handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileType& type);
+  std::string readLinkParts(const PathParts& parts);
+
+  // ClientNamespace.cpp
   Attributes statParts(const PathParts& parts);
   // Throws NFS4ERR_NOTDIR unless path (its last link not followed) is a directory.
   void requireDirectory(std::string_view path, const std::string& what);
   nfs4::FileHandle objectFh(std::string_view path, const char* what);
+  // open() of a path ending in '/': always an error, EISDIR or ENOTDIR as open(2).
+  [[noreturn]] void refuseOpenOfDirectory(std::string_view path, const PathParts& parts);
+  // open() with truncate of an existing file; closes it again when that fails.
+  void truncateOpened(OpenFile& file, const std::string& what);
+  // truncate and chmod: SETATTR of what path names, a final link followed.
+  void setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs);
+  // One RENAME of paths whose links are resolved as far as they need to be.
+  void renameParts(const PathParts& src, const PathParts& dst, const std::string& what);
+
+  // ClientAsyncIo.cpp
+  // The results of a vectored READ, and a COMPOUND of its own for the reads
+  // after one that failed.
+  void vectoredReadReply(const OpenFile& file, const std::vector<ReadVector>& reads,
+                         const VectorCallback& done, const Error& err, nfs4::CompoundDecoder* d);
+
+  // ClientSyncIo.cpp
   // hints.maxReplySize: replies that may exceed ~1 KiB (READDIR) say so, so
   // RPC-over-RDMA provides a Reply chunk. `what` ("mkdir /export/d") leads
   // the errors that never reach `decode` (timeout, lost connection, an
@@ -208,6 +246,15 @@ class Client {
   Error run(const std::string& what, const nfs4::Session::Encode& encode,
             const std::function<Error(nfs4::CompoundDecoder&)>& decode,
             const rpc::CallHints& hints = {});
+  // Sends part [at, at + len) of a pread or pwrite buffer; done gets its result.
+  using SubmitPart = std::function<void(std::size_t at, std::size_t len, IoCallback done)>;
+  // The error for a reply that took no bytes at buffer position `at`, `left` bytes short.
+  using NoProgress = std::function<Error(std::size_t at, std::size_t left)>;
+  // pread and pwrite: size bytes in chunks of maxIo_, all sent at once; a
+  // busy answer is sent again, a short one continued. Returns the bytes
+  // done: all of them, or fewer when a READ reached end of file.
+  std::size_t syncIo(const char* call, std::size_t size, const SubmitPart& submit,
+                     const NoProgress& noProgress);
   void commitAndCheck(OpenFile::State& st, const std::string& what);
 
   ClientOptions options_;
@@ -223,8 +270,6 @@ class Client {
   std::atomic<std::uint64_t> opens_{0};
   bool closed_ = false;
   std::string teardownError_;
-
-  void closeSession(bool tell);  // close(); tell: call options_.onTeardownError
 };
 
 }  // namespace nfsrdma

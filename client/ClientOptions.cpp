@@ -28,6 +28,23 @@ T number(std::string_view url, std::string_view key, std::string_view value, T m
 
 }  // namespace
 
+std::string_view transportName(TransportKind kind) {
+  switch (kind) {
+    case TransportKind::kTcp:
+      return "tcp";
+    case TransportKind::kRdma:
+      return "rdma";
+  }
+  return "unknown";  // a value cast from outside the enum
+}
+
+std::optional<TransportKind> parseTransportKind(std::string_view name) {
+  for (const TransportKind kind : {TransportKind::kTcp, TransportKind::kRdma}) {
+    if (name == transportName(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 ClientOptions ClientOptions::fromUrl(std::string_view url) {
   constexpr std::string_view scheme = "nfs://";
   if (url.substr(0, scheme.size()) != scheme) bad(url, "expected it to start with nfs://");
@@ -110,8 +127,9 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
       }
       if (o.gids.size() > 16) bad(url, "gids lists more than the 16 groups AUTH_SYS carries");
     } else if (key == "proto") {
-      if (value != "tcp" && value != "rdma") bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
-      o.proto = std::string(value);
+      const std::optional<TransportKind> kind = parseTransportKind(value);
+      if (!kind) bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
+      o.proto = *kind;
       o.protoGiven = true;
     } else if (key == "port") {
       const auto port = number<std::uint16_t>(url, key, value, 1, 65535);
@@ -147,8 +165,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
                    "iosize, machine, memreg, bind, reads-per-compound)");
     }
   }
-  if (o.proto == "rdma" && !portGiven) o.port = 20049;
-  if (o.proto == "rdma" && o.readsPerCompound > 1) {
+  if (o.proto == TransportKind::kRdma && !portGiven) o.port = 20049;
+  if (o.proto == TransportKind::kRdma && o.readsPerCompound > 1) {
     bad(url, "reads-per-compound=" + std::to_string(o.readsPerCompound) +
                  " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, one READ per COMPOUND");
   }

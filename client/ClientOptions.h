@@ -5,17 +5,26 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace nfsrdma {
 
+// The transport under RPC. An enum, not the URL's text, so that every
+// choice made on it is a switch the compiler checks for a missing kind.
+enum class TransportKind { kTcp, kRdma };
+// "tcp" or "rdma", as proto= spells it.
+std::string_view transportName(TransportKind kind);
+// The kind proto= (or the CLI's --proto) names; nullopt for any other text.
+std::optional<TransportKind> parseTransportKind(std::string_view name);
+
 struct ClientOptions {
   std::string host;
   std::uint16_t port = 2049;       // 20049 is the usual RDMA port
   std::string exportPath = "/";    // path of the export in the server's pseudo file system
-  std::string proto = "tcp";       // tcp | rdma
+  TransportKind proto = TransportKind::kTcp;  // proto=tcp | rdma
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
   std::vector<std::uint32_t> gids;

@@ -202,7 +202,7 @@ int runAnchorCommand(int argc, char** argv) {
     std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n", kFileName,
                 static_cast<unsigned long long>(sizeMiB), runtime);
     std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n\n",
-                client->maxInFlight(), options.proto == "rdma" ? ", RDMA credits" : "",
+                client->maxInFlight(), options.proto == TransportKind::kRdma ? ", RDMA credits" : "",
                 client->maxIoSize());
     std::fflush(stdout);
     writeTestFile(*client, fileSize);
@@ -223,7 +223,7 @@ int runAnchorCommand(int argc, char** argv) {
         static_cast<std::uint32_t>(readsPerCompound), static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
     const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
     if (readsPerCompound > 1 && vectorWidth <= 1) {
-      std::printf(" no vectored row: %s\n\n", options.proto == "rdma"
+      std::printf(" no vectored row: %s\n\n", options.proto == TransportKind::kRdma
                                                    ? "over RDMA each READ's data has its own Write chunk, one READ per COMPOUND"
                                                    : "the session allows one READ per COMPOUND");
     }

@@ -260,10 +260,10 @@ int runCompareCommand(int argc, char** argv) {
         t.description = s.describe();
         t.overNetwork = s.name != report.diskTarget;
         if (s.engine == EngineKind::Nfs) {
-          t.nfsProto = s.nfs.proto;
+          t.nfsProto = std::string(transportName(s.nfs.proto));
           t.readsPerCompound = s.nfs.readsPerCompound;
         }
-        const bool isRdma = s.engine == EngineKind::Nfs && s.nfs.proto == "rdma";
+        const bool isRdma = s.engine == EngineKind::Nfs && s.nfs.proto == TransportKind::kRdma;
         if (isRdma && rdma.name.empty()) {
           t.available = false;
           t.unavailable = kNoDevice;

@@ -33,7 +33,9 @@ namespace {
 
 constexpr std::size_t kCopyChunk = 16U << 20;
 bool g_printStats = false;
-std::string g_proto;  // --proto: the transport for URLs that do not name one
+// --proto: the transport for URLs that do not name one (g_protoText as typed).
+std::string g_protoText;
+std::optional<nfsrdma::TransportKind> g_proto;
 
 // With --stats: the RPC, session and transport counters of a client, to stderr.
 void printStats(const Client& c) {
@@ -72,9 +74,9 @@ Remote parseRemote(const std::string& url) {
   r.options = ClientOptions::fromUrl(url);
   // --proto for a URL that names no transport: parsed again with it, so the
   // port follows it (proto=rdma: 20049 unless the URL gives one).
-  if (!g_proto.empty() && !r.options.protoGiven) {
+  if (g_proto && !r.options.protoGiven) {
     r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") +
-                                       "proto=" + g_proto);
+                                       "proto=" + std::string(nfsrdma::transportName(*g_proto)));
   }
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.
@@ -524,8 +526,10 @@ int main(int argc, char** argv) {
   }
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")(
-      "stats", po::bool_switch(&g_printStats), "print RPC, session and transport counters (stderr) at the end")(
-      "proto", po::value(&g_proto), "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
+      "stats", po::bool_switch(&g_printStats),
+      "print RPC, session and transport counters (stderr) at the end")(
+      "proto", po::value(&g_protoText),
+      "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -540,8 +544,11 @@ int main(int argc, char** argv) {
       usage(vm.count("help") ? std::cout : std::cerr, opts);
       return vm.count("help") ? 0 : 2;
     }
-    if (!g_proto.empty() && g_proto != "tcp" && g_proto != "rdma") {
-      throw std::invalid_argument("--proto " + g_proto + ": expected tcp or rdma");
+    if (!g_protoText.empty()) {
+      g_proto = nfsrdma::parseTransportKind(g_protoText);
+      if (!g_proto) {
+        throw std::invalid_argument("--proto " + g_protoText + ": expected tcp or rdma");
+      }
     }
     const std::string cmd = vm["command"].as<std::string>();
     const std::vector<std::string> args =

@@ -95,11 +95,12 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
   if (engine == "nfs" || engine == "libnfs") {
     t.engine = engine == "nfs" ? EngineKind::Nfs : EngineKind::Libnfs;
     t.nfs = ClientOptions::fromUrl(t.location);
-    if (t.engine == EngineKind::Libnfs && t.nfs.proto != "tcp") {
+    if (t.engine == EngineKind::Libnfs && t.nfs.proto != TransportKind::kTcp) {
       throw std::invalid_argument("target '" + spec + "': libnfs speaks TCP only");
     }
     t.name = name.empty()
-                 ? (t.engine == EngineKind::Nfs ? "nfs-" + t.nfs.proto : std::string("libnfs"))
+                 ? (t.engine == EngineKind::Nfs ? "nfs-" + std::string(transportName(t.nfs.proto))
+                                                : std::string("libnfs"))
                  : name;
   } else if (engine == "path") {
     t.engine = EngineKind::Path;
@@ -127,7 +128,7 @@ std::string TargetSpec::describe() const {
   }
   if (engine == EngineKind::Libnfs)
     return "libnfs NFSv4.0 " + nfs.url() + " (async API, one context per job)";
-  return "nfs NFSv4.1 " + nfs.url() + " proto=" + nfs.proto +
+  return "nfs NFSv4.1 " + nfs.url() + " proto=" + std::string(transportName(nfs.proto)) +
          (nfs.readsPerCompound > 1 ? " reads-per-compound=" + std::to_string(nfs.readsPerCompound)
                                    : std::string()) +
          " (our client, one connection per job)";

@@ -57,7 +57,9 @@ struct TargetSpec {
   // libnfs, a path on an NFS mount): a link bounds its figures.
   bool overNfs() const { return engine != EngineKind::Path || onNfs; }
   // The transport of an NFS target: "tcp" or "rdma" (a path on NFS: its mount's).
-  std::string nfsTransport() const { return engine == EngineKind::Path ? mountProto : nfs.proto; }
+  std::string nfsTransport() const {
+    return engine == EngineKind::Path ? mountProto : std::string(transportName(nfs.proto));
+  }
   std::string describe() const;
 };
 

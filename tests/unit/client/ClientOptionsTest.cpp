@@ -24,7 +24,7 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
   EXPECT_EQ(d.host, "srv");
   EXPECT_EQ(d.port, 2049);
   EXPECT_EQ(d.exportPath, "/export");
-  EXPECT_EQ(d.proto, "tcp");
+  EXPECT_EQ(d.proto, TransportKind::kTcp);
   EXPECT_EQ(d.readsPerCompound, 1U);
   EXPECT_EQ(d.queueDepth, 32U);
   EXPECT_EQ(d.busyTimeout.count(), 120000) << "longer than the 90 s default grace period";

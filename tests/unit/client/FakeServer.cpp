@@ -1,10 +1,13 @@
 #include "tests/unit/client/FakeServer.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <span>
 #include <thread>
 
 #include "client/nfs4/Nfs4Constants.h"
+#include "client/nfs4/Nfs4Status.h"
 #include "client/xdr/XdrDecoder.h"
 
 namespace nfsrdma::testpeer {
@@ -13,7 +16,92 @@ namespace {
 using nfs4::Op;
 
 constexpr std::uint32_t kErrNotSupp = 10004;
+constexpr std::uint32_t kErrStale = 70;
+constexpr std::uint32_t kErrNoFileHandle = 10020;
 constexpr std::uint32_t kMaxBitmapWords = 8;
+constexpr std::size_t kMaxWriteData = 16U << 20;
+
+// File handles: the root directory, and 'f' followed by a file's name.
+const Bytes kRootFh{'/'};
+Bytes fileHandle(const std::string& name) {
+  Bytes fh{'f'};
+  fh.insert(fh.end(), name.begin(), name.end());
+  return fh;
+}
+// Every WRITE and COMMIT reports the same verifier: this server never restarts.
+constexpr std::array<std::uint8_t, nfs4::kVerifierSize> kWriteVerifier{1, 2, 3, 4, 5, 6, 7, 8};
+
+void skipStateId(xdr::XdrDecoder& dec) {
+  (void)dec.getU32();
+  (void)dec.getFixedOpaque(nfs4::kStateIdOtherSize);
+}
+
+void putStateId(xdr::XdrEncoder& enc) {
+  enc.putU32(1);
+  enc.putFixedOpaque(std::array<std::uint8_t, nfs4::kStateIdOtherSize>{'s', 't', 'a', 't', 'e'});
+}
+
+// OPEN4args as CompoundEncoder::open writes them (UNCHECKED create or none, CLAIM_NULL).
+bool parseOpen(xdr::XdrDecoder& dec, CompoundCall::FileArgs& a) {
+  (void)dec.getU32();                       // seqid
+  (void)dec.getU32();                       // share_access
+  (void)dec.getU32();                       // share_deny
+  (void)dec.getU64();                       // client id
+  (void)dec.getOpaque(nfs4::kOpaqueLimit);  // owner
+  a.create = dec.getU32() == nfs4::kOpenCreate;
+  if (a.create) {
+    if (dec.getU32() != nfs4::kCreateUnchecked) return false;
+    const std::uint32_t words = dec.getU32();
+    if (words > kMaxBitmapWords) return false;
+    for (std::uint32_t w = 0; w < words; ++w) (void)dec.getU32();
+    (void)dec.getOpaque(nfs4::kOpaqueLimit);  // attribute values
+  }
+  if (dec.getU32() != nfs4::kClaimNull) return false;
+  a.name = std::string(dec.getString(nfs4::kOpaqueLimit));
+  return dec.ok();
+}
+
+// The arguments of the file operations (PUTFH to CLOSE); false if op is not one.
+bool parseFileArgs(Op op, xdr::XdrDecoder& dec, CompoundCall::FileArgs& a, bool& ok) {
+  switch (op) {
+    case Op::kPutFh: {
+      const auto fh = dec.getOpaque(nfs4::kFhMaxSize);
+      a.fh.assign(fh.begin(), fh.end());
+      return true;
+    }
+    case Op::kLookup:
+      a.name = std::string(dec.getString(nfs4::kOpaqueLimit));
+      return true;
+    case Op::kGetFh:
+      return true;
+    case Op::kOpen:
+      ok = parseOpen(dec, a);
+      return true;
+    case Op::kRead:
+      skipStateId(dec);
+      a.offset = dec.getU64();
+      a.count = dec.getU32();
+      return true;
+    case Op::kWrite: {
+      skipStateId(dec);
+      a.offset = dec.getU64();
+      (void)dec.getU32();  // stable
+      const auto data = dec.getOpaque(kMaxWriteData);
+      a.data.assign(data.begin(), data.end());
+      return true;
+    }
+    case Op::kCommit:
+      (void)dec.getU64();
+      (void)dec.getU32();
+      return true;
+    case Op::kClose:
+      (void)dec.getU32();  // seqid
+      skipStateId(dec);
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool readChannelAttrs(xdr::XdrDecoder& dec, nfs4::ChannelAttrs& c) {
   c.headerPadSize = dec.getU32();
@@ -58,6 +146,12 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
   for (std::uint32_t i = 0; i < count && dec.ok(); ++i) {
     const std::uint32_t op = dec.getU32();
     c.ops.push_back(op);
+    c.args.emplace_back();
+    bool argsOk = true;
+    if (parseFileArgs(static_cast<Op>(op), dec, c.args.back(), argsOk)) {
+      if (!argsOk) return std::nullopt;
+      continue;
+    }
     switch (static_cast<Op>(op)) {
       case Op::kSequence: {
         SequenceArgs s;
@@ -141,14 +235,26 @@ void FakeNfs41Server::failNextCreateSession(std::uint32_t status) {
   createSessionFailures_.push_back(status);
 }
 
-void FakeNfs41Server::failNextDestroy(nfs4::Op op, std::uint32_t status) {
+void FakeNfs41Server::failNextOp(nfs4::Op op, std::uint32_t status) {
   std::lock_guard lock(mu_);
-  destroyFailures_[static_cast<std::uint32_t>(op)].push_back(status);
+  opFailures_[static_cast<std::uint32_t>(op)].push_back(status);
 }
 
-std::uint32_t FakeNfs41Server::takeDestroyStatus(std::uint32_t op) {
+void FakeNfs41Server::addFile(const std::string& name, Bytes contents) {
   std::lock_guard lock(mu_);
-  auto& queue = destroyFailures_[op];
+  files_[name] = std::move(contents);
+}
+
+std::optional<Bytes> FakeNfs41Server::file(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  const auto it = files_.find(name);
+  if (it == files_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint32_t FakeNfs41Server::takeScriptedStatus(std::uint32_t op) {
+  std::lock_guard lock(mu_);
+  auto& queue = opFailures_[op];
   if (queue.empty()) return nfs4::kNfs4Ok;
   const std::uint32_t status = queue.front();
   queue.pop_front();
@@ -254,14 +360,24 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
   if (script.rawResults) {
     results = script.rawResults(c);
   } else {
-    XdrBuilder body;
+    std::size_t readBytes = 0;
+    for (const auto& a : c.args) readBytes += a.count;
+    XdrBuilder body(64 * 1024 + readBytes);
     xdr::XdrEncoder& enc = body.enc();
     std::uint32_t compoundStatus = nfs4::kNfs4Ok;
     std::uint32_t count = 0;
-    for (std::uint32_t op : c.ops) {
+    Bytes current;  // the current file handle
+    for (std::size_t i = 0; i < c.ops.size(); ++i) {
+      const std::uint32_t op = c.ops[i];
       ++count;
       enc.putU32(op);
-      std::uint32_t status = nfs4::kNfs4Ok;
+      std::uint32_t status =
+          op == static_cast<std::uint32_t>(Op::kSequence) ? nfs4::kNfs4Ok : takeScriptedStatus(op);
+      if (status != nfs4::kNfs4Ok) {
+        enc.putU32(status);
+        compoundStatus = status;
+        break;
+      }
       switch (static_cast<Op>(op)) {
         case Op::kSequence: {
           const SequenceArgs& a = c.sequence.value();
@@ -348,16 +464,25 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
             enc.putU32(4);
             enc.putU32(config_.leaseSeconds);
           } else {
-            enc.putU32(0);
-            enc.putU32(0);
+            putFileAttrs(current, c.getAttrRequest, enc);
           }
+          break;
+        case Op::kPutRootFh:
+          current = kRootFh;
+          enc.putU32(status);
+          break;
+        case Op::kPutFh:
+        case Op::kLookup:
+        case Op::kGetFh:
+        case Op::kOpen:
+        case Op::kRead:
+        case Op::kWrite:
+        case Op::kCommit:
+        case Op::kClose:
+          status = answerFileOp(op, c.args[i], current, enc);
           break;
         case Op::kDestroySession:
         case Op::kDestroyClientId:
-          status = takeDestroyStatus(op);
-          enc.putU32(status);
-          break;
-        case Op::kPutRootFh:
         case Op::kReclaimComplete: enc.putU32(status); break;
         default:
           status = kErrNotSupp;
@@ -380,6 +505,112 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
     busySlots_.erase(c.sequence->slot);
   }
   (void)peer.sendRecord(successReply(c.rpc.xid, results));
+}
+
+void FakeNfs41Server::putFileAttrs(const Bytes& cur, const nfs4::Bitmap& request,
+                                   xdr::XdrEncoder& enc) {
+  std::lock_guard lock(mu_);
+  const bool isFile = !cur.empty() && cur.front() == 'f';
+  const auto it = isFile ? files_.find(std::string(cur.begin() + 1, cur.end())) : files_.end();
+  std::uint32_t word = 0;  // all of these attributes are in the first word
+  XdrBuilder values(64);
+  const auto put = [&](std::uint32_t bit, std::uint64_t v, bool wide) {
+    if (!request.test(bit) || cur.empty()) return;
+    word |= 1U << bit;
+    wide ? values.enc().putU64(v) : values.enc().putU32(static_cast<std::uint32_t>(v));
+  };
+  put(nfs4::attr::kType,
+      static_cast<std::uint32_t>(isFile ? nfs4::FileType::kRegular : nfs4::FileType::kDirectory),
+      false);
+  if (it != files_.end()) put(nfs4::attr::kSize, it->second.size(), true);
+  if (config_.maxRead > 0) put(nfs4::attr::kMaxRead, config_.maxRead, true);
+  if (config_.maxWrite > 0) put(nfs4::attr::kMaxWrite, config_.maxWrite, true);
+  enc.putU32(word == 0 ? 0 : 1);
+  if (word != 0) enc.putU32(word);
+  enc.putOpaque(values.bytes());
+}
+
+std::uint32_t FakeNfs41Server::answerFileOp(std::uint32_t op, const CompoundCall::FileArgs& a,
+                                            Bytes& cur, xdr::XdrEncoder& enc) {
+  std::lock_guard lock(mu_);
+  const auto fail = [&enc](std::uint32_t status) {
+    enc.putU32(status);
+    return status;
+  };
+  const auto fileOf = [this](const Bytes& fh) -> Bytes* {
+    if (fh.empty() || fh.front() != 'f') return nullptr;
+    const auto it = files_.find(std::string(fh.begin() + 1, fh.end()));
+    return it == files_.end() ? nullptr : &it->second;
+  };
+  switch (static_cast<Op>(op)) {
+    case Op::kPutFh:
+      if (a.fh != kRootFh && !fileOf(a.fh)) return fail(kErrStale);
+      cur = a.fh;
+      break;
+    case Op::kLookup:
+    case Op::kOpen:
+      if (cur != kRootFh) return fail(nfs4::kErrNotDir);
+      if (!files_.contains(a.name) && !(op == static_cast<std::uint32_t>(Op::kOpen) && a.create)) {
+        return fail(nfs4::kErrNoEnt);
+      }
+      (void)files_[a.name];
+      cur = fileHandle(a.name);
+      break;
+    case Op::kGetFh:
+      if (cur.empty()) return fail(kErrNoFileHandle);
+      break;
+    case Op::kRead:
+    case Op::kWrite:
+      if (!fileOf(cur)) return fail(nfs4::kErrInval);
+      break;
+    default:
+      break;  // COMMIT, CLOSE
+  }
+  enc.putU32(nfs4::kNfs4Ok);
+  Bytes* f = fileOf(cur);
+  switch (static_cast<Op>(op)) {
+    case Op::kGetFh:
+      enc.putOpaque(cur);
+      break;
+    case Op::kOpen:
+      putStateId(enc);
+      enc.putBool(true);  // change_info4: atomic, before, after
+      enc.putU64(0);
+      enc.putU64(0);
+      enc.putU32(0);  // rflags
+      enc.putU32(0);  // attrset: empty bitmap
+      enc.putU32(nfs4::kOpenDelegateNone);
+      break;
+    case Op::kRead: {
+      stats_.readCounts.push_back(a.count);
+      const std::size_t at = std::min<std::size_t>(a.offset, f->size());
+      std::size_t n = std::min<std::size_t>(a.count, f->size() - at);
+      if (config_.shortRead > 0) n = std::min<std::size_t>(n, config_.shortRead);
+      enc.putBool(at + n == f->size());  // eof
+      enc.putOpaque(std::span<const std::uint8_t>(f->data() + at, n));
+      break;
+    }
+    case Op::kWrite: {
+      stats_.writeSizes.push_back(a.data.size());
+      std::size_t n = a.data.size();
+      if (config_.shortWrite > 0) n = std::min<std::size_t>(n, config_.shortWrite);
+      if (f->size() < a.offset + n) f->resize(a.offset + n);
+      std::copy_n(a.data.begin(), n, f->begin() + static_cast<std::ptrdiff_t>(a.offset));
+      enc.putU32(static_cast<std::uint32_t>(n));
+      enc.putU32(static_cast<std::uint32_t>(nfs4::StableHow::kUnstable));
+      enc.putFixedOpaque(kWriteVerifier);
+      break;
+    }
+    case Op::kCommit:
+      enc.putFixedOpaque(kWriteVerifier);
+      break;
+    case Op::kClose:
+      putStateId(enc);
+      break;
+    default:
+      break;  // PUTFH, LOOKUP
+  }
+  return nfs4::kNfs4Ok;
 }
 
 }  // namespace nfsrdma::testpeer

@@ -1,8 +1,10 @@
-// A scripted NFSv4.1 server on a ScriptedPeer, for nfs4::Session tests.
+// A scripted NFSv4.1 server on a ScriptedPeer, for nfs4::Session and Client tests.
 //
 // It answers just enough for a session's life: EXCHANGE_ID, CREATE_SESSION,
-// SEQUENCE, RECLAIM_COMPLETE, PUTROOTFH, GETATTR (lease_time only),
-// DESTROY_SESSION and DESTROY_CLIENTID. A test scripts what happens to the
+// SEQUENCE, RECLAIM_COMPLETE, PUTROOTFH, GETATTR, DESTROY_SESSION and
+// DESTROY_CLIENTID; and for a Client's I/O on files in its root directory:
+// PUTFH, LOOKUP, GETFH, OPEN, READ, WRITE, COMMIT, CLOSE. Any operation can
+// be scripted to fail with a status (NFS4ERR_DELAY, say). A test scripts what happens to the
 // next SEQUENCE-bearing COMPOUNDs (a wrong slot, sequence id or session in
 // the reply, an error status, silence, a hang-up, raw damaged results), and
 // the server checks the client in turn: slot ids within the grant, one
@@ -36,8 +38,18 @@ struct SequenceArgs {
 
 // A COMPOUND call as the server decoded it.
 struct CompoundCall {
+  // The arguments of a file operation (which of them, by its op).
+  struct FileArgs {
+    Bytes fh;                  // PUTFH
+    std::string name;          // LOOKUP, OPEN
+    bool create = false;       // OPEN
+    std::uint64_t offset = 0;  // READ, WRITE
+    std::uint32_t count = 0;   // READ
+    Bytes data;                // WRITE
+  };
   RpcCall rpc;
   std::vector<std::uint32_t> ops;  // op numbers; parsing stops after an op it does not know
+  std::vector<FileArgs> args;      // one per op
   std::optional<SequenceArgs> sequence;
   nfs4::Bitmap getAttrRequest;
   nfs4::ChannelAttrs foreRequested;  // CREATE_SESSION
@@ -103,6 +115,12 @@ struct FakeServerConfig {
   // SEQUENCE COMPOUNDs are held until this many wait (or the client goes
   // quiet), then answered together in reverse order; 1 answers at once.
   std::size_t holdBatch = 1;
+  // The root directory's maxread and maxwrite attributes; 0: not returned.
+  std::uint64_t maxRead = 0;
+  std::uint64_t maxWrite = 0;
+  // A READ returns, a WRITE takes at most this many bytes; 0: all asked for.
+  std::uint32_t shortRead = 0;
+  std::uint32_t shortWrite = 0;
 };
 
 class FakeNfs41Server {
@@ -116,6 +134,8 @@ class FakeNfs41Server {
     std::size_t exchangeId = 0;
     std::size_t createSession = 0;                    // answered with a new session
     std::vector<std::vector<std::uint32_t>> opLists;  // every COMPOUND's ops, in arrival order
+    std::vector<std::uint32_t> readCounts;            // every READ's count, as asked
+    std::vector<std::size_t> writeSizes;              // every WRITE's data size, as sent
     std::vector<std::string> violations;              // protocol errors of the client
   };
 
@@ -139,9 +159,14 @@ class FakeNfs41Server {
   }
   // The next CREATE_SESSION fails with status (e.g. STALE_CLIENTID).
   void failNextCreateSession(std::uint32_t status);
-  // The next DESTROY_SESSION or DESTROY_CLIENTID (op) fails with status
-  // (e.g. DELAY, CLIENTID_BUSY); calls queue in order.
-  void failNextDestroy(nfs4::Op op, std::uint32_t status);
+  // The next op (any but SEQUENCE) fails with status (e.g. DELAY,
+  // CLIENTID_BUSY) and ends its COMPOUND; calls queue in order per op.
+  void failNextOp(nfs4::Op op, std::uint32_t status);
+  // failNextOp for DESTROY_SESSION or DESTROY_CLIENTID.
+  void failNextDestroy(nfs4::Op op, std::uint32_t status) { failNextOp(op, status); }
+  // A regular file in the root directory, and what it holds now.
+  void addFile(const std::string& name, Bytes contents = {});
+  std::optional<Bytes> file(const std::string& name) const;
   // Waits (bounded) until n SEQUENCE COMPOUNDs have arrived.
   bool waitSequenced(std::size_t n, std::chrono::milliseconds timeout = kPeerWait);
 
@@ -155,7 +180,13 @@ class FakeNfs41Server {
   void onIdle(ScriptedPeer& peer);
   // Checks a SEQUENCE against the slot table; call with mu_ held.
   void checkSequenceLocked(const SequenceArgs& args);
-  std::uint32_t takeDestroyStatus(std::uint32_t op);  // the next scripted status, else NFS4_OK
+  std::uint32_t takeScriptedStatus(std::uint32_t op);  // the next scripted status, else NFS4_OK
+  // Answers one file operation (status and results) on the current file
+  // handle cur; returns the status.
+  std::uint32_t answerFileOp(std::uint32_t op, const CompoundCall::FileArgs& a, Bytes& cur,
+                             xdr::XdrEncoder& enc);
+  // GETATTR of what cur names: type, size, maxread, maxwrite as requested.
+  void putFileAttrs(const Bytes& cur, const nfs4::Bitmap& request, xdr::XdrEncoder& enc);
   // Builds and sends the reply to c (mu_ not held).
   void answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script);
   void flushHeld(ScriptedPeer& peer);
@@ -165,7 +196,8 @@ class FakeNfs41Server {
   nfs4::SessionId sessionId_;  // guarded by mu_
   std::uint32_t sessionsCreated_ = 0;
   std::deque<std::uint32_t> createSessionFailures_;
-  std::map<std::uint32_t, std::deque<std::uint32_t>> destroyFailures_;  // by op
+  std::map<std::uint32_t, std::deque<std::uint32_t>> opFailures_;  // by op
+  std::map<std::string, Bytes> files_;                             // by name
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -175,30 +175,41 @@ Connection connectSocketPair() {
   return c;
 }
 
-Connection connectTcpLoopback() {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) throwErrno("socket");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closeListener{listener};
+LoopbackListener::LoopbackListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  if (fd_ < 0) throwErrno("socket");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
   socklen_t len = sizeof addr;
-  if (::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) throwErrno("bind 127.0.0.1:0");
-  if (::listen(listener, 1) != 0) throwErrno("listen");
-  if (::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) throwErrno("getsockname");
-  Connection c;
-  c.transport = transport::TcpTransport::connect("127.0.0.1", ntohs(addr.sin_port), kPeerWait);
-  pollfd pfd{listener, POLLIN, 0};
-  if (::poll(&pfd, 1, static_cast<int>(kPeerWait.count())) != 1) {
-    throw std::runtime_error("loopback peer: the connection never reached accept()");
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 1) != 0 ||
+      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const int saved = errno;
+    ::close(fd_);
+    errno = saved;
+    throwErrno("listen on 127.0.0.1:0");
   }
-  const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  port_ = ntohs(addr.sin_port);
+}
+
+LoopbackListener::~LoopbackListener() {
+  ::close(fd_);
+}
+
+std::unique_ptr<ScriptedPeer> LoopbackListener::accept(std::chrono::milliseconds timeout) {
+  pollfd pfd{fd_, POLLIN, 0};
+  if (::poll(&pfd, 1, static_cast<int>(timeout.count())) != 1) return nullptr;
+  const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) throwErrno("accept4");
-  c.peer = std::make_unique<ScriptedPeer>(fd, false);
+  return std::make_unique<ScriptedPeer>(fd, false);
+}
+
+Connection connectTcpLoopback() {
+  LoopbackListener listener;
+  Connection c;
+  c.transport = transport::TcpTransport::connect("127.0.0.1", listener.port(), kPeerWait);
+  c.peer = listener.accept();
+  if (!c.peer) throw std::runtime_error("loopback peer: the connection never reached accept()");
   return c;
 }
 

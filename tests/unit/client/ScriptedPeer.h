@@ -106,6 +106,24 @@ Connection connectSocketPair();
 // 127.0.0.1 port 0 (real TCP: SO_RCVLOWAT and segmenting behave as in use).
 Connection connectTcpLoopback();
 
+// A listener on 127.0.0.1 (the kernel picks the port), for a client that
+// makes its own connection (nfsrdma::Client connects by host and port).
+class LoopbackListener {
+ public:
+  LoopbackListener();
+  ~LoopbackListener();
+  LoopbackListener(const LoopbackListener&) = delete;
+  LoopbackListener& operator=(const LoopbackListener&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  // The peer of the next connection, or nullptr when none came within timeout.
+  std::unique_ptr<ScriptedPeer> accept(std::chrono::milliseconds timeout = kPeerWait);
+
+ private:
+  int fd_;
+  std::uint16_t port_ = 0;
+};
+
 class ScriptedPeer {
  public:
   using CallHandler = std::function<void(ScriptedPeer& peer, const RpcCall& call)>;

@@ -1,0 +1,239 @@
+// How a user's path becomes what a COMPOUND names: split into LOOKUPs,
+// and walked one name at a time when a symbolic link or ".." is on the way
+// (servers do not follow links for us). Every namespace call goes through
+// here, so POSIX's rules for links live in one place.
+#include <algorithm>
+#include <deque>
+
+#include "client/ClientInternal.h"
+
+namespace nfsrdma {
+
+using namespace client_detail;  // ClientInternal.h
+
+Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
+  PathParts parts;
+  parts.full = std::string(what) + " " + fullPath(path);
+  parts.wantParent = wantParent;
+  // "." is dropped here. ".." is not a name a server looks up
+  // (NFS4ERR_BADNAME): a path with one is walked component by component, so
+  // that it goes back from where a symbolic link before it led, as in POSIX.
+  parts.lookups = pathComponents(path);
+  parts.physical =
+      std::find(parts.lookups.begin(), parts.lookups.end(), "..") != parts.lookups.end();
+  // "d/" and "d/." name a directory: a link there is followed even by lstat.
+  parts.trailingSlash = !parts.lookups.empty() && (path.back() == '/' || path.ends_with("/."));
+  if (wantParent) {
+    // An entry is named by its own name: "d/." and "d/.." name d and its
+    // parent, which rmdir(2) and rename(2) refuse as well.
+    const bool endsInDot = path == "." || path.ends_with("/.");
+    if (parts.lookups.empty() || parts.lookups.back() == ".." || endsInDot) {
+      throw NfsException(
+          makeError(ClientErrc::kInvalidArgument,
+                    parts.full + ": expected a path naming an entry below the export"));
+    }
+    parts.leaf = parts.lookups.back();
+    parts.lookups.pop_back();
+  }
+  const std::size_t ops = parts.lookups.size() + 6;
+  if (!parts.physical && ops > session_->fore().maxOperations) {
+    throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                                 parts.full + ": path has " + std::to_string(parts.lookups.size()) +
+                                     " directories, more than the server's " +
+                                     std::to_string(session_->fore().maxOperations) +
+                                     " operations per COMPOUND allow"));
+  }
+  return parts;
+}
+
+void Client::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const PathParts& parts) {
+  c.putFh(parts.base ? *parts.base : root);
+  for (auto comp : parts.lookups) c.lookup(comp);
+}
+
+Error Client::handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileType& type) {
+  return run(
+      parts.full,
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts);
+        c.getFh();
+        c.getAttr(nfs4::Bitmap{nfs4::attr::kType});
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kGetFh, parts.full)) return e;
+        fh = d.getFh();
+        if (Error e = expectOk(d, Op::kGetAttr, parts.full)) return e;
+        type = d.getAttr().type;
+        return d.ok() ? Error{} : malformedReply(d, parts.full);
+      });
+}
+
+std::string Client::readLinkParts(const PathParts& parts) {
+  std::string out;
+  check(run(
+      parts.full,
+      [&](CompoundEncoder& c) {
+        lookupAll(c, root_, parts);
+        c.readLink();
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error e = expectLookups(d, parts.lookups.size(), parts.full)) return e;
+        if (Error e = expectOk(d, Op::kReadLink, parts.full)) return e;
+        out = d.readLink();
+        return d.ok() ? Error{} : malformedReply(d, parts.full);
+      },
+      readLinkHints()));
+  return out;
+}
+
+std::vector<std::string> Client::linkTarget(const nfs4::FileHandle& link, const std::string& name,
+                                            const std::string& what, unsigned& links,
+                                            std::vector<nfs4::FileHandle>& dirs) {
+  if (++links > kMaxSymlinks) {
+    check(makeError(
+        std::make_error_code(std::errc::too_many_symbolic_link_levels),
+        what + ": more than " + std::to_string(kMaxSymlinks) + " symbolic links on the way"));
+  }
+  PathParts at;
+  at.full = what;
+  at.base = link;
+  const std::string text = readLinkParts(at);
+  std::vector<std::string_view> comps = pathComponents(text);
+  if (!text.empty() && text.front() == '/') {
+    // The server's namespace: the target must lie in this export, whose
+    // root is all the walk can stand on.
+    const std::vector<std::string_view> exportComps = pathComponents(options_.exportPath);
+    if (comps.size() < exportComps.size() ||
+        !std::equal(exportComps.begin(), exportComps.end(), comps.begin())) {
+      check(makeError(ClientErrc::kInvalidArgument,
+                      what + ": symbolic link '" + name + "' points to " + text +
+                          ", outside the export " + options_.exportPath));
+    }
+    comps.erase(comps.begin(), comps.begin() + static_cast<std::ptrdiff_t>(exportComps.size()));
+    dirs.resize(1);
+    dirs.front() = root_;
+  }
+  return {comps.begin(), comps.end()};
+}
+
+std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Follow follow,
+                                                      bool lastMayBeMissing) {
+  const std::string& what = parts.full;
+  std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
+  if (parts.wantParent) todo.emplace_back(parts.leaf);
+  // The caller runs its operation on what this returns, links or not.
+  const bool force = mustWalk(parts);
+  const bool followLast = follow == Follow::kAll || (parts.trailingSlash && !parts.wantParent);
+  // dirs.back() is the directory the walk stands in; the ones before it are
+  // where ".." goes back to.
+  std::vector<nfs4::FileHandle> dirs{parts.base ? *parts.base : root_};
+  unsigned links = 0;
+  std::string leaf;
+  // Links of up to kMaxLinkText bytes could make the walk long: a bound on
+  // its round trips, far above any real path.
+  constexpr unsigned kMaxWalk = 4096;
+  for (unsigned steps = 0; !todo.empty(); ++steps) {
+    if (steps == kMaxWalk) {
+      check(makeError(std::make_error_code(std::errc::filename_too_long),
+                      what + ": more than " + std::to_string(kMaxWalk) +
+                          " names to look up through its links"));
+    }
+    std::string name = std::move(todo.front());
+    todo.pop_front();
+    if (name == "..") {
+      if (dirs.size() == 1) {
+        check(
+            makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
+      }
+      dirs.pop_back();
+      continue;
+    }
+    const bool last = todo.empty();
+    if (last && !followLast) {
+      leaf = std::move(name);
+      break;
+    }
+    PathParts step;
+    step.full = what;
+    step.base = dirs.back();
+    step.lookups = {name};
+    nfs4::FileHandle fh;
+    FileType type = FileType::kNone;
+    const Error e = handleAndType(step, fh, type);
+    if (e && last && lastMayBeMissing && e.code == nfs4::statusError(nfs4::kErrNoEnt)) {
+      leaf = std::move(name);  // to be created
+      break;
+    }
+    check(e);
+    if (type == FileType::kSymlink) {
+      const std::vector<std::string> target = linkTarget(fh, name, what, links, dirs);
+      todo.insert(todo.begin(), target.begin(), target.end());
+      continue;
+    }
+    if (last) {
+      if (parts.trailingSlash && !parts.wantParent && type != FileType::kDirectory) {
+        check(makeError(nfs4::statusError(nfs4::kErrNotDir),
+                        what + " (a path that ends in '/' names a directory)"));
+      }
+      leaf = std::move(name);
+      break;
+    }
+    if (type != FileType::kDirectory) {
+      if (links == 0 && !force) return std::nullopt;  // the caller's own error says it
+      check(makeError(nfs4::statusError(nfs4::kErrNotDir),
+                      what + ": '" + name + "' is not a directory"));
+    }
+    dirs.push_back(std::move(fh));
+  }
+  if (links == 0 && !force) return std::nullopt;
+  return walkedTo(parts, std::move(dirs.back()), std::move(leaf));
+}
+
+Client::PathParts Client::walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf) {
+  PathParts out;
+  out.full = parts.full;
+  out.wantParent = parts.wantParent;
+  out.base = std::move(dir);
+  out.owned = std::make_shared<const std::string>(std::move(leaf));
+  // An empty leaf: the path ended in a directory (a link to "..", say).
+  if (out.wantParent) {
+    out.leaf = *out.owned;
+  } else if (!out.owned->empty()) {
+    out.lookups.push_back(*out.owned);
+  }
+  return out;
+}
+
+bool Client::mustWalk(const PathParts& parts) {
+  // "x/" must also be found to be a directory, which only the walk checks.
+  return parts.physical || (parts.trailingSlash && !parts.wantParent);
+}
+
+void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
+                          const std::function<void(const PathParts&)>& op) {
+  if (mustWalk(parts)) {
+    op(*resolveLinks(parts, follow, lastMayBeMissing));
+    return;
+  }
+  try {
+    op(parts);
+  } catch (const NfsException& e) {
+    if (!linkMayBeInTheWay(e)) throw;
+    std::optional<PathParts> resolved = resolveLinks(parts, follow, lastMayBeMissing);
+    if (!resolved) throw;
+    op(*resolved);
+  }
+}
+
+void Client::throughAllLinks(const PathParts& parts,
+                             const std::function<FileType(const PathParts&)>& op) {
+  FileType type = FileType::kRegular;
+  throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) { type = op(p); });
+  // GETATTR describes a link itself: one as the last component is followed now.
+  if (type == FileType::kSymlink) {
+    if (std::optional<PathParts> resolved = resolveLinks(parts, Follow::kAll, false)) op(*resolved);
+  }
+}
+
+}  // namespace nfsrdma

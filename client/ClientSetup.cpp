@@ -1,0 +1,172 @@
+// A Client's life: the transport its options ask for, the session and the
+// export's root at connect time, and the teardown at close. Kept apart from
+// the calls in between, which all assume a mounted export.
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+
+#include "client/ClientInternal.h"
+#include "client/transport/TcpTransport.h"
+#include "client/transport/rdma/RdmaTransport.h"
+
+namespace nfsrdma {
+namespace {
+
+using namespace client_detail;  // ClientInternal.h
+
+std::string hostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+// One receive buffer per credit stays registered for the connection's life.
+constexpr std::uint32_t kMaxRdmaCredits = 1024;
+
+std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) {
+  transport::rdma::RdmaTransportOptions r;
+  r.host = o.host;
+  r.port = o.port;
+  r.bindAddress = o.bindAddress;
+  r.timeout = o.timeout;
+  // Every session slot may hold a send buffer while it waits for credits.
+  r.sendBuffers = std::max<std::uint32_t>(r.sendBuffers, o.queueDepth + 8);
+  // As many credits as slots are asked for (the server may grant fewer):
+  // a queue deeper than 64 would otherwise wait for credits in the client.
+  r.credits = std::clamp<std::uint32_t>(o.queueDepth, r.credits, kMaxRdmaCredits);
+  r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
+                                       : transport::rdma::MemoryRegistration::kPooled;
+  return transport::rdma::RdmaTransport::connect(r);
+}
+
+// The one place a transport is chosen. A kind this switch does not know
+// (a value cast from outside the enum) is an error, never a default.
+std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
+  switch (o.proto) {
+    case TransportKind::kTcp:
+      return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
+    case TransportKind::kRdma:
+      return makeRdmaTransport(o);
+  }
+  throw NfsException(makeError(
+      ClientErrc::kInvalidArgument,
+      "transport kind " + std::to_string(static_cast<int>(o.proto)) + " (expected tcp or rdma)"));
+}
+
+}  // namespace
+
+std::unique_ptr<Client> Client::connect(std::string_view url) {
+  return connect(ClientOptions::fromUrl(url));
+}
+
+std::unique_ptr<Client> Client::connect(const ClientOptions& options) {
+  return std::unique_ptr<Client>(new Client(options));
+}
+
+Client::Client(const ClientOptions& options) : options_(options) {
+  rpc::AuthSysParams auth;
+  auth.machineName = options_.machineName.empty() ? hostName() : options_.machineName;
+  auth.uid = options_.uid;
+  auth.gid = options_.gid;
+  auth.gids = options_.gids;
+  auth.stamp = static_cast<std::uint32_t>(::getpid());
+  rpc_ = std::make_unique<rpc::RpcClient>(makeTransport(options_), nfs4::kNfsProgram,
+                                          nfs4::kNfsVersion, rpc::Credential::sys(auth),
+                                          options_.timeout);
+
+  std::random_device rd;
+  const std::string unique = std::to_string(rd()) + "-" + std::to_string(rd());
+  nfs4::SessionOptions so;
+  so.slots = options_.queueDepth;
+  so.maxRequestSize = static_cast<std::uint32_t>(options_.maxIoSize + kIoOverhead + 4096);
+  so.maxResponseSize = so.maxRequestSize;
+  // Room for a vectored READ (SEQUENCE, PUTFH and the READs) and the
+  // longest path walk; the server may grant fewer.
+  so.maxOperations = static_cast<std::uint32_t>(kMaxReadsPerCompound + 2);
+  so.onReplaced = options_.onSessionReplaced;
+  so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
+  openOwner_ = "open:" + unique;
+  session_ = std::make_unique<nfs4::Session>(*rpc_, so);
+  mountExport();
+}
+
+void Client::mountExport() {
+  const std::vector<std::string_view> comps = pathComponents(options_.exportPath);
+  const std::string what = "mount " + options_.exportPath;
+  nfs4::Attributes rootAttrs;
+  Error e = run(
+      what,
+      [&](CompoundEncoder& c) {
+        c.putRootFh();
+        for (auto comp : comps) c.lookup(comp);
+        c.getFh();
+        c.getAttr(nfs4::Bitmap{nfs4::attr::kType, nfs4::attr::kMaxRead, nfs4::attr::kMaxWrite});
+      },
+      [&](CompoundDecoder& d) -> Error {
+        if (Error x = expectOk(d, Op::kPutRootFh, what)) return x;
+        for (std::size_t i = 0; i < comps.size(); ++i) {
+          if (Error x = expectOk(d, Op::kLookup, what)) return x;
+        }
+        if (Error x = expectOk(d, Op::kGetFh, what)) return x;
+        root_ = d.getFh();
+        if (Error x = expectOk(d, Op::kGetAttr, what)) return x;
+        rootAttrs = d.getAttr();
+        if (!d.ok()) return malformedReply(d, what);
+        return {};
+      });
+  if (!e && rootAttrs.type != FileType::kDirectory) {
+    e = makeError(nfs4::statusError(nfs4::kErrNotDir), what);
+  }
+  if (e) {
+    (void)session_->close();
+    throw NfsException(e);
+  }
+  // The I/O size both the session and the server's file system allow.
+  const auto& fore = session_->fore();
+  std::size_t limit = options_.maxIoSize;
+  limit = std::min<std::size_t>(
+      limit, fore.maxResponseSize > kIoOverhead ? fore.maxResponseSize - kIoOverhead : 4096);
+  limit = std::min<std::size_t>(
+      limit, fore.maxRequestSize > kIoOverhead ? fore.maxRequestSize - kIoOverhead : 4096);
+  if (rootAttrs.maxRead > 0) limit = std::min<std::size_t>(limit, rootAttrs.maxRead);
+  if (rootAttrs.maxWrite > 0) limit = std::min<std::size_t>(limit, rootAttrs.maxWrite);
+  maxIo_ = std::max<std::size_t>(limit & ~std::size_t{4095}, 4096);
+}
+
+Client::~Client() {
+  try {
+    closeSession(false);
+  } catch (...) {  // a destructor reports nothing; close() explicitly to see errors
+  }
+}
+
+void Client::close() {
+  closeSession(true);
+}
+
+void Client::closeSession(bool tell) {
+  if (closed_) return;
+  // close() waits for replies that only the I/O thread can deliver.
+  if (rpc_->onIoThread()) {
+    check(makeError(ClientErrc::kInvalidArgument, "close() from an I/O callback"));
+  }
+  closed_ = true;
+  Error e = session_->close();
+  rpc_->shutdown();
+  if (!e) return;
+  teardownError_ = e.message();
+  // Only an explicit close() tells: a destructor runs as a failed command
+  // unwinds, whose own error already says why the server is out of reach.
+  if (tell && options_.onTeardownError) options_.onTeardownError(teardownError_);
+}
+
+std::string Client::fullPath(std::string_view path) const {
+  return joinPath(options_.exportPath, path);
+}
+
+ClientStats Client::stats() const {
+  return ClientStats{rpc_->stats(), session_->stats()};
+}
+
+}  // namespace nfsrdma

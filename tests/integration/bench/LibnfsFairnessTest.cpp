@@ -2,13 +2,19 @@
 // nfs-ganesha (its default maximum I/O, as the quick start's), the file
 // benchmark's libnfs engine must reach, within noise, what the anchor's
 // libnfs driver reaches with the same block size, queue depth, file and
-// cache state. Each side runs three times, alternating, and the best run of
-// each is compared: a handicapped engine (a request split into 4 KiB RPCs
-// once made it 0.08x) is far outside any noise of a warm loopback read.
+// cache state. Each side runs five times, alternating, and the median of the
+// five back-to-back ratios is compared: the two runs of a round share the
+// host's load of the moment, so a burst that lifts one run of one side (a
+// best-of-each once read 1.53x on a machine busy with builds, where the
+// rounds' own ratios were 1.53, 1.07, 0.92) moves one ratio, not the
+// verdict. A handicapped engine (a request split into 4 KiB RPCs once made
+// it 0.08x) is far outside any noise of a warm loopback read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "bench/file/FileRun.h"
 #include "bench/anchor/ReadDrivers.h"
@@ -21,7 +27,7 @@ namespace {
 using nfsrdma::testing::GaneshaEnvironment;
 
 constexpr std::chrono::milliseconds kRun{1500};
-constexpr int kRounds = 3;
+constexpr int kRounds = 5;
 // The band a warm loopback read on this 2-core host stays in from run to
 // run (both sides share two cores with the server and with each other's
 // leftovers): 4 MiB reads at QD2 have differed by up to 1.4x between runs
@@ -56,7 +62,12 @@ struct Pair {
   double anchor = 0;  // the anchor's libnfs driver, MiB/s
 };
 
-Pair bestOfRounds(const FileProfile& p) {
+struct Rounds {
+  Pair median;         // the round whose ratio is the median
+  double ratio = 0;    // its column / anchor
+};
+
+Rounds medianOfRounds(const FileProfile& p) {
   const FileOptions o = fairnessOptions();
   const TargetSpec t = TargetSpec::parse("libnfs", "libnfs:" + exportUrl());
   ReadWorkload w;
@@ -67,7 +78,7 @@ Pair bestOfRounds(const FileProfile& p) {
   w.fileSize = fileBytes(o, p.blockSize);
   w.runtime = kRun;
   const std::size_t maxIo = serverMaxIo();
-  Pair best;
+  std::vector<Pair> rounds;
   for (int round = 0; round < kRounds; ++round) {
     // The first file run lays the file out: both then read it warm.
     const RunResult r = runFileBenchmark(t, p, o);
@@ -77,10 +88,14 @@ Pair bestOfRounds(const FileProfile& p) {
     EXPECT_EQ(m.error, "");
     std::printf("libnfs fairness %-9s round %d: column %8.1f MiB/s, anchor %8.1f MiB/s\n", p.name.c_str(), round + 1,
                 r.mibPerSecond(IoDirection::Read), m.mibPerSecond());
-    best.column = std::max(best.column, r.mibPerSecond(IoDirection::Read));
-    best.anchor = std::max(best.anchor, m.mibPerSecond());
+    rounds.push_back({r.mibPerSecond(IoDirection::Read), m.mibPerSecond()});
+    if (!(m.mibPerSecond() > 0)) return {};  // a failed anchor run: no ratio to take
   }
-  return best;
+  const auto ratioOf = [](const Pair& x) { return x.column / x.anchor; };
+  std::sort(rounds.begin(), rounds.end(),
+            [&](const Pair& a, const Pair& b) { return ratioOf(a) < ratioOf(b); });
+  const Pair& mid = rounds[rounds.size() / 2];
+  return {mid, ratioOf(mid)};
 }
 
 TEST(LibnfsFairness, TheLibnfsColumnReachesWhatTheAnchorsLibnfsDriverReaches) {
@@ -88,14 +103,13 @@ TEST(LibnfsFairness, TheLibnfsColumnReachesWhatTheAnchorsLibnfsDriverReaches) {
   for (const char* name : {"128k-read", "4m-read"}) {
     SCOPED_TRACE(name);
     const FileProfile p = profileByName(name);
-    const Pair best = bestOfRounds(p);
-    ASSERT_GT(best.anchor, 0);
-    const double ratio = best.column / best.anchor;
+    const Rounds r = medianOfRounds(p);
+    ASSERT_GT(r.median.anchor, 0);
     std::printf("libnfs fairness %-9s bs %7u QD %2u: file-bench libnfs column %8.1f MiB/s, anchor libnfs driver "
-                "%8.1f MiB/s, ratio %.2f\n",
-                name, p.blockSize, p.defaultIodepth, best.column, best.anchor, ratio);
-    EXPECT_GE(ratio, kLowest);
-    EXPECT_LE(ratio, kHighest);
+                "%8.1f MiB/s, ratio %.2f (median round of %d)\n",
+                name, p.blockSize, p.defaultIodepth, r.median.column, r.median.anchor, r.ratio, kRounds);
+    EXPECT_GE(r.ratio, kLowest);
+    EXPECT_LE(r.ratio, kHighest);
   }
 }
 

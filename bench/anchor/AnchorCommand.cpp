@@ -13,10 +13,10 @@
 #include <string>
 
 #include "bench/BenchCommands.h"
-#include "bench/file/FileCli.h"
-#include "bench/report/Json.h"
 #include "bench/anchor/ReadDrivers.h"
 #include "bench/anchor/SocketFloor.h"
+#include "bench/file/FileCli.h"
+#include "bench/report/Json.h"
 #include "client/Client.h"
 #include "server/ganesha/GaneshaServer.h"
 
@@ -41,7 +41,8 @@ void writeTestFile(Client& client, std::uint64_t size) {
       const std::uint64_t v = rng();
       std::memcpy(chunk.data() + i, &v, 8);
     }
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
     client.pwrite(f, {chunk.data(), n}, off);
   }
   client.close(f);
@@ -64,7 +65,8 @@ ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
 void writeMeasurement(JsonWriter& w, const ReadWorkload& wl, const ReadMeasurement& m,
                       std::uint32_t readsPerCompound) {
   w.beginObject().field("workload", wl.name).field("client", m.client);
-  w.field("block_bytes", std::uint64_t{wl.blockSize}).field("iodepth", std::uint64_t{wl.queueDepth});
+  w.field("block_bytes", std::uint64_t{wl.blockSize})
+      .field("iodepth", std::uint64_t{wl.queueDepth});
   w.field("reads_per_compound", std::uint64_t{readsPerCompound}).field("ops", m.ops);
   w.field("bytes", m.bytes).field("seconds", m.seconds).field("iops", m.iops());
   w.field("mib_per_s", m.mibPerSecond()).field("cpu_us_per_op", m.cpuMicrosPerOp());
@@ -129,190 +131,259 @@ void printHostBound(const std::string& workload, const ReadMeasurement& ours,
   }
 }
 
-}  // namespace
-
-int runAnchorCommand(int argc, char** argv) {
-  po::options_description opts("nfsrdma-bench anchor options");
+// What the command line asked for.
+struct AnchorArgs {
   std::string url;
   std::int64_t sizeMiB = 256;  // signed: boost would wrap "-5" into a huge unsigned
   double runtime = 5;
   std::string jsonPath;
   std::string only;
   std::int64_t readsPerCompound = 8;
+};
+
+po::options_description anchorOptions(AnchorArgs& a) {
+  po::options_description opts("nfsrdma-bench anchor options");
   opts.add_options()("help,h", "show this help")(
-      "url", po::value(&url),
-      "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting a temp dir)")(
-      "size-mib", po::value(&sizeMiB)->default_value(256), "test file size in MiB")(
-      "runtime", po::value(&runtime)->default_value(5), "seconds per run")(
-      "json", po::value(&jsonPath), "also write the results as JSON to this file")(
-      "only", po::value(&only), "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
-      "reads-per-compound", po::value(&readsPerCompound)->default_value(readsPerCompound),
-      "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: no such row)");
+      "url", po::value(&a.url),
+      "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting "
+      "a temp dir)")("size-mib", po::value(&a.sizeMiB)->default_value(256),
+                     "test file size in MiB")("runtime", po::value(&a.runtime)->default_value(5),
+                                              "seconds per run")(
+      "json", po::value(&a.jsonPath), "also write the results as JSON to this file")(
+      "only", po::value(&a.only),
+      "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
+      "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
+      "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: "
+      "no such row)");
+  return opts;
+}
+
+void validate(const AnchorArgs& a) {
+  if (!a.only.empty() && a.only != "nfsrdma" && a.only != "libnfs") {
+    throw std::invalid_argument("--only " + a.only + ": expected nfsrdma or libnfs");
+  }
+  if (a.sizeMiB < 8 || a.sizeMiB > (1 << 20))
+    throw std::invalid_argument("--size-mib must be 8..1048576");
+  if (a.readsPerCompound < 0 || a.readsPerCompound > 16) {
+    throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
+  }
+  if (a.runtime <= 0 || a.runtime > 3600)
+    throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
+  checkOutputPath(a.jsonPath, "--json");
+}
+
+// The server both clients read from: --url's, or an nfs-ganesha started here.
+struct AnchorServer {
+  std::optional<server::GaneshaServer> ganesha;
+  std::filesystem::path exportDir;
+  ClientOptions options;
+  std::string note;
+
+  pid_t pid() const { return ganesha ? ganesha->pid() : 0; }
+  void stop() {
+    if (!ganesha) return;
+    ganesha->stop();
+    std::filesystem::remove_all(exportDir);
+  }
+};
+
+void startEmbedded(AnchorServer& s) {
+  if (auto why = server::GaneshaServer::unavailableReason()) {
+    throw std::runtime_error("cannot start the embedded nfs-ganesha: " + *why +
+                             " (run scripts/install-deps.sh, or give --url)");
+  }
+  s.exportDir =
+      std::filesystem::temp_directory_path() / ("nfsrdma-anchor-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(s.exportDir);
+  server::GaneshaOptions go;
+  server::GaneshaExportSpec spec;
+  spec.path = s.exportDir;
+  spec.pseudo = "/export";
+  go.exports.push_back(spec);
+  s.ganesha.emplace(server::GaneshaServer::start(go));
+  s.options.host = s.ganesha->address();
+  s.options.port = s.ganesha->port();
+  s.options.exportPath = "/export";
+  s.note = "nfs-ganesha started for this run, exporting " + s.exportDir.string();
+}
+
+void openServer(AnchorServer& s, const std::string& url) {
+  if (url.empty()) {
+    startEmbedded(s);
+  } else {
+    s.options = ClientOptions::fromUrl(url);
+    s.note = "given with --url";
+  }
+  s.options.queueDepth = 32;
+  // Over RDMA the anchor measures with pooled registration unless the URL
+  // says memreg=: each phase's buffers live until all its reads completed
+  // (a timeout fails the run), and no later phase reads into a freed one.
+  if (!s.options.memregGiven) s.options.perIoRegistration = false;
+  s.options.onBusy = [](const std::string& what) {
+    std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
+  };
+}
+
+void printHeader(const AnchorServer& s, const Client& client, const AnchorArgs& a) {
+  std::printf(
+      "nfsrdma-bench anchor: our NFSv4.1 client vs libnfs (NFSv4.0, async API) on the same "
+      "server\n");
+  std::printf(" server : %s (%s)\n", s.options.url().c_str(), s.note.c_str());
+  std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n",
+              kFileName, static_cast<unsigned long long>(a.sizeMiB), a.runtime);
+  std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n\n",
+              client.maxInFlight(), s.options.proto == TransportKind::kRdma ? ", RDMA credits" : "",
+              client.maxIoSize());
+  std::fflush(stdout);
+}
+
+// How many queued 4 KiB READs share a COMPOUND in the vectored row (<= 1:
+// no such row), said in the header either way.
+std::uint32_t vectoredWidth(const AnchorArgs& a, const Client& client, TransportKind proto) {
+  const std::uint32_t width =
+      std::min<std::uint32_t>(static_cast<std::uint32_t>(a.readsPerCompound),
+                              static_cast<std::uint32_t>(client.maxReadsPerCompound(4096)));
+  if (a.readsPerCompound > 1 && width <= 1) {
+    std::printf(" no vectored row: %s\n\n",
+                proto == TransportKind::kRdma
+                    ? "over RDMA each READ's data has its own Write chunk, one READ per COMPOUND"
+                    : "the session allows one READ per COMPOUND");
+  }
+  if (width > 1) {
+    std::printf(
+        " nfsrdma-v%u: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the "
+        "server\n"
+        " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",
+        width, width, width);
+  }
+  return width;
+}
+
+struct AnchorRow {
+  const ReadWorkload* w;
+  ReadMeasurement ours;
+  ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
+  ReadMeasurement anchor;
+  ReadMeasurement floor;  // bare socket receive at the anchor's rate
+};
+
+AnchorRow measureRow(const ReadWorkload& w, Client& client, const AnchorServer& s,
+                     const std::string& only, std::uint32_t width) {
+  AnchorRow r{&w, {}, {}, {}, {}};
+  const pid_t serverPid = s.pid();
+  if (only != "libnfs")
+    r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); });
+  if (only != "libnfs" && width > 1 && w.blockSize == 4096) {
+    ReadWorkload v = w;
+    v.readsPerCompound = width;
+    r.vectored = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, v); });
+    r.vectored.client = "nfsrdma-v" + std::to_string(width);
+  }
+  if (only != "nfsrdma") {
+    r.anchor = withHostCpu(serverPid, [&] {
+      return runLibnfsReads(s.options.host, s.options.port, s.options.exportPath, kFileName, w,
+                            client.maxIoSize());
+    });
+  }
+  if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0)
+    r.floor = runSocketFloor(w, r.anchor.iops(), client.maxIoSize());
+  return r;
+}
+
+// The row's lines; false when one of its runs failed (said on stderr).
+bool printRow(const AnchorRow& r) {
+  bool ok = true;
+  for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+    if (m->client.empty()) continue;
+    std::printf(" %-18s %-11s %12.1f %10.1f %12.2f %12s %6s%s\n", r.w->name.c_str(),
+                m->client.c_str(), m->iops(), m->mibPerSecond(), m->cpuMicrosPerOp(),
+                serverColumn(*m).c_str(), busyColumn(*m).c_str(),
+                m->error.empty() ? "" : "  ERROR");
+    if (!m->error.empty()) {
+      std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", r.w->name.c_str(),
+                   m->client.c_str(), m->error.c_str());
+      ok = false;
+    }
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+void printRatios(const std::vector<AnchorRow>& rows) {
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
+  for (const auto& r : rows) {
+    for (const ReadMeasurement* m : {&r.ours, &r.vectored}) {
+      if (m->client.empty()) continue;
+      std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
+                  m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
+                  ratio(m->mibPerSecond(), r.anchor.mibPerSecond()),
+                  ratio(m->cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+    }
+    if (!r.floor.client.empty() && r.floor.error.empty()) {
+      std::printf(" %-18s %-11s %33s CPU/op %5.2fx\n", r.w->name.c_str(), r.floor.client.c_str(),
+                  "", ratio(r.floor.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
+    }
+  }
+  std::printf("\n what bounds the rate (host CPU sampled from /proc around each run)\n");
+  for (const auto& r : rows) printHostBound(r.w->name, r.ours, r.anchor);
+  std::printf(
+      "\n socket-floor: the same reply bytes over a bare loopback TCP socket at libnfs's rate, "
+      "received\n"
+      " by a loop that does nothing else (its thread's CPU only): the CPU per op that any client\n"
+      " receiving its data through a socket pays on this host before doing any work of its own.\n");
+}
+
+void writeJson(const std::string& path, const std::string& url, std::uint64_t fileSize,
+               const std::vector<AnchorRow>& rows, std::uint32_t width) {
+  JsonWriter w;
+  w.beginObject().field("benchmark", "anchor").field("server", url);
+  w.field("file_bytes", fileSize).beginArray("results");
+  for (const auto& r : rows) {
+    for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+      if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
+      writeMeasurement(w, *r.w, *m, m == &r.vectored ? width : 1U);
+    }
+  }
+  w.endArray().endObject();
+  std::ofstream js(path);
+  js << w.str();
+  if (!js) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+int runAnchorCommand(int argc, char** argv) {
+  AnchorArgs a;
+  const po::options_description opts = anchorOptions(a);
   try {
     if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return 0;
-    if (!only.empty() && only != "nfsrdma" && only != "libnfs") {
-      throw std::invalid_argument("--only " + only + ": expected nfsrdma or libnfs");
-    }
-    if (sizeMiB < 8 || sizeMiB > (1 << 20)) throw std::invalid_argument("--size-mib must be 8..1048576");
-    if (readsPerCompound < 0 || readsPerCompound > 16) {
-      throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
-    }
-    if (runtime <= 0 || runtime > 3600) throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
-    checkOutputPath(jsonPath, "--json");
-
-    std::optional<server::GaneshaServer> ganesha;
-    std::filesystem::path exportDir;
-    ClientOptions options;
-    std::string serverNote;
-    if (url.empty()) {
-      if (auto why = server::GaneshaServer::unavailableReason()) {
-        throw std::runtime_error("cannot start the embedded nfs-ganesha: " + *why +
-                                 " (run scripts/install-deps.sh, or give --url)");
-      }
-      exportDir = std::filesystem::temp_directory_path() / ("nfsrdma-anchor-" + std::to_string(::getpid()));
-      std::filesystem::create_directories(exportDir);
-      server::GaneshaOptions go;
-      server::GaneshaExportSpec spec;
-      spec.path = exportDir;
-      spec.pseudo = "/export";
-      go.exports.push_back(spec);
-      ganesha.emplace(server::GaneshaServer::start(go));
-      options.host = ganesha->address();
-      options.port = ganesha->port();
-      options.exportPath = "/export";
-      serverNote = "nfs-ganesha started for this run, exporting " + exportDir.string();
-    } else {
-      options = ClientOptions::fromUrl(url);
-      serverNote = "given with --url";
-    }
-    const pid_t serverPid = ganesha ? ganesha->pid() : 0;
-    options.queueDepth = 32;
-    // Over RDMA the anchor measures with pooled registration unless the URL
-    // says memreg=: each phase's buffers live until all its reads completed
-    // (a timeout fails the run), and no later phase reads into a freed one.
-    if (!options.memregGiven) options.perIoRegistration = false;
-    options.onBusy = [](const std::string& what) {
-      std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
-    };
-    const std::uint64_t fileSize = static_cast<std::uint64_t>(sizeMiB) << 20;
-    auto client = Client::connect(options);
-
-    std::printf("nfsrdma-bench anchor: our NFSv4.1 client vs libnfs (NFSv4.0, async API) on the same server\n");
-    std::printf(" server : %s (%s)\n", options.url().c_str(), serverNote.c_str());
-    std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n", kFileName,
-                static_cast<unsigned long long>(sizeMiB), runtime);
-    std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n\n",
-                client->maxInFlight(), options.proto == TransportKind::kRdma ? ", RDMA credits" : "",
-                client->maxIoSize());
-    std::fflush(stdout);
+    validate(a);
+    AnchorServer s;
+    openServer(s, a.url);
+    const std::uint64_t fileSize = static_cast<std::uint64_t>(a.sizeMiB) << 20;
+    auto client = Client::connect(s.options);
+    printHeader(s, *client, a);
     writeTestFile(*client, fileSize);
-
-    const auto ms = std::chrono::milliseconds(static_cast<long>(runtime * 1000));
-    std::vector<ReadWorkload> workloads = {
+    const auto ms = std::chrono::milliseconds(static_cast<long>(a.runtime * 1000));
+    const std::vector<ReadWorkload> workloads = {
         {"4k-randread QD32", 4096, 32, true, fileSize, ms, 1},
         {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
     };
-    struct Row {
-      const ReadWorkload* w;
-      ReadMeasurement ours;
-      ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
-      ReadMeasurement anchor;
-      ReadMeasurement floor;  // bare socket receive at the anchor's rate
-    };
-    const std::uint32_t vectorWidth = std::min<std::uint32_t>(
-        static_cast<std::uint32_t>(readsPerCompound), static_cast<std::uint32_t>(client->maxReadsPerCompound(4096)));
-    const std::string vectoredName = "nfsrdma-v" + std::to_string(vectorWidth);
-    if (readsPerCompound > 1 && vectorWidth <= 1) {
-      std::printf(" no vectored row: %s\n\n", options.proto == TransportKind::kRdma
-                                                   ? "over RDMA each READ's data has its own Write chunk, one READ per COMPOUND"
-                                                   : "the session allows one READ per COMPOUND");
-    }
-    if (vectorWidth > 1) {
-      std::printf(" %s: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the server\n"
-                  " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",
-                  vectoredName.c_str(), vectorWidth, vectorWidth);
-    }
-    std::vector<Row> rows;
+    const std::uint32_t width = vectoredWidth(a, *client, s.options.proto);
     std::printf(" %-18s %-11s %12s %10s %12s %12s %6s\n", "workload", "client", "IOPS", "MiB/s",
-                "CPU[usec/op]", serverPid > 0 ? "srv[usec/op]" : "", "host%");
+                "CPU[usec/op]", s.pid() > 0 ? "srv[usec/op]" : "", "host%");
     bool failed = false;
+    std::vector<AnchorRow> rows;
     for (const auto& w : workloads) {
-      Row r{&w, {}, {}, {}, {}};
-      if (only != "libnfs")
-        r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, w); });
-      if (only != "libnfs" && vectorWidth > 1 && w.blockSize == 4096) {
-        ReadWorkload v = w;
-        v.readsPerCompound = vectorWidth;
-        r.vectored = withHostCpu(serverPid, [&] { return runNfsrdmaReads(*client, kFileName, v); });
-        r.vectored.client = vectoredName;
-      }
-      if (only != "nfsrdma") {
-        r.anchor = withHostCpu(serverPid, [&] {
-          return runLibnfsReads(options.host, options.port, options.exportPath, kFileName, w,
-                                client->maxIoSize());
-        });
-      }
-      if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0) r.floor = runSocketFloor(w, r.anchor.iops(), client->maxIoSize());
-      for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
-        if (m->client.empty()) continue;
-        std::printf(" %-18s %-11s %12.1f %10.1f %12.2f %12s %6s%s\n", w.name.c_str(),
-                    m->client.c_str(), m->iops(), m->mibPerSecond(), m->cpuMicrosPerOp(),
-                    serverColumn(*m).c_str(), busyColumn(*m).c_str(),
-                    m->error.empty() ? "" : "  ERROR");
-        if (!m->error.empty()) {
-          std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", w.name.c_str(), m->client.c_str(),
-                       m->error.c_str());
-          failed = true;
-        }
-      }
-      std::fflush(stdout);
-      rows.push_back(std::move(r));
+      rows.push_back(measureRow(w, *client, s, a.only, width));
+      failed = !printRow(rows.back()) || failed;
     }
-    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-    if (only.empty()) std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
-    for (const auto& r : rows) {
-      if (!only.empty()) break;  // one client ran: nothing to compare
-      for (const ReadMeasurement* m : {&r.ours, &r.vectored}) {
-        if (m->client.empty()) continue;
-        std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
-                    m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
-                    ratio(m->mibPerSecond(), r.anchor.mibPerSecond()), ratio(m->cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
-      }
-      if (!r.floor.client.empty() && r.floor.error.empty()) {
-        std::printf(" %-18s %-11s %33s CPU/op %5.2fx\n", r.w->name.c_str(), r.floor.client.c_str(), "",
-                    ratio(r.floor.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
-      }
-    }
-    if (only.empty()) {
-      std::printf("\n what bounds the rate (host CPU sampled from /proc around each run)\n");
-      for (const auto& r : rows) printHostBound(r.w->name, r.ours, r.anchor);
-    }
-    if (only.empty()) {
-      std::printf("\n socket-floor: the same reply bytes over a bare loopback TCP socket at libnfs's rate, received\n"
-                  " by a loop that does nothing else (its thread's CPU only): the CPU per op that any client\n"
-                  " receiving its data through a socket pays on this host before doing any work of its own.\n");
-    }
-    if (!jsonPath.empty()) {
-      JsonWriter w;
-      w.beginObject().field("benchmark", "anchor").field("server", options.url());
-      w.field("file_bytes", fileSize).beginArray("results");
-      for (const auto& r : rows) {
-        for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
-          if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
-          writeMeasurement(w, *r.w, *m, m == &r.vectored ? vectorWidth : 1U);
-        }
-      }
-      w.endArray().endObject();
-      std::ofstream js(jsonPath);
-      js << w.str();
-      if (!js) throw std::runtime_error("cannot write " + jsonPath);
-    }
+    if (a.only.empty()) printRatios(rows);  // one client ran: nothing to compare
+    if (!a.jsonPath.empty()) writeJson(a.jsonPath, s.options.url(), fileSize, rows, width);
     client->unlink(kFileName);
     client->close();
-    if (ganesha) {
-      ganesha->stop();
-      std::filesystem::remove_all(exportDir);
-    }
+    s.stop();
     return failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nfsrdma-bench anchor: %s\n", e.what());

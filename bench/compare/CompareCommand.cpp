@@ -21,11 +21,11 @@
 #include "bench/BenchCommands.h"
 #include "bench/compare/CompareConditions.h"
 #include "bench/compare/CompareMatrix.h"
+#include "bench/compare/HtmlReport.h"
 #include "bench/file/FileCli.h"
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
-#include "bench/compare/HtmlReport.h"
 #include "verbs/DeviceDiscovery.h"
 
 namespace po = boost::program_options;
@@ -115,45 +115,339 @@ void writeFile(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
 }
 
-}  // namespace
-
-int runCompareCommand(int argc, char** argv) {
-  po::options_description opts("nfsrdma-bench compare options");
-  std::vector<std::string> targetArgs;
-  std::string profilesArg;
+// What the command line asked for.
+struct CompareArgs {
+  std::vector<std::string> targets;
+  std::string profiles;
   std::string jsonPath = "nfsrdma-bench-compare.json";
   std::string htmlPath = "nfsrdma-bench-compare.html";
   std::string baselinePath, resultsPath, linkJson, serverMem, diskTarget;
   double threshold = 10;
   bool failOnRegression = false;
-  WorkloadArgs wa;
+  WorkloadArgs workload;
+};
+
+po::options_description compareOptions(CompareArgs& a) {
+  po::options_description opts("nfsrdma-bench compare options");
   opts.add_options()("help,h", "show this help")(
-      "target", po::value(&targetArgs)->composing(),
+      "target", po::value(&a.targets)->composing(),
       "NAME=ENGINE:LOCATION, repeatable: local=path:/mnt/disk, nfs-tcp=nfs:nfs://host/export, "
       "nfs-rdma=nfs:nfs://host:20049/export?proto=rdma, libnfs=libnfs:nfs://host/export, "
       "knfs=path:/mnt/nfs "
       "(default: the embedded nfs-ganesha on 127.0.0.1 with local, nfs-tcp, libnfs, nfs-rdma)")(
-      "profiles", po::value(&profilesArg),
+      "profiles", po::value(&a.profiles),
       "comma list (default: all seven: 4k-randread ... randrw)")(
-      "json", po::value(&jsonPath)->default_value(jsonPath),
-      "write the results as JSON here ('' to skip)")("html",
-                                                     po::value(&htmlPath)->default_value(htmlPath),
-                                                     "write the HTML report here ('' to skip)")(
-      "baseline", po::value(&baselinePath),
+      "json", po::value(&a.jsonPath)->default_value(a.jsonPath),
+      "write the results as JSON here ('' to skip)")(
+      "html", po::value(&a.htmlPath)->default_value(a.htmlPath),
+      "write the HTML report here ('' to skip)")(
+      "baseline", po::value(&a.baselinePath),
       "a saved compare JSON: show the change and flag regressions")(
-      "threshold", po::value(&threshold)->default_value(threshold),
+      "threshold", po::value(&a.threshold)->default_value(a.threshold),
       "regression threshold, percent drop of MiB/s")("fail-on-regression",
-                                                     po::bool_switch(&failOnRegression),
+                                                     po::bool_switch(&a.failOnRegression),
                                                      "exit 3 when a regression is flagged")(
-      "results", po::value(&resultsPath), "re-render a saved compare JSON instead of running")(
-      "link-json", po::value(&linkJson),
+      "results", po::value(&a.resultsPath), "re-render a saved compare JSON instead of running")(
+      "link-json", po::value(&a.linkJson),
       "output of `nfsrdma-bench link --json` (or --both): the link bound")(
-      "server-mem", po::value(&serverMem),
+      "server-mem", po::value(&a.serverMem),
       "the server's RAM (e.g. 256g) when the server is remote")(
-      "disk-target", po::value(&diskTarget),
+      "disk-target", po::value(&a.diskTarget),
       "target whose figures are the server's disk (default: 'local')");
-  wa.runtime = 2;
-  addWorkloadOptions(opts, wa);
+  a.workload.runtime = 2;
+  addWorkloadOptions(opts, a.workload);
+  return opts;
+}
+
+// Everything about the outputs that can fail without running, before the runs.
+void checkOutputs(CompareArgs& a, const po::variables_map& vm) {
+  if (!(a.threshold > 0) || a.threshold >= 100)
+    throw std::invalid_argument("--threshold must be in (0, 100) percent");
+  // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
+  if (!a.resultsPath.empty()) {
+    if (vm["json"].defaulted()) a.jsonPath.clear();
+    if (vm["html"].defaulted()) a.htmlPath.clear();
+  }
+  checkOutputPath(a.jsonPath, "--json");
+  checkOutputPath(a.htmlPath, "--html");
+  if (a.jsonPath == "-" && a.htmlPath == "-") {
+    throw std::invalid_argument("--json - and --html - both want stdout: give one of them a file");
+  }
+}
+
+// --profiles by name (a bad name is the first error), else all of them.
+std::vector<FileProfile> namedProfiles(const std::string& list) {
+  std::vector<FileProfile> profiles;
+  for (const auto& n : list.empty() ? std::vector<std::string>{} : splitList(list)) {
+    profiles.push_back(profileByName(n));
+  }
+  if (profiles.empty()) profiles = fileProfiles();
+  return profiles;
+}
+
+// The profiles as they run (options applied), after checking them together.
+void prepareProfiles(std::vector<FileProfile>& profiles, const FileOptions& options) {
+  for (const auto& p : profiles) validateOptions(options, p);
+  validateRwmixread(options, profiles);
+  for (auto& p : profiles) p = profileAsRun(p, options);
+}
+
+// Where the cells run: the embedded server's four (or five) targets, or --target's.
+struct Targets {
+  std::unique_ptr<EmbeddedServer> embedded;  // null: --target given
+  std::vector<TargetSpec> specs;
+  std::string serverNote;
+};
+
+std::vector<TargetSpec> parseTargetArgs(const std::vector<std::string>& args) {
+  std::vector<TargetSpec> specs;
+  for (const auto& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
+    specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
+    for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
+      if (specs[i].name == specs.back().name) {
+        throw std::invalid_argument("--target " + a + ": the name " + specs.back().name +
+                                    " is taken; each target needs its own NAME");
+      }
+    }
+  }
+  return specs;
+}
+
+Targets chooseTargets(const CompareArgs& a) {
+  Targets t;
+  if (!a.targets.empty()) {
+    t.specs = parseTargetArgs(a.targets);
+    return t;
+  }
+  t.embedded = std::make_unique<EmbeddedServer>(a.workload.workDir);
+  t.serverNote = t.embedded->description();
+  t.specs = {t.embedded->localTarget(), t.embedded->nfsTarget("tcp"), t.embedded->libnfsTarget(),
+             t.embedded->nfsTarget("rdma")};
+  if (a.workload.readsPerCompound > 1) {
+    // Beside nfs-tcp (one READ per RPC, like every client), not instead of it.
+    TargetSpec v = t.embedded->nfsTarget("tcp");
+    v.name = "nfs-tcp-v" + std::to_string(a.workload.readsPerCompound);
+    v.nfs.readsPerCompound = a.workload.readsPerCompound;
+    t.specs.insert(t.specs.begin() + 2, v);
+  }
+  return t;
+}
+
+LinkBounds linkBoundsOf(const std::string& linkJson, const RdmaDevice& rdma) {
+  LinkBounds link;
+  if (!linkJson.empty()) {
+    link.figures = linkFiguresFromJson(parseJsonFile(linkJson));
+    link.source = "nfsrdma-bench link, " + linkJson;
+  }
+  link.rdmaDevice = rdma.name;
+  link.rdmaDeviceGbps = rdma.gbps;
+  return link;
+}
+
+// The report's disk target and server memory, from the options and the targets.
+void describeServer(CompareReport& report, const CompareArgs& a,
+                    const std::vector<TargetSpec>& specs) {
+  report.diskTarget = a.diskTarget.empty() ? "local" : a.diskTarget;
+  if (!a.diskTarget.empty() && std::none_of(specs.begin(), specs.end(), [&](const TargetSpec& s) {
+        return s.name == a.diskTarget;
+      })) {
+    throw std::invalid_argument("--disk-target " + a.diskTarget + ": no target has that name");
+  }
+  const ServerMemory mem = serverMemoryOf(
+      specs,
+      a.serverMem.empty() ? std::nullopt : std::optional<double>(parseServerMem(a.serverMem)),
+      localMemoryBytes());
+  report.serverMemoryBytes = mem.bytes;
+  report.serverMemorySource = mem.source;
+}
+
+// Why a target cannot run, or empty: no device for RDMA, no RDMA listener in
+// the embedded ganesha, or what connecting to it said.
+std::string unavailableReason(const TargetSpec& s, const RdmaDevice& rdma, bool embedded) {
+  const bool isRdma = s.engine == EngineKind::Nfs && s.nfs.proto == TransportKind::kRdma;
+  if (isRdma && rdma.name.empty()) return kNoDevice;
+  if (isRdma && embedded && !server::ganeshaSupportsNfsRdma()) {
+    return "the embedded nfs-ganesha has no NFS/RDMA listener (Debian's build) — see "
+           "nfsrdma-server doctor";
+  }
+  return probe(s);
+}
+
+// The report's targets and whether each can run (probed once each).
+std::vector<bool> describeTargets(CompareReport& report, const std::vector<TargetSpec>& specs,
+                                  const LinkBounds& link, const RdmaDevice& rdma, bool embedded) {
+  std::vector<bool> usable;
+  for (const auto& s : specs) {
+    CompareTarget t;
+    t.name = s.name;
+    t.engine = engineName(s.engine);
+    t.description = s.describe();
+    t.overNetwork = s.name != report.diskTarget;
+    if (s.engine == EngineKind::Nfs) {
+      t.nfsProto = std::string(transportName(s.nfs.proto));
+      t.readsPerCompound = s.nfs.readsPerCompound;
+    }
+    if (std::string why = unavailableReason(s, rdma, embedded); !why.empty()) {
+      t.available = false;
+      t.unavailable = why;
+    }
+    attachLinkBound(t, s, link);
+    usable.push_back(t.available);
+    report.targets.push_back(std::move(t));
+  }
+  report.ratios = defaultRatios(report.targets);
+  return usable;
+}
+
+// One cache state for every target that runs (an unavailable one does not decide it).
+ServerCachePlan planCache(const CompareReport& report, const std::vector<TargetSpec>& specs,
+                          const std::vector<bool>& usable, const FileOptions& options) {
+  std::vector<TargetSpec> running;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (usable[i]) running.push_back(specs[i]);
+  }
+  return planServerCache(running, options.dropServerCache,
+                         options.dropServerCache ? dropCachesBlocked() : std::string(),
+                         static_cast<double>(options.workingSetBytes()), report.serverMemoryBytes);
+}
+
+std::string workloadLine(const FileOptions& options, const WorkloadArgs& wa) {
+  return "per job " + formatBytes(static_cast<double>(options.sizeBytes)) + " in " +
+         std::to_string(options.nrfiles) + " file(s), numjobs " + std::to_string(options.numjobs) +
+         ", iodepth " +
+         (options.iodepth ? std::to_string(options.iodepth) : "per profile (4k 32, 128k 8, 4m 2)") +
+         (options.ioBytes ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
+                          : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
+         " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed);
+}
+
+// The header: what ran, where, under which conditions.
+std::vector<std::pair<std::string, std::string>> compareConfig(
+    const CompareReport& report, const std::string& serverNote, const FileOptions& options,
+    const WorkloadArgs& wa, const ServerCachePlan& cachePlan, const RdmaDevice& rdma) {
+  return {
+      {"command", "nfsrdma-bench compare"},
+      {"server", serverNote.empty() ? "given with --target" : serverNote},
+      {"workload", workloadLine(options, wa)},
+      {"working set", formatBytes(static_cast<double>(options.workingSetBytes()))},
+      {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) + " (" +
+                                                       report.serverMemorySource + ")"
+                                                 : report.serverMemorySource},
+      {"server cache", cachePlan.description},
+      {"direct", options.direct
+                     ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design"
+                     : "buffered"},
+      {"verify",
+       options.verify ? "on: every byte read checked, every write read back" : "off (--verify)"},
+      {"rdma device", rdma.name.empty() ? "none" : rdma.name},
+  };
+}
+
+// The closing note the issue asks for: our client against the anchor.
+void addAnchorNotes(CompareReport& report) {
+  const CompareCell* anchor = report.cell("4k-randread", IoDirection::Read, "libnfs");
+  for (const auto& t : report.targets) {
+    if (t.engine != "nfs" || t.nfsProto != "tcp") continue;
+    const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, t.name);
+    if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
+      report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " +
+                             fmtDouble("%.0f", ours->iops) + ", libnfs (anchor) " +
+                             fmtDouble("%.0f", anchor->iops) + ": " +
+                             fmtDouble("%.2fx", ours->iops / anchor->iops) +
+                             " (goal >= 1.20x), same server, same run, " + "server cache " +
+                             ours->serverCache + " for both");
+    }
+  }
+}
+
+void addNotes(CompareReport& report, const std::vector<TargetSpec>& specs,
+              const FileOptions& options) {
+  addAnchorNotes(report);
+  for (const auto& t : report.targets) {
+    if (t.engine == "nfs" && t.available) {
+      report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
+                             " = threads, each with its own connection and session" +
+                             (t.readsPerCompound > 1
+                                  ? "; up to " + std::to_string(t.readsPerCompound) +
+                                        " queued READs of one file per COMPOUND (one RPC)"
+                                  : "; one READ per RPC"));
+    }
+  }
+  bool cacheServed = false;
+  for (const auto& c : report.cells) {
+    for (const auto& f : c.flags) cacheServed = cacheServed || f.kind == "server-page-cache";
+  }
+  if (!options.dropServerCache && cacheServed) {
+    report.notes.push_back(
+        "flagged reads come from the server's page cache: rerun with --drop-server-cache "
+        "(server on this host) or a --size above the server's RAM to measure its disk");
+  }
+  for (auto& w : conditionWarnings(specs, options, report.diskTarget))
+    report.notes.push_back(std::move(w));
+  report.notes.push_back(
+      "this machine may be shared and noisy: compare ratios, not absolute figures");
+}
+
+// Runs the matrix into report; true when a cell failed.
+bool measure(CompareReport& report, const CompareArgs& a, CreatedFiles& created) {
+  std::vector<FileProfile> profiles = namedProfiles(a.profiles);
+  const FileOptions options = toFileOptions(a.workload);
+  prepareProfiles(profiles, options);
+  const RdmaDevice rdma = findRdmaDevice();
+  const Targets targets = chooseTargets(a);
+  std::vector<TargetSpec> specs = targets.specs;
+  const LinkBounds link = linkBoundsOf(a.linkJson, rdma);
+  for (auto& s : specs) s.direct = options.direct;
+  describeServer(report, a, specs);
+  const bool progress = progressWanted();
+  const std::vector<bool> usable =
+      describeTargets(report, specs, link, rdma, targets.embedded != nullptr);
+  const ServerCachePlan cachePlan = planCache(report, specs, usable, options);
+  for (const auto& p : profiles) {
+    if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
+    if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
+  }
+  report.config = compareConfig(report, targets.serverNote, options, a.workload, cachePlan, rdma);
+  if (progress)
+    std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(),
+                 specs.size());
+  const bool anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan,
+                                           progress, runFileBenchmark, &created);
+  computeFlags(report);
+  addNotes(report, specs, options);
+  return anyFailure;
+}
+
+// The text on stdout, the JSON and the HTML where they were asked for.
+void emit(const CompareReport& report, const CompareArgs& a) {
+  // "-" is stdout (checkOutputPath accepts it), as for `file`: the JSON or
+  // HTML instead of the text, which would make either unparseable.
+  const bool toStdout = a.jsonPath == "-" || a.htmlPath == "-";
+  if (!toStdout) std::fputs(formatCompareText(report).c_str(), stdout);
+  if (a.jsonPath == "-") {
+    std::fputs(compareToJson(report).c_str(), stdout);
+  } else if (!a.jsonPath.empty()) {
+    writeFile(a.jsonPath, compareToJson(report));
+    // With --html - stdout is the HTML: where the JSON went is said on stderr.
+    std::fprintf(toStdout ? stderr : stdout, "%s JSON: %s\n", toStdout ? "" : "\n",
+                 a.jsonPath.c_str());
+  }
+  if (a.htmlPath == "-") {
+    std::fputs(renderHtmlReport(report).c_str(), stdout);
+  } else if (!a.htmlPath.empty()) {
+    writeFile(a.htmlPath, renderHtmlReport(report));
+    std::fprintf(toStdout ? stderr : stdout, " HTML: %s\n", a.htmlPath.c_str());
+  }
+}
+
+}  // namespace
+
+int runCompareCommand(int argc, char** argv) {
+  CompareArgs a;
+  const po::options_description opts = compareOptions(a);
   // Before the embedded server starts: a Ctrl-C must unwind through its stop.
   InterruptHandlers handlers;
   CreatedFiles created;
@@ -166,230 +460,20 @@ int runCompareCommand(int argc, char** argv) {
       std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
       return 0;
     }
-    if (!(threshold > 0) || threshold >= 100)
-      throw std::invalid_argument("--threshold must be in (0, 100) percent");
-    // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
-    if (!resultsPath.empty()) {
-      if (vm["json"].defaulted()) jsonPath.clear();
-      if (vm["html"].defaulted()) htmlPath.clear();
-    }
-    // Everything that can fail without running is checked before the runs.
-    checkOutputPath(jsonPath, "--json");
-    checkOutputPath(htmlPath, "--html");
-    if (jsonPath == "-" && htmlPath == "-") {
-      throw std::invalid_argument(
-          "--json - and --html - both want stdout: give one of them a file");
-    }
+    checkOutputs(a, vm);
     std::optional<CompareReport> before;
-    if (!baselinePath.empty()) before = compareFromJson(parseJsonFile(baselinePath));
-
+    if (!a.baselinePath.empty()) before = compareFromJson(parseJsonFile(a.baselinePath));
     CompareReport report;
     bool anyFailure = false;
-    if (!resultsPath.empty()) {
-      report = compareFromJson(parseJsonFile(resultsPath));
+    if (!a.resultsPath.empty()) {
+      report = compareFromJson(parseJsonFile(a.resultsPath));
     } else {
-      std::vector<FileProfile> profiles;
-      for (const auto& n :
-           profilesArg.empty() ? std::vector<std::string>{} : splitList(profilesArg)) {
-        profiles.push_back(profileByName(n));
-      }
-      if (profiles.empty()) profiles = fileProfiles();
-      FileOptions options = toFileOptions(wa);
-      for (const auto& p : profiles) validateOptions(options, p);
-      validateRwmixread(options, profiles);
-      for (auto& p : profiles) p = profileAsRun(p, options);
-
-      std::unique_ptr<EmbeddedServer> embedded;
-      std::vector<TargetSpec> specs;
-      std::string serverNote;
-      const RdmaDevice rdma = findRdmaDevice();
-      if (targetArgs.empty()) {
-        embedded = std::make_unique<EmbeddedServer>(wa.workDir);
-        serverNote = embedded->description();
-        specs = {embedded->localTarget(), embedded->nfsTarget("tcp"), embedded->libnfsTarget(),
-                 embedded->nfsTarget("rdma")};
-        if (wa.readsPerCompound > 1) {
-          // Beside nfs-tcp (one READ per RPC, like every client), not instead of it.
-          TargetSpec v = embedded->nfsTarget("tcp");
-          v.name = "nfs-tcp-v" + std::to_string(wa.readsPerCompound);
-          v.nfs.readsPerCompound = wa.readsPerCompound;
-          specs.insert(specs.begin() + 2, v);
-        }
-      } else {
-        for (const auto& a : targetArgs) {
-          const auto eq = a.find('=');
-          if (eq == std::string::npos)
-            throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
-          specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
-          for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
-            if (specs[i].name == specs.back().name) {
-              throw std::invalid_argument("--target " + a + ": the name " + specs.back().name +
-                                          " is taken; each target needs its own NAME");
-            }
-          }
-        }
-      }
-      LinkBounds link;
-      if (!linkJson.empty()) {
-        link.figures = linkFiguresFromJson(parseJsonFile(linkJson));
-        link.source = "nfsrdma-bench link, " + linkJson;
-      }
-      link.rdmaDevice = rdma.name;
-      link.rdmaDeviceGbps = rdma.gbps;
-      for (auto& s : specs) s.direct = options.direct;
-      report.diskTarget = diskTarget.empty() ? "local" : diskTarget;
-      if (!diskTarget.empty() && std::none_of(specs.begin(), specs.end(), [&](const TargetSpec& s) {
-            return s.name == diskTarget;
-          })) {
-        throw std::invalid_argument("--disk-target " + diskTarget + ": no target has that name");
-      }
-      const ServerMemory mem = serverMemoryOf(
-          specs,
-          serverMem.empty() ? std::nullopt : std::optional<double>(parseServerMem(serverMem)),
-          localMemoryBytes());
-      report.serverMemoryBytes = mem.bytes;
-      report.serverMemorySource = mem.source;
-
-      // Targets and their availability, then the matrix.
-      const bool progress = progressWanted();
-      std::vector<bool> usable;
-      for (const auto& s : specs) {
-        CompareTarget t;
-        t.name = s.name;
-        t.engine = engineName(s.engine);
-        t.description = s.describe();
-        t.overNetwork = s.name != report.diskTarget;
-        if (s.engine == EngineKind::Nfs) {
-          t.nfsProto = std::string(transportName(s.nfs.proto));
-          t.readsPerCompound = s.nfs.readsPerCompound;
-        }
-        const bool isRdma = s.engine == EngineKind::Nfs && s.nfs.proto == TransportKind::kRdma;
-        if (isRdma && rdma.name.empty()) {
-          t.available = false;
-          t.unavailable = kNoDevice;
-        } else if (isRdma && embedded && !server::ganeshaSupportsNfsRdma()) {
-          t.available = false;
-          t.unavailable =
-              "the embedded nfs-ganesha has no NFS/RDMA listener (Debian's build) — see "
-              "nfsrdma-server doctor";
-        } else if (std::string why = probe(s); !why.empty()) {
-          t.available = false;
-          t.unavailable = why;
-        }
-        attachLinkBound(t, s, link);
-        usable.push_back(t.available);
-        report.targets.push_back(std::move(t));
-      }
-      report.ratios = defaultRatios(report.targets);
-      // One cache state for every target that runs (an unavailable one does not decide it).
-      std::vector<TargetSpec> running;
-      for (std::size_t i = 0; i < specs.size(); ++i) {
-        if (usable[i]) running.push_back(specs[i]);
-      }
-      const ServerCachePlan cachePlan =
-          planServerCache(running, options.dropServerCache,
-                          options.dropServerCache ? dropCachesBlocked() : std::string(),
-                          static_cast<double>(options.workingSetBytes()), report.serverMemoryBytes);
-      for (const auto& p : profiles) {
-        if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
-        if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
-      }
-
-      report.config = {
-          {"command", "nfsrdma-bench compare"},
-          {"server", serverNote.empty() ? "given with --target" : serverNote},
-          {"workload",
-           "per job " + formatBytes(static_cast<double>(options.sizeBytes)) + " in " +
-               std::to_string(options.nrfiles) + " file(s), numjobs " +
-               std::to_string(options.numjobs) + ", iodepth " +
-               (options.iodepth ? std::to_string(options.iodepth)
-                                : "per profile (4k 32, 128k 8, 4m 2)") +
-               (options.ioBytes
-                    ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
-                    : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
-               " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " +
-               std::to_string(options.seed)},
-          {"working set", formatBytes(static_cast<double>(options.workingSetBytes()))},
-          {"server memory", report.serverMemoryBytes ? formatBytes(*report.serverMemoryBytes) +
-                                                           " (" + report.serverMemorySource + ")"
-                                                     : report.serverMemorySource},
-          {"server cache", cachePlan.description},
-          {"direct",
-           options.direct
-               ? "O_DIRECT for path targets; NFS targets bypass the client's cache by design"
-               : "buffered"},
-          {"verify", options.verify ? "on: every byte read checked, every write read back"
-                                    : "off (--verify)"},
-          {"rdma device", rdma.name.empty() ? "none" : rdma.name},
-      };
-      if (progress)
-        std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(),
-                     specs.size());
-
-      anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan, progress,
-                                    runFileBenchmark, &created);
-      computeFlags(report);
-
-      // The closing note the issue asks for: our client against the anchor.
-      const CompareCell* anchor = report.cell("4k-randread", IoDirection::Read, "libnfs");
-      for (const auto& t : report.targets) {
-        if (t.engine != "nfs" || t.nfsProto != "tcp") continue;
-        const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, t.name);
-        if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
-          report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " +
-                                 fmtDouble("%.0f", ours->iops) + ", libnfs (anchor) " +
-                                 fmtDouble("%.0f", anchor->iops) + ": " +
-                                 fmtDouble("%.2fx", ours->iops / anchor->iops) +
-                                 " (goal >= 1.20x), same server, same run, " + "server cache " +
-                                 ours->serverCache + " for both");
-        }
-      }
-      for (const auto& t : report.targets) {
-        if (t.engine == "nfs" && t.available) {
-          report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
-                                 " = threads, each with its own connection and session" +
-                                 (t.readsPerCompound > 1
-                                      ? "; up to " + std::to_string(t.readsPerCompound) +
-                                            " queued READs of one file per COMPOUND (one RPC)"
-                                      : "; one READ per RPC"));
-        }
-      }
-      bool cacheServed = false;
-      for (const auto& c : report.cells) {
-        for (const auto& f : c.flags) cacheServed = cacheServed || f.kind == "server-page-cache";
-      }
-      if (!options.dropServerCache && cacheServed) {
-        report.notes.push_back(
-            "flagged reads come from the server's page cache: rerun with --drop-server-cache "
-            "(server on this host) or a --size above the server's RAM to measure its disk");
-      }
-      for (auto& w : conditionWarnings(specs, options, report.diskTarget))
-        report.notes.push_back(std::move(w));
-      report.notes.push_back(
-          "this machine may be shared and noisy: compare ratios, not absolute figures");
+      anyFailure = measure(report, a, created);
     }
-
-    if (before) applyBaseline(report, *before, baselinePath, threshold);
-    // "-" is stdout (checkOutputPath accepts it), as for `file`: the JSON or
-    // HTML instead of the text, which would make either unparseable.
-    const bool toStdout = jsonPath == "-" || htmlPath == "-";
-    if (!toStdout) std::fputs(formatCompareText(report).c_str(), stdout);
-    if (jsonPath == "-") {
-      std::fputs(compareToJson(report).c_str(), stdout);
-    } else if (!jsonPath.empty()) {
-      writeFile(jsonPath, compareToJson(report));
-      // With --html - stdout is the HTML: where the JSON went is said on stderr.
-      std::fprintf(toStdout ? stderr : stdout, "%s JSON: %s\n", toStdout ? "" : "\n",
-                   jsonPath.c_str());
-    }
-    if (htmlPath == "-") {
-      std::fputs(renderHtmlReport(report).c_str(), stdout);
-    } else if (!htmlPath.empty()) {
-      writeFile(htmlPath, renderHtmlReport(report));
-      std::fprintf(toStdout ? stderr : stdout, " HTML: %s\n", htmlPath.c_str());
-    }
+    if (before) applyBaseline(report, *before, a.baselinePath, a.threshold);
+    emit(report, a);
     if (anyFailure) return 1;
-    if (failOnRegression && report.regressions() > 0) return 3;
+    if (a.failOnRegression && report.regressions() > 0) return 3;
     return 0;
   } catch (const Interrupted& e) {
     return interrupted(e.signal());

@@ -77,10 +77,10 @@ std::string htmlEscape(std::string_view s) {
   return out;
 }
 
-std::string renderHtmlReport(const CompareReport& r) {
-  const bool withBaseline = !r.baselinePath.empty();
-  std::string h;
-  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+namespace {
+
+std::string htmlHead(const CompareReport& r) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<title>nfsrdma-bench compare</title>\n<style>\n"
        "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}\n"
        "table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #bbb;padding:3px 8px}\n"
@@ -93,10 +93,11 @@ std::string renderHtmlReport(const CompareReport& r) {
   h += "<table id=\"config\">\n";
   for (const auto& [k, v] : r.config) h += "<tr><th>" + htmlEscape(k) + "</th><td>" + htmlEscape(v) + "</td></tr>\n";
   h += "</table>\n";
+  return h;
+}
 
-  // The table.
-  std::vector<std::string> footnotes;
-  h += "<h2>Throughput</h2>\n<table id=\"compare-table\">\n<thead><tr><th>test</th><th>dir</th>";
+std::string throughputHeader(const CompareReport& r, bool withBaseline) {
+  std::string h = "<h2>Throughput</h2>\n<table id=\"compare-table\">\n<thead><tr><th>test</th><th>dir</th>";
   for (const auto& t : r.targets) {
     if (!t.available) {
       h += "<th>" + htmlEscape(t.name) + "</th>";
@@ -106,145 +107,173 @@ std::string renderHtmlReport(const CompareReport& r) {
     if (withBaseline) h += "<th>" + htmlEscape(t.name) + " change</th>";
   }
   for (const auto& q : r.ratios) h += "<th>" + htmlEscape(q.name()) + "</th>";
-  h += "</tr></thead>\n<tbody>\n";
-  for (const auto& [profile, dir] : r.rows) {
-    h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td>";
-    for (const auto& t : r.targets) {
-      if (!t.available) {
-        h += "<td class=\"na\">" + htmlEscape(t.name + ": " + t.unavailable) + "</td>";
-        continue;
-      }
-      const CompareCell* c = r.cell(profile, dir, t.name);
-      if (c == nullptr || !c->ran) {
-        if (c != nullptr && !c->unsupported.empty()) {
-          h += "<td class=\"na\" colspan=\"2\" title=\"" + htmlEscape(c->unsupported) + "\">n/a</td>";
-          if (withBaseline) h += "<td></td>";
-          continue;
-        }
-        const std::string shown = notRunText(c);
-        if (shown == "error") {
-          h += "<td class=\"na err\" title=\"" + htmlEscape(c->firstError) + "\"><a class=\"flag\" href=\"#errors\">" +
-               shown + "</a></td><td class=\"na\">-</td>";
-        } else {
-          h += "<td class=\"na\">" + htmlEscape(shown) + "</td><td class=\"na\">-</td>";
-        }
-        if (withBaseline) h += "<td></td>";
-        continue;
-      }
-      std::string marks;
-      for (const auto& f : c->flags) {
-        if (f.severity != FlagSeverity::Warning) continue;
-        footnotes.push_back(t.name + " " + f.message);
-        marks += fmt(" <a class=\"flag\" href=\"#flag-%zu\">[%zu]</a>", footnotes.size(), footnotes.size());
-      }
-      if (c->verifyMismatches) {
-        marks += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
-                     static_cast<unsigned long long>(c->verifyMismatches), kBadDataMark);
-      }
-      h += fmt("<td class=\"num%s\">%.1f", c->verifyMismatches ? " bad" : "", c->mibPerSecond) + marks +
-           fmt("</td><td class=\"num\">%.0f</td>", c->iops);
-      if (withBaseline) {
-        const std::string change = htmlEscape(baselineChangeText(*c));
-        h += c->baselineMibPerSecond ? fmt("<td class=\"num%s\">", c->regression ? " reg" : "") + change + "</td>"
-                                     : "<td>" + change + "</td>";
-      }
+  return h + "</tr></thead>\n<tbody>\n";
+}
+
+// A cell that did not run: n/a (and why), error (linked to the list), or what it says.
+std::string notRunCells(const CompareCell* c, bool withBaseline) {
+  std::string h;
+  if (c != nullptr && !c->unsupported.empty()) {
+    h = "<td class=\"na\" colspan=\"2\" title=\"" + htmlEscape(c->unsupported) + "\">n/a</td>";
+  } else if (const std::string shown = notRunText(c); shown == "error") {
+    h = "<td class=\"na err\" title=\"" + htmlEscape(c->firstError) + "\"><a class=\"flag\" href=\"#errors\">" +
+        shown + "</a></td><td class=\"na\">-</td>";
+  } else {
+    h = "<td class=\"na\">" + htmlEscape(shown) + "</td><td class=\"na\">-</td>";
+  }
+  if (withBaseline) h += "<td></td>";
+  return h;
+}
+
+// A cell that ran: MiB/s with its flags' footnote marks (added to
+// footnotes) and BAD-DATA mark, IOPS, and the baseline change.
+std::string ranCells(const CompareCell& c, const std::string& target, bool withBaseline,
+                     std::vector<std::string>& footnotes) {
+  std::string marks;
+  for (const auto& f : c.flags) {
+    if (f.severity != FlagSeverity::Warning) continue;
+    footnotes.push_back(target + " " + f.message);
+    marks += fmt(" <a class=\"flag\" href=\"#flag-%zu\">[%zu]</a>", footnotes.size(), footnotes.size());
+  }
+  if (c.verifyMismatches) {
+    marks += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
+                 static_cast<unsigned long long>(c.verifyMismatches), kBadDataMark);
+  }
+  std::string h = fmt("<td class=\"num%s\">%.1f", c.verifyMismatches ? " bad" : "", c.mibPerSecond) + marks +
+                  fmt("</td><td class=\"num\">%.0f</td>", c.iops);
+  if (withBaseline) {
+    const std::string change = htmlEscape(baselineChangeText(c));
+    h += c.baselineMibPerSecond ? fmt("<td class=\"num%s\">", c.regression ? " reg" : "") + change + "</td>"
+                                : "<td>" + change + "</td>";
+  }
+  return h;
+}
+
+std::string throughputRow(const CompareReport& r, const std::string& profile, IoDirection dir,
+                          bool withBaseline, std::vector<std::string>& footnotes) {
+  std::string h = "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td>";
+  for (const auto& t : r.targets) {
+    if (!t.available) {
+      h += "<td class=\"na\">" + htmlEscape(t.name + ": " + t.unavailable) + "</td>";
+      continue;
     }
-    for (const auto& q : r.ratios) {
-      const auto v = r.ratio(q, profile, dir);
-      h += v ? fmt("<td class=\"num\">%.2fx</td>", *v) : std::string("<td class=\"na\">-</td>");
-    }
-    h += "</tr>\n";
+    const CompareCell* c = r.cell(profile, dir, t.name);
+    h += c == nullptr || !c->ran ? notRunCells(c, withBaseline) : ranCells(*c, t.name, withBaseline, footnotes);
   }
-  h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. MB/s (10<sup>6</sup>) "
-       "figures are in the JSON.</p>\n";
-  // Right under the table, as in the text: what failed or read back wrong.
-  if (const auto errors = errorLines(r); !errors.empty()) {
-    h += "<h2>Errors</h2>\n<ul id=\"errors\">\n";
-    for (const auto& e : errors) h += "<li class=\"flag\">" + htmlEscape(e) + "</li>\n";
-    h += "</ul>\n";
+  for (const auto& q : r.ratios) {
+    const auto v = r.ratio(q, profile, dir);
+    h += v ? fmt("<td class=\"num\">%.2fx</td>", *v) : std::string("<td class=\"na\">-</td>");
   }
-  if (const auto commits = commitLines(r); !commits.empty()) {
-    h += "<h2>Commit</h2>\n<p>" + htmlEscape(kCommitHeading) + "</p>\n<ul id=\"commits\">\n";
-    for (const auto& c : commits) h += "<li>" + htmlEscape(c) + "</li>\n";
-    h += "</ul>\n";
+  return h + "</tr>\n";
+}
+
+// "<h2>heading</h2>" and a list of escaped lines (nothing when there are none).
+std::string listSection(const std::string& heading, const std::string& listAttrs, const std::vector<std::string>& lines,
+                        const char* itemAttrs = "", const std::string& intro = {}) {
+  if (lines.empty()) return {};
+  std::string h = "<h2>" + heading + "</h2>\n" + intro + "<ul" + listAttrs + ">\n";
+  for (const auto& line : lines) h += std::string("<li") + itemAttrs + ">" + htmlEscape(line) + "</li>\n";
+  return h + "</ul>\n";
+}
+
+std::string footnoteSection(const std::vector<std::string>& footnotes) {
+  if (footnotes.empty()) return {};
+  std::string h = "<h2>Flags</h2>\n<ol id=\"flags\">\n";
+  for (std::size_t i = 0; i < footnotes.size(); ++i) {
+    h += fmt("<li id=\"flag-%zu\">", i + 1) + htmlEscape(footnotes[i]) + "</li>\n";
   }
-  if (!footnotes.empty()) {
-    h += "<h2>Flags</h2>\n<ol id=\"flags\">\n";
-    for (std::size_t i = 0; i < footnotes.size(); ++i) {
-      h += fmt("<li id=\"flag-%zu\">", i + 1) + htmlEscape(footnotes[i]) + "</li>\n";
-    }
-    h += "</ol>\n";
-  }
-  if (const auto bounds = boundsReachedLines(r); !bounds.empty()) {
-    h += "<h2>Bounds reached</h2>\n<ul id=\"bounds\">\n";
-    for (const auto& b : bounds) h += "<li>" + htmlEscape(b) + "</li>\n";
-    h += "</ul>\n";
-  }
+  return h + "</ol>\n";
+}
+
+std::vector<std::string> unsupportedLines(const CompareReport& r) {
   std::vector<std::string> na;
   for (const auto& c : r.cells) {
     const std::string line = c.target + ": " + c.unsupported;
     if (!c.unsupported.empty() && std::find(na.begin(), na.end(), line) == na.end()) na.push_back(line);
   }
-  if (!na.empty()) {
-    h += "<h2>n/a</h2>\n<ul>\n";
-    for (const auto& x : na) h += "<li>" + htmlEscape(x) + "</li>\n";
-    h += "</ul>\n";
-  }
-  if (withBaseline) {
-    h += "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
-         fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n", r.regressionThresholdPercent,
-             r.regressions());
-    std::string changed;
-    for (const auto& c : r.cells) {
-      if (c.baselineConfigChange.empty()) continue;
-      changed += "<li>" +
-                 htmlEscape(rowName(r, c.profile) + " " + directionName(c.direction) + " " +
-                            c.target + ": " + c.baselineConfigChange) +
-                 "</li>\n";
-    }
-    if (!changed.empty()) h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
-  }
+  return na;
+}
 
-  h += "<h2>Charts (MiB/s)</h2>\n";
+std::string baselineSection(const CompareReport& r) {
+  std::string h = "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
+                  fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n",
+                      r.regressionThresholdPercent, r.regressions());
+  std::string changed;
+  for (const auto& c : r.cells) {
+    if (c.baselineConfigChange.empty()) continue;
+    changed += "<li>" +
+               htmlEscape(rowName(r, c.profile) + " " + directionName(c.direction) + " " + c.target + ": " +
+                          c.baselineConfigChange) +
+               "</li>\n";
+  }
+  if (!changed.empty()) h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
+  return h;
+}
+
+std::string chartsSection(const CompareReport& r) {
+  std::string h = "<h2>Charts (MiB/s)</h2>\n";
   for (const auto& [profile, dir] : r.rows) {
-    h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " +
-         directionName(dir) + "</h3>\n" + barChart(r, profile, dir) + "</section>\n";
+    h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " + directionName(dir) + "</h3>\n" +
+         barChart(r, profile, dir) + "</section>\n";
   }
+  return h;
+}
 
-  // Submission to completion, fio's lat (its slat + clat): not clat alone.
-  h += "<h2>Latency (lat), usec</h2>\n<table "
-       "id=\"latency\">\n<thead><tr><th>test</th><th>dir</th><th>target</th>"
-       "<th>mean</th>";
+// Submission to completion, fio's lat (its slat + clat): not clat alone.
+std::string latencyTable(const CompareReport& r) {
+  std::string h =
+      "<h2>Latency (lat), usec</h2>\n<table "
+      "id=\"latency\">\n<thead><tr><th>test</th><th>dir</th><th>target</th>"
+      "<th>mean</th>";
   for (double p : kPercentiles) h += "<th>" + percentileName(p) + "</th>";
   h += "<th>max</th></tr></thead>\n<tbody>\n";
   for (const auto& [profile, dir] : r.rows) {
     for (const auto& t : r.targets) {
       const CompareCell* c = r.cell(profile, dir, t.name);
       if (c == nullptr || !c->ran) continue;
-      h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) +
-           "</td><td>" + htmlEscape(t.name) + "</td>";
+      h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td><td>" +
+           htmlEscape(t.name) + "</td>";
       h += fmt("<td class=\"num\">%.1f</td>", c->lat("mean"));
-      for (double p : kPercentiles)
-        h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));
+      for (double p : kPercentiles) h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));
       h += fmt("<td class=\"num\">%.1f</td></tr>\n", c->lat("max"));
     }
   }
-  h += "</tbody>\n</table>\n";
+  return h + "</tbody>\n</table>\n";
+}
 
-  h += "<h2>Targets</h2>\n<ul>\n";
+std::string targetsSection(const CompareReport& r) {
+  std::string h = "<h2>Targets</h2>\n<ul>\n";
   for (const auto& t : r.targets) {
     h += "<li><b>" + htmlEscape(t.name) + "</b>: " + htmlEscape(t.available ? t.description : t.unavailable);
-    if (t.linkBytesPerSecond) h += " — link " + htmlEscape(formatGbps(*t.linkBytesPerSecond)) + " (" + htmlEscape(t.linkSource) + ")";
+    if (t.linkBytesPerSecond)
+      h += " — link " + htmlEscape(formatGbps(*t.linkBytesPerSecond)) + " (" + htmlEscape(t.linkSource) + ")";
     h += "</li>\n";
   }
-  h += "</ul>\n";
-  if (!r.notes.empty()) {
-    h += "<h2>Notes</h2>\n<ul id=\"notes\">\n";
-    for (const auto& n : r.notes) h += "<li>" + htmlEscape(n) + "</li>\n";
-    h += "</ul>\n";
-  }
-  h += "</body>\n</html>\n";
-  return h;
+  return h + "</ul>\n";
+}
+
+}  // namespace
+
+std::string renderHtmlReport(const CompareReport& r) {
+  const bool withBaseline = !r.baselinePath.empty();
+  std::string h = htmlHead(r);
+  std::vector<std::string> footnotes;  // the flags' texts, numbered as the table marks them
+  h += throughputHeader(r, withBaseline);
+  for (const auto& [profile, dir] : r.rows) h += throughputRow(r, profile, dir, withBaseline, footnotes);
+  h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. MB/s (10<sup>6</sup>) "
+       "figures are in the JSON.</p>\n";
+  // Right under the table, as in the text: what failed or read back wrong.
+  h += listSection("Errors", " id=\"errors\"", errorLines(r), " class=\"flag\"");
+  h += listSection("Commit", " id=\"commits\"", commitLines(r), "", "<p>" + htmlEscape(kCommitHeading) + "</p>\n");
+  h += footnoteSection(footnotes);
+  h += listSection("Bounds reached", " id=\"bounds\"", boundsReachedLines(r));
+  h += listSection("n/a", "", unsupportedLines(r));
+  if (withBaseline) h += baselineSection(r);
+  h += chartsSection(r);
+  h += latencyTable(r);
+  h += targetsSection(r);
+  h += listSection("Notes", " id=\"notes\"", r.notes);
+  return h + "</body>\n</html>\n";
 }
 
 }  // namespace nfsrdma::bench

@@ -248,6 +248,20 @@ void onJobThreads(std::uint32_t numjobs, Body body) {
   if (first) std::rethrow_exception(first);
 }
 
+// Job j's spec over its own files: what every job of a run shares but its number.
+JobSpec jobSpecFor(const FileProfile& profile, const FileOptions& o, std::uint32_t j,
+                   std::uint32_t iodepth, std::uint64_t fileBytes) {
+  JobSpec spec;
+  spec.profile = profile;
+  spec.options = o;
+  spec.job = j;
+  spec.iodepth = iodepth;
+  spec.files = jobFiles(o, j);
+  spec.fileBytes = fileBytes;
+  spec.fileIdBase = j * o.nrfiles;
+  return spec;
+}
+
 // Creates each job's files with the verify pattern unless they already hold
 // the full size (names carry seed and size, so an existing full file is ours).
 // Records in created the files it writes, and only those: a file that was
@@ -279,16 +293,9 @@ bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* c
     }
     if (!toLayOut.empty()) {
       wrote = true;
-      JobSpec spec;
-      spec.profile = profileByName("128k-write");
-      spec.options = o;
-      spec.job = j;
-      spec.iodepth = 4;
-      spec.files = files;
-      spec.fileBytes = bytes;
+      JobSpec spec = jobSpecFor(profileByName("128k-write"), o, j, 4, bytes);
       spec.layout = true;
       spec.layoutFiles = toLayOut;
-      spec.fileIdBase = j * o.nrfiles;
       d = std::make_unique<JobDriver>(spec, nullptr);
       engine->run(*d);
       // Everything it wrote is in created, and goes (unless there is no created to record it in).
@@ -311,18 +318,11 @@ std::vector<VerifyStats> readWholeFileSet(
   const std::uint64_t bytes = fileBytes(o, blockSize);
   std::vector<VerifyStats> stats(o.numjobs);
   onJobThreads(o.numjobs, [&](std::uint32_t j) {
-    JobSpec spec;
-    spec.profile = profileByName("128k-read");
+    JobSpec spec = jobSpecFor(profileByName("128k-read"), o, j, iodepth, bytes);
     spec.profile.blockSize = blockSize;
-    spec.options = o;
     spec.options.ramp = std::chrono::milliseconds(0);
     spec.options.ioBytes = bytes * o.nrfiles;
     spec.options.rwmixread.reset();
-    spec.job = j;
-    spec.iodepth = iodepth;
-    spec.files = jobFiles(o, j);
-    spec.fileBytes = bytes;
-    spec.fileIdBase = j * o.nrfiles;
     spec.generation = generation;
     if (j < written.size()) spec.writtenBlocks = written[j];
     // Before the engine: it must outlive it (see ensureLayout).
@@ -453,14 +453,13 @@ class ProgressLine {
 
 namespace {
 
-RunResult runCell(const TargetSpec& given, const FileProfile& profile, const FileOptions& options,
-                  const RunSettings& settings) {
-  validateOptions(options, profile);
-  if (const int sig = interruptSignal()) throw Interrupted(sig);
+// What a cell is before it runs: its target, profile and options, and the
+// notes that say how its jobs are made.
+RunResult describeCell(const TargetSpec& target, const FileProfile& profile,
+                       const FileOptions& options, std::uint32_t iodepth) {
   RunResult result;
-  result.iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
+  result.iodepth = iodepth;
   result.effectiveIodepth = result.iodepth;
-  const TargetSpec target = withQueueDepthFor(given, result.iodepth, profile.blockSize);
   result.target = target.name;
   result.targetDescription = target.describe();
   result.profile = profile.name;
@@ -469,140 +468,190 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   result.readPercent = readPercentOf(profile, options);
   result.options = options;
   result.verified = options.verify;
-  if (target.engine == EngineKind::Nfs) {
-    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
-                           ": one thread per job, each with its own connection and session");
-  } else if (target.engine == EngineKind::Libnfs) {
-    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
-                           ": one thread per job, each with its own libnfs context");
-  } else {
-    result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
-                           ": one thread per job, each with its own io_uring");
-  }
+  const char* each = target.engine == EngineKind::Nfs      ? "its own connection and session"
+                     : target.engine == EngineKind::Libnfs ? "its own libnfs context"
+                                                           : "its own io_uring";
+  result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
+                         ": one thread per job, each with " + each);
   if (options.ioBytes > 0 && ioBytesPerJob(options, profile.blockSize) != options.ioBytes) {
     result.notes.push_back(
         "--io-bytes " + formatBytes(static_cast<double>(options.ioBytes)) + " rounded down to " +
         formatBytes(static_cast<double>(ioBytesPerJob(options, profile.blockSize))) +
         " per job: whole " + formatBytes(profile.blockSize) + " blocks");
   }
+  return result;
+}
 
-  result.unsupported = unsupportedReason(target, profile);
-  if (!result.unsupported.empty()) return result;
-  const bool laidOut = ensureLayout(target, options, settings.created);
-  if (profile.reads()) {
-    const bool drop = settings.cache == CachePrep::Drop ||
-                      (settings.cache == CachePrep::FromOptions && options.dropServerCache);
-    if (drop) {
-      result.serverCache = dropServerCache(target, result.notes, result.serverCacheDetail);
-    } else if (settings.cache == CachePrep::Warm) {
-      result.serverCache = warmServerCache(target, options, result.notes);
-      result.serverCacheDetail = serverCacheName(result.serverCache);
-    } else {
-      // Not a neutral state: the layout has just put (part of) the set where reads will find it.
-      const std::string where = target.overNfs() ? "through the server and may be in its page cache"
-                                                 : "and may be in this host's page cache";
-      result.serverCacheDetail =
-          laidOut ? "unmanaged: the file set was just written " + where
-                  : "unmanaged: as earlier runs left it; the file set may be in the " +
-                        std::string(target.overNfs() ? "server's" : "host's") + " page cache";
-      result.notes.push_back("server cache " + result.serverCacheDetail +
-                             " (--drop-server-cache drops it when the server is this host)");
-    }
-  } else {
+// Before a read phase: the server cache as the settings ask (dropped,
+// warmed), or a note saying what state the run finds it in.
+void prepareServerCache(RunResult& result, const TargetSpec& target, const FileProfile& profile,
+                        const FileOptions& options, const RunSettings& settings, bool laidOut) {
+  if (!profile.reads()) {
     result.serverCacheDetail = "n/a: no reads";
+    return;
   }
-  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  const bool drop = settings.cache == CachePrep::Drop ||
+                    (settings.cache == CachePrep::FromOptions && options.dropServerCache);
+  if (drop) {
+    result.serverCache = dropServerCache(target, result.notes, result.serverCacheDetail);
+  } else if (settings.cache == CachePrep::Warm) {
+    result.serverCache = warmServerCache(target, options, result.notes);
+    result.serverCacheDetail = serverCacheName(result.serverCache);
+  } else {
+    // Not a neutral state: the layout has just put (part of) the set where reads will find it.
+    const std::string where = target.overNfs() ? "through the server and may be in its page cache"
+                                               : "and may be in this host's page cache";
+    result.serverCacheDetail =
+        laidOut ? "unmanaged: the file set was just written " + where
+                : "unmanaged: as earlier runs left it; the file set may be in the " +
+                      std::string(target.overNfs() ? "server's" : "host's") + " page cache";
+    result.notes.push_back("server cache " + result.serverCacheDetail +
+                           " (--drop-server-cache drops it when the server is this host)");
+  }
+}
 
-  // A --verify write run stamps its own generation into what it writes, so
-  // that its read-back can tell a lost write from the data already there.
+// A --verify write run stamps its own generation into what it writes, so
+// that its read-back can tell a lost write from the data already there.
+std::uint64_t writeGeneration(const FileOptions& options, const FileProfile& profile) {
   std::uint64_t generation = 0;
   if (options.verify && profile.writes()) {
     std::random_device rd;
     while (generation == 0) generation = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
   }
-  JobProgress progress;
-  std::vector<JobResult> jobs(options.numjobs);
-  std::vector<double> commit(options.numjobs, 0);
-  const std::uint64_t bytes = fileBytes(options, profile.blockSize);
+  return generation;
+}
+
+// The jobs of one cell, each on its own thread: set up, wait at the gate so
+// every clock starts together, run, make durable, close.
+class CellJobs {
+ public:
+  CellJobs(const TargetSpec& target, const FileProfile& profile, const FileOptions& options,
+           const RunSettings& settings, const RunResult& result, std::uint64_t generation)
+      : target_(target),
+        profile_(profile),
+        options_(options),
+        settings_(settings),
+        iodepth_(result.iodepth),
+        readPercent_(result.readPercent),
+        generation_(generation),
+        bytes_(fileBytes(options, profile.blockSize)),
+        effectiveIodepth_(result.iodepth),
+        jobs_(options.numjobs),
+        commit_(options.numjobs, 0) {}
+
+  void runAll() {
+    const double total = std::chrono::duration<double>(options_.ramp + options_.runtime).count();
+    ProgressLine line(settings_, progress_, options_.ioBytes ? 0 : total);
+    onJobThreads(options_.numjobs, [&](std::uint32_t j) { runJob(j); });
+  }
+
+  std::uint32_t effectiveIodepth() const { return effectiveIodepth_; }
+  std::vector<JobResult>& jobs() { return jobs_; }
+  const std::vector<double>& commitSeconds() const { return commit_; }
+
+ private:
+  // The driver before the engine, so that it outlives it: the engine's
+  // requests (an io_uring's, the client's registrations) use its buffers.
+  struct Job {
+    std::unique_ptr<JobDriver> driver;
+    std::unique_ptr<Engine> engine;
+  };
+
+  JobSpec specOf(std::uint32_t j) const {
+    JobSpec spec = jobSpecFor(profile_, options_, j, iodepth_, bytes_);
+    spec.generation = generation_;
+    return spec;
+  }
+
+  void setUp(Job& job, std::uint32_t j) {
+    job.engine = makeEngine(target_);
+    // A connect can take long (a server that does not answer): an
+    // interrupt meanwhile opens nothing more.
+    if (const int sig = interruptSignal()) throw Interrupted(sig);
+    const JobSpec spec = specOf(j);
+    job.engine->open(spec.files, false);
+    job.driver = std::make_unique<JobDriver>(spec, &progress_);
+    const std::uint32_t e = job.engine->effectiveIodepth(iodepth_, profile_.blockSize, readPercent_);
+    std::lock_guard lock(effectiveMu_);
+    effectiveIodepth_ = std::min(effectiveIodepth_, e);
+  }
+
+  void runJob(std::uint32_t j) {
+    Job job;
+    try {
+      setUp(job, j);
+    } catch (...) {
+      gate_.fail();
+      throw;
+    }
+    // Every clock starts together: one job's window must not start while
+    // others still connect.
+    if (!gate_.arriveAndWait()) return;
+    try {
+      job.engine->run(*job.driver);
+    } catch (const std::exception& e) {
+      jobs_[j] = job.driver->result();
+      ++jobs_[j].errors;
+      if (jobs_[j].firstError.empty()) jobs_[j].firstError = e.what();
+      return;
+    }
+    jobs_[j] = job.driver->result();
+    finishJob(*job.engine, j);
+  }
+
+  void finishJob(Engine& engine, std::uint32_t j) {
+    if (const int sig = interruptSignal()) {
+      // Files this command laid out are removed next: what was written
+      // into them need not be made durable first.
+      const bool removed = settings_.created != nullptr &&
+                           settings_.created->holdsAll(target_, jobFiles(options_, j));
+      stopInterrupted(engine, sig, !removed);
+    }
+    if (profile_.writes()) {
+      // The end of the write phase: until the data is durable (UNSTABLE writes need their
+      // COMMIT).
+      const auto c0 = BenchClock::now();
+      engine.commit();
+      commit_[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
+    }
+    engine.finish();
+  }
+
+  const TargetSpec& target_;
+  const FileProfile& profile_;
+  const FileOptions& options_;
+  const RunSettings& settings_;
+  const std::uint32_t iodepth_;
+  const unsigned readPercent_;
+  const std::uint64_t generation_;
+  const std::uint64_t bytes_;
+  JobProgress progress_;
   // Long enough for connects (30 s) and OPENs held by a grace period (the client retries them 120
   // s).
-  StartGate gate(options.numjobs, std::chrono::seconds(180));
-  std::mutex effectiveMu;
-  {
-    const double total = std::chrono::duration<double>(options.ramp + options.runtime).count();
-    ProgressLine line(settings, progress, options.ioBytes ? 0 : total);
-    onJobThreads(options.numjobs, [&](std::uint32_t j) {
-      // The driver before the engine, so that it outlives it: the engine's
-      // requests (an io_uring's, the client's registrations) use its buffers.
-      std::unique_ptr<JobDriver> d;
-      std::unique_ptr<Engine> engine;
-      try {
-        engine = makeEngine(target);
-        // A connect can take long (a server that does not answer): an
-        // interrupt meanwhile opens nothing more.
-        if (const int sig = interruptSignal()) throw Interrupted(sig);
-        JobSpec spec;
-        spec.profile = profile;
-        spec.options = options;
-        spec.job = j;
-        spec.iodepth = result.iodepth;
-        spec.files = jobFiles(options, j);
-        spec.fileBytes = bytes;
-        spec.fileIdBase = j * options.nrfiles;
-        spec.generation = generation;
-        engine->open(spec.files, false);
-        d = std::make_unique<JobDriver>(spec, &progress);
-        const std::uint32_t e =
-            engine->effectiveIodepth(result.iodepth, profile.blockSize, result.readPercent);
-        std::lock_guard lock(effectiveMu);
-        result.effectiveIodepth = std::min(result.effectiveIodepth, e);
-      } catch (...) {
-        gate.fail();
-        throw;
-      }
-      // Every clock starts together: one job's window must not start while
-      // others still connect.
-      if (!gate.arriveAndWait()) return;
-      try {
-        engine->run(*d);
-      } catch (const std::exception& e) {
-        jobs[j] = d->result();
-        ++jobs[j].errors;
-        if (jobs[j].firstError.empty()) jobs[j].firstError = e.what();
-        return;
-      }
-      jobs[j] = d->result();
-      if (const int sig = interruptSignal()) {
-        // Files this command laid out are removed next: what was written
-        // into them need not be made durable first.
-        const bool removed =
-            settings.created != nullptr && settings.created->holdsAll(target, jobFiles(options, j));
-        stopInterrupted(*engine, sig, !removed);
-      }
-      if (profile.writes()) {
-        // The end of the write phase: until the data is durable (UNSTABLE writes need their
-        // COMMIT).
-        const auto c0 = BenchClock::now();
-        engine->commit();
-        commit[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
-      }
-      engine->finish();
-    });
-  }
-  if (const int sig = interruptSignal()) throw Interrupted(sig);
-  if (result.effectiveIodepth < result.iodepth) {
-    // As fio would show it: the figures are for this depth, not the one asked for.
-    const std::string note =
-        target.name +
-        ": the server allows fewer calls in flight (session slots, RDMA credits) than --iodepth " +
-        std::to_string(result.iodepth) + " needs: at most " +
-        std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
-        " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
-        "); the rest wait in the client's queue and their latency includes the wait";
-    std::fprintf(stderr, "nfsrdma-bench: note: %s\n", note.c_str());
-    result.notes.push_back(note);
-  }
-  for (std::uint32_t j = 0; j < options.numjobs; ++j) {
+  StartGate gate_{options_.numjobs, std::chrono::seconds(180)};
+  std::mutex effectiveMu_;
+  std::uint32_t effectiveIodepth_;  // under effectiveMu_ while the jobs set up
+  std::vector<JobResult> jobs_;
+  std::vector<double> commit_;
+};
+
+// As fio would show it: the figures are for this depth, not the one asked for.
+void noteEffectiveIodepth(RunResult& result, const TargetSpec& target, const FileProfile& profile) {
+  if (result.effectiveIodepth >= result.iodepth) return;
+  const std::string note =
+      target.name +
+      ": the server allows fewer calls in flight (session slots, RDMA credits) than --iodepth " +
+      std::to_string(result.iodepth) + " needs: at most " +
+      std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
+      " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
+      "); the rest wait in the client's queue and their latency includes the wait";
+  std::fprintf(stderr, "nfsrdma-bench: note: %s\n", note.c_str());
+  result.notes.push_back(note);
+}
+
+void mergeJobs(RunResult& result, const std::vector<JobResult>& jobs,
+               const std::vector<double>& commit) {
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
     const JobResult& r = jobs[j];
     for (int d = 0; d < 2; ++d) result.dir[d].merge(r.dir[d]);
     result.seconds = std::max(result.seconds, r.seconds);
@@ -612,26 +661,52 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
     result.errors += r.errors;
     if (result.firstError.empty()) result.firstError = r.firstError;
   }
+}
 
-  // Read back everything written and check it: a write run's --verify.
+// Read back everything written and check it: a write run's --verify.
+void verifyReadBack(RunResult& result, const TargetSpec& target, const FileOptions& options,
+                    const FileProfile& profile, std::uint64_t generation,
+                    std::vector<JobResult>& jobs) {
+  std::vector<std::shared_ptr<const std::vector<bool>>> written;
+  std::uint64_t ours = 0, all = 0;
+  for (auto& j : jobs) {
+    ours += static_cast<std::uint64_t>(
+        std::count(j.writtenBlocks.begin(), j.writtenBlocks.end(), true));
+    all += j.writtenBlocks.size();
+    written.push_back(std::make_shared<const std::vector<bool>>(std::move(j.writtenBlocks)));
+  }
+  const auto back = readWholeFileSet(target, options, profile.blockSize,
+                                     std::min<std::uint32_t>(result.iodepth, 8),
+                                     "verify read-back", generation, written);
+  for (const auto& v : back) result.verify.merge(v);
+  result.notes.push_back(
+      "verify: the whole file set read back after the run; the " + std::to_string(ours) + " of " +
+      std::to_string(all) +
+      " blocks this run wrote must hold its data (a lost write shows as stale); the other "
+      "blocks pass with any intact data in their place");
+}
+
+RunResult runCell(const TargetSpec& given, const FileProfile& profile, const FileOptions& options,
+                  const RunSettings& settings) {
+  validateOptions(options, profile);
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  const std::uint32_t iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
+  const TargetSpec target = withQueueDepthFor(given, iodepth, profile.blockSize);
+  RunResult result = describeCell(target, profile, options, iodepth);
+  result.unsupported = unsupportedReason(target, profile);
+  if (!result.unsupported.empty()) return result;
+  const bool laidOut = ensureLayout(target, options, settings.created);
+  prepareServerCache(result, target, profile, options, settings, laidOut);
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  const std::uint64_t generation = writeGeneration(options, profile);
+  CellJobs cell(target, profile, options, settings, result, generation);
+  cell.runAll();
+  result.effectiveIodepth = cell.effectiveIodepth();
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  noteEffectiveIodepth(result, target, profile);
+  mergeJobs(result, cell.jobs(), cell.commitSeconds());
   if (options.verify && profile.writes() && result.errors == 0) {
-    std::vector<std::shared_ptr<const std::vector<bool>>> written;
-    std::uint64_t ours = 0, all = 0;
-    for (auto& j : jobs) {
-      ours += static_cast<std::uint64_t>(
-          std::count(j.writtenBlocks.begin(), j.writtenBlocks.end(), true));
-      all += j.writtenBlocks.size();
-      written.push_back(std::make_shared<const std::vector<bool>>(std::move(j.writtenBlocks)));
-    }
-    const auto back = readWholeFileSet(target, options, profile.blockSize,
-                                       std::min<std::uint32_t>(result.iodepth, 8),
-                                       "verify read-back", generation, written);
-    for (const auto& v : back) result.verify.merge(v);
-    result.notes.push_back(
-        "verify: the whole file set read back after the run; the " + std::to_string(ours) + " of " +
-        std::to_string(all) +
-        " blocks this run wrote must hold its data (a lost write shows as stale); the other "
-        "blocks pass with any intact data in their place");
+    verifyReadBack(result, target, options, profile, generation, cell.jobs());
   }
   return result;
 }

@@ -16,6 +16,8 @@
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench/file/engines/Engine.h"
 #include "client/Client.h"
@@ -23,6 +25,208 @@
 
 namespace nfsrdma::bench {
 namespace {
+
+// One job's run on the client: the driver's slots kept busy from the
+// client's completions. Callbacks run on the client's I/O thread and refer
+// to this object, which lives on the job thread's stack until every slot is
+// done (wait() makes sure of it).
+class NfsJobRun {
+ public:
+  NfsJobRun(JobDriver& d, Client& client, const std::vector<OpenFile>& files,
+            std::uint32_t readsPerCompound)
+      : d_(d),
+        client_(client),
+        files_(files),
+        maxIo_(client.maxIoSize()),
+        // At least four COMPOUNDs stay in flight: one big COMPOUND at a time
+        // would serialise what the queue depth is there to overlap.
+        per_(static_cast<std::uint32_t>(
+            std::min<std::size_t>({readsPerCompound, std::max<std::size_t>(1, d.slots() / 4),
+                                   client.maxReadsPerCompound(d.blockSize())}))),
+        slots_(d.slots()),
+        groups_((d.slots() + per_ - 1) / per_),
+        active_(d.slots()) {}
+
+  void start() {
+    d_.start();
+    if (per_ > 1) {
+      for (std::uint32_t g = 0; g < groups_.size(); ++g) submitGroup(g);
+    } else {
+      for (std::uint32_t i = 0; i < d_.slots(); ++i) submit(i);
+    }
+  }
+
+  // Until every slot is done, bounded by the driver's hard stop.
+  void wait() {
+    std::unique_lock lock(mu_);
+    // In slices: an interrupt moves the hard stop closer (JobDriver::hardStop).
+    while (BenchClock::now() < d_.hardStop()) {
+      if (cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return active_ == 0; })) return;
+    }
+    if (active_ == 0) return;
+    // The client's own call timeouts fire long before this; the last guard.
+    // Callbacks still reference this frame, so fail them by closing the
+    // connection and wait for them before returning.
+    lock.unlock();
+    client_.close();
+    lock.lock();
+    if (!cv_.wait_for(lock, std::chrono::seconds(30), [&] { return active_ == 0; })) {
+      std::fprintf(stderr, "nfsrdma-bench: nfs requests outstanding after close; aborting\n");
+      std::abort();
+    }
+    throw std::runtime_error("nfs: requests still outstanding after the run's grace period");
+  }
+
+ private:
+  struct Slot {
+    IoRequest req;
+    std::size_t pieces = 0;  // outstanding sub-requests
+    std::size_t bytes = 0;
+    std::string error;
+  };
+  // Grouped (vectored) mode: slot i belongs to group i / per_.
+  struct Group {
+    std::size_t outstanding = 0;
+  };
+
+  void finishSlot() {
+    std::lock_guard lock(mu_);
+    if (--active_ == 0) cv_.notify_all();
+  }
+
+  // One sub-request done; the last one completes the slot's request.
+  void piece(std::uint32_t i, std::size_t want, const IoResult& r) {
+    Slot& s = slots_[i];
+    bool last = false;
+    {
+      std::lock_guard lock(mu_);
+      if (r.error) {
+        if (s.error.empty()) s.error = r.error.message();
+      } else if (r.bytes != want) {
+        if (s.error.empty()) {
+          s.error = std::string(directionName(s.req.op)) + " at " + std::to_string(s.req.offset) +
+                    ": " + std::to_string(r.bytes) + " of " + std::to_string(want) +
+                    " bytes (short)";
+        }
+      } else {
+        s.bytes += r.bytes;
+      }
+      last = --s.pieces == 0;
+    }
+    if (!last) return;
+    d_.complete(s.req, s.bytes, s.error);
+    if (per_ <= 1) {
+      submit(i);
+      return;
+    }
+    bool groupDone = false;
+    {
+      std::lock_guard lock(mu_);
+      groupDone = --groups_[i / per_].outstanding == 0;
+    }
+    if (groupDone) submitGroup(i / per_);
+  }
+
+  // Sends slot i's current request (already taken from the driver), in
+  // pieces of the client's max I/O.
+  void issue(std::uint32_t i) {
+    Slot& s = slots_[i];
+    const std::size_t n = s.req.buf.size();
+    {
+      std::lock_guard lock(mu_);
+      s.pieces = (n + maxIo_ - 1) / maxIo_;
+      s.bytes = 0;
+      s.error.clear();
+    }
+    const OpenFile& f = files_[s.req.file];
+    for (std::size_t pos = 0; pos < n; pos += maxIo_) {
+      const std::size_t len = std::min(maxIo_, n - pos);
+      auto part = s.req.buf.subspan(pos, len);
+      auto cb = [this, i, len](const IoResult& r) { piece(i, len, r); };
+      if (s.req.op == IoDirection::Read) {
+        client_.preadAsync(f, part, s.req.offset + pos, cb);
+      } else {
+        client_.pwriteAsync(f, part, s.req.offset + pos, StableHow::kUnstable, cb);
+      }
+    }
+  }
+
+  void submit(std::uint32_t i) {
+    if (!d_.next(i, slots_[i].req)) {
+      finishSlot();
+      return;
+    }
+    issue(i);
+  }
+
+  void submitGroup(std::uint32_t g) {
+    const std::uint32_t first = g * per_;
+    const std::uint32_t end = std::min<std::uint32_t>(first + per_, d_.slots());
+    std::vector<std::uint32_t> live;
+    for (std::uint32_t i = first; i < end; ++i) {
+      if (d_.next(i, slots_[i].req)) {
+        live.push_back(i);
+      } else {
+        finishSlot();
+      }
+    }
+    if (live.empty()) return;
+    {
+      std::lock_guard lock(mu_);
+      groups_[g].outstanding = live.size();
+    }
+    issueGrouped(live);
+  }
+
+  // READs of one file that fit one READ each go together; the rest alone.
+  void issueGrouped(const std::vector<std::uint32_t>& live) {
+    std::vector<std::uint32_t> single;
+    std::vector<std::vector<std::uint32_t>> byFile(files_.size());
+    for (std::uint32_t i : live) {
+      const IoRequest& r = slots_[i].req;
+      if (r.op == IoDirection::Read && r.buf.size() <= maxIo_) {
+        byFile[r.file].push_back(i);
+      } else {
+        single.push_back(i);
+      }
+    }
+    for (std::size_t file = 0; file < byFile.size(); ++file) {
+      const auto& members = byFile[file];
+      if (members.size() < 2) {
+        single.insert(single.end(), members.begin(), members.end());
+        continue;
+      }
+      readTogether(file, members);
+    }
+    for (std::uint32_t i : single) issue(i);
+  }
+
+  void readTogether(std::size_t file, const std::vector<std::uint32_t>& members) {
+    std::vector<Client::ReadVector> reads;
+    for (std::uint32_t i : members) {
+      std::lock_guard lock(mu_);
+      slots_[i].pieces = 1;
+      slots_[i].bytes = 0;
+      slots_[i].error.clear();
+      reads.push_back({slots_[i].req.buf, slots_[i].req.offset});
+    }
+    client_.preadvAsync(files_[file], reads, [this, members](std::size_t k, const IoResult& r) {
+      const std::uint32_t i = members[k];
+      piece(i, slots_[i].req.buf.size(), r);
+    });
+  }
+
+  JobDriver& d_;
+  Client& client_;
+  const std::vector<OpenFile>& files_;
+  const std::size_t maxIo_;
+  const std::uint32_t per_;
+  std::vector<Slot> slots_;
+  std::vector<Group> groups_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::uint32_t active_;  // slots not done; under mu_
+};
 
 class NfsEngine final : public Engine {
  public:
@@ -74,168 +278,10 @@ class NfsEngine final : public Engine {
   }
 
   void run(JobDriver& d) override {
-    const std::size_t maxIo = client_->maxIoSize();
-    struct Slot {
-      IoRequest req;
-      std::size_t pieces = 0;  // outstanding sub-requests
-      std::size_t bytes = 0;
-      std::string error;
-    };
-    std::vector<Slot> slots(d.slots());
-    std::mutex mu;
-    std::condition_variable cv;
-    std::uint32_t active = d.slots();
-
-    std::function<void(std::uint32_t)> submit;
-    // Grouped (vectored) mode: slot i belongs to group i / per.
-    // At least four COMPOUNDs stay in flight: one big COMPOUND at a time
-    // would serialise what the queue depth is there to overlap.
-    const std::uint32_t per = static_cast<std::uint32_t>(
-        std::min<std::size_t>({readsPerCompound_, std::max<std::size_t>(1, d.slots() / 4),
-                               client_->maxReadsPerCompound(d.blockSize())}));
-    struct Group {
-      std::size_t outstanding = 0;
-    };
-    std::vector<Group> groups((d.slots() + per - 1) / per);
-    std::function<void(std::uint32_t)> submitGroup;
-    auto finishSlot = [&] {
-      std::lock_guard lock(mu);
-      if (--active == 0) cv.notify_all();
-    };
-    // One sub-request done; the last one completes the slot's request.
-    auto piece = [&](std::uint32_t i, std::size_t want, const IoResult& r) {
-      Slot& s = slots[i];
-      bool last = false;
-      {
-        std::lock_guard lock(mu);
-        if (r.error) {
-          if (s.error.empty()) s.error = r.error.message();
-        } else if (r.bytes != want) {
-          if (s.error.empty()) {
-            s.error = std::string(directionName(s.req.op)) + " at " + std::to_string(s.req.offset) +
-                      ": " + std::to_string(r.bytes) + " of " + std::to_string(want) +
-                      " bytes (short)";
-          }
-        } else {
-          s.bytes += r.bytes;
-        }
-        last = --s.pieces == 0;
-      }
-      if (!last) return;
-      d.complete(s.req, s.bytes, s.error);
-      if (per <= 1) {
-        submit(i);
-        return;
-      }
-      bool groupDone = false;
-      {
-        std::lock_guard lock(mu);
-        groupDone = --groups[i / per].outstanding == 0;
-      }
-      if (groupDone) submitGroup(i / per);
-    };
-    // Sends slot i's current request (already taken from the driver).
-    auto issue = [&](std::uint32_t i) {
-      Slot& s = slots[i];
-      const std::size_t n = s.req.buf.size();
-      {
-        std::lock_guard lock(mu);
-        s.pieces = (n + maxIo - 1) / maxIo;
-        s.bytes = 0;
-        s.error.clear();
-      }
-      const OpenFile& f = files_[s.req.file];
-      for (std::size_t pos = 0; pos < n; pos += maxIo) {
-        const std::size_t len = std::min(maxIo, n - pos);
-        auto part = s.req.buf.subspan(pos, len);
-        auto cb = [&piece, i, len](const IoResult& r) { piece(i, len, r); };
-        if (s.req.op == IoDirection::Read) {
-          client_->preadAsync(f, part, s.req.offset + pos, cb);
-        } else {
-          client_->pwriteAsync(f, part, s.req.offset + pos, StableHow::kUnstable, cb);
-        }
-      }
-    };
-    submit = [&](std::uint32_t i) {
-      if (!d.next(i, slots[i].req)) {
-        finishSlot();
-        return;
-      }
-      issue(i);
-    };
-    submitGroup = [&](std::uint32_t g) {
-      const std::uint32_t first = g * per;
-      const std::uint32_t end = std::min<std::uint32_t>(first + per, d.slots());
-      std::vector<std::uint32_t> live;
-      for (std::uint32_t i = first; i < end; ++i) {
-        if (d.next(i, slots[i].req)) {
-          live.push_back(i);
-        } else {
-          finishSlot();
-        }
-      }
-      if (live.empty()) return;
-      {
-        std::lock_guard lock(mu);
-        groups[g].outstanding = live.size();
-      }
-      // READs of one file that fit one READ each go together; the rest alone.
-      std::vector<std::uint32_t> single;
-      std::vector<std::vector<std::uint32_t>> byFile(files_.size());
-      for (std::uint32_t i : live) {
-        const IoRequest& r = slots[i].req;
-        if (r.op == IoDirection::Read && r.buf.size() <= maxIo) {
-          byFile[r.file].push_back(i);
-        } else {
-          single.push_back(i);
-        }
-      }
-      for (std::size_t file = 0; file < byFile.size(); ++file) {
-        const auto& members = byFile[file];
-        if (members.size() < 2) {
-          single.insert(single.end(), members.begin(), members.end());
-          continue;
-        }
-        std::vector<Client::ReadVector> reads;
-        for (std::uint32_t i : members) {
-          std::lock_guard lock(mu);
-          slots[i].pieces = 1;
-          slots[i].bytes = 0;
-          slots[i].error.clear();
-          reads.push_back({slots[i].req.buf, slots[i].req.offset});
-        }
-        client_->preadvAsync(files_[file], reads,
-                             [&piece, &slots, members](std::size_t k, const IoResult& r) {
-                               const std::uint32_t i = members[k];
-                               piece(i, slots[i].req.buf.size(), r);
-                             });
-      }
-      for (std::uint32_t i : single) issue(i);
-    };
     if (d.spec().layout || d.spec().profile.writes()) wrote_ = true;
-    d.start();
-    if (per > 1) {
-      for (std::uint32_t g = 0; g < groups.size(); ++g) submitGroup(g);
-    } else {
-      for (std::uint32_t i = 0; i < d.slots(); ++i) submit(i);
-    }
-    std::unique_lock lock(mu);
-    // In slices: an interrupt moves the hard stop closer (JobDriver::hardStop).
-    while (BenchClock::now() < d.hardStop()) {
-      if (cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return active == 0; })) return;
-    }
-    if (active == 0) return;
-    // The client's own call timeouts fire long before this; the last guard.
-    // Callbacks still reference this frame, so fail them by closing the
-    // connection and wait for them before returning.
-    lock.unlock();
-    client_->close();
-    lock.lock();
-    if (!cv.wait_for(lock, std::chrono::seconds(30), [&] { return active == 0; })) {
-      std::fprintf(stderr, "nfsrdma-bench: nfs requests outstanding after close; aborting\n");
-      std::abort();
-    }
-    throw std::runtime_error("nfs: requests still outstanding after the run's grace period");
+    NfsJobRun run(d, *client_, files_, readsPerCompound_);
+    run.start();
+    run.wait();
   }
 
   void commit() override {

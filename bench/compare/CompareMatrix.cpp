@@ -186,130 +186,150 @@ std::vector<std::string> commitLines(const CompareReport& r) {
   return out;
 }
 
-std::string formatCompareText(const CompareReport& r) {
-  // Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
-  // column when unavailable, then ratios.
+std::vector<std::string> unsupportedLines(const CompareReport& r) {
+  std::vector<std::string> na;
+  for (const auto& c : r.cells) {
+    const std::string line = c.target + ": " + c.unsupported;
+    if (!c.unsupported.empty() && std::find(na.begin(), na.end(), line) == na.end()) na.push_back(line);
+  }
+  return na;
+}
+
+namespace {
+
+// The text table before it is laid out: header, which columns are numbers
+// (right-aligned), and the rows' cells.
+struct TextTable {
   std::vector<std::string> header = {"test", "dir"};
   std::vector<bool> right = {false, false};
-  const bool withBaseline = !r.baselinePath.empty();
-  for (const auto& t : r.targets) {
-    if (!t.available) {
-      header.push_back(t.name);
-      right.push_back(false);
-      continue;
-    }
-    header.push_back(t.name + " MiB/s");
-    header.push_back(t.name + " IOPS");
-    right.push_back(true);
-    right.push_back(true);
-    if (withBaseline) {
-      header.push_back(t.name + " chg");
-      right.push_back(true);
-    }
-  }
-  for (const auto& q : r.ratios) {
-    header.push_back(q.name());
-    right.push_back(true);
-  }
-
-  // Footnotes: warnings numbered in row order; regressions marked with '!'.
-  std::vector<std::string> footnotes;
   std::vector<std::vector<std::string>> lines;
-  for (const auto& [profile, dir] : r.rows) {
-    std::vector<std::string> row = {rowName(r, profile), directionName(dir)};
-    for (const auto& t : r.targets) {
-      const CompareCell* c = r.cell(profile, dir, t.name);
-      if (!t.available) {
-        row.push_back(t.name + ": " + t.unavailable);
-        continue;
-      }
-      if (c == nullptr || !c->ran) {
-        row.push_back(notRunText(c));
-        row.push_back("-");
-        if (withBaseline) row.push_back("");
-        continue;
-      }
-      std::string marks;
-      for (const auto& f : c->flags) {
-        if (f.severity != FlagSeverity::Warning) continue;
-        footnotes.push_back(t.name + " " + f.message);
-        marks += " [" + std::to_string(footnotes.size()) + "]";
-      }
-      if (c->verifyMismatches) marks += std::string(" ") + kBadDataMark;
-      row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
-      row.push_back(fmt("%.0f", c->iops));
-      if (withBaseline) row.push_back(baselineChangeText(*c));
-    }
-    for (const auto& q : r.ratios) {
-      const auto v = r.ratio(q, profile, dir);
-      row.push_back(v ? fmt("%.2fx", *v) : "-");
-    }
-    lines.push_back(std::move(row));
+
+  void column(std::string name, bool number) {
+    header.push_back(std::move(name));
+    right.push_back(number);
   }
+  std::string render() const;
+};
+
+std::string TextTable::render() const {
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     width[i] = displayWidth(header[i]);
     for (const auto& l : lines) width[i] = std::max(width[i], displayWidth(l[i]));
   }
-  auto render = [&](const std::vector<std::string>& cells, bool isHeader) {
+  auto row = [&](const std::vector<std::string>& cells, bool isHeader) {
     std::string s = "|";
     for (std::size_t i = 0; i < cells.size(); ++i) s += " " + pad(cells[i], width[i], right[i] && !isHeader) + " |";
     return s + "\n";
   };
-  std::string out;
-  for (const auto& [k, v] : r.config) out += " " + k + ": " + v + "\n";
-  out += "\n" + render(header, true);
+  std::string out = row(header, true);
   std::string rule = "|";
   for (std::size_t i = 0; i < header.size(); ++i) rule += std::string(width[i] + 2, '-') + "|";
   out += rule + "\n";
-  for (const auto& l : lines) out += render(l, false);
-  out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
-  if (const auto commits = commitLines(r); !commits.empty()) {
-    out += std::string("\n ") + kCommitHeading + "\n";
-    for (const auto& c : commits) out += " - " + c + "\n";
+  for (const auto& l : lines) out += row(l, false);
+  return out;
+}
+
+// Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
+// column when unavailable, then ratios.
+TextTable compareColumns(const CompareReport& r, bool withBaseline) {
+  TextTable t;
+  for (const auto& target : r.targets) {
+    if (!target.available) {
+      t.column(target.name, false);
+      continue;
+    }
+    t.column(target.name + " MiB/s", true);
+    t.column(target.name + " IOPS", true);
+    if (withBaseline) t.column(target.name + " chg", true);
   }
+  for (const auto& q : r.ratios) t.column(q.name(), true);
+  return t;
+}
+
+// One row's cells; warnings become footnotes numbered in row order.
+std::vector<std::string> compareRow(const CompareReport& r, const std::string& profile, IoDirection dir,
+                                    bool withBaseline, std::vector<std::string>& footnotes) {
+  std::vector<std::string> row = {rowName(r, profile), directionName(dir)};
+  for (const auto& t : r.targets) {
+    const CompareCell* c = r.cell(profile, dir, t.name);
+    if (!t.available) {
+      row.push_back(t.name + ": " + t.unavailable);
+      continue;
+    }
+    if (c == nullptr || !c->ran) {
+      row.push_back(notRunText(c));
+      row.push_back("-");
+      if (withBaseline) row.push_back("");
+      continue;
+    }
+    std::string marks;
+    for (const auto& f : c->flags) {
+      if (f.severity != FlagSeverity::Warning) continue;
+      footnotes.push_back(t.name + " " + f.message);
+      marks += " [" + std::to_string(footnotes.size()) + "]";
+    }
+    if (c->verifyMismatches) marks += std::string(" ") + kBadDataMark;
+    row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
+    row.push_back(fmt("%.0f", c->iops));
+    if (withBaseline) row.push_back(baselineChangeText(*c));
+  }
+  for (const auto& q : r.ratios) {
+    const auto v = r.ratio(q, profile, dir);
+    row.push_back(v ? fmt("%.2fx", *v) : "-");
+  }
+  return row;
+}
+
+// "\n heading\n" and " - line" per line; nothing when there are none.
+std::string bullets(const std::string& heading, const std::vector<std::string>& lines) {
+  if (lines.empty()) return {};
+  std::string out = "\n " + heading + "\n";
+  for (const auto& l : lines) out += " - " + l + "\n";
+  return out;
+}
+
+std::string baselineText(const CompareReport& r) {
+  std::string out = fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n", r.baselinePath.c_str(),
+                        r.regressionThresholdPercent);
+  std::size_t n = 0;
+  for (const auto& c : r.cells) {
+    if (!c.regression) continue;
+    ++n;
+    out += fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
+               rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(), c.mibPerSecond,
+               c.iops, c.baselineMibPerSecond.value_or(0), c.baselineIops.value_or(0), c.changePercent);
+  }
+  if (n == 0) out += " no regressions\n";
+  for (const auto& c : r.cells) {
+    if (c.baselineConfigChange.empty()) continue;
+    out += " not compared, config changed: " + rowName(r, c.profile) + " " + directionName(c.direction) + " " +
+           c.target + ": " + c.baselineConfigChange + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string formatCompareText(const CompareReport& r) {
+  const bool withBaseline = !r.baselinePath.empty();
+  TextTable table = compareColumns(r, withBaseline);
+  std::vector<std::string> footnotes;  // warnings, numbered in row order
+  for (const auto& [profile, dir] : r.rows) table.lines.push_back(compareRow(r, profile, dir, withBaseline, footnotes));
+  std::string out;
+  for (const auto& [k, v] : r.config) out += " " + k + ": " + v + "\n";
+  out += "\n" + table.render();
+  out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
+  out += bullets(kCommitHeading, commitLines(r));
   if (!footnotes.empty()) {
     out += "\n Flags: figures above what bounds them\n";
     for (std::size_t i = 0; i < footnotes.size(); ++i) out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
   }
-  if (const auto infos = boundsReachedLines(r); !infos.empty()) {
-    out += "\n Bounds reached\n";
-    for (const auto& l : infos) out += " - " + l + "\n";
-  }
-  if (withBaseline) {
-    out += fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n", r.baselinePath.c_str(),
-               r.regressionThresholdPercent);
-    std::size_t n = 0;
-    for (const auto& c : r.cells) {
-      if (!c.regression) continue;
-      ++n;
-      out +=
-          fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
-              rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(),
-              c.mibPerSecond, c.iops, c.baselineMibPerSecond.value_or(0),
-              c.baselineIops.value_or(0), c.changePercent);
-    }
-    if (n == 0) out += " no regressions\n";
-    for (const auto& c : r.cells) {
-      if (c.baselineConfigChange.empty()) continue;
-      out += " not compared, config changed: " + rowName(r, c.profile) + " " +
-             directionName(c.direction) + " " + c.target + ": " + c.baselineConfigChange + "\n";
-    }
-  }
-  std::string unsupported;
-  for (const auto& c : r.cells) {
-    const std::string line = " - " + c.target + ": " + c.unsupported + "\n";
-    if (!c.unsupported.empty() && unsupported.find(line) == std::string::npos) unsupported += line;
-  }
-  if (!unsupported.empty()) out += "\n n/a\n" + unsupported;
-  if (const auto errors = errorLines(r); !errors.empty()) {
-    out += "\n Errors\n";
-    for (const auto& l : errors) out += " - " + l + "\n";
-  }
-  if (!r.notes.empty()) {
-    out += "\n Notes\n";
-    for (const auto& n : r.notes) out += " - " + n + "\n";
-  }
+  out += bullets("Bounds reached", boundsReachedLines(r));
+  if (withBaseline) out += baselineText(r);
+  out += bullets("n/a", unsupportedLines(r));
+  out += bullets("Errors", errorLines(r));
+  out += bullets("Notes", r.notes);
   return out;
 }
 

@@ -142,6 +142,8 @@ inline constexpr const char* kCommitHeading =
     "Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS = "
     "bytes / (window + commit)";
 std::vector<std::string> commitLines(const CompareReport& r);
+// the n/a section, once per target and reason: "libnfs: libnfs 4.0.0 cannot ...".
+std::vector<std::string> unsupportedLines(const CompareReport& r);
 
 // JSON document "nfsrdma-bench-compare/2" and back. parseCompareJson throws
 // std::runtime_error naming what is missing.

@@ -185,15 +185,6 @@ std::string footnoteSection(const std::vector<std::string>& footnotes) {
   return h + "</ol>\n";
 }
 
-std::vector<std::string> unsupportedLines(const CompareReport& r) {
-  std::vector<std::string> na;
-  for (const auto& c : r.cells) {
-    const std::string line = c.target + ": " + c.unsupported;
-    if (!c.unsupported.empty() && std::find(na.begin(), na.end(), line) == na.end()) na.push_back(line);
-  }
-  return na;
-}
-
 std::string baselineSection(const CompareReport& r) {
   std::string h = "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
                   fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n",

@@ -134,6 +134,100 @@ void fillPattern(std::vector<char>& b, std::uint32_t seed) {
   for (char& c : b) c = static_cast<char>(gen() & 0xff);
 }
 
+// The report's title and banner.
+LinkRunReport tcpReport(const LinkOptions& o, const std::string& placement) {
+  LinkRunReport report;
+  report.title = "TCP stream BW Test";
+  report.key = "tcp_bw";
+  report.banner = {{"Streams", std::to_string(o.streams)},
+                   {"Server", o.host + ":" + std::to_string(o.port)},
+                   {"Placement", placement},
+                   {"Duration", durationBanner(o.durationSeconds, 0)},
+                   {"Verify", o.verify ? "ON" : "OFF"}};
+  return report;
+}
+
+// Opens a step's data connections, each announcing its stream index.
+std::vector<Socket> openStreams(const LinkOptions& o) {
+  std::vector<Socket> data;
+  for (std::uint32_t i = 0; i < o.streams; ++i) {
+    data.push_back(connectTo(o));
+    sendWords<4>(data.back().get(), tcpStreamHelloWords(i), "send(stream hello)");
+  }
+  return data;
+}
+
+struct StreamsSent {
+  Clock::time_point start;  // the step's clock starts as the stream threads do
+  std::uint64_t bytes;
+};
+
+// Sends buf over and over on every stream, a thread each, for -n sends or
+// durationUs; throws a stream's own error.
+StreamsSent sendOnStreams(const LinkOptions& o, const std::vector<Socket>& data,
+                          const std::vector<char>& buf, std::uint64_t durationUs) {
+  std::vector<std::atomic<std::uint64_t>> sent(o.streams);
+  std::vector<std::string> errors(o.streams);
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::microseconds(durationUs);
+  std::vector<std::thread> threads;
+  for (std::uint32_t i = 0; i < o.streams; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        const int fd = data[i].get();
+        for (std::uint64_t n = 0; durationUs > 0 ? Clock::now() < deadline : n < o.iterations;
+             ++n) {
+          sendAll(fd, buf.data(), buf.size(), "send(data)");
+          sent[i].fetch_add(buf.size(), std::memory_order_relaxed);
+        }
+        ::shutdown(fd, SHUT_WR);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+        ::shutdown(data[i].get(), SHUT_RDWR);
+      }
+    });
+  }
+  // Threads end on count, deadline or their socket timeouts.
+  for (auto& t : threads) t.join();
+  // A stream's own error says more than the missing step result it causes.
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
+  std::uint64_t total = 0;
+  for (auto& s : sent) total += s.load();
+  return {start, total};
+}
+
+// One message size: the step and READY, the streams, then the server's
+// count (and check) of what arrived. Returns the bytes verified.
+std::uint64_t runTcpStep(const LinkOptions& o, int control, std::uint64_t size, std::uint32_t seed,
+                         LinkRunReport& report) {
+  std::vector<char> buf(size);
+  fillPattern(buf, seed);
+  const auto durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
+  sendWords<3>(control, TcpStep{size, o.iterations, durationUs}.words(), "send(step)");
+  (void)recvWords<1>(control, "recv(ready)");
+  const std::vector<Socket> data = openStreams(o);
+  const StreamsSent sent = sendOnStreams(o, data, buf, durationUs);
+  const auto done = recvWords<3>(control, "recv(step result)");
+  const auto end = Clock::now();
+  if (done[0] != sent.bytes) {
+    throw std::runtime_error("the server received " + std::to_string(done[0]) + " bytes of " +
+                             std::to_string(sent.bytes) + " sent");
+  }
+  if (o.verify && done[1] != 1) {
+    throw std::runtime_error(
+        "verify failed: the server received bytes that differ from the pattern");
+  }
+  BandwidthResult r;
+  r.messageBytes = size;
+  r.messages = sent.bytes / size;
+  r.iterations = r.messages / o.streams;
+  r.seconds = std::chrono::duration<double>(end - sent.start).count();
+  r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
+  report.bandwidth.push_back(r);
+  return o.verify ? sent.bytes : 0;
+}
+
 }  // namespace
 
 LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
@@ -149,71 +243,10 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   sendWords<4>(control.get(), hello.words(), "send(hello)");
   sendWords<1>(control.get(), {seed}, "send(hello)");
 
-  LinkRunReport report;
-  report.title = "TCP stream BW Test";
-  report.key = "tcp_bw";
-  report.banner = {{"Streams", std::to_string(o.streams)},
-                   {"Server", o.host + ":" + std::to_string(o.port)},
-                   {"Placement", placement},
-                   {"Duration", durationBanner(o.durationSeconds, 0)},
-                   {"Verify", o.verify ? "ON" : "OFF"}};
+  LinkRunReport report = tcpReport(o, placement);
   std::uint64_t verified = 0;
-  for (const std::uint64_t size : sizes) {
-    std::vector<char> buf(size);
-    fillPattern(buf, seed);
-    const auto durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
-    sendWords<3>(control.get(), TcpStep{size, o.iterations, durationUs}.words(), "send(step)");
-    (void)recvWords<1>(control.get(), "recv(ready)");
-    std::vector<Socket> data;
-    for (std::uint32_t i = 0; i < o.streams; ++i) {
-      data.push_back(connectTo(o));
-      sendWords<4>(data.back().get(), tcpStreamHelloWords(i), "send(stream hello)");
-    }
-    std::vector<std::atomic<std::uint64_t>> sent(o.streams);
-    std::vector<std::string> errors(o.streams);
-    const auto start = Clock::now();
-    const auto deadline = start + std::chrono::microseconds(durationUs);
-    std::vector<std::thread> threads;
-    for (std::uint32_t i = 0; i < o.streams; ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          const int fd = data[i].get();
-          for (std::uint64_t n = 0; durationUs > 0 ? Clock::now() < deadline : n < o.iterations; ++n) {
-            sendAll(fd, buf.data(), buf.size(), "send(data)");
-            sent[i].fetch_add(size, std::memory_order_relaxed);
-          }
-          ::shutdown(fd, SHUT_WR);
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-          ::shutdown(data[i].get(), SHUT_RDWR);
-        }
-      });
-    }
-    // Threads end on count, deadline or their socket timeouts.
-    for (auto& t : threads) t.join();
-    // A stream's own error says more than the missing step result it causes.
-    for (const auto& e : errors)
-      if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
-    const auto done = recvWords<3>(control.get(), "recv(step result)");
-    const auto end = Clock::now();
-    std::uint64_t total = 0;
-    for (auto& s : sent) total += s.load();
-    if (done[0] != total) {
-      throw std::runtime_error("the server received " + std::to_string(done[0]) + " bytes of " +
-                               std::to_string(total) + " sent");
-    }
-    if (o.verify) {
-      if (done[1] != 1) throw std::runtime_error("verify failed: the server received bytes that differ from the pattern");
-      verified += total;
-    }
-    BandwidthResult r;
-    r.messageBytes = size;
-    r.messages = total / size;
-    r.iterations = r.messages / o.streams;
-    r.seconds = std::chrono::duration<double>(end - start).count();
-    r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
-    report.bandwidth.push_back(r);
-  }
+  for (const std::uint64_t size : sizes)
+    verified += runTcpStep(o, control.get(), size, seed, report);
   sendWords<3>(control.get(), TcpStep{}.words(), "send(bye)");
   if (o.verify) report.verify = "passed (" + std::to_string(verified) + " bytes checked by the server)";
   return report;

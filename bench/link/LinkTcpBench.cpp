@@ -302,13 +302,86 @@ std::pair<std::uint64_t, bool> drainStream(int fd, const std::vector<char>& patt
   return {total, ok};
 }
 
+// Accepts a step's data connections, placed by the stream index each announces.
+std::vector<Socket> acceptStreams(const LinkOptions& o, int listenFd, std::uint32_t streams,
+                                  std::chrono::seconds idle, const std::atomic<bool>& finished) {
+  std::vector<Socket> data(streams);
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    Socket s = acceptWithin(listenFd, o.timeout * 4, finished);
+    if (s.get() < 0) throw std::runtime_error("the client did not open its streams");
+    setTimeouts(s.get(), idle);
+    const std::uint32_t index =
+        decodeTcpStreamHello(recvWords<4>(s.get(), "recv(stream hello)"), streams);
+    if (data[index].get() >= 0)
+      throw LinkProtocolError("two data connections for stream " + std::to_string(index));
+    data[index] = std::move(s);
+  }
+  return data;
+}
+
+// Drains every stream, a thread each, while sampling the bytes received;
+// returns the step result: bytes, whether they matched, peak bytes/s.
+std::array<std::uint64_t, 3> drainStreams(const std::vector<Socket>& data,
+                                          const std::vector<char>& pattern, bool verify) {
+  const std::size_t streams = data.size();
+  std::vector<std::pair<std::uint64_t, bool>> results(streams);
+  std::vector<std::string> errors(streams);
+  std::vector<std::atomic<std::uint64_t>> received(streams);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < streams; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        results[i] = drainStream(data[i].get(), pattern, verify, received[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  // The peak is sampled where the bytes arrive: the sender's side would
+  // count what its socket buffers swallowed in the first milliseconds.
+  std::vector<ProgressSample> samples;
+  std::mutex samplerMu;
+  std::condition_variable samplerWake;
+  bool running = true;
+  const auto start = Clock::now();
+  const auto sample = [&] {
+    std::uint64_t sum = 0;
+    for (auto& r : received) sum += r.load(std::memory_order_relaxed);
+    samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
+  };
+  std::thread sampler([&] {
+    std::unique_lock lock(samplerMu);
+    while (running) {  // ends when the streams are drained; woken at once then
+      sample();
+      samplerWake.wait_for(lock, 10ms, [&] { return !running; });
+    }
+  });
+  for (auto& t : threads) t.join();
+  {
+    std::lock_guard lock(samplerMu);
+    running = false;
+  }
+  samplerWake.notify_one();
+  sampler.join();
+  sample();  // the drained total, at the moment the last stream ended
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+  std::uint64_t total = 0;
+  bool ok = true;
+  for (const auto& r : results) {
+    total += r.first;
+    ok = ok && r.second;
+  }
+  // Peak in bytes/s over windows of at least a tenth of the bytes.
+  const double peak = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, total / 10));
+  return {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)};
+}
+
 void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkServerState& state) {
   const LinkSessionScope active(state);
-  const std::atomic<bool>& finished = state.finished;
   const auto idle = std::chrono::duration_cast<std::chrono::seconds>(o.idleTimeout);
   setTimeouts(control.get(), idle);
   const TcpHello hello = TcpHello::decode(recvWords<4>(control.get(), "recv(hello)"));
-  const std::uint32_t streams = hello.streams;
   const bool verify = (hello.flags & kTcpVerify) != 0;
   const auto seed = static_cast<std::uint32_t>(recvWords<1>(control.get(), "recv(hello)")[0]);
   for (;;) {  // one step per size; each bounded by socket timeouts
@@ -317,67 +390,9 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
     std::vector<char> pattern(step.size);
     fillPattern(pattern, seed);
     sendWords<1>(control.get(), {1}, "send(ready)");
-    std::vector<Socket> data(streams);
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      Socket s = acceptWithin(listenFd, o.timeout * 4, finished);
-      if (s.get() < 0) throw std::runtime_error("the client did not open its streams");
-      setTimeouts(s.get(), idle);
-      const std::uint32_t index = decodeTcpStreamHello(recvWords<4>(s.get(), "recv(stream hello)"), streams);
-      if (data[index].get() >= 0) throw LinkProtocolError("two data connections for stream " + std::to_string(index));
-      data[index] = std::move(s);
-    }
-    std::vector<std::pair<std::uint64_t, bool>> results(streams);
-    std::vector<std::string> errors(streams);
-    std::vector<std::atomic<std::uint64_t>> received(streams);
-    std::vector<std::thread> threads;
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          results[i] = drainStream(data[i].get(), pattern, verify, received[i]);
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-        }
-      });
-    }
-    // The peak is sampled where the bytes arrive: the sender's side would
-    // count what its socket buffers swallowed in the first milliseconds.
-    std::vector<ProgressSample> samples;
-    std::mutex samplerMu;
-    std::condition_variable samplerWake;
-    bool running = true;
-    const auto start = Clock::now();
-    const auto sample = [&] {
-      std::uint64_t sum = 0;
-      for (auto& r : received) sum += r.load(std::memory_order_relaxed);
-      samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
-    };
-    std::thread sampler([&] {
-      std::unique_lock lock(samplerMu);
-      while (running) {  // ends when the streams are drained; woken at once then
-        sample();
-        samplerWake.wait_for(lock, 10ms, [&] { return !running; });
-      }
-    });
-    for (auto& t : threads) t.join();
-    {
-      std::lock_guard lock(samplerMu);
-      running = false;
-    }
-    samplerWake.notify_one();
-    sampler.join();
-    sample();  // the drained total, at the moment the last stream ended
-    for (const auto& e : errors)
-      if (!e.empty()) throw std::runtime_error(e);
-    std::uint64_t total = 0;
-    bool ok = true;
-    for (const auto& r : results) {
-      total += r.first;
-      ok = ok && r.second;
-    }
-    // Peak in bytes/s over windows of at least a tenth of the bytes.
-    const double peak = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, total / 10));
-    sendWords<3>(control.get(), {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)},
-                 "send(step result)");
+    const std::vector<Socket> data =
+        acceptStreams(o, listenFd, hello.streams, idle, state.finished);
+    sendWords<3>(control.get(), drainStreams(data, pattern, verify), "send(step result)");
   }
   if ((hello.flags & kTcpLastSession) != 0 && !o.keepServing) state.finished = true;
 }

@@ -134,6 +134,100 @@ void fillPattern(std::vector<char>& b, std::uint32_t seed) {
   for (char& c : b) c = static_cast<char>(gen() & 0xff);
 }
 
+// The report's title and banner.
+LinkRunReport tcpReport(const LinkOptions& o, const std::string& placement) {
+  LinkRunReport report;
+  report.title = "TCP stream BW Test";
+  report.key = "tcp_bw";
+  report.banner = {{"Streams", std::to_string(o.streams)},
+                   {"Server", o.host + ":" + std::to_string(o.port)},
+                   {"Placement", placement},
+                   {"Duration", durationBanner(o.durationSeconds, 0)},
+                   {"Verify", o.verify ? "ON" : "OFF"}};
+  return report;
+}
+
+// Opens a step's data connections, each announcing its stream index.
+std::vector<Socket> openStreams(const LinkOptions& o) {
+  std::vector<Socket> data;
+  for (std::uint32_t i = 0; i < o.streams; ++i) {
+    data.push_back(connectTo(o));
+    sendWords<4>(data.back().get(), tcpStreamHelloWords(i), "send(stream hello)");
+  }
+  return data;
+}
+
+struct StreamsSent {
+  Clock::time_point start;  // the step's clock starts as the stream threads do
+  std::uint64_t bytes;
+};
+
+// Sends buf over and over on every stream, a thread each, for -n sends or
+// durationUs; throws a stream's own error.
+StreamsSent sendOnStreams(const LinkOptions& o, const std::vector<Socket>& data,
+                          const std::vector<char>& buf, std::uint64_t durationUs) {
+  std::vector<std::atomic<std::uint64_t>> sent(o.streams);
+  std::vector<std::string> errors(o.streams);
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::microseconds(durationUs);
+  std::vector<std::thread> threads;
+  for (std::uint32_t i = 0; i < o.streams; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        const int fd = data[i].get();
+        for (std::uint64_t n = 0; durationUs > 0 ? Clock::now() < deadline : n < o.iterations;
+             ++n) {
+          sendAll(fd, buf.data(), buf.size(), "send(data)");
+          sent[i].fetch_add(buf.size(), std::memory_order_relaxed);
+        }
+        ::shutdown(fd, SHUT_WR);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+        ::shutdown(data[i].get(), SHUT_RDWR);
+      }
+    });
+  }
+  // Threads end on count, deadline or their socket timeouts.
+  for (auto& t : threads) t.join();
+  // A stream's own error says more than the missing step result it causes.
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
+  std::uint64_t total = 0;
+  for (auto& s : sent) total += s.load();
+  return {start, total};
+}
+
+// One message size: the step and READY, the streams, then the server's
+// count (and check) of what arrived. Returns the bytes verified.
+std::uint64_t runTcpStep(const LinkOptions& o, int control, std::uint64_t size, std::uint32_t seed,
+                         LinkRunReport& report) {
+  std::vector<char> buf(size);
+  fillPattern(buf, seed);
+  const auto durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
+  sendWords<3>(control, TcpStep{size, o.iterations, durationUs}.words(), "send(step)");
+  (void)recvWords<1>(control, "recv(ready)");
+  const std::vector<Socket> data = openStreams(o);
+  const StreamsSent sent = sendOnStreams(o, data, buf, durationUs);
+  const auto done = recvWords<3>(control, "recv(step result)");
+  const auto end = Clock::now();
+  if (done[0] != sent.bytes) {
+    throw std::runtime_error("the server received " + std::to_string(done[0]) + " bytes of " +
+                             std::to_string(sent.bytes) + " sent");
+  }
+  if (o.verify && done[1] != 1) {
+    throw std::runtime_error(
+        "verify failed: the server received bytes that differ from the pattern");
+  }
+  BandwidthResult r;
+  r.messageBytes = size;
+  r.messages = sent.bytes / size;
+  r.iterations = r.messages / o.streams;
+  r.seconds = std::chrono::duration<double>(end - sent.start).count();
+  r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
+  report.bandwidth.push_back(r);
+  return o.verify ? sent.bytes : 0;
+}
+
 }  // namespace
 
 LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
@@ -149,71 +243,10 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   sendWords<4>(control.get(), hello.words(), "send(hello)");
   sendWords<1>(control.get(), {seed}, "send(hello)");
 
-  LinkRunReport report;
-  report.title = "TCP stream BW Test";
-  report.key = "tcp_bw";
-  report.banner = {{"Streams", std::to_string(o.streams)},
-                   {"Server", o.host + ":" + std::to_string(o.port)},
-                   {"Placement", placement},
-                   {"Duration", durationBanner(o.durationSeconds, 0)},
-                   {"Verify", o.verify ? "ON" : "OFF"}};
+  LinkRunReport report = tcpReport(o, placement);
   std::uint64_t verified = 0;
-  for (const std::uint64_t size : sizes) {
-    std::vector<char> buf(size);
-    fillPattern(buf, seed);
-    const auto durationUs = static_cast<std::uint64_t>(o.durationSeconds * 1e6);
-    sendWords<3>(control.get(), TcpStep{size, o.iterations, durationUs}.words(), "send(step)");
-    (void)recvWords<1>(control.get(), "recv(ready)");
-    std::vector<Socket> data;
-    for (std::uint32_t i = 0; i < o.streams; ++i) {
-      data.push_back(connectTo(o));
-      sendWords<4>(data.back().get(), tcpStreamHelloWords(i), "send(stream hello)");
-    }
-    std::vector<std::atomic<std::uint64_t>> sent(o.streams);
-    std::vector<std::string> errors(o.streams);
-    const auto start = Clock::now();
-    const auto deadline = start + std::chrono::microseconds(durationUs);
-    std::vector<std::thread> threads;
-    for (std::uint32_t i = 0; i < o.streams; ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          const int fd = data[i].get();
-          for (std::uint64_t n = 0; durationUs > 0 ? Clock::now() < deadline : n < o.iterations; ++n) {
-            sendAll(fd, buf.data(), buf.size(), "send(data)");
-            sent[i].fetch_add(size, std::memory_order_relaxed);
-          }
-          ::shutdown(fd, SHUT_WR);
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-          ::shutdown(data[i].get(), SHUT_RDWR);
-        }
-      });
-    }
-    // Threads end on count, deadline or their socket timeouts.
-    for (auto& t : threads) t.join();
-    // A stream's own error says more than the missing step result it causes.
-    for (const auto& e : errors)
-      if (!e.empty()) throw std::runtime_error("TCP stream failed: " + e);
-    const auto done = recvWords<3>(control.get(), "recv(step result)");
-    const auto end = Clock::now();
-    std::uint64_t total = 0;
-    for (auto& s : sent) total += s.load();
-    if (done[0] != total) {
-      throw std::runtime_error("the server received " + std::to_string(done[0]) + " bytes of " +
-                               std::to_string(total) + " sent");
-    }
-    if (o.verify) {
-      if (done[1] != 1) throw std::runtime_error("verify failed: the server received bytes that differ from the pattern");
-      verified += total;
-    }
-    BandwidthResult r;
-    r.messageBytes = size;
-    r.messages = total / size;
-    r.iterations = r.messages / o.streams;
-    r.seconds = std::chrono::duration<double>(end - start).count();
-    r.peakBytesPerSecond = static_cast<double>(done[2]);  // measured by the receiver
-    report.bandwidth.push_back(r);
-  }
+  for (const std::uint64_t size : sizes)
+    verified += runTcpStep(o, control.get(), size, seed, report);
   sendWords<3>(control.get(), TcpStep{}.words(), "send(bye)");
   if (o.verify) report.verify = "passed (" + std::to_string(verified) + " bytes checked by the server)";
   return report;
@@ -269,13 +302,86 @@ std::pair<std::uint64_t, bool> drainStream(int fd, const std::vector<char>& patt
   return {total, ok};
 }
 
+// Accepts a step's data connections, placed by the stream index each announces.
+std::vector<Socket> acceptStreams(const LinkOptions& o, int listenFd, std::uint32_t streams,
+                                  std::chrono::seconds idle, const std::atomic<bool>& finished) {
+  std::vector<Socket> data(streams);
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    Socket s = acceptWithin(listenFd, o.timeout * 4, finished);
+    if (s.get() < 0) throw std::runtime_error("the client did not open its streams");
+    setTimeouts(s.get(), idle);
+    const std::uint32_t index =
+        decodeTcpStreamHello(recvWords<4>(s.get(), "recv(stream hello)"), streams);
+    if (data[index].get() >= 0)
+      throw LinkProtocolError("two data connections for stream " + std::to_string(index));
+    data[index] = std::move(s);
+  }
+  return data;
+}
+
+// Drains every stream, a thread each, while sampling the bytes received;
+// returns the step result: bytes, whether they matched, peak bytes/s.
+std::array<std::uint64_t, 3> drainStreams(const std::vector<Socket>& data,
+                                          const std::vector<char>& pattern, bool verify) {
+  const std::size_t streams = data.size();
+  std::vector<std::pair<std::uint64_t, bool>> results(streams);
+  std::vector<std::string> errors(streams);
+  std::vector<std::atomic<std::uint64_t>> received(streams);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < streams; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        results[i] = drainStream(data[i].get(), pattern, verify, received[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  // The peak is sampled where the bytes arrive: the sender's side would
+  // count what its socket buffers swallowed in the first milliseconds.
+  std::vector<ProgressSample> samples;
+  std::mutex samplerMu;
+  std::condition_variable samplerWake;
+  bool running = true;
+  const auto start = Clock::now();
+  const auto sample = [&] {
+    std::uint64_t sum = 0;
+    for (auto& r : received) sum += r.load(std::memory_order_relaxed);
+    samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
+  };
+  std::thread sampler([&] {
+    std::unique_lock lock(samplerMu);
+    while (running) {  // ends when the streams are drained; woken at once then
+      sample();
+      samplerWake.wait_for(lock, 10ms, [&] { return !running; });
+    }
+  });
+  for (auto& t : threads) t.join();
+  {
+    std::lock_guard lock(samplerMu);
+    running = false;
+  }
+  samplerWake.notify_one();
+  sampler.join();
+  sample();  // the drained total, at the moment the last stream ended
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+  std::uint64_t total = 0;
+  bool ok = true;
+  for (const auto& r : results) {
+    total += r.first;
+    ok = ok && r.second;
+  }
+  // Peak in bytes/s over windows of at least a tenth of the bytes.
+  const double peak = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, total / 10));
+  return {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)};
+}
+
 void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkServerState& state) {
   const LinkSessionScope active(state);
-  const std::atomic<bool>& finished = state.finished;
   const auto idle = std::chrono::duration_cast<std::chrono::seconds>(o.idleTimeout);
   setTimeouts(control.get(), idle);
   const TcpHello hello = TcpHello::decode(recvWords<4>(control.get(), "recv(hello)"));
-  const std::uint32_t streams = hello.streams;
   const bool verify = (hello.flags & kTcpVerify) != 0;
   const auto seed = static_cast<std::uint32_t>(recvWords<1>(control.get(), "recv(hello)")[0]);
   for (;;) {  // one step per size; each bounded by socket timeouts
@@ -284,67 +390,9 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
     std::vector<char> pattern(step.size);
     fillPattern(pattern, seed);
     sendWords<1>(control.get(), {1}, "send(ready)");
-    std::vector<Socket> data(streams);
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      Socket s = acceptWithin(listenFd, o.timeout * 4, finished);
-      if (s.get() < 0) throw std::runtime_error("the client did not open its streams");
-      setTimeouts(s.get(), idle);
-      const std::uint32_t index = decodeTcpStreamHello(recvWords<4>(s.get(), "recv(stream hello)"), streams);
-      if (data[index].get() >= 0) throw LinkProtocolError("two data connections for stream " + std::to_string(index));
-      data[index] = std::move(s);
-    }
-    std::vector<std::pair<std::uint64_t, bool>> results(streams);
-    std::vector<std::string> errors(streams);
-    std::vector<std::atomic<std::uint64_t>> received(streams);
-    std::vector<std::thread> threads;
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          results[i] = drainStream(data[i].get(), pattern, verify, received[i]);
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-        }
-      });
-    }
-    // The peak is sampled where the bytes arrive: the sender's side would
-    // count what its socket buffers swallowed in the first milliseconds.
-    std::vector<ProgressSample> samples;
-    std::mutex samplerMu;
-    std::condition_variable samplerWake;
-    bool running = true;
-    const auto start = Clock::now();
-    const auto sample = [&] {
-      std::uint64_t sum = 0;
-      for (auto& r : received) sum += r.load(std::memory_order_relaxed);
-      samples.push_back({std::chrono::duration<double>(Clock::now() - start).count(), sum});
-    };
-    std::thread sampler([&] {
-      std::unique_lock lock(samplerMu);
-      while (running) {  // ends when the streams are drained; woken at once then
-        sample();
-        samplerWake.wait_for(lock, 10ms, [&] { return !running; });
-      }
-    });
-    for (auto& t : threads) t.join();
-    {
-      std::lock_guard lock(samplerMu);
-      running = false;
-    }
-    samplerWake.notify_one();
-    sampler.join();
-    sample();  // the drained total, at the moment the last stream ended
-    for (const auto& e : errors)
-      if (!e.empty()) throw std::runtime_error(e);
-    std::uint64_t total = 0;
-    bool ok = true;
-    for (const auto& r : results) {
-      total += r.first;
-      ok = ok && r.second;
-    }
-    // Peak in bytes/s over windows of at least a tenth of the bytes.
-    const double peak = peakMessagesPerSecond(samples, std::max<std::uint64_t>(1, total / 10));
-    sendWords<3>(control.get(), {total, ok ? 1u : 0u, static_cast<std::uint64_t>(peak)},
-                 "send(step result)");
+    const std::vector<Socket> data =
+        acceptStreams(o, listenFd, hello.streams, idle, state.finished);
+    sendWords<3>(control.get(), drainStreams(data, pattern, verify), "send(step result)");
   }
   if ((hello.flags & kTcpLastSession) != 0 && !o.keepServing) state.finished = true;
 }

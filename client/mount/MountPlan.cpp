@@ -308,8 +308,11 @@ std::vector<ExistingMount> nfsMountsOf(std::string_view procMounts, std::string_
   return out;
 }
 
-MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
-  checkRequest(r);
+namespace {
+
+// --proto both: refused with a port (the two mounts need different ones) and
+// with NFSv4, where the tcp mount would not stay on TCP.
+void checkBothProtos(const MountRequest& r) {
   if (r.proto == "both" && r.port) {
     throw std::invalid_argument(
         "--port with --proto both: the RDMA and TCP mounts need different ports; "
@@ -330,11 +333,12 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
         "mount one transport at a time (--proto rdma, measure, umount, then --proto tcp), or "
         "use --vers 3 for both side by side");
   }
+}
 
-  MountPlan plan;
-  const auto existing = nfsMountsOf(facts.mounts, r.server);
-  const std::vector<std::string> protos = protosOf(r);
-  const bool needNoShareCache = protos.size() > 1 || !existing.empty();
+// The problems and notes that come from mounts of the server already there,
+// or from two mounts side by side.
+void noteSharing(MountPlan& plan, const MountRequest& r, const std::vector<ExistingMount>& existing,
+                 const std::vector<std::string>& protos) {
   for (const auto& e : existing) {
     if (const auto clash = trunkingClash(e, r.proto, r.vers)) plan.problems.push_back(*clash);
   }
@@ -353,6 +357,79 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
         "superblock (own cache and mount options); different protos get different "
         "nfs_clients and connections");
   }
+}
+
+// The mount options of the mount over 'proto', in the order mount(8) is given them.
+std::vector<std::string> mountOptionsFor(const MountRequest& r, const std::string& proto,
+                                         const HostFacts& facts, bool noShareCache,
+                                         MountPlan& plan) {
+  std::vector<std::string> opts{"vers=" + r.vers, "proto=" + proto};
+  if (proto == "rdma") {
+    opts.push_back("port=" + std::to_string(r.port.value_or(20049)));
+  } else if (r.port) {
+    opts.push_back("port=" + std::to_string(*r.port));
+  }
+  if (r.rsize) opts.push_back("rsize=" + std::to_string(*r.rsize));
+  if (r.wsize) opts.push_back("wsize=" + std::to_string(*r.wsize));
+  if (r.nconnect) {
+    if (nconnectUsed(proto, r.vers, facts)) {
+      opts.push_back("nconnect=" + std::to_string(*r.nconnect));
+    } else {
+      plan.notes.push_back("nconnect dropped for proto=" + proto + ": kernel " +
+                           std::to_string(facts.kernelMajor) + "." +
+                           std::to_string(facts.kernelMinor) +
+                           " would ignore it (NFSv4 over RDMA uses it from Linux 6.9 on)");
+    }
+  }
+  if (noShareCache) opts.push_back("nosharecache");
+  for (const auto& e : r.extraOptions) opts.push_back(e);
+  return opts;
+}
+
+PlannedMount plannedMount(const MountRequest& r, const std::string& proto,
+                          const std::vector<std::string>& opts) {
+  PlannedMount m;
+  m.proto = proto;
+  m.source = r.server + ":" + r.exportPath;
+  m.mountPoint = mountPointFor(r, proto);
+  for (const auto& o : opts) m.options += (m.options.empty() ? "" : ",") + o;
+  m.argv = {"mount", "-t", "nfs", "-o", m.options, m.source, m.mountPoint};
+  m.command = commandLine(m.argv);
+  m.fstabLine =
+      fstabField(m.source) + " " + fstabField(m.mountPoint) + " nfs " + m.options + ",_netdev 0 0";
+  return m;
+}
+
+// Kubernetes: a StorageClass (for dynamic provisioners that pass mountOptions)
+// and a static PersistentVolume carrying the same options. Its nfs volume takes a bare IPv6
+// address.
+std::string kubernetesYaml(const MountRequest& r, const std::string& proto,
+                           const std::vector<std::string>& options) {
+  std::ostringstream k;
+  k << "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: nfs-" << proto
+    << "\nprovisioner: kubernetes.io/no-provisioner\nmountOptions:\n";
+  for (const auto& o : options) k << "  - " << yamlOption(o) << "\n";
+  k << "---\napiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: nfs-" << proto
+    << "-pv\nspec:\n  capacity:\n    storage: 1Ti\n  accessModes:\n    - ReadWriteMany\n"
+    << "  persistentVolumeReclaimPolicy: Retain\n  storageClassName: nfs-" << proto
+    << "\n  mountOptions:\n";
+  for (const auto& o : options) k << "    - " << yamlOption(o) << "\n";
+  k << "  nfs:\n    server: " << yamlQuoted(bareHost(r.server))
+    << "\n    path: " << yamlQuoted(r.exportPath) << "\n";
+  return k.str();
+}
+
+}  // namespace
+
+MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
+  checkRequest(r);
+  checkBothProtos(r);
+
+  MountPlan plan;
+  const auto existing = nfsMountsOf(facts.mounts, r.server);
+  const std::vector<std::string> protos = protosOf(r);
+  const bool needNoShareCache = protos.size() > 1 || !existing.empty();
+  noteSharing(plan, r, existing, protos);
   for (const auto& e : r.extraOptions) {
     if (needNoShareCache && e == "sharecache") {
       throw std::invalid_argument("-o sharecache: this plan needs nosharecache (see its note)");
@@ -367,35 +444,8 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
   }
   std::vector<std::string> firstOptions;
   for (const auto& proto : protos) {
-    PlannedMount m;
-    m.proto = proto;
-    m.source = r.server + ":" + r.exportPath;
-    m.mountPoint = mountPointFor(r, proto);
-    std::vector<std::string> opts{"vers=" + r.vers, "proto=" + proto};
-    if (proto == "rdma") {
-      opts.push_back("port=" + std::to_string(r.port.value_or(20049)));
-    } else if (r.port) {
-      opts.push_back("port=" + std::to_string(*r.port));
-    }
-    if (r.rsize) opts.push_back("rsize=" + std::to_string(*r.rsize));
-    if (r.wsize) opts.push_back("wsize=" + std::to_string(*r.wsize));
-    if (r.nconnect) {
-      if (nconnectUsed(proto, r.vers, facts)) {
-        opts.push_back("nconnect=" + std::to_string(*r.nconnect));
-      } else {
-        plan.notes.push_back("nconnect dropped for proto=" + proto + ": kernel " +
-                             std::to_string(facts.kernelMajor) + "." +
-                             std::to_string(facts.kernelMinor) +
-                             " would ignore it (NFSv4 over RDMA uses it from Linux 6.9 on)");
-      }
-    }
-    if (needNoShareCache) opts.push_back("nosharecache");
-    for (const auto& e : r.extraOptions) opts.push_back(e);
-    for (const auto& o : opts) m.options += (m.options.empty() ? "" : ",") + o;
-    m.argv = {"mount", "-t", "nfs", "-o", m.options, m.source, m.mountPoint};
-    m.command = commandLine(m.argv);
-    m.fstabLine = fstabField(m.source) + " " + fstabField(m.mountPoint) + " nfs " + m.options +
-                  ",_netdev 0 0";
+    const std::vector<std::string> opts = mountOptionsFor(r, proto, facts, needNoShareCache, plan);
+    PlannedMount m = plannedMount(r, proto, opts);
     for (const auto& e : existing) {
       if (samePath(e.mountPoint, m.mountPoint)) {
         plan.problems.push_back(m.mountPoint + " already has " + e.source + " mounted on it");
@@ -404,23 +454,7 @@ MountPlan planMount(const MountRequest& r, const HostFacts& facts) {
     if (plan.mounts.empty()) firstOptions = opts;
     plan.mounts.push_back(std::move(m));
   }
-
-  // Kubernetes: a StorageClass (for dynamic provisioners that pass mountOptions)
-  // and a static PersistentVolume carrying the same options. Its nfs volume takes a bare IPv6
-  // address.
-  const PlannedMount& first = plan.mounts.front();
-  std::ostringstream k;
-  k << "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: nfs-" << first.proto
-    << "\nprovisioner: kubernetes.io/no-provisioner\nmountOptions:\n";
-  for (const auto& o : firstOptions) k << "  - " << yamlOption(o) << "\n";
-  k << "---\napiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: nfs-" << first.proto
-    << "-pv\nspec:\n  capacity:\n    storage: 1Ti\n  accessModes:\n    - ReadWriteMany\n"
-    << "  persistentVolumeReclaimPolicy: Retain\n  storageClassName: nfs-" << first.proto
-    << "\n  mountOptions:\n";
-  for (const auto& o : firstOptions) k << "    - " << yamlOption(o) << "\n";
-  k << "  nfs:\n    server: " << yamlQuoted(bareHost(r.server))
-    << "\n    path: " << yamlQuoted(r.exportPath) << "\n";
-  plan.kubernetesYaml = k.str();
+  plan.kubernetesYaml = kubernetesYaml(r, plan.mounts.front().proto, firstOptions);
   return plan;
 }
 

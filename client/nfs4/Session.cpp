@@ -331,6 +331,9 @@ Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t
       request->hints);
 }
 
+// The steps of a reply, in order: a call that failed below NFS, SEQUENCE's
+// status, then SEQUENCE's result; each ends the request's use of its slot
+// (released, retired, or handed to a new session) before decode hears of it.
 void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                       xdr::XdrDecoder& results, const RequestPtr& request) {
   const Decode& decode = request->decode;
@@ -356,37 +359,7 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   if (st != kNfs4Ok) {
-    // The server no longer knows the session (or, with EXPIRED and
-    // STALE_CLIENTID, its client ID: ganesha says EXPIRED until its reaper
-    // removes the client): SEQUENCE ran nothing, so the request waits for a
-    // new session and goes again as it was.
-    constexpr unsigned kMaxResends = 2;
-    const bool sessionLost = st == kErrBadSession || st == kErrDeadSession || st == kErrExpired ||
-                             st == kErrStaleClientId;
-    if (sessionLost && request->resends < kMaxResends) {
-      std::lock_guard lock(mu_);
-      if (!closed_ && canRecover_) {
-        ++request->resends;
-        slots_.release(slot, SlotOutcome::kNotExecuted);
-        waiting_.push_front(request);
-        if (!recovering_) {
-          recovering_ = true;
-          lostBy_ = statusErrorFor(Op::kSequence, st);
-          renewWake_.notify_all();
-        }
-        if (slots_.inUse() == 0) idle_.notify_all();
-        return;
-      }
-    }
-    const Error e = statusErrorFor(Op::kSequence, st);
-    if (st == kErrSeqMisordered || st == kErrBadSlot) {
-      // The server disowns this slot or its sequence id: the same request
-      // on it would fail the same way, so it leaves the table.
-      retire(slot, e);
-    } else {
-      releaseAndPump(slot, SlotOutcome::kNotExecuted);
-    }
-    decode(e, nullptr);
+    onSequenceRefused(slot, st, request);
     return;
   }
   const SequenceResult seq = d.sequence();
@@ -397,12 +370,7 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     return;
   }
   if (seq.session != sessionId_ || seq.slot != slot || seq.sequenceId != sequenceId) {
-    const Error e = makeError(ClientErrc::kSequenceMismatch,
-                              std::string("SEQUENCE reply for ") +
-                                  (seq.session != sessionId_ ? "another session, " : "") + "slot " +
-                                  std::to_string(seq.slot) + " sequence " + std::to_string(seq.sequenceId) +
-                                  ", expected slot " + std::to_string(slot) + " sequence " +
-                                  std::to_string(sequenceId));
+    const Error e = sequenceMismatch(seq, slot, sequenceId);
     retire(slot, e);
     decode(e, nullptr);
     return;
@@ -414,6 +382,50 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
   }
   releaseAndPump(slot, SlotOutcome::kExecuted);
   decode({}, &d);
+}
+
+void Session::onSequenceRefused(std::uint32_t slot, std::uint32_t st, const RequestPtr& request) {
+  // The server no longer knows the session (or, with EXPIRED and
+  // STALE_CLIENTID, its client ID: ganesha says EXPIRED until its reaper
+  // removes the client): SEQUENCE ran nothing, so the request waits for a
+  // new session and goes again as it was.
+  constexpr unsigned kMaxResends = 2;
+  const bool sessionLost =
+      st == kErrBadSession || st == kErrDeadSession || st == kErrExpired || st == kErrStaleClientId;
+  if (sessionLost && request->resends < kMaxResends && waitForNewSession(slot, st, request)) return;
+  const Error e = statusErrorFor(Op::kSequence, st);
+  if (st == kErrSeqMisordered || st == kErrBadSlot) {
+    // The server disowns this slot or its sequence id: the same request
+    // on it would fail the same way, so it leaves the table.
+    retire(slot, e);
+  } else {
+    releaseAndPump(slot, SlotOutcome::kNotExecuted);
+  }
+  request->decode(e, nullptr);
+}
+
+bool Session::waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request) {
+  std::lock_guard lock(mu_);
+  if (closed_ || !canRecover_) return false;
+  ++request->resends;
+  slots_.release(slot, SlotOutcome::kNotExecuted);
+  waiting_.push_front(request);
+  if (!recovering_) {
+    recovering_ = true;
+    lostBy_ = statusErrorFor(Op::kSequence, st);
+    renewWake_.notify_all();
+  }
+  if (slots_.inUse() == 0) idle_.notify_all();
+  return true;
+}
+
+Error Session::sequenceMismatch(const SequenceResult& seq, std::uint32_t slot,
+                                std::uint32_t sequenceId) const {
+  return makeError(
+      ClientErrc::kSequenceMismatch,
+      std::string("SEQUENCE reply for ") + (seq.session != sessionId_ ? "another session, " : "") +
+          "slot " + std::to_string(seq.slot) + " sequence " + std::to_string(seq.sequenceId) +
+          ", expected slot " + std::to_string(slot) + " sequence " + std::to_string(sequenceId));
 }
 
 void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Error* lossCause) {

@@ -119,6 +119,12 @@ class Session {
               const RequestPtr& request);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const RequestPtr& request);
+  // onReply()'s steps: SEQUENCE answered status st; a request the server
+  // refused for a lost session waits for a new one (false: it cannot).
+  void onSequenceRefused(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
+  bool waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
+  Error sequenceMismatch(const SequenceResult& seq, std::uint32_t slot,
+                         std::uint32_t sequenceId) const;
   // Hands free slots to waiting requests (mu_ held through lock; each
   // issue() runs unlocked). Nothing leaves while the session is replaced.
   void pump(std::unique_lock<std::mutex>& lock);

@@ -392,32 +392,25 @@ void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
   }
 }
 
+namespace {
+// How much SO_RCVLOWAT asks for while 'owed' bytes of a record are missing.
+// The last kLowWaterSlack bytes of a record are waited for one segment at a
+// time: the sender may hold its last short segment (Nagle) until this side
+// acknowledges, and this side acknowledges promptly only when it reads.
+std::size_t lowWaterFor(std::size_t owed, std::size_t slack, std::size_t min, std::size_t max) {
+  std::size_t want = owed > slack ? std::min(owed - slack, max) : 1;
+  if (want < min) want = 1;
+  return want;
+}
+}  // namespace
+
+// The steps of a large record: receive what the socket holds of it until it
+// is whole (or the socket is drained), then hand it up.
 Error TcpTransport::readLargeRecord(bool& drained) {
   drained = false;
   const std::size_t total = large_.size() + placeDst_.size() + placePad_;
   while (largeHave_ < total) {
-    // Scatter into what is still missing of: large_, the caller's buffer, the pad.
-    std::array<iovec, 3> iov{};
-    std::size_t count = 0;
-    std::size_t skip = largeHave_;
-    auto add = [&](std::uint8_t* base, std::size_t len) {
-      if (skip >= len) {
-        skip -= len;
-        return;
-      }
-      iov[count++] = {base + skip, len - skip};
-      skip = 0;
-    };
-    std::unique_lock lock(placeMutex_, std::defer_lock);
-    if (placeActive_) lock.lock();  // abandon() must not free the destination under us
-    add(large_.data(), large_.size());
-    add(placeDst_.data(), placeDst_.size());
-    add(padScratch_.data(), placePad_);
-    msghdr msg{};
-    msg.msg_iov = iov.data();
-    msg.msg_iovlen = count;
-    const ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
-    if (lock.owns_lock()) lock.unlock();
+    const ssize_t n = receiveLargePart();
     if (n == 0) {
       return makeError(ClientErrc::kConnectionClosed,
                        description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) + " of " +
@@ -427,14 +420,8 @@ Error TcpTransport::readLargeRecord(bool& drained) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         drained = true;
-        const std::size_t owed = total - largeHave_;
-        // The last kLowWaterSlack bytes of a record are waited for one
-        // segment at a time: the sender may hold its last short segment
-        // (Nagle) until this side acknowledges, and this side acknowledges
-        // promptly only when it reads.
-        std::size_t want = owed > kLowWaterSlack ? std::min(owed - kLowWaterSlack, kMaxReceiveLowWater) : 1;
-        if (want < kMinReceiveLowWater) want = 1;
-        setReceiveLowWater(want);
+        setReceiveLowWater(lowWaterFor(total - largeHave_, kLowWaterSlack, kMinReceiveLowWater,
+                                       kMaxReceiveLowWater));
         return {};
       }
       return errnoError(errno, "recv on " + description_);
@@ -445,35 +432,66 @@ Error TcpTransport::readLargeRecord(bool& drained) {
   largeActive_ = false;
   dispatching_ = true;
   if (placeActive_) {
-    std::span<std::uint8_t> dst;
-    {
-      std::lock_guard lock(placeMutex_);
-      dst = placeDst_;
-      placeDst_ = {};
-      placeActive_ = false;
-    }
-    const std::size_t head = large_.size();
-    // The data's XDR length is the last word before the tail: it says whether
-    // the server sent as much as was asked for.
-    if (getBe32(large_.data() + head - 4) == dst.size()) {
-      ++placedReplies_;
-      ++repliesInBatch_;
-      const std::array<std::uint32_t, 1> placed{static_cast<std::uint32_t>(dst.size())};
-      sink_->onMessage(std::span<const std::uint8_t>(large_.data(), head), placed);
-    } else {
-      // A shorter reply: its tail is not the data. Put the record back
-      // together and let the decoder find the data itself.
-      ++placementFallbacks_;
-      large_.insert(large_.end(), dst.begin(), dst.end());
-      large_.insert(large_.end(), padScratch_.begin(), padScratch_.begin() + static_cast<std::ptrdiff_t>(placePad_));
-      deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), true);
-    }
-    placePad_ = 0;
+    deliverPlacedRecord();
   } else {
     deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
   }
   dispatching_ = false;
   return flushCork();
+}
+
+// One recvmsg() into what is still missing of: large_, the caller's buffer,
+// the pad. Returns its result (errno set when negative).
+ssize_t TcpTransport::receiveLargePart() {
+  std::array<iovec, 3> iov{};
+  std::size_t count = 0;
+  std::size_t skip = largeHave_;
+  auto add = [&](std::uint8_t* base, std::size_t len) {
+    if (skip >= len) {
+      skip -= len;
+      return;
+    }
+    iov[count++] = {base + skip, len - skip};
+    skip = 0;
+  };
+  std::unique_lock lock(placeMutex_, std::defer_lock);
+  if (placeActive_) lock.lock();  // abandon() must not free the destination under us
+  add(large_.data(), large_.size());
+  add(placeDst_.data(), placeDst_.size());
+  add(padScratch_.data(), placePad_);
+  msghdr msg{};
+  msg.msg_iov = iov.data();
+  msg.msg_iovlen = count;
+  return ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
+}
+
+// A whole record whose tail was received into a caller's buffer.
+void TcpTransport::deliverPlacedRecord() {
+  std::span<std::uint8_t> dst;
+  {
+    std::lock_guard lock(placeMutex_);
+    dst = placeDst_;
+    placeDst_ = {};
+    placeActive_ = false;
+  }
+  const std::size_t head = large_.size();
+  // The data's XDR length is the last word before the tail: it says whether
+  // the server sent as much as was asked for.
+  if (getBe32(large_.data() + head - 4) == dst.size()) {
+    ++placedReplies_;
+    ++repliesInBatch_;
+    const std::array<std::uint32_t, 1> placed{static_cast<std::uint32_t>(dst.size())};
+    sink_->onMessage(std::span<const std::uint8_t>(large_.data(), head), placed);
+  } else {
+    // A shorter reply: its tail is not the data. Put the record back
+    // together and let the decoder find the data itself.
+    ++placementFallbacks_;
+    large_.insert(large_.end(), dst.begin(), dst.end());
+    large_.insert(large_.end(), padScratch_.begin(),
+                  padScratch_.begin() + static_cast<std::ptrdiff_t>(placePad_));
+    deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), true);
+  }
+  placePad_ = 0;
 }
 
 void TcpTransport::setReceiveLowWater(std::size_t bytes) {

@@ -67,6 +67,8 @@ class TcpTransport final : public Transport {
   Error readAndDispatch();
   Error sendRecord(::iovec* iov, std::size_t count, std::size_t size);
   Error readLargeRecord(bool& drained);
+  ssize_t receiveLargePart();  // readLargeRecord()'s steps
+  void deliverPlacedRecord();
   void beginLargeRecord(std::size_t len, bool last, std::size_t have);
   std::span<std::uint8_t> takePlacement(std::uint32_t xid);
   void deliver(std::span<const std::uint8_t> fragment, bool last);

@@ -281,125 +281,51 @@ std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const
   return r;
 }
 
+// What send() works out before it registers anything: the bulk payloads that
+// may go as Read chunks, the sizes of the READs whose data could be placed,
+// and the planner's choice. On the stack, as before the steps were split.
+struct RdmaTransport::SendPlan {
+  std::array<xdr::BulkSegment, xdr::XdrEncoder::kMaxBulk> bulk{};
+  std::size_t bulkCount = 0;
+  std::array<std::size_t, 4> readSizes{};
+  std::size_t reads = 0;
+  ChunkPlan chunks;
+};
+
+// The steps of a send, in order: plan the chunks, register the memory they
+// expose, take a send buffer, encode the inline part into it, count the
+// call and post it (or queue it for a credit).
 Error RdmaTransport::send(const OutgoingMessage& message) {
   if (broken_.load() || stopping_.load()) {
     std::lock_guard lock(mu_);
     return makeError(ClientErrc::kConnectionClosed,
                      "send on " + description_ + (failure_.empty() ? "" : " (" + failure_ + ")"));
   }
-  std::array<xdr::BulkSegment, xdr::XdrEncoder::kMaxBulk> bulkStore{};
-  std::size_t bulkCount = 0;
-  for (const auto& b : message.bulk) {
-    if (!b.payload.empty() && bulkCount < bulkStore.size()) bulkStore[bulkCount++] = b;
-  }
-  std::array<std::size_t, 4> readSizes{};
-  const std::size_t reads = std::min<std::size_t>(message.directReplies.size(), readSizes.size());
-  for (std::size_t i = 0; i < reads; ++i) readSizes[i] = message.directReplies[i].size();
-  const std::size_t replyHint = message.maxReplySize != 0 ? message.maxReplySize : limits_.receive / 2;
-  const ChunkPlan plan = planCall({message.size, {bulkStore.data(), bulkCount}, {readSizes.data(), reads}, replyHint},
-                                  limits_);
+  SendPlan p;
+  planSend(message, p);
 
   auto call = std::make_unique<CallState>();
   RpcRdmaHeader h;
   h.xid = message.xid;
   h.credits = options_.credits;
-  h.proc = plan.proc;
+  h.proc = p.chunks.proc;
   std::uint64_t pulled = 0;
   try {
-    if (plan.kind == CallKind::kReadChunks) {
-      for (std::size_t i = 0; i < bulkCount; ++i) {
-        const auto& b = bulkStore[i];
-        auto reg = registerBuffer(b.payload.data(), b.payload.size(), false);
-        h.reads.push_back({static_cast<std::uint32_t>(b.xdrPosition),
-                           {reg->rkey(), static_cast<std::uint32_t>(b.payload.size()),
-                            reinterpret_cast<std::uintptr_t>(b.payload.data())}});
-        call->registrations.push_back(std::move(reg));
-        pulled += b.payload.size();
-      }
-    } else if (plan.kind == CallKind::kPositionZero) {
-      call->positionZeroMemory.resize(message.size);
-      std::size_t at = 0;
-      for (const auto& s : message.segments) {
-        std::memcpy(call->positionZeroMemory.data() + at, s.data, s.size);
-        at += s.size;
-      }
-      auto reg = registerBuffer(call->positionZeroMemory.data(), message.size, false, true);
-      h.reads.push_back({0, {reg->rkey(), static_cast<std::uint32_t>(message.size),
-                             reinterpret_cast<std::uintptr_t>(call->positionZeroMemory.data())}});
-      call->registrations.push_back(std::move(reg));
-      pulled += message.size;
-    }
-    std::size_t chunk = 0;
-    for (std::size_t i = 0; i < reads && chunk < plan.writeChunks.size(); ++i) {
-      if (readSizes[i] <= kSmallReadInline) continue;
-      auto target = message.directReplies[i];
-      auto reg = registerBuffer(target.data(), target.size(), true);
-      h.writes.push_back({{reg->rkey(), static_cast<std::uint32_t>(target.size()),
-                           reinterpret_cast<std::uintptr_t>(target.data())}});
-      call->directSizes[call->directCount++] = target.size();
-      call->registrations.push_back(std::move(reg));
-      ++chunk;
-    }
-    if (plan.replyChunk > 0) {
-      call->replyMemory.resize(std::min(plan.replyChunk, maxIncoming_.load()) + 1024);
-      auto reg = registerBuffer(call->replyMemory.data(), call->replyMemory.size(), true, true);
-      h.hasReply = true;
-      h.reply.push_back({reg->rkey(), static_cast<std::uint32_t>(call->replyMemory.size()),
-                         reinterpret_cast<std::uintptr_t>(call->replyMemory.data())});
-      call->registrations.push_back(std::move(reg));
-    }
+    pulled = addReadChunks(message, p, *call, h);
+    addWriteChunks(message, p, *call, h);
+    addReplyChunk(p, *call, h);
   } catch (const std::system_error& e) {
     return makeError(e.code(), std::string("register memory on ") + description_ + ": " + e.what());
   }
 
-  std::size_t slot;
-  {
-    std::lock_guard lock(mu_);
-    if (freeSendSlots_.empty()) {
-      return makeError(std::make_error_code(std::errc::no_buffer_space),
-                       "send on " + description_ + ": all " + std::to_string(options_.sendBuffers) + " send buffers busy");
-    }
-    slot = freeSendSlots_.back();
-    freeSendSlots_.pop_back();
-  }
-  // Transport header, then the inline part of the RPC message.
-  std::uint8_t* base = reinterpret_cast<std::uint8_t*>(sendBuffers_.data()) + slot * options_.inlineSize;
-  xdr::XdrEncoder enc({base, options_.inlineSize});
-  encodeHeader(enc, h);
-  std::size_t length = enc.headSize();
-  if (plan.kind != CallKind::kPositionZero) {
-    std::size_t skipPad = 0;
-    for (const auto& s : message.segments) {
-      const std::uint8_t* data = s.data;
-      std::size_t size = s.size;
-      bool isBulk = false;
-      if (plan.kind == CallKind::kReadChunks) {
-        for (std::size_t i = 0; i < bulkCount; ++i) {
-          if (bulkStore[i].payload.data() == data && bulkStore[i].payload.size() == size) {
-            isBulk = true;
-            skipPad = bulkStore[i].padBytes;  // the pad after a chunked item is not sent
-          }
-        }
-      }
-      if (isBulk) continue;
-      const std::size_t drop = std::min(skipPad, size);
-      data += drop;
-      size -= drop;
-      skipPad = 0;
-      if (enc.overflowed() || length + size > options_.inlineSize) {
-        std::lock_guard lock(mu_);
-        freeSendSlots_.push_back(slot);
-        return makeError(ClientErrc::kEncodeOverflow, "send on " + description_ + ": inline part exceeds " +
-                                                          std::to_string(options_.inlineSize) + " bytes");
-      }
-      std::memcpy(base + length, data, size);
-      length += size;
-    }
-  }
+  std::size_t slot = 0;
+  if (Error e = takeSendSlot(slot)) return e;
+  std::size_t length = 0;
+  if (Error e = encodeCall(message, p, h, slot, length)) return e;
   {
     std::lock_guard lock(mu_);
     ++stats_.calls;
-    switch (plan.kind) {
+    switch (p.chunks.kind) {
       case CallKind::kInline: ++stats_.inlineCalls; break;
       case CallKind::kReadChunks: ++stats_.readChunkCalls; break;
       case CallKind::kPositionZero: ++stats_.positionZeroCalls; break;
@@ -410,6 +336,127 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     calls_[message.xid] = std::move(call);
   }
   postOrBacklog({slot, static_cast<std::uint32_t>(length), message.xid});
+  return {};
+}
+
+void RdmaTransport::planSend(const OutgoingMessage& message, SendPlan& p) const {
+  for (const auto& b : message.bulk) {
+    if (!b.payload.empty() && p.bulkCount < p.bulk.size()) p.bulk[p.bulkCount++] = b;
+  }
+  p.reads = std::min<std::size_t>(message.directReplies.size(), p.readSizes.size());
+  for (std::size_t i = 0; i < p.reads; ++i) p.readSizes[i] = message.directReplies[i].size();
+  const std::size_t replyHint =
+      message.maxReplySize != 0 ? message.maxReplySize : limits_.receive / 2;
+  p.chunks = planCall(
+      {message.size, {p.bulk.data(), p.bulkCount}, {p.readSizes.data(), p.reads}, replyHint},
+      limits_);
+}
+
+std::uint64_t RdmaTransport::addReadChunks(const OutgoingMessage& message, const SendPlan& p,
+                                           CallState& call, RpcRdmaHeader& h) {
+  std::uint64_t pulled = 0;
+  if (p.chunks.kind == CallKind::kReadChunks) {
+    for (std::size_t i = 0; i < p.bulkCount; ++i) {
+      const auto& b = p.bulk[i];
+      auto reg = registerBuffer(b.payload.data(), b.payload.size(), false);
+      h.reads.push_back({static_cast<std::uint32_t>(b.xdrPosition),
+                         {reg->rkey(), static_cast<std::uint32_t>(b.payload.size()),
+                          reinterpret_cast<std::uintptr_t>(b.payload.data())}});
+      call.registrations.push_back(std::move(reg));
+      pulled += b.payload.size();
+    }
+  } else if (p.chunks.kind == CallKind::kPositionZero) {
+    call.positionZeroMemory.resize(message.size);
+    std::size_t at = 0;
+    for (const auto& s : message.segments) {
+      std::memcpy(call.positionZeroMemory.data() + at, s.data, s.size);
+      at += s.size;
+    }
+    auto reg = registerBuffer(call.positionZeroMemory.data(), message.size, false, true);
+    h.reads.push_back({0,
+                       {reg->rkey(), static_cast<std::uint32_t>(message.size),
+                        reinterpret_cast<std::uintptr_t>(call.positionZeroMemory.data())}});
+    call.registrations.push_back(std::move(reg));
+    pulled += message.size;
+  }
+  return pulled;
+}
+
+void RdmaTransport::addWriteChunks(const OutgoingMessage& message, const SendPlan& p,
+                                   CallState& call, RpcRdmaHeader& h) {
+  std::size_t chunk = 0;
+  for (std::size_t i = 0; i < p.reads && chunk < p.chunks.writeChunks.size(); ++i) {
+    if (p.readSizes[i] <= kSmallReadInline) continue;
+    auto target = message.directReplies[i];
+    auto reg = registerBuffer(target.data(), target.size(), true);
+    h.writes.push_back({{reg->rkey(), static_cast<std::uint32_t>(target.size()),
+                         reinterpret_cast<std::uintptr_t>(target.data())}});
+    call.directSizes[call.directCount++] = target.size();
+    call.registrations.push_back(std::move(reg));
+    ++chunk;
+  }
+}
+
+void RdmaTransport::addReplyChunk(const SendPlan& p, CallState& call, RpcRdmaHeader& h) {
+  if (p.chunks.replyChunk == 0) return;
+  call.replyMemory.resize(std::min(p.chunks.replyChunk, maxIncoming_.load()) + 1024);
+  auto reg = registerBuffer(call.replyMemory.data(), call.replyMemory.size(), true, true);
+  h.hasReply = true;
+  h.reply.push_back({reg->rkey(), static_cast<std::uint32_t>(call.replyMemory.size()),
+                     reinterpret_cast<std::uintptr_t>(call.replyMemory.data())});
+  call.registrations.push_back(std::move(reg));
+}
+
+Error RdmaTransport::takeSendSlot(std::size_t& slot) {
+  std::lock_guard lock(mu_);
+  if (freeSendSlots_.empty()) {
+    return makeError(std::make_error_code(std::errc::no_buffer_space),
+                     "send on " + description_ + ": all " + std::to_string(options_.sendBuffers) +
+                         " send buffers busy");
+  }
+  slot = freeSendSlots_.back();
+  freeSendSlots_.pop_back();
+  return {};
+}
+
+// Transport header, then the inline part of the RPC message, into the send
+// buffer of 'slot'; on an error the slot is free again.
+Error RdmaTransport::encodeCall(const OutgoingMessage& message, const SendPlan& p,
+                                const RpcRdmaHeader& h, std::size_t slot, std::size_t& length) {
+  std::uint8_t* base =
+      reinterpret_cast<std::uint8_t*>(sendBuffers_.data()) + slot * options_.inlineSize;
+  xdr::XdrEncoder enc({base, options_.inlineSize});
+  encodeHeader(enc, h);
+  length = enc.headSize();
+  if (p.chunks.kind == CallKind::kPositionZero) return {};
+  std::size_t skipPad = 0;
+  for (const auto& s : message.segments) {
+    const std::uint8_t* data = s.data;
+    std::size_t size = s.size;
+    bool isBulk = false;
+    if (p.chunks.kind == CallKind::kReadChunks) {
+      for (std::size_t i = 0; i < p.bulkCount; ++i) {
+        if (p.bulk[i].payload.data() == data && p.bulk[i].payload.size() == size) {
+          isBulk = true;
+          skipPad = p.bulk[i].padBytes;  // the pad after a chunked item is not sent
+        }
+      }
+    }
+    if (isBulk) continue;
+    const std::size_t drop = std::min(skipPad, size);
+    data += drop;
+    size -= drop;
+    skipPad = 0;
+    if (enc.overflowed() || length + size > options_.inlineSize) {
+      std::lock_guard lock(mu_);
+      freeSendSlots_.push_back(slot);
+      return makeError(ClientErrc::kEncodeOverflow,
+                       "send on " + description_ + ": inline part exceeds " +
+                           std::to_string(options_.inlineSize) + " bytes");
+    }
+    std::memcpy(base + length, data, size);
+    length += size;
+  }
   return {};
 }
 
@@ -525,6 +572,9 @@ void RdmaTransport::pollCompletions() {
   }
 }
 
+// The steps of a receive, in order: decode the transport header, take the
+// call it answers (and the credit grant it carries), hand the reply up,
+// repost the buffer, and start calls the freed credits let go.
 void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   const auto* base = reinterpret_cast<const std::uint8_t*>(receiveBuffers_.data()) + slot * options_.inlineSize;
   std::span<const std::uint8_t> bytes(base, std::min<std::size_t>(length, options_.inlineSize));
@@ -537,20 +587,8 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
     e.context = description_ + (bytes.size() >= 4 ? ": reply header for xid " + std::to_string(h.xid) : "") +
                 ": " + e.context;
   }
-  std::unique_ptr<CallState> call;
-  {
-    std::lock_guard lock(mu_);
-    credits_ = std::clamp<std::uint32_t>(h.credits, 1, options_.credits);
-    stats_.creditsGranted = credits_;
-    auto it = calls_.find(h.xid);
-    if (it != calls_.end()) {
-      call = std::move(it->second);
-      calls_.erase(it);
-    }
-    // A reply for a call we never sent, or a second one for a call, frees
-    // no credit: counting it would let us exceed the server's grant.
-    if ((call || abandonedSent_.erase(h.xid) > 0) && outstanding_ > 0) --outstanding_;
-  }
+  // Held until the end: a reply in its Reply chunk lives in its memory.
+  const std::unique_ptr<CallState> call = takeAnsweredCall(h);
   if (e) {
     if (h.proc == RdmaProc::kError && call) {
       sink_->onCallError(h.xid, e);
@@ -568,59 +606,84 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
       sink_->onMessage(inner, {});
     }
   } else {
-    std::span<const std::uint8_t> message;
-    bool ok = true;
-    if (h.proc == RdmaProc::kMsg) {
-      message = bytes.subspan(consumed);
-    } else {
-      std::size_t replyLength = 0;
-      for (const auto& s : h.reply) replyLength += s.length;
-      if (!h.hasReply || replyLength == 0 || call->replyMemory.empty() || replyLength > call->replyMemory.size()) {
-        sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
-                                            description_ + ": RDMA_NOMSG reply of " + std::to_string(replyLength) +
-                                                " bytes without a Reply chunk large enough"));
-        ok = false;
-      } else {
-        message = {call->replyMemory.data(), replyLength};
-      }
-    }
-    // The RPC reply inside must be for the call the header names: the Write
-    // chunk lengths below belong to that call alone.
-    std::uint32_t rpcXid = 0;
-    if (ok && (!rpc::peekXid(message, rpcXid) || rpcXid != h.xid)) {
-      sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
-                                          description_ + ": transport header for xid " + std::to_string(h.xid) +
-                                              " carries an RPC reply for another xid"));
-      ok = false;
-    }
-    std::array<std::uint32_t, 4> placed{};
-    std::size_t nplaced = 0;
-    std::uint64_t pushed = 0;
-    for (std::size_t i = 0; ok && i < h.writes.size() && i < call->directCount; ++i) {
-      std::uint64_t n = 0;
-      for (const auto& s : h.writes[i]) n += s.length;
-      if (n > call->directSizes[i]) {
-        // More than we offered: the server wrote past what we registered for it.
-        sink_->onCallError(h.xid, makeError(ClientErrc::kMalformedReply,
-                                            description_ + ": Write chunk " + std::to_string(i) + " of xid " +
-                                                std::to_string(h.xid) + " reports " + std::to_string(n) +
-                                                " bytes, " + std::to_string(call->directSizes[i]) + " offered"));
-        ok = false;
-        break;
-      }
-      placed[nplaced++] = static_cast<std::uint32_t>(n);
-      pushed += n;
-    }
-    if (ok) {
-      {
-        std::lock_guard lock(mu_);
-        stats_.bytesPushedByServer += pushed;
-      }
-      sink_->onMessage(message, {placed.data(), nplaced});
-    }
+    deliverReply(h, *call, bytes.subspan(consumed));
   }
   postReceive(slot);
-  // Credits freed by this reply go to calls waiting in the backlog.
+  startBacklogged();
+}
+
+std::unique_ptr<RdmaTransport::CallState> RdmaTransport::takeAnsweredCall(const RpcRdmaHeader& h) {
+  std::unique_ptr<CallState> call;
+  std::lock_guard lock(mu_);
+  credits_ = std::clamp<std::uint32_t>(h.credits, 1, options_.credits);
+  stats_.creditsGranted = credits_;
+  auto it = calls_.find(h.xid);
+  if (it != calls_.end()) {
+    call = std::move(it->second);
+    calls_.erase(it);
+  }
+  // A reply for a call we never sent, or a second one for a call, frees
+  // no credit: counting it would let us exceed the server's grant.
+  if ((call || abandonedSent_.erase(h.xid) > 0) && outstanding_ > 0) --outstanding_;
+  return call;
+}
+
+// A well-formed reply to a call in flight: its RPC message (inline, or in
+// the Reply chunk) goes up with the lengths placed in its Write chunks, or
+// the call fails if the server broke the chunks' contract.
+void RdmaTransport::deliverReply(const RpcRdmaHeader& h, const CallState& call,
+                                 std::span<const std::uint8_t> inner) {
+  std::span<const std::uint8_t> message = inner;
+  if (h.proc != RdmaProc::kMsg) {
+    std::size_t replyLength = 0;
+    for (const auto& s : h.reply) replyLength += s.length;
+    if (!h.hasReply || replyLength == 0 || call.replyMemory.empty() ||
+        replyLength > call.replyMemory.size()) {
+      sink_->onCallError(
+          h.xid, makeError(ClientErrc::kMalformedReply,
+                           description_ + ": RDMA_NOMSG reply of " + std::to_string(replyLength) +
+                               " bytes without a Reply chunk large enough"));
+      return;
+    }
+    message = {call.replyMemory.data(), replyLength};
+  }
+  // The RPC reply inside must be for the call the header names: the Write
+  // chunk lengths below belong to that call alone.
+  std::uint32_t rpcXid = 0;
+  if (!rpc::peekXid(message, rpcXid) || rpcXid != h.xid) {
+    sink_->onCallError(
+        h.xid, makeError(ClientErrc::kMalformedReply, description_ + ": transport header for xid " +
+                                                          std::to_string(h.xid) +
+                                                          " carries an RPC reply for another xid"));
+    return;
+  }
+  std::array<std::uint32_t, 4> placed{};
+  std::size_t nplaced = 0;
+  std::uint64_t pushed = 0;
+  for (std::size_t i = 0; i < h.writes.size() && i < call.directCount; ++i) {
+    std::uint64_t n = 0;
+    for (const auto& s : h.writes[i]) n += s.length;
+    if (n > call.directSizes[i]) {
+      // More than we offered: the server wrote past what we registered for it.
+      sink_->onCallError(
+          h.xid, makeError(ClientErrc::kMalformedReply,
+                           description_ + ": Write chunk " + std::to_string(i) + " of xid " +
+                               std::to_string(h.xid) + " reports " + std::to_string(n) +
+                               " bytes, " + std::to_string(call.directSizes[i]) + " offered"));
+      return;
+    }
+    placed[nplaced++] = static_cast<std::uint32_t>(n);
+    pushed += n;
+  }
+  {
+    std::lock_guard lock(mu_);
+    stats_.bytesPushedByServer += pushed;
+  }
+  sink_->onMessage(message, {placed.data(), nplaced});
+}
+
+// Credits freed by a reply go to calls waiting in the backlog.
+void RdmaTransport::startBacklogged() {
   for (int i = 0; i < 1024; ++i) {
     PendingSend next;
     {

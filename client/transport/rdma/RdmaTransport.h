@@ -103,12 +103,29 @@ class RdmaTransport final : public Transport {
   struct CallState;      // what a call in flight holds until its reply
   struct SendSlot;
   struct PendingSend;
+  struct SendPlan;  // send()'s chunk plan, on its stack
 
   explicit RdmaTransport(const RdmaTransportOptions& options);
   void setUp(const RdmaTransportOptions& options);  // receives, send slots, connect
   void run();
   void pollCompletions();
+  // send()'s steps. The add*Chunk* ones register memory and throw
+  // std::system_error when they cannot.
+  void planSend(const OutgoingMessage& message, SendPlan& p) const;
+  std::uint64_t addReadChunks(const OutgoingMessage& message, const SendPlan& p, CallState& call,
+                              RpcRdmaHeader& h);  // returns the bytes the server pulls
+  void addWriteChunks(const OutgoingMessage& message, const SendPlan& p, CallState& call,
+                      RpcRdmaHeader& h);
+  void addReplyChunk(const SendPlan& p, CallState& call, RpcRdmaHeader& h);
+  Error takeSendSlot(std::size_t& slot);
+  Error encodeCall(const OutgoingMessage& message, const SendPlan& p, const RpcRdmaHeader& h,
+                   std::size_t slot, std::size_t& length);
   void onReceive(std::size_t slot, std::uint32_t length);
+  // onReceive()'s steps.
+  std::unique_ptr<CallState> takeAnsweredCall(const RpcRdmaHeader& h);
+  void deliverReply(const RpcRdmaHeader& h, const CallState& call,
+                    std::span<const std::uint8_t> inner);
+  void startBacklogged();
   void postReceive(std::size_t slot);
   // A new call: sent now if a credit is free and no earlier call waits for
   // one (first come, first served), else queued in the backlog.

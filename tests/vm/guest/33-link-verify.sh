@@ -109,10 +109,13 @@ awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && $2 > 0 { ok = 1 } END { exit !ok }' durat
   vm_fail "-D 2: no 65536-byte row"
 # A -D run's peak comes from samples taken as completions arrive: a sample
 # between two (the count moves in steps of the CQ moderation) once paired an
-# old count with a new time and printed a peak 100x the average.
+# old count with a new time and printed a peak 100x the average. The bound
+# is 10x, not tighter: on a loaded host the emulated guest stalls, the
+# average carries the stalls and the peak does not (a busy CI host once
+# gave 18.24 MiB/s peak over 5.83 average, 3.1x, from sound samples).
 peak_sane() {  # LOG
-  awk '$1 == 65536 && $2 ~ /^[0-9]+$/ { ok = ($3 >= $4 && $3 < 3 * $4) } END { exit !ok }' "$1" ||
-    vm_fail "$1: the peak is not between the average and 3x it"
+  awk '$1 == 65536 && $2 ~ /^[0-9]+$/ { ok = ($3 >= $4 && $3 < 10 * $4) } END { exit !ok }' "$1" ||
+    vm_fail "$1: the peak is not between the average and 10x it"
 }
 peak_sane duration.log
 # -D 4 runs 4 s and measures its middle 2 s (perftest's default margin, a

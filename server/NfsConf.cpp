@@ -54,6 +54,80 @@ struct Logical {
   std::size_t vbegin = 0, vend = 0;  // Assign: the value token in the joined text
 };
 
+// Appends physical lines from lines[i] on to `s` until one ends the logical
+// line, and moves i past them. Returns false for a last line without a
+// newline, which conf_parse ignores.
+bool joinLogicalLine(const std::vector<std::string>& lines, std::size_t& i, std::string& s) {
+  for (; i < lines.size(); ++i) {
+    const std::string& p = lines[i];
+    if (p.empty() || p.back() != '\n') {  // the last line, without a newline
+      s += p;
+      ++i;
+      return false;
+    }
+    if (p.size() >= 2 && p[p.size() - 2] == '\\') {  // escaped newline: read on
+      s += p.substr(0, p.size() - 2) + "  ";
+      continue;
+    }
+    s += p.substr(0, p.size() - 1);
+    ++i;
+    return true;
+  }
+  return false;
+}
+
+// A "[section]" or `[section "arg"]` line, its '[' at s[b]: the section in
+// force after it.
+void parseHeader(const std::string& s, std::size_t b, std::optional<std::string>& section,
+                 std::optional<std::string>& arg) {
+  section.reset();
+  arg.reset();
+  std::size_t n = b + 1;
+  while (n < s.size() && isBlank(s[n])) ++n;
+  const auto close = s.find(']', n);
+  if (close == std::string::npos) return;  // without ']' no section is in force
+  std::string name = s.substr(n, close - n);
+  while (!name.empty() && isBlank(name.back())) name.pop_back();
+  const auto q = name.find('"');
+  if (q == std::string::npos) {
+    section = name;
+    return;
+  }
+  std::string rest = name.substr(q + 1);
+  name.resize(q);
+  while (!name.empty() && isBlank(name.back())) name.pop_back();
+  section = name;
+  const auto q2 = rest.find('"');
+  if (q2 != std::string::npos) arg = rest.substr(0, q2);
+}
+
+// A line inside a section, its first non-blank at s[b]: l becomes an Assign
+// when it is a "key = value" nfs-utils accepts.
+void parseAssignment(const std::string& s, std::size_t b, Logical& l) {
+  const auto eq = s.find('=', b);
+  if (eq == std::string::npos) return;
+  std::size_t kend = eq;
+  while (kend > b && isBlank(s[kend - 1])) --kend;
+  std::size_t v = eq + 1;
+  while (v < s.size() && isBlank(s[v])) ++v;
+  std::size_t vend = s.size();
+  if (v < s.size() && (s[v] == '"' || s[v] == '\'')) {
+    const auto q = s.find(s[v], v + 1);
+    if (q == std::string::npos) return;  // unmatched quotes: nfs-utils ignores the line
+    ++v;
+    vend = q;
+  } else {
+    vend = std::min(s.find_first_of("#;", v), s.size());
+    while (vend > v + 1 && isSpace(s[vend - 1])) --vend;  // keeps the first byte, as nfs-utils
+  }
+  if (kend == b) return;
+  l.kind = Logical::Kind::Assign;
+  l.key = s.substr(b, kend - b);
+  l.value = s.substr(v, vend - v);
+  l.vbegin = v;
+  l.vend = vend;
+}
+
 std::vector<Logical> parse(const std::vector<std::string>& lines,
                            std::optional<std::string> section, std::optional<std::string> arg) {
   std::vector<Logical> out;
@@ -62,23 +136,7 @@ std::vector<Logical> parse(const std::vector<std::string>& lines,
     Logical l;
     l.first = i;
     std::string s;
-    bool terminated = false;
-    for (; i < lines.size(); ++i) {
-      const std::string& p = lines[i];
-      if (p.empty() || p.back() != '\n') {  // the last line, without a newline
-        s += p;
-        ++i;
-        break;
-      }
-      if (p.size() >= 2 && p[p.size() - 2] == '\\') {  // escaped newline: read on
-        s += p.substr(0, p.size() - 2) + "  ";
-        continue;
-      }
-      s += p.substr(0, p.size() - 1);
-      terminated = true;
-      ++i;
-      break;
-    }
+    const bool terminated = joinLogicalLine(lines, i, s);
     l.last = i - 1;
     if (!terminated) {
       // conf_parse: "last line non-terminated, ignored".
@@ -96,56 +154,10 @@ std::vector<Logical> parse(const std::vector<std::string>& lines,
       l.kind = Logical::Kind::Comment;
     } else if (s[b] == '[') {
       l.kind = Logical::Kind::Header;
-      section.reset();
-      arg.reset();
-      std::size_t n = b + 1;
-      while (n < s.size() && isBlank(s[n])) ++n;
-      const auto close = s.find(']', n);
-      if (close != std::string::npos) {  // without ']' no section is in force
-        std::string name = s.substr(n, close - n);
-        while (!name.empty() && isBlank(name.back())) name.pop_back();
-        const auto q = name.find('"');
-        if (q == std::string::npos) {
-          section = name;
-        } else {
-          std::string rest = name.substr(q + 1);
-          name.resize(q);
-          while (!name.empty() && isBlank(name.back())) name.pop_back();
-          section = name;
-          const auto q2 = rest.find('"');
-          if (q2 != std::string::npos) arg = rest.substr(0, q2);
-        }
-      }
+      parseHeader(s, b, section, arg);
     } else {
-      const auto eq = s.find('=', b);
       l.kind = Logical::Kind::Other;
-      if (eq != std::string::npos && section) {
-        std::size_t kend = eq;
-        while (kend > b && isBlank(s[kend - 1])) --kend;
-        std::size_t v = eq + 1;
-        while (v < s.size() && isBlank(s[v])) ++v;
-        bool ok = true;
-        std::size_t vend = s.size();
-        if (v < s.size() && (s[v] == '"' || s[v] == '\'')) {
-          const auto q = s.find(s[v], v + 1);
-          if (q == std::string::npos) {
-            ok = false;  // unmatched quotes: nfs-utils ignores the line
-          } else {
-            ++v;
-            vend = q;
-          }
-        } else {
-          vend = std::min(s.find_first_of("#;", v), s.size());
-          while (vend > v + 1 && isSpace(s[vend - 1])) --vend;  // keeps the first byte, as nfs-utils
-        }
-        if (ok && kend > b) {
-          l.kind = Logical::Kind::Assign;
-          l.key = s.substr(b, kend - b);
-          l.value = s.substr(v, vend - v);
-          l.vbegin = v;
-          l.vend = vend;
-        }
-      }
+      if (section) parseAssignment(s, b, l);
     }
     l.section = section;
     l.arg = arg;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "server/AtomicFile.h"
 #include "server/HostState.h"
@@ -28,9 +29,31 @@ struct ConfKey {
   std::optional<std::string> after;   // nullopt: apply removed the assignment
 };
 
+// What an undo step undoes; last-apply.yaml names it (undoKindName).
+enum class UndoKind { File, Kernel, Listener, Module, Command, Threads };
+
+constexpr std::pair<UndoKind, const char*> kUndoKindNames[] = {
+    {UndoKind::File, "file"},     {UndoKind::Kernel, "kernel"},   {UndoKind::Listener, "listener"},
+    {UndoKind::Module, "module"}, {UndoKind::Command, "command"}, {UndoKind::Threads, "threads"}};
+
+const char* undoKindName(UndoKind kind) {
+  for (const auto& [k, name] : kUndoKindNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+// nullopt for a name apply never writes.
+std::optional<UndoKind> undoKindNamed(const std::string& name) {
+  for (const auto& [k, n] : kUndoKindNames) {
+    if (name == n) return k;
+  }
+  return std::nullopt;
+}
+
 // One undo step, as stored in last-apply.yaml.
 struct Undo {
-  std::string kind;  // file, kernel, listener, module, command, threads
+  UndoKind kind = UndoKind::File;
   std::string path;  // host path (file, kernel, listener)
   bool existed = false;
   std::string backup;             // host path of the backup (file)
@@ -46,15 +69,16 @@ struct Undo {
 // and listener changes while threads run), then listeners, lease/grace,
 // versions, tuning, files, and the re-export last so the kernel sees the
 // restored exports. Modules are only reported.
-int undoRank(const std::string& kind, const std::string& path) {
-  if (kind == "threads" || (kind == "kernel" && path == HostPaths::kThreads)) return 0;
-  if (kind == "listener") return 1;
-  if (kind == "kernel" && (path == HostPaths::kLeaseTime || path == HostPaths::kGraceTime))
+int undoRank(UndoKind kind, const std::string& path) {
+  using K = UndoKind;
+  if (kind == K::Threads || (kind == K::Kernel && path == HostPaths::kThreads)) return 0;
+  if (kind == K::Listener) return 1;
+  if (kind == K::Kernel && (path == HostPaths::kLeaseTime || path == HostPaths::kGraceTime))
     return 2;
-  if (kind == "kernel" && path == HostPaths::kVersions) return 3;
-  if (kind == "kernel") return 4;
-  if (kind == "file") return 5;
-  if (kind == "command") return 6;
+  if (kind == K::Kernel && path == HostPaths::kVersions) return 3;
+  if (kind == K::Kernel) return 4;
+  if (kind == K::File) return 5;
+  if (kind == K::Command) return 6;
   return 7;
 }
 
@@ -77,13 +101,6 @@ struct Record {
   std::vector<Undo> steps;
 };
 
-bool isKnownKind(const std::string& kind) {
-  for (const char* k : {"file", "kernel", "listener", "module", "command", "threads"}) {
-    if (kind == k) return true;
-  }
-  return false;
-}
-
 // A file directly in `dir`, as apply names backups and kernel values.
 bool isFileIn(const std::string& hostPath, const char* dir) {
   const fs::path p = fs::path(hostPath).lexically_normal();
@@ -96,17 +113,19 @@ bool isFileIn(const std::string& hostPath, const char* dir) {
 std::string unlikeApply(const Undo& u) {
   using P = HostPaths;
   const std::string digits = "0123456789";
-  if (u.kind == "file" && u.path != P::kOwnExports && u.path != P::kNfsConf)
+  if (u.kind == UndoKind::File && u.path != P::kOwnExports && u.path != P::kNfsConf)
     return std::string("path ") + P::kOwnExports + " or " + P::kNfsConf;
-  if (u.kind == "file" && u.existed && !isFileIn(u.backup, P::kBackupDir))
+  if (u.kind == UndoKind::File && u.existed && !isFileIn(u.backup, P::kBackupDir))
     return std::string("a backup in ") + P::kBackupDir;
-  if (u.kind == "kernel" && !isFileIn(u.path, P::kNfsdDir) && !isFileIn(u.path, P::kSvcRdmaSysctl))
+  if (u.kind == UndoKind::Kernel && !isFileIn(u.path, P::kNfsdDir) &&
+      !isFileIn(u.path, P::kSvcRdmaSysctl))
     return std::string("a path in ") + P::kNfsdDir + " or " + P::kSvcRdmaSysctl;
-  if (u.kind == "listener" && u.path != P::kPortList) return std::string("path ") + P::kPortList;
-  if (u.kind == "command" &&
+  if (u.kind == UndoKind::Listener && u.path != P::kPortList)
+    return std::string("path ") + P::kPortList;
+  if (u.kind == UndoKind::Command &&
       (u.argv.size() != 2 || !isHostToolPath(u.argv[0], "exportfs") || u.argv[1] != "-ra"))
     return "argv [<sbin or bin>/exportfs, -ra]";
-  if (u.kind == "threads" &&
+  if (u.kind == UndoKind::Threads &&
       (u.argv.size() != 3 || !isHostToolPath(u.argv[0], "nfsdctl") || u.argv[1] != "threads" ||
        u.argv[2].empty() || u.argv[2].find_first_not_of(digits) != std::string::npos))
     return "argv [<sbin or bin>/nfsdctl, threads, <count>]";
@@ -116,9 +135,9 @@ std::string unlikeApply(const Undo& u) {
 // Both steps undo the same thing (the same file, kernel value, listener, ...).
 bool sameItem(const Undo& a, const Undo& b) {
   if (a.kind != b.kind) return false;
-  if (a.kind == "file" || a.kind == "kernel") return a.path == b.path;
-  if (a.kind == "listener" || a.kind == "module") return a.name == b.name;
-  if (a.kind == "command") return a.argv == b.argv;
+  if (a.kind == UndoKind::File || a.kind == UndoKind::Kernel) return a.path == b.path;
+  if (a.kind == UndoKind::Listener || a.kind == UndoKind::Module) return a.name == b.name;
+  if (a.kind == UndoKind::Command) return a.argv == b.argv;
   return true;  // threads: there is one thread count
 }
 
@@ -156,9 +175,10 @@ std::optional<Record> loadRecord(const HostPaths& paths) {
   for (const auto& s : doc["undo"]) {
     ++n;
     Undo u;
+    std::string kindName;
     try {
       auto str = [&s](const char* key) { return s[key] ? s[key].as<std::string>() : ""; };
-      u.kind = str("kind");
+      kindName = str("kind");
       u.path = str("path");
       u.existed = s["existed"] && s["existed"].as<bool>();
       u.backup = str("backup");
@@ -179,12 +199,14 @@ std::optional<Record> loadRecord(const HostPaths& paths) {
       throw fail("undo step " + std::to_string(n) + " (line " + std::to_string(e.mark.line + 1) +
                  "): a field has the wrong type: " + e.msg);
     }
-    if (!isKnownKind(u.kind)) {
-      throw fail("undo step " + std::to_string(n) + ": unknown kind '" + u.kind +
+    const std::optional<UndoKind> kind = undoKindNamed(kindName);
+    if (!kind) {
+      throw fail("undo step " + std::to_string(n) + ": unknown kind '" + kindName +
                  "' (expected file, kernel, listener, module, command or threads)");
     }
+    u.kind = *kind;
     if (const std::string expected = unlikeApply(u); !expected.empty()) {
-      throw fail("undo step " + std::to_string(n) + " (" + u.kind +
+      throw fail("undo step " + std::to_string(n) + " (" + undoKindName(u.kind) +
                  (u.path.empty() ? "" : " " + u.path) + "): expected " + expected +
                  "; not an undo step apply writes, so nothing was changed");
     }
@@ -208,9 +230,9 @@ void writeRecord(const HostPaths& paths, const Record& record) {
   }
   e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
   for (const auto& u : record.steps) {
-    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << u.kind;
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << undoKindName(u.kind);
     if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
-    if (u.kind == "file") {
+    if (u.kind == UndoKind::File) {
       e << YAML::Key << "existed" << YAML::Value << u.existed;
       if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
       if (u.perKey) {
@@ -226,7 +248,7 @@ void writeRecord(const HostPaths& paths, const Record& record) {
         e << YAML::EndSeq;
       }
     }
-    if (u.kind == "kernel")
+    if (u.kind == UndoKind::Kernel)
       e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
     if (!u.name.empty()) e << YAML::Key << "name" << YAML::Value << u.name;
     if (!u.argv.empty()) {
@@ -314,11 +336,11 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
   switch (c.kind) {
     case ChangeKind::LoadModule:
       runOrThrow(runner, c.argv);
-      undo.add({"module", "", false, "", "", c.target, {}});
+      undo.add({UndoKind::Module, "", false, "", "", c.target, {}});
       break;
     case ChangeKind::WriteFile: {
       requireUnchangedSincePlan(c, paths);
-      Undo u{"file", c.target, false, "", "", "", {}};
+      Undo u{UndoKind::File, c.target, false, "", "", "", {}};
       if (c.target == HostPaths::kNfsConf) {
         u.perKey = true;
         u.keys = changedKeys(c.before.value_or(""), c.after);
@@ -333,11 +355,11 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
     }
     case ChangeKind::KernelValue:
       if (c.append) {
-        undo.add({"listener", c.target, false, "", "", trimmed(c.after), {}});
+        undo.add({UndoKind::Listener, c.target, false, "", "", trimmed(c.after), {}});
       } else {
         // The versions as read imply 4.0; written back they must say it.
         const std::string before = c.before.value_or("");
-        undo.add({"kernel",
+        undo.add({UndoKind::Kernel,
                   c.target,
                   false,
                   "",
@@ -351,11 +373,17 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       // The undo step is worked out first, so nothing runs that could not be recorded.
       std::optional<Undo> u;
       if (c.stage == Stage::Exports) {
-        u = Undo{"command", "", false, "", "", "", c.argv};
+        u = Undo{UndoKind::Command, "", false, "", "", "", c.argv};
       } else if (c.stage == Stage::Ports) {
-        u = Undo{"listener", c.target, false, "", "", listenerName(c.argv.back()), {c.argv[0]}};
+        u = Undo{UndoKind::Listener,
+                 c.target,
+                 false,
+                 "",
+                 "",
+                 listenerName(c.argv.back()),
+                 {c.argv[0]}};
       } else if (c.stage == Stage::Threads) {
-        u = Undo{"threads",
+        u = Undo{UndoKind::Threads,
                  "",
                  false,
                  "",
@@ -462,7 +490,7 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
   auto require = [](const std::string& value, const char* field) {
     if (value.empty()) throw std::runtime_error("the record has no '" + std::string(field) + "'");
   };
-  if (u.kind == "file") {
+  if (u.kind == UndoKind::File) {
     require(u.path, "path");
     if (u.existed) require(u.backup, "backup");
     if (u.perKey) {
@@ -470,7 +498,7 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
     } else {
       restoreWholeFile(u, paths, dryRun, ts, out);
     }
-  } else if (u.kind == "kernel") {
+  } else if (u.kind == UndoKind::Kernel) {
     require(u.path, "path");
     if (dryRun) {
       out << "  would write '" << trimmed(u.before) << "' to " << u.path << "\n";
@@ -478,7 +506,7 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
     }
     writeProcValue(paths, u.path, u.before, false);
     out << "  " << u.path << " <- " << trimmed(u.before) << "\n";
-  } else if (u.kind == "listener") {
+  } else if (u.kind == UndoKind::Listener) {
     const auto space = u.name.find(' ');
     if (space == std::string::npos || space == 0 || space + 1 == u.name.size()) {
       throw std::runtime_error("listener '" + u.name + "': expected '<transport> <port>'");
@@ -497,7 +525,7 @@ void undoStep(const Undo& u, const HostPaths& paths, CommandRunner& runner, bool
     }
     runOrThrow(runner, argv);
     out << "  ran: " << shellJoin(argv) << "\n";
-  } else if (u.kind == "module") {
+  } else if (u.kind == UndoKind::Module) {
     require(u.name, "name");
     out << "  kept: module " << u.name
         << " stays loaded (unloading it under a running server is unsafe; `modprobe -r " << u.name
@@ -585,8 +613,8 @@ std::vector<Undo> undoSteps(const std::vector<Undo>& steps, const HostPaths& pat
       undoStep(u, paths, runner, dryRun, ts, out);
     } catch (const std::exception& e) {
       failed.push_back(u);
-      out << "  FAILED to undo " << u.kind << " " << (u.path.empty() ? u.name : u.path) << ": "
-          << e.what() << "\n";
+      out << "  FAILED to undo " << undoKindName(u.kind) << " "
+          << (u.path.empty() ? u.name : u.path) << ": " << e.what() << "\n";
     }
   }
   return failed;
@@ -736,8 +764,9 @@ namespace {
 void preflightRollback(const Record& rec, const HostPaths& paths) {
   checkNoLinkOnTheWay(paths, HostPaths::kBackupDir, true);
   for (const auto& u : rec.steps) {
-    if (u.kind == "file" || u.kind == "kernel") checkNoLinkOnTheWay(paths, u.path, false);
-    if (u.kind == "file" && u.existed && !u.backup.empty()) {
+    if (u.kind == UndoKind::File || u.kind == UndoKind::Kernel)
+      checkNoLinkOnTheWay(paths, u.path, false);
+    if (u.kind == UndoKind::File && u.existed && !u.backup.empty()) {
       checkNoLinkOnTheWay(paths, u.backup, false);
     }
   }

@@ -161,17 +161,54 @@ std::string desiredVersions(const std::string& current, const NfsdSpec& n) {
   return out + "\n";
 }
 
-ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state,
-                       NfsConfOverrides overrides) {
-  ServerPlan plan;
-  auto add = [&plan](Change c) { plan.changes.push_back(std::move(c)); };
+namespace {
 
-  // Modules.
+// computePlan's steps, one per stage (and the nfs.conf override check
+// between the files and exportfs), each adding its changes and notes to one
+// plan. The order of the calls is the order of the notes.
+class PlanBuilder {
+ public:
+  PlanBuilder(const ServerConfig& config, const HostPaths& paths, const HostState& state)
+      : config_(config), paths_(paths), state_(state), running_(state.nfsdRunning()) {}
+
+  void loadModules();
+  // Whether our exports file changes (exportfs then runs).
+  bool writeOwnExports();
+  // The /etc/nfs.conf text the plan leaves.
+  std::string writeNfsConf();
+  void listOverrides(const std::string& confAfter);
+  void refuseOverrides() const;
+  void reexport();
+  void tuneSvcRdma();
+  void noteMissingControlFiles();
+  void setVersions();
+  void setLeaseAndGrace();
+  void openListeners();
+  void setThreads();
+  ServerPlan sortedByStage();
+
+ private:
+  void add(Change c) { plan_.changes.push_back(std::move(c)); }
+  void listOverrideOf(const std::string& key, const std::string& want,
+                      const std::optional<NfsConfOrigin>& got);
+  void listKeyStillRead(const std::string& key, const NfsConfOrigin& got);
+  void openListener(bool enabled, const char* transport, const char* label,
+                    std::uint16_t portNumber);
+  std::string threadsReason() const;
+
+  const ServerConfig& config_;
+  const HostPaths& paths_;
+  const HostState& state_;
+  const bool running_;
+  ServerPlan plan_;
+};
+
+void PlanBuilder::loadModules() {
   std::vector<std::pair<std::string, std::string>> modules = {{"nfsd", "the kernel NFS server"}};
-  if (config.rdma.enabled)
-    modules.push_back({state.rdmaServerModule, "the server side of NFS over RDMA"});
+  if (config_.rdma.enabled)
+    modules.push_back({state_.rdmaServerModule, "the server side of NFS over RDMA"});
   for (const auto& [name, why] : modules) {
-    if (state.moduleLoaded(paths, name)) continue;
+    if (state_.moduleLoaded(paths_, name)) continue;
     Change c;
     c.kind = ChangeKind::LoadModule;
     c.stage = Stage::Modules;
@@ -180,11 +217,12 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
     c.reason = name + " is not loaded (" + why + ")";
     add(c);
   }
+}
 
-  // Files.
+bool PlanBuilder::writeOwnExports() {
   const std::string exportsPath = HostPaths::kOwnExports;
-  auto exportsBefore = readHostFile(paths, exportsPath);
-  const std::string exportsAfter = renderOwnExports(config);
+  auto exportsBefore = readHostFile(paths_, exportsPath);
+  const std::string exportsAfter = renderOwnExports(config_);
   const bool exportsChange = exportsBefore != exportsAfter;
   if (exportsChange) {
     add({ChangeKind::WriteFile,
@@ -196,8 +234,12 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          "our exports, one line per export"});
   }
-  auto confBefore = readHostFile(paths, HostPaths::kNfsConf);
-  const std::string confAfter = editNfsConf(confBefore.value_or(""), config);
+  return exportsChange;
+}
+
+std::string PlanBuilder::writeNfsConf() {
+  auto confBefore = readHostFile(paths_, HostPaths::kNfsConf);
+  const std::string confAfter = editNfsConf(confBefore.value_or(""), config_);
   if (confBefore != confAfter) {
     add({ChangeKind::WriteFile,
          Stage::Files,
@@ -208,76 +250,91 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          "our [nfsd] keys, so nfs-server starts this way after a reboot"});
   }
+  return confAfter;
+}
+
+void PlanBuilder::listOverrides(const std::string& confAfter) {
   // What nfs-utils will read once that nfs.conf is written: nfs.conf.d and
   // includes come on top of it, and we edit neither.
-  const EffectiveNfsConf effective(paths, confAfter);
-  for (const auto& w : effective.warnings()) plan.notes.push_back(w);
-  for (const auto& [key, want] : nfsdKeys(config)) {
-    auto got = effective.get("nfsd", key);
-    if (got && !got->arg && nfsConfSameValue(got->value, want)) continue;
-    if (!got) {  // cannot happen: we just set it; say so rather than assume
-      plan.overrides.push_back(std::string(HostPaths::kNfsConf) + ": [nfsd] " + key +
-                               " is still unset after the edit");
-      continue;
-    }
-    std::string o = got->file + ":" + std::to_string(got->line) + ": ";
-    if (got->arg) {
-      o += "[nfsd \"" + *got->arg + "\"] " + key + "=" + got->value + " replaces [nfsd] " +
-           key + " (nfs-utils then reads none), so the " + key + "=" + want +
-           " set in " + HostPaths::kNfsConf + " is not used";
-    } else {
-      o += key + "=" + got->value + " overrides the " + key + "=" + want + " set in " +
-           HostPaths::kNfsConf;
-    }
-    if (!got->includedFrom.empty()) {
-      o += " (included from " + got->includedFrom + ")";
-    } else if (got->file != HostPaths::kNfsConf) {
-      o += std::string(" (nfs-utils reads ") + HostPaths::kNfsConf + ".d after " +
-           HostPaths::kNfsConf + ")";
-    }
-    plan.overrides.push_back(o);
+  const EffectiveNfsConf effective(paths_, confAfter);
+  for (const auto& w : effective.warnings()) plan_.notes.push_back(w);
+  for (const auto& [key, want] : nfsdKeys(config_)) {
+    listOverrideOf(key, want, effective.get("nfsd", key));
   }
-  for (const auto& key : nfsdKeysToRemove(config)) {
-    auto got = effective.get("nfsd", key);
-    if (!got) continue;
-    std::string o = got->file + ":" + std::to_string(got->line) + ": " + key + "=" + got->value +
-                    " is read by rpc.nfsd although the config turns RDMA off";
-    if (!got->includedFrom.empty()) o += " (included from " + got->includedFrom + ")";
-    plan.overrides.push_back(o);
+  for (const auto& key : nfsdKeysToRemove(config_)) {
+    if (auto got = effective.get("nfsd", key)) listKeyStillRead(key, *got);
   }
-  if (!plan.overrides.empty() && overrides == NfsConfOverrides::Refuse) {
-    std::string msg = "refusing to apply: nfs-utils would not use these [nfsd] values from " +
-                      std::string(HostPaths::kNfsConf) + ":";
-    for (const auto& o : plan.overrides) msg += "\n  " + o;
-    msg += "\nnfsrdma-server edits only " + std::string(HostPaths::kNfsConf) +
-           "; change or remove those lines (or make the config agree with them), then apply again";
-    throw NfsConfOverridden(msg);
-  }
-  if (exportsChange) {
-    if (state.exportfs.empty()) {
-      plan.notes.push_back(
-          "exportfs is not installed, so the kernel will not see the exports until it is "
-          "(apt-get install nfs-kernel-server)");
-    } else {
-      add({ChangeKind::RunCommand,
-           Stage::Exports,
-           "",
-           std::nullopt,
-           "",
-           false,
-           {state.exportfs, "-ra"},
-           "re-export so the kernel serves the new exports"});
-    }
-  }
+}
 
-  // svc_rdma tuning: only the knobs this kernel has.
-  for (const auto& t : config.tuning) {
-    auto it = state.svcRdma.find(t.name);
+void PlanBuilder::listOverrideOf(const std::string& key, const std::string& want,
+                                 const std::optional<NfsConfOrigin>& got) {
+  if (got && !got->arg && nfsConfSameValue(got->value, want)) return;
+  if (!got) {  // cannot happen: we just set it; say so rather than assume
+    plan_.overrides.push_back(std::string(HostPaths::kNfsConf) + ": [nfsd] " + key +
+                              " is still unset after the edit");
+    return;
+  }
+  std::string o = got->file + ":" + std::to_string(got->line) + ": ";
+  if (got->arg) {
+    o += "[nfsd \"" + *got->arg + "\"] " + key + "=" + got->value + " replaces [nfsd] " + key +
+         " (nfs-utils then reads none), so the " + key + "=" + want + " set in " +
+         HostPaths::kNfsConf + " is not used";
+  } else {
+    o += key + "=" + got->value + " overrides the " + key + "=" + want + " set in " +
+         HostPaths::kNfsConf;
+  }
+  if (!got->includedFrom.empty()) {
+    o += " (included from " + got->includedFrom + ")";
+  } else if (got->file != HostPaths::kNfsConf) {
+    o += std::string(" (nfs-utils reads ") + HostPaths::kNfsConf + ".d after " +
+         HostPaths::kNfsConf + ")";
+  }
+  plan_.overrides.push_back(o);
+}
+
+void PlanBuilder::listKeyStillRead(const std::string& key, const NfsConfOrigin& got) {
+  std::string o = got.file + ":" + std::to_string(got.line) + ": " + key + "=" + got.value +
+                  " is read by rpc.nfsd although the config turns RDMA off";
+  if (!got.includedFrom.empty()) o += " (included from " + got.includedFrom + ")";
+  plan_.overrides.push_back(o);
+}
+
+void PlanBuilder::refuseOverrides() const {
+  if (plan_.overrides.empty()) return;
+  std::string msg = "refusing to apply: nfs-utils would not use these [nfsd] values from " +
+                    std::string(HostPaths::kNfsConf) + ":";
+  for (const auto& o : plan_.overrides) msg += "\n  " + o;
+  msg += "\nnfsrdma-server edits only " + std::string(HostPaths::kNfsConf) +
+         "; change or remove those lines (or make the config agree with them), then apply again";
+  throw NfsConfOverridden(msg);
+}
+
+void PlanBuilder::reexport() {
+  if (state_.exportfs.empty()) {
+    plan_.notes.push_back(
+        "exportfs is not installed, so the kernel will not see the exports until it is "
+        "(apt-get install nfs-kernel-server)");
+    return;
+  }
+  add({ChangeKind::RunCommand,
+       Stage::Exports,
+       "",
+       std::nullopt,
+       "",
+       false,
+       {state_.exportfs, "-ra"},
+       "re-export so the kernel serves the new exports"});
+}
+
+// svc_rdma tuning: only the knobs this kernel has.
+void PlanBuilder::tuneSvcRdma() {
+  for (const auto& t : config_.tuning) {
+    auto it = state_.svcRdma.find(t.name);
     const std::string host = std::string(HostPaths::kSvcRdmaSysctl) + "/" + t.name;
-    if (it == state.svcRdma.end()) {
-      plan.notes.push_back("sunrpc.svc_rdma." + t.name +
-                           " is not in this kernel (or svcrdma is not loaded yet); " +
-                           std::to_string(t.value) + " not set");
+    if (it == state_.svcRdma.end()) {
+      plan_.notes.push_back("sunrpc.svc_rdma." + t.name +
+                            " is not in this kernel (or svcrdma is not loaded yet); " +
+                            std::to_string(t.value) + " not set");
       continue;
     }
     if (it->second == std::to_string(t.value)) continue;
@@ -285,48 +342,50 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
     add({ChangeKind::KernelValue,
          Stage::Tuning,
          host,
-         readHostFile(paths, host).value_or(it->second),
+         readHostFile(paths_, host).value_or(it->second),
          std::to_string(t.value) + "\n",
          false,
          {},
          t.reason});
   }
+}
 
-  const bool running = state.nfsdRunning();
-  if (!state.nfsdFsMounted()) {
-    plan.notes.push_back(
-        "the nfsd control files (" + paths.resolve(HostPaths::kNfsdDir).string() +
-        ") are not there: nfsd is not loaded or its filesystem is not mounted; nfs.conf carries "
-        "versions, ports and threads to the next `systemctl restart nfs-server`");
+void PlanBuilder::noteMissingControlFiles() {
+  if (state_.nfsdFsMounted()) return;
+  plan_.notes.push_back(
+      "the nfsd control files (" + paths_.resolve(HostPaths::kNfsdDir).string() +
+      ") are not there: nfsd is not loaded or its filesystem is not mounted; nfs.conf carries "
+      "versions, ports and threads to the next `systemctl restart nfs-server`");
+}
+
+void PlanBuilder::setVersions() {
+  if (!state_.versions) return;
+  const std::string want = desiredVersions(*state_.versions, config_.nfsd);
+  if (trimmed(want) == trimmed(*state_.versions)) return;
+  if (running_) {
+    plan_.notes.push_back(
+        "nfsd is running, so its versions (" + oneLine(state_.versions) +
+        ") cannot change now; nfs.conf has them for `systemctl restart nfs-server`");
+    return;
   }
-  // Versions.
-  if (state.versions) {
-    const std::string want = desiredVersions(*state.versions, config.nfsd);
-    if (trimmed(want) != trimmed(*state.versions)) {
-      if (running) {
-        plan.notes.push_back(
-            "nfsd is running, so its versions (" + oneLine(state.versions) +
-            ") cannot change now; nfs.conf has them for `systemctl restart nfs-server`");
-      } else {
-        add({ChangeKind::KernelValue,
-             Stage::Versions,
-             HostPaths::kVersions,
-             state.versions,
-             want,
-             false,
-             {},
-             "enabled NFS versions"});
-      }
-    }
-  }
-  // Lease and grace.
+  add({ChangeKind::KernelValue,
+       Stage::Versions,
+       HostPaths::kVersions,
+       state_.versions,
+       want,
+       false,
+       {},
+       "enabled NFS versions"});
+}
+
+void PlanBuilder::setLeaseAndGrace() {
   for (const auto& [value, file, have, what] :
-       {std::tuple{config.nfsd.leaseTime, HostPaths::kLeaseTime, state.leaseTime, "lease"},
-        std::tuple{config.nfsd.graceTime, HostPaths::kGraceTime, state.graceTime, "grace"}}) {
+       {std::tuple{config_.nfsd.leaseTime, HostPaths::kLeaseTime, state_.leaseTime, "lease"},
+        std::tuple{config_.nfsd.graceTime, HostPaths::kGraceTime, state_.graceTime, "grace"}}) {
     if (!value || !have || trimmed(*have) == std::to_string(*value)) continue;
-    if (running) {
-      plan.notes.push_back(std::string("nfsd is running, so the ") + what + " time stays " +
-                           trimmed(*have) + " s until `systemctl restart nfs-server`");
+    if (running_) {
+      plan_.notes.push_back(std::string("nfsd is running, so the ") + what + " time stays " +
+                            trimmed(*have) + " s until `systemctl restart nfs-server`");
       continue;
     }
     add({ChangeKind::KernelValue,
@@ -338,71 +397,102 @@ ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const
          {},
          std::string("NFSv4 ") + what + " time in seconds"});
   }
-  // Listeners, each only when absent (a second write fails with EADDRINUSE).
-  // TCP is asked for too: once any listener exists (ours for RDMA), starting
-  // nfsd no longer opens the default TCP one.
-  auto addListener = [&](bool enabled, const char* transport, const char* label, std::uint16_t portNumber) {
-    if (!enabled || !state.portList || state.hasListener(transport, portNumber)) return;
-    const std::string port = std::to_string(portNumber);
-    if (!state.nfsdctl.empty()) {
-      add({ChangeKind::RunCommand,
-           Stage::Ports,
-           HostPaths::kPortList,
-           state.portList,
-           "",
-           false,
-           {state.nfsdctl, "listener", std::string("+") + transport + "::" + port},
-           std::string("open the ") + label + " listener (nfsdctl is installed)"});
-    } else {
-      add({ChangeKind::KernelValue,
-           Stage::Ports,
-           HostPaths::kPortList,
-           state.portList,
-           std::string(transport) + " " + port + "\n",
-           true,
-           {},
-           std::string("open the ") + label + " listener"});
-    }
-  };
-  addListener(config.tcp.enabled, "tcp", "TCP", config.tcp.port);
-  addListener(config.rdma.enabled, "rdma", "RDMA", config.rdma.port);
-  // Threads.
-  if (state.threads && trimmed(*state.threads) != std::to_string(config.nfsd.threads)) {
-    const std::string n = std::to_string(config.nfsd.threads);
-    // Starting nfsd starts the grace period, which refuses what a user does
-    // next (open a file) for a while: the plan says so where it starts it.
-    std::string what = "resize the nfsd thread pool";
-    if (!running) {
-      const std::string grace = config.nfsd.graceTime ? std::to_string(*config.nfsd.graceTime)
-                                : state.graceTime     ? trimmed(*state.graceTime)
-                                                      : "?";
-      what = "start nfsd; its NFSv4 grace period follows (" + grace +
-             " s: OPEN, REMOVE and RENAME get NFS4ERR_GRACE until earlier clients have reclaimed "
-             "their state)";
-    }
-    if (!state.nfsdctl.empty()) {
-      add({ChangeKind::RunCommand,
-           Stage::Threads,
-           HostPaths::kThreads,
-           state.threads,
-           "",
-           false,
-           {state.nfsdctl, "threads", n},
-           what});
-    } else {
-      add({ChangeKind::KernelValue,
-           Stage::Threads,
-           HostPaths::kThreads,
-           state.threads,
-           n + "\n",
-           false,
-           {},
-           what});
-    }
+}
+
+// Listeners, each only when absent (a second write fails with EADDRINUSE).
+// TCP is asked for too: once any listener exists (ours for RDMA), starting
+// nfsd no longer opens the default TCP one.
+void PlanBuilder::openListeners() {
+  openListener(config_.tcp.enabled, "tcp", "TCP", config_.tcp.port);
+  openListener(config_.rdma.enabled, "rdma", "RDMA", config_.rdma.port);
+}
+
+void PlanBuilder::openListener(bool enabled, const char* transport, const char* label,
+                               std::uint16_t portNumber) {
+  if (!enabled || !state_.portList || state_.hasListener(transport, portNumber)) return;
+  const std::string port = std::to_string(portNumber);
+  if (!state_.nfsdctl.empty()) {
+    add({ChangeKind::RunCommand,
+         Stage::Ports,
+         HostPaths::kPortList,
+         state_.portList,
+         "",
+         false,
+         {state_.nfsdctl, "listener", std::string("+") + transport + "::" + port},
+         std::string("open the ") + label + " listener (nfsdctl is installed)"});
+  } else {
+    add({ChangeKind::KernelValue,
+         Stage::Ports,
+         HostPaths::kPortList,
+         state_.portList,
+         std::string(transport) + " " + port + "\n",
+         true,
+         {},
+         std::string("open the ") + label + " listener"});
   }
-  std::stable_sort(plan.changes.begin(), plan.changes.end(),
+}
+
+void PlanBuilder::setThreads() {
+  if (!state_.threads || trimmed(*state_.threads) == std::to_string(config_.nfsd.threads)) return;
+  const std::string n = std::to_string(config_.nfsd.threads);
+  const std::string what = threadsReason();
+  if (!state_.nfsdctl.empty()) {
+    add({ChangeKind::RunCommand,
+         Stage::Threads,
+         HostPaths::kThreads,
+         state_.threads,
+         "",
+         false,
+         {state_.nfsdctl, "threads", n},
+         what});
+  } else {
+    add({ChangeKind::KernelValue,
+         Stage::Threads,
+         HostPaths::kThreads,
+         state_.threads,
+         n + "\n",
+         false,
+         {},
+         what});
+  }
+}
+
+// Starting nfsd starts the grace period, which refuses what a user does
+// next (open a file) for a while: the plan says so where it starts it.
+std::string PlanBuilder::threadsReason() const {
+  if (running_) return "resize the nfsd thread pool";
+  const std::string grace = config_.nfsd.graceTime ? std::to_string(*config_.nfsd.graceTime)
+                            : state_.graceTime     ? trimmed(*state_.graceTime)
+                                                   : "?";
+  return "start nfsd; its NFSv4 grace period follows (" + grace +
+         " s: OPEN, REMOVE and RENAME get NFS4ERR_GRACE until earlier clients have reclaimed "
+         "their state)";
+}
+
+ServerPlan PlanBuilder::sortedByStage() {
+  std::stable_sort(plan_.changes.begin(), plan_.changes.end(),
                    [](const Change& a, const Change& b) { return a.stage < b.stage; });
-  return plan;
+  return std::move(plan_);
+}
+
+}  // namespace
+
+ServerPlan computePlan(const ServerConfig& config, const HostPaths& paths, const HostState& state,
+                       NfsConfOverrides overrides) {
+  PlanBuilder plan(config, paths, state);
+  plan.loadModules();
+  const bool exportsChange = plan.writeOwnExports();
+  const std::string confAfter = plan.writeNfsConf();
+  plan.listOverrides(confAfter);
+  if (overrides == NfsConfOverrides::Refuse) plan.refuseOverrides();
+  if (exportsChange) plan.reexport();
+  plan.tuneSvcRdma();
+  plan.noteMissingControlFiles();
+  plan.setVersions();
+  plan.setLeaseAndGrace();
+  plan.openListeners();
+  plan.setThreads();
+  return plan.sortedByStage();
 }
 
 std::string diffText(const std::string& before, const std::string& after) {

@@ -121,9 +121,8 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
   return o.str();
 }
 
-int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_map& vm, bool dryRun,
-          std::ostream& out, std::ostream& err) {
-  GaneshaOptions g;
+// --port, --bind and --work-dir over the config's address and TCP port.
+void applyServeFlags(GaneshaOptions& g, const ServerConfig& cfg, const po::variables_map& vm) {
   g.bindAddress = vm.count("bind") ? vm["bind"].as<std::string>() : cfg.bindAddress;
   g.port = cfg.tcp.port;
   if (vm.count("port")) {
@@ -133,6 +132,9 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     g.port = static_cast<uint16_t>(p);
   }
   if (vm.count("work-dir")) g.workDir = vm["work-dir"].as<std::string>();
+}
+
+void applyLeaseAndVersions(GaneshaOptions& g, const ServerConfig& cfg, std::ostream& out) {
   if (cfg.nfsd.leaseTime) {
     if (*cfg.nfsd.leaseTime > 180) {
       throw ConfigError(cfg.source + ": nfsd lease_time " + std::to_string(*cfg.nfsd.leaseTime) +
@@ -149,6 +151,34 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
                       "(4.0, 4.1, 4.2)");
   }
   if (cfg.nfsd.v3) out << "note: serve does not serve NFSv3 (versions lists 3); apply configures it for knfsd\n";
+}
+
+GaneshaClientSpec ganeshaClient(const ServerConfig& cfg, const ExportSpec& e, const ClientSpec& c) {
+  // The rendered ganesha.conf has Kerberos off and SecType = sys: a
+  // client that asks for another flavor would silently get sys.
+  for (const std::string& flavor : c.sec) {
+    if (flavor != "sys") {
+      throw ConfigError(cfg.source + ":" + std::to_string(c.mark.line) + ":" +
+                        std::to_string(c.mark.column) + ": export '" + e.path + "' client '" +
+                        c.host + "' asks for sec=" + flavor +
+                        "; serve (nfs-ganesha without Kerberos) serves sec=sys only");
+    }
+  }
+  GaneshaClientSpec gc;
+  gc.clients = c.host;
+  gc.readOnly = c.readOnly;
+  // From the options as knfsd reads them, so all_squash and anonuid=
+  // given as options squash here too.
+  const Squash squash = c.effectiveSquash();
+  gc.squash = squash == Squash::NoRoot ? GaneshaSquash::NoRoot
+              : squash == Squash::All  ? GaneshaSquash::All
+                                       : GaneshaSquash::Root;
+  gc.anonymousUid = c.anonymousId("anonuid");
+  gc.anonymousGid = c.anonymousId("anongid");
+  return gc;
+}
+
+void addGaneshaExports(GaneshaOptions& g, const ServerConfig& cfg, const HostPaths& paths) {
   uint16_t id = 1;
   for (const auto& e : cfg.exports) {
     GaneshaExportSpec s;
@@ -156,101 +186,112 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
     s.pseudo = e.pseudo;
     // Each client of the config becomes a CLIENT block, in the config's
     // order; a host no block matches gets no access (as with knfsd).
-    for (const ClientSpec& c : e.clients) {
-      // The rendered ganesha.conf has Kerberos off and SecType = sys: a
-      // client that asks for another flavor would silently get sys.
-      for (const std::string& flavor : c.sec) {
-        if (flavor != "sys") {
-          throw ConfigError(cfg.source + ":" + std::to_string(c.mark.line) + ":" + std::to_string(c.mark.column) +
-                            ": export '" + e.path + "' client '" + c.host + "' asks for sec=" + flavor +
-                            "; serve (nfs-ganesha without Kerberos) serves sec=sys only");
-        }
-      }
-      GaneshaClientSpec gc;
-      gc.clients = c.host;
-      gc.readOnly = c.readOnly;
-      // From the options as knfsd reads them, so all_squash and anonuid=
-      // given as options squash here too.
-      const Squash squash = c.effectiveSquash();
-      gc.squash = squash == Squash::NoRoot ? GaneshaSquash::NoRoot
-                  : squash == Squash::All  ? GaneshaSquash::All
-                                           : GaneshaSquash::Root;
-      gc.anonymousUid = c.anonymousId("anonuid");
-      gc.anonymousGid = c.anonymousId("anongid");
-      s.clients.push_back(gc);
-    }
+    for (const ClientSpec& c : e.clients) s.clients.push_back(ganeshaClient(cfg, e, c));
     s.exportId = id++;
     g.exports.push_back(s);
   }
-  if (cfg.rdma.enabled) {
-    if (ganeshaSupportsNfsRdma()) {
-      g.rdmaPort = cfg.rdma.port;
-    } else {
-      out << "note: this nfs-ganesha build has no NFS/RDMA (no NFS_RDMA_Port key); serving TCP "
-             "only\n";
-    }
-  }
-  if (dryRun) {
-    out << "Dry run: would start nfs-ganesha with this ganesha.conf (port "
-        << (g.port ? std::to_string(g.port) : "<free>") << "):\n"
-        << renderGaneshaConfig(
-               g, g.port ? g.port : 2049,
-               g.workDir.empty() ? fs::path("/tmp/<work-dir>") : fs::absolute(g.workDir));
-    return 0;
-  }
-  gStopRequested = 0;
-  struct sigaction sa {};
-  sa.sa_handler = onStopSignal;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction oldInt {
-  }, oldTerm{};
-  sigaction(SIGINT, &sa, &oldInt);
-  sigaction(SIGTERM, &sa, &oldTerm);
-  struct Restore {
-    struct sigaction i, t;
-    ~Restore() {
-      sigaction(SIGINT, &i, nullptr);
-      sigaction(SIGTERM, &t, nullptr);
-    }
-  } restore{oldInt, oldTerm};
+}
 
-  GaneshaServer server = GaneshaServer::start(g);
-  const auto bracketed = [](const std::string& a) {
-    return a.find(':') == std::string::npos ? a : "[" + a + "]";
-  };
+void applyRdma(GaneshaOptions& g, const ServerConfig& cfg, std::ostream& out) {
+  if (!cfg.rdma.enabled) return;
+  if (ganeshaSupportsNfsRdma()) {
+    g.rdmaPort = cfg.rdma.port;
+  } else {
+    out << "note: this nfs-ganesha build has no NFS/RDMA (no NFS_RDMA_Port key); serving TCP "
+           "only\n";
+  }
+}
+
+void printDryRun(const GaneshaOptions& g, std::ostream& out) {
+  out << "Dry run: would start nfs-ganesha with this ganesha.conf (port "
+      << (g.port ? std::to_string(g.port) : "<free>") << "):\n"
+      << renderGaneshaConfig(
+             g, g.port ? g.port : 2049,
+             g.workDir.empty() ? fs::path("/tmp/<work-dir>") : fs::absolute(g.workDir));
+}
+
+// SIGINT and SIGTERM set gStopRequested while it lives; the old handlers
+// come back when it goes.
+class StopSignals {
+ public:
+  StopSignals() {
+    gStopRequested = 0;
+    struct sigaction sa {};
+    sa.sa_handler = onStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &oldInt_);
+    sigaction(SIGTERM, &sa, &oldTerm_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &oldInt_, nullptr);
+    sigaction(SIGTERM, &oldTerm_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction oldInt_ {};
+  struct sigaction oldTerm_ {};
+};
+
+std::string bracketed(const std::string& a) {
+  return a.find(':') == std::string::npos ? a : "[" + a + "]";
+}
+
+void printExport(const GaneshaExportSpec& e, const std::vector<std::string>& local,
+                 const GaneshaServer& server, std::ostream& out) {
+  std::string who;
+  for (const auto& c : e.clients)
+    who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");
+  out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")";
+  // The first address admitted; when none is known to be, the first one.
+  std::string via = local.front();
+  bool refused = true;
+  for (const std::string& addr : local) {
+    const std::optional<bool> admitted = exportAdmits(e, addr);
+    if (admitted == false) continue;
+    refused = false;
+    if (admitted == true) {
+      via = addr;
+      break;
+    }
+  }
+  if (refused) {
+    // Clients that are only a lab network would otherwise get a suggested
+    // command that fails with a bare NFS4ERR_NOENT.
+    out << "\n    note: a client on this host, connecting to " << via
+        << ", is not among its clients, so nfs-ganesha hides the export from it (NFS4ERR_NOENT); "
+           "add '- host: "
+        << via << "' to its clients to try it here\n";
+  } else {
+    out << "   try: nfsrdma-client ls nfs://" << bracketed(via) << ":" << server.port() << e.pseudo
+        << "\n";
+  }
+}
+
+void printServing(const GaneshaServer& server, const GaneshaOptions& g, std::ostream& out) {
   out << "serving with nfs-ganesha pid " << server.pid() << " on " << bracketed(server.address())
       << ":" << server.port() << "\n";
   const std::vector<std::string> local = localClientAddresses(server.address());
-  for (const auto& e : g.exports) {
-    std::string who;
-    for (const auto& c : e.clients) who += (who.empty() ? "" : ", ") + c.clients + (c.readOnly ? " ro" : " rw");
-    out << "  export " << e.path.string() << " as " << e.pseudo << " (" << who << ")";
-    // The first address admitted; when none is known to be, the first one.
-    std::string via = local.front();
-    bool refused = true;
-    for (const std::string& addr : local) {
-      const std::optional<bool> admitted = exportAdmits(e, addr);
-      if (admitted == false) continue;
-      refused = false;
-      if (admitted == true) {
-        via = addr;
-        break;
-      }
-    }
-    if (refused) {
-      // Clients that are only a lab network would otherwise get a suggested
-      // command that fails with a bare NFS4ERR_NOENT.
-      out << "\n    note: a client on this host, connecting to " << via
-          << ", is not among its clients, so nfs-ganesha hides the export from it (NFS4ERR_NOENT); "
-             "add '- host: "
-          << via << "' to its clients to try it here\n";
-    } else {
-      out << "   try: nfsrdma-client ls nfs://" << bracketed(via) << ":" << server.port()
-          << e.pseudo << "\n";
-    }
-  }
+  for (const auto& e : g.exports) printExport(e, local, server, out);
   out << "  log " << server.logPath().string() << "\nready; stop with Ctrl-C or SIGTERM\n"
       << std::flush;
+}
+
+int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_map& vm, bool dryRun,
+          std::ostream& out, std::ostream& err) {
+  GaneshaOptions g;
+  applyServeFlags(g, cfg, vm);
+  applyLeaseAndVersions(g, cfg, out);
+  addGaneshaExports(g, cfg, paths);
+  applyRdma(g, cfg, out);
+  if (dryRun) {
+    printDryRun(g, out);
+    return 0;
+  }
+  const StopSignals signals;
+  GaneshaServer server = GaneshaServer::start(g);
+  printServing(server, g, out);
   const int status = server.waitUntilExitOr(gStopRequested);
   if (status != -1) {
     err << "nfs-ganesha exited on its own (wait status " << status << "); last log lines:\n"
@@ -260,6 +301,80 @@ int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_m
   server.stop();
   out << "stopped\n" << std::flush;
   return 0;
+}
+
+// Parse errors are usage errors.
+po::variables_map parseArgs(const std::vector<std::string>& args,
+                            const po::options_description& opts) {
+  po::positional_options_description pos;
+  pos.add("command", 1).add("config", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+HostPaths hostRoot(const po::variables_map& vm) {
+  const std::string rootArg = vm["root"].as<std::string>();
+  if (!fs::path(rootArg).is_absolute())
+    throw UsageError("--root '" + rootArg + "' must be an absolute path");
+  std::error_code ec;
+  if (!fs::is_directory(rootArg, ec))
+    throw UsageError("--root '" + rootArg + "' is not an existing directory");
+  return HostPaths(rootArg);
+}
+
+// `cmd` is a command and has the arguments it takes, and no others.
+void checkArguments(const std::string& cmd, const po::variables_map& vm) {
+  const bool needsConfig = cmd == "plan" || cmd == "apply" || cmd == "serve";
+  const bool takesConfig = needsConfig || cmd == "doctor";
+  if (cmd != "doctor" && cmd != "plan" && cmd != "apply" && cmd != "status" && cmd != "rollback" &&
+      cmd != "serve") {
+    throw UsageError("unknown command '" + cmd +
+                     "' (expected doctor, plan, apply, status, rollback or serve)");
+  }
+  if (needsConfig && !vm.count("config"))
+    throw UsageError(cmd + " needs a CONFIG file (see configs/server.example.yaml)");
+  if (!takesConfig && vm.count("config")) throw UsageError(cmd + " takes no CONFIG argument");
+  if (cmd != "serve" && (vm.count("port") || vm.count("bind") || vm.count("work-dir"))) {
+    throw UsageError("--port, --bind and --work-dir apply to serve only");
+  }
+}
+
+std::optional<ServerConfig> loadConfig(const po::variables_map& vm, const std::string& cmd,
+                                       const HostPaths& paths, bool allowInsecure) {
+  std::optional<ServerConfig> cfg;
+  if (vm.count("config")) {
+    cfg = loadServerConfig(vm["config"].as<std::string>());
+    if (cmd != "doctor") validateOnHost(*cfg, paths, allowInsecure);
+  }
+  return cfg;
+}
+
+std::unique_ptr<CommandRunner> runnerFor(const HostPaths& paths) {
+  if (paths.isLiveHost()) return std::make_unique<SystemCommandRunner>();
+  return std::make_unique<StagedCommandRunner>(paths);
+}
+
+int printDoctor(const HostPaths& paths, const std::optional<ServerConfig>& cfg, std::ostream& out) {
+  const HostState st = HostState::probe(paths);
+  auto checks = runDoctor(paths, st, cfg ? &*cfg : nullptr);
+  out << renderDoctor(checks);
+  return anyFailed(checks) ? 1 : 0;
+}
+
+int printPlan(const ServerConfig& cfg, const HostPaths& paths, std::ostream& out) {
+  const HostState st = HostState::probe(paths);
+  out << "profile " << cfg.profile << ": " << cfg.nfsd.threads << " nfsd threads";
+  for (const auto& t : cfg.tuning)
+    out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
+  const ServerPlan plan = computePlan(cfg, paths, st, NfsConfOverrides::List);
+  out << "\n" << plan.render();
+  return plan.overrides.empty() ? 0 : 1;  // apply would refuse
 }
 
 }  // namespace
@@ -277,16 +392,8 @@ int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::
       "serve: ganesha work directory (default: a temporary one)")(
       "command", po::value<std::string>(), "subcommand")("config", po::value<std::string>(),
                                                          "YAML config");
-  po::positional_options_description pos;
-  pos.add("command", 1).add("config", 1);
   try {
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(e.what());
-    }
+    const po::variables_map vm = parseArgs(args, opts);
     if (vm.count("help") || !vm.count("command")) {
       (vm.count("help") ? out : err) << kUsage;
       return vm.count("help") ? 0 : 2;
@@ -294,57 +401,17 @@ int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::
     const std::string cmd = vm["command"].as<std::string>();
     const bool dryRun = vm.count("dry-run") > 0;
     const bool allowInsecure = vm.count("allow-insecure") > 0;
-    const std::string rootArg = vm["root"].as<std::string>();
-    if (!fs::path(rootArg).is_absolute())
-      throw UsageError("--root '" + rootArg + "' must be an absolute path");
-    std::error_code ec;
-    if (!fs::is_directory(rootArg, ec))
-      throw UsageError("--root '" + rootArg + "' is not an existing directory");
-    const HostPaths paths(rootArg);
-    const bool needsConfig = cmd == "plan" || cmd == "apply" || cmd == "serve";
-    const bool takesConfig = needsConfig || cmd == "doctor";
-    if (cmd != "doctor" && cmd != "plan" && cmd != "apply" && cmd != "status" &&
-        cmd != "rollback" && cmd != "serve") {
-      throw UsageError("unknown command '" + cmd +
-                       "' (expected doctor, plan, apply, status, rollback or serve)");
-    }
-    if (needsConfig && !vm.count("config"))
-      throw UsageError(cmd + " needs a CONFIG file (see configs/server.example.yaml)");
-    if (!takesConfig && vm.count("config")) throw UsageError(cmd + " takes no CONFIG argument");
-    if (cmd != "serve" && (vm.count("port") || vm.count("bind") || vm.count("work-dir"))) {
-      throw UsageError("--port, --bind and --work-dir apply to serve only");
-    }
-    std::optional<ServerConfig> cfg;
-    if (vm.count("config")) {
-      cfg = loadServerConfig(vm["config"].as<std::string>());
-      if (cmd != "doctor") validateOnHost(*cfg, paths, allowInsecure);
-    }
-    std::unique_ptr<CommandRunner> runner;
-    if (paths.isLiveHost()) {
-      runner = std::make_unique<SystemCommandRunner>();
-    } else {
-      runner = std::make_unique<StagedCommandRunner>(paths);
-    }
+    const HostPaths paths = hostRoot(vm);
+    checkArguments(cmd, vm);
+    const std::optional<ServerConfig> cfg = loadConfig(vm, cmd, paths, allowInsecure);
+    const std::unique_ptr<CommandRunner> runner = runnerFor(paths);
 
-    if (cmd == "doctor") {
-      const HostState st = HostState::probe(paths);
-      auto checks = runDoctor(paths, st, cfg ? &*cfg : nullptr);
-      out << renderDoctor(checks);
-      return anyFailed(checks) ? 1 : 0;
-    }
+    if (cmd == "doctor") return printDoctor(paths, cfg, out);
     if (cmd == "status") {
       out << statusText(paths, HostState::probe(paths));
       return 0;
     }
-    if (cmd == "plan") {
-      const HostState st = HostState::probe(paths);
-      out << "profile " << cfg->profile << ": " << cfg->nfsd.threads << " nfsd threads";
-      for (const auto& t : cfg->tuning)
-        out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
-      const ServerPlan plan = computePlan(*cfg, paths, st, NfsConfOverrides::List);
-      out << "\n" << plan.render();
-      return plan.overrides.empty() ? 0 : 1;  // apply would refuse
-    }
+    if (cmd == "plan") return printPlan(*cfg, paths, out);
     if (cmd == "apply") {
       applyConfig(*cfg, paths, *runner, dryRun, out);
       return 0;

@@ -376,8 +376,9 @@ bool ganeshaSupportsNfsRdma() {
   return false;
 }
 
-std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
-                                const fs::path& workDir) {
+namespace {
+
+void requireValidSettings(const GaneshaOptions& opts, uint16_t port, const fs::path& workDir) {
   if (opts.exports.empty())
     throw std::runtime_error("ganesha: no exports given; at least one is required");
   if (!parseAddress(opts.bindAddress, port, false)) {
@@ -394,12 +395,13 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
     throw std::runtime_error("ganesha: work directory '" + workDir.string() +
                              "' must be an absolute path");
   }
-  const fs::path recovery = workDir / "recovery";
-  requireConfigSafe("ganesha: work directory", recovery.string());
+  requireConfigSafe("ganesha: work directory", (workDir / "recovery").string());
+}
 
+void requireValidExports(const std::vector<GaneshaExportSpec>& exports) {
   std::set<uint16_t> ids;
   std::set<std::string> pseudos;
-  for (const auto& e : opts.exports) {
+  for (const auto& e : exports) {
     const std::string where = "ganesha export '" + e.path.string() + "'";
     if (!e.path.is_absolute()) throw std::runtime_error(where + ": path must be absolute");
     requireConfigSafe(where + ": path", e.path.string());
@@ -418,8 +420,10 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
       throw std::runtime_error(where + ": duplicate pseudo path '" + e.pseudo + "'");
     }
   }
-  const bool rdma = opts.rdmaPort != 0;
-  for (const auto& e : opts.exports) {
+}
+
+void requireValidClients(const std::vector<GaneshaExportSpec>& exports) {
+  for (const auto& e : exports) {
     for (const auto& cl : e.clients) {
       // ganesha's parser ends a token at , ; { } # and whitespace; allow
       // only what a host, network, wildcard or netgroup is made of.
@@ -432,58 +436,94 @@ std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
       }
     }
   }
-  if (opts.minorVersions.empty()) throw std::runtime_error("ganesha: no NFSv4 minor version to serve");
+}
+
+// Minor_Versions' value: each version once, in order.
+std::string minorVersionList(const std::vector<unsigned>& minorVersions) {
+  if (minorVersions.empty()) throw std::runtime_error("ganesha: no NFSv4 minor version to serve");
   std::string minors;
-  for (unsigned m : std::set<unsigned>(opts.minorVersions.begin(), opts.minorVersions.end())) {
+  for (unsigned m : std::set<unsigned>(minorVersions.begin(), minorVersions.end())) {
     if (m > 2) throw std::runtime_error("ganesha: NFSv4 minor version " + std::to_string(m) + " (expected 0, 1 or 2)");
     minors += (minors.empty() ? "" : ", ") + std::to_string(m);
   }
-  const auto squashName = [](GaneshaSquash q) {
-    return q == GaneshaSquash::NoRoot ? "No_Root_Squash" : q == GaneshaSquash::All ? "All_Squash" : "Root_Squash";
-  };
+  return minors;
+}
 
-  std::ostringstream c;
-  c << "# Rendered by nfsrdma (server/ganesha/GaneshaServer.cpp) on every start; edits are lost.\n"
-    << "NFS_CORE_PARAM {\n"
+const char* squashName(GaneshaSquash q) {
+  return q == GaneshaSquash::NoRoot ? "No_Root_Squash"
+         : q == GaneshaSquash::All  ? "All_Squash"
+                                    : "Root_Squash";
+}
+
+void renderCoreParams(std::ostream& c, const GaneshaOptions& opts, uint16_t port) {
+  c << "NFS_CORE_PARAM {\n"
     << "  Protocols = 4;\n"
     << "  NFS_Port = " << port << ";\n";
-  if (rdma) c << "  NFS_RDMA_Port = " << opts.rdmaPort << ";\n";
+  if (opts.rdmaPort != 0) c << "  NFS_RDMA_Port = " << opts.rdmaPort << ";\n";
   c << "  Bind_addr = " << opts.bindAddress << ";\n"
     << "  Enable_NLM = false;\n"
     << "  Enable_RQUOTA = false;\n"
     << "  Enable_UDP = false;\n"
-    << "}\n"
-    << "NFSV4 {\n"
+    << "}\n";
+}
+
+void renderNfsv4(std::ostream& c, const GaneshaOptions& opts, const std::string& minors,
+                 const fs::path& workDir) {
+  c << "NFSV4 {\n"
     << "  Graceless = true;\n"
     << "  Lease_Lifetime = " << opts.leaseSeconds << ";\n"
     << "  Minor_Versions = " << minors << ";\n"
     << "  RecoveryBackend = fs;\n"
-    << "  RecoveryRoot = \"" << recovery.string() << "\";\n"
-    << "}\n"
-    << "NFS_KRB5 { Active_krb5 = false; }\n";
-  for (const auto& e : opts.exports) {
-    c << "EXPORT {\n"
-      << "  Export_Id = " << e.exportId << ";\n"
-      << "  Path = \"" << e.path.string() << "\";\n"
-      << "  Pseudo = \"" << e.pseudo << "\";\n"
-      << "  Access_Type = " << (!e.clients.empty() ? "None" : e.readOnly ? "RO" : "RW") << ";\n"
-      << "  Squash = " << (!e.clients.empty() || e.rootSquash ? "Root_Squash" : "No_Root_Squash") << ";\n"
-      << "  SecType = sys;\n"
-      << "  Protocols = 4;\n"
-      << "  Transports = " << (rdma ? "TCP, RDMA" : "TCP") << ";\n";
-    if (opts.maxIoBytes != 0) c << "  MaxRead = " << opts.maxIoBytes << ";\n  MaxWrite = " << opts.maxIoBytes << ";\n";
-    c << "  FSAL { Name = VFS; }\n";
-    for (const auto& cl : e.clients) {
-      c << "  CLIENT {\n"
-        << "    Clients = " << cl.clients << ";\n"
-        << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
-        << "    Squash = " << squashName(cl.squash) << ";\n";
-      if (cl.anonymousUid) c << "    Anonymous_Uid = " << *cl.anonymousUid << ";\n";
-      if (cl.anonymousGid) c << "    Anonymous_Gid = " << *cl.anonymousGid << ";\n";
-      c << "  }\n";
-    }
-    c << "}\n";
-  }
+    << "  RecoveryRoot = \"" << (workDir / "recovery").string() << "\";\n"
+    << "}\n";
+}
+
+void renderClient(std::ostream& c, const GaneshaClientSpec& cl) {
+  c << "  CLIENT {\n"
+    << "    Clients = " << cl.clients << ";\n"
+    << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
+    << "    Squash = " << squashName(cl.squash) << ";\n";
+  if (cl.anonymousUid) c << "    Anonymous_Uid = " << *cl.anonymousUid << ";\n";
+  if (cl.anonymousGid) c << "    Anonymous_Gid = " << *cl.anonymousGid << ";\n";
+  c << "  }\n";
+}
+
+void renderExport(std::ostream& c, const GaneshaExportSpec& e, const GaneshaOptions& opts) {
+  c << "EXPORT {\n"
+    << "  Export_Id = " << e.exportId << ";\n"
+    << "  Path = \"" << e.path.string() << "\";\n"
+    << "  Pseudo = \"" << e.pseudo << "\";\n"
+    << "  Access_Type = "
+    << (!e.clients.empty() ? "None"
+        : e.readOnly       ? "RO"
+                           : "RW")
+    << ";\n"
+    << "  Squash = " << (!e.clients.empty() || e.rootSquash ? "Root_Squash" : "No_Root_Squash")
+    << ";\n"
+    << "  SecType = sys;\n"
+    << "  Protocols = 4;\n"
+    << "  Transports = " << (opts.rdmaPort != 0 ? "TCP, RDMA" : "TCP") << ";\n";
+  if (opts.maxIoBytes != 0)
+    c << "  MaxRead = " << opts.maxIoBytes << ";\n  MaxWrite = " << opts.maxIoBytes << ";\n";
+  c << "  FSAL { Name = VFS; }\n";
+  for (const auto& cl : e.clients) renderClient(c, cl);
+  c << "}\n";
+}
+
+}  // namespace
+
+std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
+                                const fs::path& workDir) {
+  requireValidSettings(opts, port, workDir);
+  requireValidExports(opts.exports);
+  requireValidClients(opts.exports);
+  const std::string minors = minorVersionList(opts.minorVersions);
+  std::ostringstream c;
+  c << "# Rendered by nfsrdma (server/ganesha/GaneshaServer.cpp) on every start; edits are lost.\n";
+  renderCoreParams(c, opts, port);
+  renderNfsv4(c, opts, minors, workDir);
+  c << "NFS_KRB5 { Active_krb5 = false; }\n";
+  for (const auto& e : opts.exports) renderExport(c, e, opts);
   return c.str();
 }
 
@@ -505,17 +545,24 @@ std::optional<std::string> GaneshaServer::unavailableReason() {
   return std::nullopt;
 }
 
-GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
-  if (auto why = unavailableReason()) throw std::runtime_error("cannot start nfs-ganesha: " + *why);
-  if (optsIn.rdmaPort != 0 && !ganeshaSupportsNfsRdma()) {
+namespace {
+
+// What start() can check before it creates anything.
+void requireStartable(const GaneshaOptions& opts) {
+  if (auto why = GaneshaServer::unavailableReason())
+    throw std::runtime_error("cannot start nfs-ganesha: " + *why);
+  if (opts.rdmaPort != 0 && !ganeshaSupportsNfsRdma()) {
     throw std::runtime_error(
-        "cannot start nfs-ganesha with RDMA port " + std::to_string(optsIn.rdmaPort) +
+        "cannot start nfs-ganesha with RDMA port " + std::to_string(opts.rdmaPort) +
         ": the installed build has no NFS/RDMA support (no NFS_RDMA_Port key)");
   }
-  if (optsIn.startTimeout.count() <= 0)
+  if (opts.startTimeout.count() <= 0)
     throw std::runtime_error("ganesha: start timeout must be positive");
-  if (optsIn.port != 0) requirePortFree(optsIn.bindAddress, optsIn.port);
+  if (opts.port != 0) requirePortFree(opts.bindAddress, opts.port);
+}
 
+// `optsIn` with every export path an existing directory, made canonical.
+GaneshaOptions withCanonicalExportPaths(const GaneshaOptions& optsIn) {
   GaneshaOptions opts = optsIn;
   for (auto& e : opts.exports) {
     std::error_code ec;
@@ -526,28 +573,62 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
     e.path = fs::canonical(e.path, ec);
     if (ec) throw std::runtime_error("ganesha export '" + e.path.string() + "': " + ec.message());
   }
+  return opts;
+}
 
+// How one ganesha.nfsd process came up: ready, exited (with its wait
+// status) or neither within the timeout (logReady: the log line was seen).
+struct Readiness {
+  bool ready = false;
+  std::optional<int> exitStatus;
+  bool logReady = false;
+};
+
+Readiness awaitReady(pid_t pid, const fs::path& logPath, const GaneshaOptions& opts,
+                     uint16_t port) {
+  Readiness r;
+  const auto deadline = std::chrono::steady_clock::now() + opts.startTimeout;
+  const auto maxRounds = opts.startTimeout / kPollInterval + 2;
+  for (long round = 0; round < maxRounds; ++round) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      r.exitStatus = status;
+      return r;
+    }
+    if (!r.logReady) r.logReady = fileContainsBytes(logPath, kReadyLine);
+    if (r.logReady && tcpConnects(opts.bindAddress, port, std::chrono::milliseconds(500))) {
+      r.ready = true;
+      return r;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return r;
+}
+
+std::string notReadyError(const GaneshaOptions& opts, uint16_t port, bool logReady) {
+  return "ganesha.nfsd did not become ready within " + std::to_string(opts.startTimeout.count()) +
+         " s (" + (logReady ? "log says initialized but TCP connect to " : "no '") +
+         (logReady ? opts.bindAddress + ":" + std::to_string(port) + " failed)"
+                   : std::string(kReadyLine) + "' in the log)");
+}
+
+// Whether ganesha exited because another process took the free port we
+// picked for it.
+bool lostPortRace(const fs::path& logPath) {
+  const std::string log = tailOfFile(logPath, 400);
+  return log.find("Address already in use") != std::string::npos ||
+         log.find("Cannot bind") != std::string::npos;
+}
+
+}  // namespace
+
+GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
+  requireStartable(optsIn);
+  const GaneshaOptions opts = withCanonicalExportPaths(optsIn);
   GaneshaServer server;
   server.address_ = opts.bindAddress;
-  if (opts.workDir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-ganesha-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      throw std::runtime_error("cannot create a temporary ganesha work directory: " +
-                               errnoText(errno));
-    }
-    server.workDir_ = tmpl;
-    server.ownsWorkDir_ = true;
-  } else {
-    std::error_code ec;
-    fs::create_directories(opts.workDir, ec);
-    if (ec) {
-      throw std::runtime_error("cannot create ganesha work directory '" + opts.workDir.string() +
-                               "': " + ec.message());
-    }
-    server.workDir_ = fs::absolute(opts.workDir);
-  }
-  server.configPath_ = server.workDir_ / "ganesha.conf";
-  server.logPath_ = server.workDir_ / "ganesha.log";
+  server.useWorkDir(opts.workDir);
   const fs::path pidFile = server.workDir_ / "ganesha.pid";
   const fs::path stdoutFile = server.workDir_ / "ganesha.stdout";
   const auto exe = findExecutable("ganesha.nfsd");
@@ -556,61 +637,66 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
   std::string lastError;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     const uint16_t port = opts.port != 0 ? opts.port : pickFreePort(opts.bindAddress);
-    const std::string config = renderGaneshaConfig(opts, port, server.workDir_);
-    {
-      std::error_code ec;
-      fs::create_directories(server.workDir_ / "recovery", ec);
-      fs::remove(server.logPath_, ec);  // a stale "INITIALIZED" must not count
-      std::ofstream out(server.configPath_, std::ios::trunc);
-      out << config;
-      if (!out.flush()) throw std::runtime_error("cannot write " + server.configPath_.string());
-    }
+    server.writeConfig(renderGaneshaConfig(opts, port, server.workDir_));
     ExecPlan plan{{exe->string(), "-F", "-L", server.logPath_.string(), "-f",
                    server.configPath_.string(), "-p", pidFile.string(), "-N", "NIV_EVENT"},
                   stdoutFile.string()};
     server.pid_ = spawnGanesha(plan);
     server.port_ = port;
-
-    const auto deadline = std::chrono::steady_clock::now() + opts.startTimeout;
-    const auto maxRounds = opts.startTimeout / kPollInterval + 2;
-    bool logReady = false;
-    bool exitedEarly = false;
-    for (long round = 0; round < maxRounds; ++round) {
-      int status = 0;
-      if (::waitpid(server.pid_, &status, WNOHANG) == server.pid_) {
-        server.pid_ = 0;
-        exitedEarly = true;
-        lastError = "ganesha.nfsd exited during startup (" + describeWaitStatus(status) + ")";
-        break;
-      }
-      if (!logReady) logReady = fileContainsBytes(server.logPath_, kReadyLine);
-      if (logReady && tcpConnects(opts.bindAddress, port, std::chrono::milliseconds(500)))
-        return server;
-      if (std::chrono::steady_clock::now() >= deadline) break;
-      std::this_thread::sleep_for(kPollInterval);
-    }
-    if (!exitedEarly) {
-      lastError = "ganesha.nfsd did not become ready within " +
-                  std::to_string(opts.startTimeout.count()) + " s (" +
-                  (logReady ? "log says initialized but TCP connect to " : "no '") +
-                  (logReady ? opts.bindAddress + ":" + std::to_string(port) + " failed)"
-                            : std::string(kReadyLine) + "' in the log)");
+    const Readiness r = awaitReady(server.pid_, server.logPath_, opts, port);
+    if (r.ready) return server;
+    if (!r.exitStatus) {
+      lastError = notReadyError(opts, port, r.logReady);
       server.killChild();
       break;
     }
-    const std::string log = tailOfFile(server.logPath_, 400);
-    const bool portTaken = log.find("Address already in use") != std::string::npos ||
-                           log.find("Cannot bind") != std::string::npos;
-    if (!(portTaken && opts.port == 0)) break;  // only a lost race for a free port is retried
+    server.pid_ = 0;
+    lastError = "ganesha.nfsd exited during startup (" + describeWaitStatus(*r.exitStatus) + ")";
+    // only a lost race for a free port is retried
+    if (!(lostPortRace(server.logPath_) && opts.port == 0)) break;
   }
-  std::string tail = tailOfFile(server.logPath_, 15);
+  server.failStart(lastError, stdoutFile);
+}
+
+void GaneshaServer::useWorkDir(const fs::path& requested) {
+  if (requested.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-ganesha-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary ganesha work directory: " +
+                               errnoText(errno));
+    }
+    workDir_ = tmpl;
+    ownsWorkDir_ = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(requested, ec);
+    if (ec) {
+      throw std::runtime_error("cannot create ganesha work directory '" + requested.string() +
+                               "': " + ec.message());
+    }
+    workDir_ = fs::absolute(requested);
+  }
+  configPath_ = workDir_ / "ganesha.conf";
+  logPath_ = workDir_ / "ganesha.log";
+}
+
+void GaneshaServer::writeConfig(const std::string& config) const {
+  std::error_code ec;
+  fs::create_directories(workDir_ / "recovery", ec);
+  fs::remove(logPath_, ec);  // a stale "INITIALIZED" must not count
+  std::ofstream out(configPath_, std::ios::trunc);
+  out << config;
+  if (!out.flush()) throw std::runtime_error("cannot write " + configPath_.string());
+}
+
+void GaneshaServer::failStart(const std::string& why, const fs::path& stdoutFile) {
+  std::string tail = tailOfFile(logPath_, 15);
   std::string out = tailOfFile(stdoutFile, 5);
-  std::string msg = lastError;
-  if (!server.ownsWorkDir_)
-    msg += "; config " + server.configPath_.string() + ", log " + server.logPath_.string();
+  std::string msg = why;
+  if (!ownsWorkDir_) msg += "; config " + configPath_.string() + ", log " + logPath_.string();
   if (!tail.empty()) msg += "; last log lines:\n" + tail;
   if (!out.empty()) msg += "stdout/stderr:\n" + out;
-  server.stop();
+  stop();
   throw std::runtime_error(msg);
 }
 

@@ -134,6 +134,11 @@ class GaneshaServer {  // move-only; destructor stops the server, never throws
 
  private:
   GaneshaServer() = default;
+  // start()'s steps: the work directory (and the config and log paths in
+  // it), the config written before each attempt, the error when none worked.
+  void useWorkDir(const std::filesystem::path& requested);
+  void writeConfig(const std::string& config) const;
+  [[noreturn]] void failStart(const std::string& why, const std::filesystem::path& stdoutFile);
   void release() noexcept;
   void killChild() noexcept;  // stop() without removing the work directory
 

@@ -1246,11 +1246,7 @@ void runRdmaServer(const LinkOptions& o, LinkServerState& state) {
   while (!state.finished) {  // each pass waits at most 200 ms; idle timeout ends it
     std::optional<verbs::CmListener::Request> r = listener.waitRequest(200ms);
     if (!r) {
-      if (state.idleFor(o.idleTimeout)) {
-        std::fprintf(stderr, "nfsrdma-bench link: no client for %lld s, stopping\n",
-                     static_cast<long long>(o.idleTimeout.count()));
-        state.finished = true;
-      }
+      state.finishWhenIdle(o.idleTimeout);
       continue;
     }
     try {

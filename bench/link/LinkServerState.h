@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 
 namespace nfsrdma::bench {
 
@@ -33,6 +34,14 @@ class LinkServerState {
     const auto last = std::chrono::steady_clock::time_point(
         std::chrono::steady_clock::duration(lastActivity_.load()));
     return std::chrono::steady_clock::now() - last > idle;
+  }
+  // What a listener does between clients: after `idle` with none, it says
+  // so and finishes the server (both listeners).
+  void finishWhenIdle(std::chrono::seconds idle) {
+    if (!idleFor(idle)) return;
+    std::fprintf(stderr, "nfsrdma-bench link: no client for %lld s, stopping\n",
+                 static_cast<long long>(idle.count()));
+    finished = true;
   }
 
  private:

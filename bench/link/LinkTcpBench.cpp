@@ -411,11 +411,7 @@ void runTcpServer(const LinkOptions& o, LinkServerState& state) {
   while (!state.finished) {  // each pass waits at most 1 s; idle timeout ends it
     Socket control = acceptWithin(listener.get(), 1s, state.finished);
     if (control.get() < 0) {
-      if (state.idleFor(o.idleTimeout)) {
-        std::fprintf(stderr, "nfsrdma-bench link: no client for %lld s, stopping\n",
-                     static_cast<long long>(o.idleTimeout.count()));
-        state.finished = true;
-      }
+      state.finishWhenIdle(o.idleTimeout);
       continue;
     }
     try {

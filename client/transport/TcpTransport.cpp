@@ -20,16 +20,13 @@ namespace nfsrdma::transport {
 namespace {
 
 constexpr std::uint32_t kLastFragment = 0x80000000U;
-constexpr std::size_t kInitialInBuffer = 256 * 1024;
 // Calls up to this size made from reply callbacks are corked (copied) and
 // leave together; larger ones (WRITE payloads) go straight to the socket.
 constexpr std::size_t kCorkLimit = 16 * 1024;
 constexpr int kMaxReadsPerWakeup = 16;
-// With a READ's buffer waiting, a receive at a record boundary takes no more
-// than a reply header's worth: the rest of a READ reply then goes straight
-// to the caller's buffer instead of through in_ (a READ reply's header is
-// about 110 bytes; a larger reply just takes one more receive).
-constexpr std::size_t kHeaderReceive = 512;
+// Receives into one large record per wakeup, until the socket is drained:
+// a bound, never reached by a record within the negotiated maximum.
+constexpr int kMaxLargeReceivesPerWakeup = 4096;
 // Coalescing: only with this many calls in flight, aiming to collect a
 // quarter of them per wakeup, never waiting longer than the maximum.
 constexpr std::size_t kCoalesceMinInFlight = 16;
@@ -41,11 +38,6 @@ void putBe32(std::uint8_t* p, std::uint32_t v) {
   p[1] = static_cast<std::uint8_t>(v >> 16);
   p[2] = static_cast<std::uint8_t>(v >> 8);
   p[3] = static_cast<std::uint8_t>(v);
-}
-
-std::uint32_t getBe32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         std::uint32_t{p[3]};
 }
 
 // Writes as much of iov as the socket takes without blocking; returns bytes
@@ -159,12 +151,14 @@ std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string descriptio
 }
 
 TcpTransport::TcpTransport(int fd, std::string description)
-    : fd_(fd), wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)), description_(std::move(description)) {
+    : fd_(fd),
+      wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      description_(std::move(description)),
+      reader_(description_) {
   if (!wakeFd_) {
     int err = errno;
     throw NfsException(errnoError(err, "eventfd for " + description_));
   }
-  in_.resize(kInitialInBuffer);
 }
 
 TcpTransport::~TcpTransport() {
@@ -211,14 +205,11 @@ Error TcpTransport::send(const OutgoingMessage& message) {
   }
 
   // Registered before the call leaves: its reply may come back at once.
-  const bool placing = message.directReplies.size() == 1 && message.directReplies[0].size() >= kMinDirectPlacement;
-  if (placing) {
-    std::lock_guard lock(placeMutex_);
-    placements_[message.xid] = message.directReplies[0];
-    placementCount_.store(placements_.size(), std::memory_order_relaxed);
-  }
+  const bool placing = message.directReplies.size() == 1 &&
+                       message.directReplies[0].size() >= RecordReader::kMinDirectPlacement;
+  if (placing) reader_.addPlacement(message.xid, message.directReplies[0]);
   Error e = sendRecord(iov.data(), count, message.size);
-  if (e && placing) takePlacement(message.xid);
+  if (e && placing) reader_.takePlacement(message.xid);
   return e;
 }
 
@@ -244,30 +235,13 @@ Error TcpTransport::sendRecord(iovec* iov, std::size_t count, std::size_t size) 
   return {};
 }
 
-std::span<std::uint8_t> TcpTransport::takePlacement(std::uint32_t xid) {
-  std::lock_guard lock(placeMutex_);
-  auto it = placements_.find(xid);
-  if (it == placements_.end()) return {};
-  const std::span<std::uint8_t> dst = it->second;
-  placements_.erase(it);
-  placementCount_.store(placements_.size(), std::memory_order_relaxed);
-  return dst;
-}
-
 void TcpTransport::abandon(std::uint32_t xid) {
-  std::lock_guard lock(placeMutex_);
-  if (placements_.erase(xid) != 0) placementCount_.store(placements_.size(), std::memory_order_relaxed);
-  // Its record is arriving now: the rest goes to scratch, never to a buffer
-  // the caller is about to free.
-  if (placeActive_ && placeXid_ == xid && placeDst_.data() != discard_.data()) {
-    discard_.assign(placeDst_.size(), 0);
-    placeDst_ = discard_;
-  }
+  reader_.abandon(xid);
 }
 
 std::string TcpTransport::statsLine() const {
-  return "xprt: " + description_ + " direct_replies=" + std::to_string(placedReplies_.load()) +
-         " direct_fallbacks=" + std::to_string(placementFallbacks_.load());
+  return "xprt: " + description_ + " direct_replies=" + std::to_string(reader_.placedReplies()) +
+         " direct_fallbacks=" + std::to_string(reader_.placementFallbacks());
 }
 
 Error TcpTransport::flushPendingLocked() {
@@ -366,31 +340,30 @@ std::chrono::microseconds TcpTransport::coalesceDelay() {
   if (repliesInBatch_ > 0) lastBatch_ = now;
   repliesInBatch_ = 0;
   const std::size_t inFlight = sink_->callsInFlight();
-  if (!coalesce_ || inFlight < kCoalesceMinInFlight || largeActive_) return std::chrono::microseconds(0);
+  if (!coalesce_ || inFlight < kCoalesceMinInFlight || reader_.inLargeRecord()) return std::chrono::microseconds(0);
   auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) / 4);
   if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);
   return std::chrono::microseconds(std::min(want, kMaxCoalesceMicros));
 }
 
-void TcpTransport::deliver(std::span<const std::uint8_t> fragment, bool last) {
-  ++repliesInBatch_;
-  if (!assembling_ && last) {
-    sink_->onMessage(fragment);
-    return;
-  }
-  assembly_.insert(assembly_.end(), fragment.begin(), fragment.end());
-  assembling_ = !last;
-  if (last) {
-    // A record whose first fragment was too short to hold the XID ends its
-    // call's registration only now; left behind, a later record with that
-    // XID (a duplicate reply) would be placed into a buffer its caller freed.
-    if (assembly_.size() >= 4 && placementCount_.load(std::memory_order_relaxed) > 0) {
-      takePlacement(getBe32(assembly_.data()));
+// The reader's records go up to the sink; each counts for reply pacing.
+class TcpTransport::Delivery final : public RecordSink {
+ public:
+  explicit Delivery(TcpTransport& t) : t_(t) {}
+  void onRecord(std::span<const std::uint8_t> record,
+                std::span<const std::uint32_t> placed) override {
+    ++t_.repliesInBatch_;
+    if (placed.empty()) {
+      t_.sink_->onMessage(record);
+    } else {
+      t_.sink_->onMessage(record, placed);
     }
-    sink_->onMessage(assembly_);
-    assembly_.clear();
   }
-}
+  bool stopping() const override { return t_.stopping_.load(); }
+
+ private:
+  TcpTransport& t_;
+};
 
 namespace {
 // How much SO_RCVLOWAT asks for while 'owed' bytes of a record are missing.
@@ -404,94 +377,60 @@ std::size_t lowWaterFor(std::size_t owed, std::size_t slack, std::size_t min, st
 }
 }  // namespace
 
-// The steps of a large record: receive what the socket holds of it until it
-// is whole (or the socket is drained), then hand it up.
-Error TcpTransport::readLargeRecord(bool& drained) {
-  drained = false;
-  const std::size_t total = large_.size() + placeDst_.size() + placePad_;
-  while (largeHave_ < total) {
-    const ssize_t n = receiveLargePart();
-    if (n == 0) {
-      return makeError(ClientErrc::kConnectionClosed,
-                       description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) + " of " +
-                           std::to_string(total) + " bytes received)");
-    }
+// Receives until the socket is drained (or the wakeup's budget is spent),
+// handing up every record that is whole. A receive into a large record does
+// not end the loop when it comes back short: the rest may be queued already.
+Error TcpTransport::readAndDispatch() {
+  int small = 0;
+  int large = 0;
+  while (small < kMaxReadsPerWakeup && large < kMaxLargeReceivesPerWakeup && !stopping_.load()) {
+    const bool wasLarge = reader_.inLargeRecord();
+    std::size_t room = 0;
+    const ssize_t n = reader_.receiveWith([&](const ReceiveTargets& t) {
+      room = t.bytes();
+      return receiveInto(t);
+    });
+    if (n == 0) return reader_.endOfStream();
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        drained = true;
-        setReceiveLowWater(lowWaterFor(total - largeHave_, kLowWaterSlack, kMinReceiveLowWater,
-                                       kMaxReceiveLowWater));
+        if (reader_.inLargeRecord()) {
+          setReceiveLowWater(lowWaterFor(reader_.largeOwed(), kLowWaterSlack, kMinReceiveLowWater,
+                                         kMaxReceiveLowWater));
+        }
         return {};
       }
       return errnoError(errno, "recv on " + description_);
     }
-    largeHave_ += static_cast<std::size_t>(n);
+    if (Error e = afterReceive(wasLarge)) return e;
+    if (wasLarge) {
+      ++large;
+    } else {
+      ++small;
+      if (static_cast<std::size_t>(n) < room) break;  // socket drained
+    }
   }
-  setReceiveLowWater(1);
-  largeActive_ = false;
-  dispatching_ = true;
-  if (placeActive_) {
-    deliverPlacedRecord();
-  } else {
-    deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), largeLast_);
-  }
-  dispatching_ = false;
-  return flushCork();
+  return {};
 }
 
-// One recvmsg() into what is still missing of: large_, the caller's buffer,
-// the pad. Returns its result (errno set when negative).
-ssize_t TcpTransport::receiveLargePart() {
+ssize_t TcpTransport::receiveInto(const ReceiveTargets& t) {
   std::array<iovec, 3> iov{};
-  std::size_t count = 0;
-  std::size_t skip = largeHave_;
-  auto add = [&](std::uint8_t* base, std::size_t len) {
-    if (skip >= len) {
-      skip -= len;
-      return;
-    }
-    iov[count++] = {base + skip, len - skip};
-    skip = 0;
-  };
-  std::unique_lock lock(placeMutex_, std::defer_lock);
-  if (placeActive_) lock.lock();  // abandon() must not free the destination under us
-  add(large_.data(), large_.size());
-  add(placeDst_.data(), placeDst_.size());
-  add(padScratch_.data(), placePad_);
+  for (std::size_t i = 0; i < t.count; ++i) iov[i] = {t.parts[i].data(), t.parts[i].size()};
   msghdr msg{};
   msg.msg_iov = iov.data();
-  msg.msg_iovlen = count;
+  msg.msg_iovlen = t.count;
   return ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT);
 }
 
-// A whole record whose tail was received into a caller's buffer.
-void TcpTransport::deliverPlacedRecord() {
-  std::span<std::uint8_t> dst;
-  {
-    std::lock_guard lock(placeMutex_);
-    dst = placeDst_;
-    placeDst_ = {};
-    placeActive_ = false;
-  }
-  const std::size_t head = large_.size();
-  // The data's XDR length is the last word before the tail: it says whether
-  // the server sent as much as was asked for.
-  if (getBe32(large_.data() + head - 4) == dst.size()) {
-    ++placedReplies_;
-    ++repliesInBatch_;
-    const std::array<std::uint32_t, 1> placed{static_cast<std::uint32_t>(dst.size())};
-    sink_->onMessage(std::span<const std::uint8_t>(large_.data(), head), placed);
-  } else {
-    // A shorter reply: its tail is not the data. Put the record back
-    // together and let the decoder find the data itself.
-    ++placementFallbacks_;
-    large_.insert(large_.end(), dst.begin(), dst.end());
-    large_.insert(large_.end(), padScratch_.begin(),
-                  padScratch_.begin() + static_cast<std::ptrdiff_t>(placePad_));
-    deliver(std::span<const std::uint8_t>(large_.data(), large_.size()), true);
-  }
-  placePad_ = 0;
+// Hands up what is whole; the sends its callbacks make leave together.
+Error TcpTransport::afterReceive(bool wasLarge) {
+  Delivery delivery(*this);
+  dispatching_ = true;
+  Error e = reader_.dispatch(delivery);
+  dispatching_ = false;
+  if (wasLarge && !reader_.inLargeRecord()) setReceiveLowWater(1);
+  if (Error f = flushCork(); !e) e = f;
+  return e;
 }
 
 void TcpTransport::setReceiveLowWater(std::size_t bytes) {
@@ -504,122 +443,6 @@ void TcpTransport::setReceiveLowWater(std::size_t bytes) {
     return;
   }
   receiveLowWater_ = bytes;
-}
-
-void TcpTransport::beginLargeRecord(std::size_t len, bool last, std::size_t have) {
-  const std::uint8_t* body = in_.data() + inStart_ + 4;
-  std::span<std::uint8_t> dst;
-  if (!assembling_ && placementCount_.load(std::memory_order_relaxed) > 0) dst = takePlacement(getBe32(body));
-  const std::size_t padded = (dst.size() + 3) & ~std::size_t{3};
-  // Placement needs a single-fragment record that can hold the data plus a
-  // reply header in front of it; anything else is received whole.
-  if (!dst.empty() && last && len >= padded + 8) {
-    large_.resize(len - padded);
-    {
-      std::lock_guard lock(placeMutex_);
-      placeDst_ = dst;
-      placeXid_ = getBe32(body);
-      placeActive_ = true;
-    }
-    placePad_ = padded - dst.size();
-    // Scatter what already arrived over the same three parts.
-    std::size_t done = 0;
-    const auto part = [&](std::uint8_t* to, std::size_t size) {
-      const std::size_t n = std::min(size, have - done);
-      if (n > 0) std::memcpy(to, body + done, n);
-      done += n;
-    };
-    part(large_.data(), large_.size());
-    part(dst.data(), dst.size());
-    part(padScratch_.data(), placePad_);
-  } else {
-    large_.resize(len);
-    std::memcpy(large_.data(), body, have);
-  }
-  largeHave_ = have;
-  largeLast_ = last;
-  largeActive_ = true;
-  inStart_ = inEnd_ = 0;
-}
-
-Error TcpTransport::readAndDispatch() {
-  for (int round = 0; round < kMaxReadsPerWakeup && !stopping_.load(); ++round) {
-    if (largeActive_) {
-      bool drained = false;
-      if (Error e = readLargeRecord(drained)) return e;
-      if (drained) break;
-      continue;
-    }
-    if (inEnd_ == in_.size()) {
-      // Make room: move the partial record to the front, then grow if it alone fills the buffer.
-      if (inStart_ > 0) {
-        std::memmove(in_.data(), in_.data() + inStart_, inEnd_ - inStart_);
-        inEnd_ -= inStart_;
-        inStart_ = 0;
-      }
-      if (inEnd_ == in_.size()) in_.resize(in_.size() * 2);
-    }
-    std::size_t room = in_.size() - inEnd_;
-    if (inStart_ == inEnd_ && !assembling_ && placementCount_.load(std::memory_order_relaxed) > 0) {
-      room = std::min(room, kHeaderReceive);
-    }
-    const ssize_t n = ::recv(fd_.get(), in_.data() + inEnd_, room, MSG_DONTWAIT);
-    if (n == 0) {
-      if (inEnd_ > inStart_ || assembling_) {
-        return makeError(ClientErrc::kConnectionClosed,
-                         description_ + " closed in the middle of a reply (" +
-                             std::to_string(inEnd_ - inStart_) + " bytes of it received)");
-      }
-      return makeError(ClientErrc::kConnectionClosed, description_);
-    }
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      return errnoError(errno, "recv on " + description_);
-    }
-    inEnd_ += static_cast<std::size_t>(n);
-    dispatching_ = true;
-    Error e = parseRecords();
-    dispatching_ = false;
-    if (Error f = flushCork(); !e) e = f;
-    if (e) return e;
-    if (static_cast<std::size_t>(n) < room) break;  // socket drained
-  }
-  return {};
-}
-
-Error TcpTransport::parseRecords() {
-  const std::size_t maxIncoming = maxIncoming_.load();
-  while (inEnd_ - inStart_ >= 4 && !stopping_.load()) {
-    const std::uint32_t marker = getBe32(in_.data() + inStart_);
-    const bool last = (marker & kLastFragment) != 0;
-    const std::size_t len = marker & ~kLastFragment;
-    if (len > maxIncoming || assembly_.size() + len > maxIncoming) {
-      return makeError(ClientErrc::kRecordTooLarge,
-                       description_ + ": record fragment of " + std::to_string(len) +
-                           " bytes exceeds the negotiated maximum of " + std::to_string(maxIncoming));
-    }
-    if (inEnd_ - inStart_ < 4 + len) {
-      // Large and incomplete: move what we have to its own buffer once and
-      // let the rest arrive there (or in the caller's buffer). Waits for
-      // the XID first, which says whether a caller's buffer awaits the data.
-      const std::size_t have = inEnd_ - inStart_ - 4;
-      if (have >= 4 && (4 + len > in_.size() / 2 || (len >= kMinDirectPlacement && !assembling_ &&
-                                                      placementCount_.load(std::memory_order_relaxed) > 0))) {
-        beginLargeRecord(len, last, have);
-      }
-      break;
-    }
-    std::span<const std::uint8_t> fragment(in_.data() + inStart_ + 4, len);
-    // A reply that arrived whole ends its call's registration, if any.
-    if (!assembling_ && len >= 4 && placementCount_.load(std::memory_order_relaxed) > 0) {
-      takePlacement(getBe32(fragment.data()));
-    }
-    inStart_ += 4 + len;
-    deliver(fragment, last);
-  }
-  if (inStart_ == inEnd_) inStart_ = inEnd_ = 0;
-  return {};
 }
 
 }  // namespace nfsrdma::transport

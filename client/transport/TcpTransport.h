@@ -5,13 +5,10 @@
 // one recv() takes every reply the socket holds and the sends that reply
 // callbacks make on the I/O thread are corked and leave in one writev().
 //
-// Direct placement: a large READ reply carries its data at the very end of
-// the record (READ is the last operation of its COMPOUND), so the transport
-// receives the record's tail straight into the caller's buffer and hands the
-// rest up as a message whose payload was placed, exactly as RDMA's Write
-// chunks do. That saves one copy of every megabyte read. If the reply turns
-// out shorter (EOF, an error), the record is put back together and delivered
-// whole, so the layers above decode it the ordinary way.
+// Receiving is RecordReader's (record marking and direct placement of READ
+// data into the caller's buffer, which saves one copy of every megabyte
+// read); this class moves the bytes: one recvmsg() into the places the
+// reader names, then the reader hands up what is whole.
 #pragma once
 
 #include <array>
@@ -27,6 +24,7 @@
 
 #include <sys/uio.h>
 
+#include "client/transport/RecordReader.h"
 #include "client/transport/Transport.h"
 #include "verbs/UniqueFd.h"
 
@@ -48,7 +46,7 @@ class TcpTransport final : public Transport {
 
   void start(TransportSink& sink) override;
   Error send(const OutgoingMessage& message) override;
-  void setMaxIncomingMessage(std::size_t bytes) override { maxIncoming_.store(bytes); }
+  void setMaxIncomingMessage(std::size_t bytes) override { reader_.setMaxIncoming(bytes); }
   void close() override;
   void abandon(std::uint32_t xid) override;
   std::string statsLine() const override;
@@ -64,17 +62,13 @@ class TcpTransport final : public Transport {
  private:
   TcpTransport(int fd, std::string description);
   void run();
+  class Delivery;  // hands the reader's records to the sink, counting them
   Error readAndDispatch();
+  ssize_t receiveInto(const ReceiveTargets& t);  // one recvmsg() into what the reader names
+  Error afterReceive(bool wasLarge);
   Error sendRecord(::iovec* iov, std::size_t count, std::size_t size);
-  Error readLargeRecord(bool& drained);
-  ssize_t receiveLargePart();  // readLargeRecord()'s steps
-  void deliverPlacedRecord();
-  void beginLargeRecord(std::size_t len, bool last, std::size_t have);
-  std::span<std::uint8_t> takePlacement(std::uint32_t xid);
-  void deliver(std::span<const std::uint8_t> fragment, bool last);
   void setReceiveLowWater(std::size_t bytes);
   std::chrono::microseconds coalesceDelay();
-  Error parseRecords();
   Error flushPendingLocked();
   Error flushCork();
   void wake();
@@ -88,7 +82,6 @@ class TcpTransport final : public Transport {
   std::atomic<std::thread::id> ioThreadId_{};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> broken_{false};
-  std::atomic<std::size_t> maxIncoming_{1U << 20};
 
   std::mutex sendMutex_;
   std::vector<std::uint8_t> pendingOut_;  // bytes the socket did not take yet (guarded by sendMutex_)
@@ -98,45 +91,19 @@ class TcpTransport final : public Transport {
   // I/O thread only.
   bool dispatching_ = false;
   std::vector<std::uint8_t> cork_;
-  std::vector<std::uint8_t> in_;
-  std::size_t inStart_ = 0;
-  std::size_t inEnd_ = 0;
-  std::vector<std::uint8_t> assembly_;  // multi-fragment records
-  bool assembling_ = false;
-  // A fragment too large for in_ is received straight into its own buffer,
-  // so megabyte READ replies are never shifted around in in_.
-  std::vector<std::uint8_t> large_;
-  std::size_t largeHave_ = 0;
-  bool largeLast_ = false;
-  bool largeActive_ = false;
-  // Direct placement. send() registers a READ's destination by XID; the
-  // record that answers it takes the registration when it starts. The
-  // record's bytes are laid out as large_ (everything before the data, i.e.
-  // the message handed up), then placeDst_ (the data), then the XDR pad.
-  static constexpr std::size_t kMinDirectPlacement = 16 * 1024;
-  mutable std::mutex placeMutex_;  // placements_ and placeDst_ (abandon() may redirect it)
-  std::unordered_map<std::uint32_t, std::span<std::uint8_t>> placements_;
-  std::atomic<std::size_t> placementCount_{0};
-  std::span<std::uint8_t> placeDst_;
-  std::uint32_t placeXid_ = 0;
-  std::size_t placePad_ = 0;
-  std::array<std::uint8_t, 4> padScratch_{};
-  std::vector<std::uint8_t> discard_;  // receives the data of an abandoned call
-  bool placeActive_ = false;
+  RecordReader reader_;  // its placement calls are for any thread
   // While a large record arrives, the socket's SO_RCVLOWAT asks the kernel
   // to wake this thread only once a good part of the rest is queued (at
   // most kMaxReceiveLowWater, and never for its last kLowWaterSlack bytes),
   // not at every segment: a 1 MiB reply then costs a few wakeups, not
   // dozens. Back to 1 between records. I/O thread only. (Waiting for a
   // record's whole remainder stalled 128 KiB replies ~20 ms each: see
-  // readLargeRecord.)
+  // readAndDispatch.)
   static constexpr std::size_t kMaxReceiveLowWater = 256 * 1024;
   static constexpr std::size_t kMinReceiveLowWater = 32 * 1024;
   static constexpr std::size_t kLowWaterSlack = 128 * 1024;
   std::size_t receiveLowWater_ = 1;
   bool lowWaterUnsupported_ = false;
-  std::atomic<std::uint64_t> placedReplies_{0};
-  std::atomic<std::uint64_t> placementFallbacks_{0};
   // Reply pacing (I/O thread only).
   bool coalesce_ = true;
   std::size_t repliesInBatch_ = 0;

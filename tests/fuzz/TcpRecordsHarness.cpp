@@ -1,18 +1,10 @@
 #include "tests/fuzz/TcpRecordsHarness.h"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "client/transport/TcpTransport.h"
+#include "client/transport/RecordReader.h"
 
 namespace nfsrdma::fuzz {
 namespace {
@@ -39,12 +31,10 @@ void putBe32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
 
-class CheckingSink final : public transport::TransportSink {
+class CheckingSink final : public transport::RecordSink {
  public:
   explicit CheckingSink(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
-  void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
-  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
-    std::lock_guard lock(mu_);
+  void onRecord(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
     if (message.size() > kMaxIncoming) ok_ = false;
     if (!placed.empty()) {
       ++placed_;
@@ -53,35 +43,16 @@ class CheckingSink final : public transport::TransportSink {
       if (placed.size() != 1 || message.size() < 8) ok_ = false;
       if (std::find(sizes_.begin(), sizes_.end(), placed[0]) == sizes_.end()) ok_ = false;
     }
-    if (errors_ > 0) ok_ = false;  // nothing after the connection failed
+    if (failed_) ok_ = false;  // nothing after the stream failed
   }
-  void onTransportError(const Error&) override {
-    std::lock_guard lock(mu_);
-    ++errors_;
-    cv_.notify_all();
-  }
-  void onTick() override {}
-  std::size_t callsInFlight() const override { return 0; }
-
-  bool waitError() {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(5), [&] { return errors_ > 0; });
-  }
-  bool ok() {
-    std::lock_guard lock(mu_);
-    return ok_ && errors_ == 1;
-  }
-  std::size_t placed() {
-    std::lock_guard lock(mu_);
-    return placed_;
-  }
+  void onError() { failed_ = true; }
+  bool ok() const { return ok_; }
+  std::size_t placed() const { return placed_; }
 
  private:
   std::vector<std::size_t> sizes_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::size_t errors_ = 0;
   std::size_t placed_ = 0;
+  bool failed_ = false;
   bool ok_ = true;
 };
 
@@ -175,44 +146,24 @@ bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outco
     }
   }
 
-  std::array<int, 2> fds{};
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds.data()) != 0) return true;  // no resources: not a finding
   CheckingSink sink(sizes);
-  auto t = transport::TcpTransport::adopt(fds[0], "fuzz peer");
-  t->setMaxIncomingMessage(kMaxIncoming);
-  t->start(sink);
-  static const std::vector<std::uint8_t> call(40, 1);
-  for (auto& reg : regs) {
-    const xdr::ConstBuffer seg{call.data(), call.size()};
-    const std::span<std::uint8_t> dst(reg.buf);
-    transport::OutgoingMessage m;
-    m.segments = {&seg, 1};
-    m.size = call.size();
-    m.xid = reg.xid;
-    m.directReplies = {&dst, 1};
-    (void)t->send(m);
+  transport::RecordReader reader("fuzz peer");
+  reader.setMaxIncoming(kMaxIncoming);
+  for (auto& reg : regs) reader.addPlacement(reg.xid, reg.buf);
+  // In pieces, so records also arrive split (as over TCP), not only whole;
+  // the reader stops at its first error, as the transport then does.
+  Error failure;
+  for (std::size_t off = 0; off < stream.size() && !failure;) {
+    const std::size_t piece = std::min<std::size_t>(stream.size() - off, 48 * 1024 + 7);
+    failure = reader.feed({stream.data() + off, piece}, sink);
+    off += piece;
   }
-  // The peer writes everything, then hangs up; it also drains what the client sends.
-  std::thread writer([&] {
-    // In pieces, so records also arrive split (as over TCP), not only whole.
-    std::size_t off = 0;
-    while (off < stream.size()) {
-      const std::size_t piece = std::min<std::size_t>(stream.size() - off, 48 * 1024 + 7);
-      const ssize_t n = ::send(fds[1], stream.data() + off, piece, MSG_NOSIGNAL);
-      if (n <= 0) break;  // the transport gave up (a bad record) and stopped reading
-      off += static_cast<std::size_t>(n);
-    }
-    ::shutdown(fds[1], SHUT_WR);
-  });
-  const bool ended = sink.waitError();
-  ::shutdown(fds[1], SHUT_RDWR);  // unblocks the writer if the transport stopped reading
-  writer.join();
-  t->close();
-  ::close(fds[1]);
-  // The transport's own count of placed replies must match what was delivered.
-  const std::string stats = t->statsLine();
-  const auto at = stats.find("direct_replies=");
-  const bool counted = at != std::string::npos && std::stoul(stats.substr(at + 15)) == sink.placed();
+  if (!failure) failure = reader.endOfStream();  // the peer hangs up
+  sink.onError();
+  const bool ended = failure.code == ClientErrc::kConnectionClosed ||
+                     failure.code == ClientErrc::kRecordTooLarge;
+  // The reader's own count of placed replies must match what was delivered.
+  const bool counted = reader.placedReplies() == sink.placed();
   if (outcome != nullptr) {
     std::vector<std::uint32_t> xids;
     for (const auto& reg : regs) xids.push_back(reg.xid);

@@ -1,10 +1,11 @@
 // The TCP record-marking fuzz harness (fuzz_tcp_records), shared with the
-// unit test that replays its corpus: what a server sends is written into a
-// socketpair (in 48 KiB pieces) whose other end a TcpTransport reads, with some READ calls'
-// buffers registered for direct placement first. Whatever arrives, the
-// transport must deliver whole records (or placed ones whose length is a
-// registered buffer's), end with exactly one transport error when the peer
-// hangs up, and never touch memory it does not own (ASan).
+// unit test that replays its corpus: what a server sends is fed to the TCP
+// transport's byte-fed RecordReader (in 48 KiB pieces, so records also
+// arrive split), with some READ calls' buffers registered for direct
+// placement first; then the stream ends. Whatever arrives, the reader must
+// deliver whole records (or placed ones whose length is a registered
+// buffer's), stop at its first error, report the end of the stream as an
+// error only once, and never touch memory it does not own (ASan).
 //
 // Input layout (bytes are consumed in order; missing bytes read as 0):
 //   byte              k = byte % 4 READ calls registered for placement
@@ -31,11 +32,11 @@ struct TcpRecordsOutcome {
   // last fragment with a registered XID and that buffer's size): what the
   // input means, whatever the timing.
   std::size_t placeable = 0;
-  // Replies the transport did place (fewer when one arrived whole).
+  // Replies the reader did place (fewer when one arrived whole).
   std::size_t placed = 0;
 };
 
-// Returns false if the transport broke an invariant (the fuzz target aborts
+// Returns false if the reader broke an invariant (the fuzz target aborts
 // then). `outcome`, if given, says what the input offered to direct
 // placement and what was placed (the replay test checks placement seeds).
 bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outcome = nullptr);

@@ -1,6 +1,7 @@
 #include "client/transport/rdma/RdmaTransport.h"
 
 #include "client/rpc/RpcMessage.h"
+#include "client/transport/rdma/InlineMarshal.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -17,8 +18,6 @@
 namespace nfsrdma::transport::rdma {
 namespace {
 
-constexpr std::size_t kMaxPooledRegistrations = 4096;
-
 // One receive more than the credits asked for: a reply's buffer goes back
 // to the device only after the reply is handed up, and by then its credit
 // may already carry a new call (RFC 8166 section 3.3.1 wants a receive
@@ -26,31 +25,8 @@ constexpr std::size_t kMaxPooledRegistrations = 4096;
 std::uint32_t receiveCount(const RdmaTransportOptions& o) {
   return o.credits + 1;
 }
-constexpr std::uintptr_t kPage = 4096;
 
 }  // namespace
-
-struct RdmaTransport::Registration {
-  std::uintptr_t start = 0;
-  std::uintptr_t end = 0;
-  int access = 0;
-  verbs::MemoryRegion mr;
-  std::uint32_t rkey() const { return mr.rkey(); }
-};
-
-struct RdmaTransport::CallState {
-  std::vector<std::shared_ptr<Registration>> registrations;  // keeps caller memory registered
-  std::vector<std::uint8_t> replyMemory;                     // Reply chunk target
-  std::vector<std::uint8_t> positionZeroMemory;              // RDMA_NOMSG call body
-  std::array<std::size_t, 4> directSizes{};
-  std::size_t directCount = 0;
-};
-
-struct RdmaTransport::PendingSend {
-  std::size_t slot = 0;
-  std::uint32_t length = 0;
-  std::uint32_t xid = 0;  // a call abandoned while it waited is never sent
-};
 
 std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions& options) {
   try {
@@ -115,7 +91,12 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
           IBV_ACCESS_LOCAL_WRITE)),
       sendBuffers_(verbs::RegisteredBuffer::allocate(
           pd_.get(), std::size_t{options.sendBuffers} * options.inlineSize,
-          IBV_ACCESS_LOCAL_WRITE)) {
+          IBV_ACCESS_LOCAL_WRITE)),
+      window_(options.credits),
+      registrations_(makeRegistrationStrategy(
+          options.registration, [this](std::uintptr_t start, std::size_t length, unsigned access) {
+            return registerRange(start, length, access);
+          })) {
   wakeFd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!wakeFd_) throw std::system_error(errno, std::generic_category(), "eventfd");
   setUp(options);  // if it throws, wakeFd_ (a member, already built) closes itself
@@ -188,7 +169,7 @@ void RdmaTransport::close() {
 }
 
 void RdmaTransport::abandon(std::uint32_t xid) {
-  std::unique_ptr<CallState> gone;
+  std::unique_ptr<CallChunks> gone;
   {
     std::lock_guard lock(mu_);
     auto it = calls_.find(xid);
@@ -197,30 +178,10 @@ void RdmaTransport::abandon(std::uint32_t xid) {
     calls_.erase(it);
     // Still waiting for credits: it must never leave now (its memory is
     // about to go, and the session retired its slot).
-    bool queued = false;
-    for (auto b = backlog_.begin(); b != backlog_.end();) {
-      if (b->xid == xid) {
-        freeSendSlots_.push_back(b->slot);
-        b = backlog_.erase(b);
-        queued = true;
-      } else {
-        ++b;
-      }
-    }
-    if (!queued) abandonedSent_.insert(xid);
+    window_.abandon(xid, freeSendSlots_);
   }
-  if (gone && options_.registration == MemoryRegistration::kPooled) {
-    // Out of the pool too, so dropping 'gone' below deregisters these as in
-    // per-io mode: the caller may reuse its buffer once told of the timeout,
-    // and a late reply must not be able to write into it. (Pages another call
-    // in flight uses stay registered until that call ends.)
-    std::lock_guard lock(poolMu_);
-    for (const auto& reg : gone->registrations) {
-      auto it = pool_.find(reg->start);
-      if (it != pool_.end() && it->second == reg) pool_.erase(it);
-    }
-  }
-  // Destroying 'gone' deregisters per-call memory: the server loses access.
+  if (gone) registrations_->forget(gone->registrations);
+  // Destroying 'gone' deregisters its memory: the server loses access.
 }
 
 void RdmaTransport::postReceive(std::size_t slot) {
@@ -234,63 +195,20 @@ void RdmaTransport::postReceive(std::size_t slot) {
   }
 }
 
-std::shared_ptr<RdmaTransport::Registration> RdmaTransport::registerBuffer(const std::uint8_t* data,
-                                                                           std::size_t length,
-                                                                           bool remoteWrite,
-                                                                           bool ownMemory) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(data);
-  // Only the access the chunk needs: a WRITE's source may be read-only
-  // memory (a PROT_READ mapping), which cannot be registered for remote write.
-  const int need =
-      remoteWrite ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
-  auto make = [&](std::uintptr_t start, std::uintptr_t end, int access) {
-    auto r = std::make_shared<Registration>(
-        Registration{start, end, access,
-                     verbs::MemoryRegion::registerMemory(pd_.get(), reinterpret_cast<void*>(start),
-                                                         end - start, access)});
+Registration RdmaTransport::registerRange(std::uintptr_t start, std::size_t length,
+                                          unsigned access) {
+  int flags = 0;
+  if ((access & kRemoteWrite) != 0) flags |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  if ((access & kRemoteRead) != 0) flags |= IBV_ACCESS_REMOTE_READ;
+  auto mr = std::make_shared<verbs::MemoryRegion>(verbs::MemoryRegion::registerMemory(
+      pd_.get(), reinterpret_cast<void*>(start), length, flags));
+  {
     std::lock_guard lock(mu_);
     ++stats_.registrations;
-    return r;
-  };
-  // Exactly these bytes: the server can reach neither the rest of the page
-  // nor, for our own short-lived buffers, pages a pooled entry pinned for a
-  // caller buffer that was freed since (the pool is keyed by address).
-  if (options_.registration == MemoryRegistration::kPerIo || ownMemory)
-    return make(addr, addr + length, need);
-  // Pooled entries serve any later use of the same pages: whole pages, with
-  // the union of the accesses asked of them so far.
-  const std::uintptr_t start = addr & ~(kPage - 1);
-  const std::uintptr_t end = (addr + length + kPage - 1) & ~(kPage - 1);
-  std::lock_guard lock(poolMu_);
-  int access = need;
-  auto it = pool_.upper_bound(start);
-  if (it != pool_.begin()) {
-    --it;
-    if (it->second->start <= start && it->second->end >= end) {
-      if ((it->second->access & need) == need) return it->second;
-      access |= it->second->access;
-    }
   }
-  if (pool_.size() >= kMaxPooledRegistrations) {
-    for (auto e = pool_.begin(); e != pool_.end();) {
-      e = e->second.use_count() == 1 ? pool_.erase(e) : std::next(e);
-    }
-  }
-  auto r = make(start, end, access);
-  pool_[start] = r;
-  return r;
+  const std::uint32_t rkey = mr->rkey();
+  return Registration{start, start + length, access, rkey, std::move(mr)};
 }
-
-// What send() works out before it registers anything: the bulk payloads that
-// may go as Read chunks, the sizes of the READs whose data could be placed,
-// and the planner's choice. On the stack, as before the steps were split.
-struct RdmaTransport::SendPlan {
-  std::array<xdr::BulkSegment, xdr::XdrEncoder::kMaxBulk> bulk{};
-  std::size_t bulkCount = 0;
-  std::array<std::size_t, 4> readSizes{};
-  std::size_t reads = 0;
-  ChunkPlan chunks;
-};
 
 // The steps of a send, in order: plan the chunks, register the memory they
 // expose, take a send buffer, encode the inline part into it, count the
@@ -301,110 +219,50 @@ Error RdmaTransport::send(const OutgoingMessage& message) {
     return makeError(ClientErrc::kConnectionClosed,
                      "send on " + description_ + (failure_.empty() ? "" : " (" + failure_ + ")"));
   }
-  SendPlan p;
-  planSend(message, p);
-
-  auto call = std::make_unique<CallState>();
+  const CallPlan p = planChunks(message, limits_);
+  auto call = std::make_unique<CallChunks>();
   RpcRdmaHeader h;
   h.xid = message.xid;
   h.credits = options_.credits;
   h.proc = p.chunks.proc;
   std::uint64_t pulled = 0;
-  try {
-    pulled = addReadChunks(message, p, *call, h);
-    addWriteChunks(message, p, *call, h);
-    addReplyChunk(p, *call, h);
-  } catch (const std::system_error& e) {
-    return makeError(e.code(), std::string("register memory on ") + description_ + ": " + e.what());
-  }
-
+  if (Error e = encodeChunkLists(message, p, *call, h, pulled)) return e;
   std::size_t slot = 0;
   if (Error e = takeSendSlot(slot)) return e;
   std::size_t length = 0;
   if (Error e = encodeCall(message, p, h, slot, length)) return e;
   {
     std::lock_guard lock(mu_);
-    ++stats_.calls;
-    switch (p.chunks.kind) {
-      case CallKind::kInline: ++stats_.inlineCalls; break;
-      case CallKind::kReadChunks: ++stats_.readChunkCalls; break;
-      case CallKind::kPositionZero: ++stats_.positionZeroCalls; break;
-    }
-    stats_.writeChunks += h.writes.size();
-    if (h.hasReply) ++stats_.replyChunks;
-    stats_.bytesPulledByServer += pulled;
+    countCall(p, h, pulled);
     calls_[message.xid] = std::move(call);
   }
   postOrBacklog({slot, static_cast<std::uint32_t>(length), message.xid});
   return {};
 }
 
-void RdmaTransport::planSend(const OutgoingMessage& message, SendPlan& p) const {
-  for (const auto& b : message.bulk) {
-    if (!b.payload.empty() && p.bulkCount < p.bulk.size()) p.bulk[p.bulkCount++] = b;
+Error RdmaTransport::encodeChunkLists(const OutgoingMessage& message, const CallPlan& p,
+                                      CallChunks& call, RpcRdmaHeader& h, std::uint64_t& pulled) {
+  try {
+    pulled = encodeReadList(message, p, *registrations_, call, h);
+    encodeWriteList(message, p, *registrations_, call, h);
+    encodeReplyChunk(p, maxIncoming_.load(), *registrations_, call, h);
+  } catch (const std::system_error& e) {
+    return makeError(e.code(), std::string("register memory on ") + description_ + ": " + e.what());
   }
-  p.reads = std::min<std::size_t>(message.directReplies.size(), p.readSizes.size());
-  for (std::size_t i = 0; i < p.reads; ++i) p.readSizes[i] = message.directReplies[i].size();
-  const std::size_t replyHint =
-      message.maxReplySize != 0 ? message.maxReplySize : limits_.receive / 2;
-  p.chunks = planCall(
-      {message.size, {p.bulk.data(), p.bulkCount}, {p.readSizes.data(), p.reads}, replyHint},
-      limits_);
+  return {};
 }
 
-std::uint64_t RdmaTransport::addReadChunks(const OutgoingMessage& message, const SendPlan& p,
-                                           CallState& call, RpcRdmaHeader& h) {
-  std::uint64_t pulled = 0;
-  if (p.chunks.kind == CallKind::kReadChunks) {
-    for (std::size_t i = 0; i < p.bulkCount; ++i) {
-      const auto& b = p.bulk[i];
-      auto reg = registerBuffer(b.payload.data(), b.payload.size(), false);
-      h.reads.push_back({static_cast<std::uint32_t>(b.xdrPosition),
-                         {reg->rkey(), static_cast<std::uint32_t>(b.payload.size()),
-                          reinterpret_cast<std::uintptr_t>(b.payload.data())}});
-      call.registrations.push_back(std::move(reg));
-      pulled += b.payload.size();
-    }
-  } else if (p.chunks.kind == CallKind::kPositionZero) {
-    call.positionZeroMemory.resize(message.size);
-    std::size_t at = 0;
-    for (const auto& s : message.segments) {
-      std::memcpy(call.positionZeroMemory.data() + at, s.data, s.size);
-      at += s.size;
-    }
-    auto reg = registerBuffer(call.positionZeroMemory.data(), message.size, false, true);
-    h.reads.push_back({0,
-                       {reg->rkey(), static_cast<std::uint32_t>(message.size),
-                        reinterpret_cast<std::uintptr_t>(call.positionZeroMemory.data())}});
-    call.registrations.push_back(std::move(reg));
-    pulled += message.size;
+// Under mu_.
+void RdmaTransport::countCall(const CallPlan& p, const RpcRdmaHeader& h, std::uint64_t pulled) {
+  ++stats_.calls;
+  switch (p.chunks.kind) {
+    case CallKind::kInline: ++stats_.inlineCalls; break;
+    case CallKind::kReadChunks: ++stats_.readChunkCalls; break;
+    case CallKind::kPositionZero: ++stats_.positionZeroCalls; break;
   }
-  return pulled;
-}
-
-void RdmaTransport::addWriteChunks(const OutgoingMessage& message, const SendPlan& p,
-                                   CallState& call, RpcRdmaHeader& h) {
-  std::size_t chunk = 0;
-  for (std::size_t i = 0; i < p.reads && chunk < p.chunks.writeChunks.size(); ++i) {
-    if (p.readSizes[i] <= kSmallReadInline) continue;
-    auto target = message.directReplies[i];
-    auto reg = registerBuffer(target.data(), target.size(), true);
-    h.writes.push_back({{reg->rkey(), static_cast<std::uint32_t>(target.size()),
-                         reinterpret_cast<std::uintptr_t>(target.data())}});
-    call.directSizes[call.directCount++] = target.size();
-    call.registrations.push_back(std::move(reg));
-    ++chunk;
-  }
-}
-
-void RdmaTransport::addReplyChunk(const SendPlan& p, CallState& call, RpcRdmaHeader& h) {
-  if (p.chunks.replyChunk == 0) return;
-  call.replyMemory.resize(std::min(p.chunks.replyChunk, maxIncoming_.load()) + 1024);
-  auto reg = registerBuffer(call.replyMemory.data(), call.replyMemory.size(), true, true);
-  h.hasReply = true;
-  h.reply.push_back({reg->rkey(), static_cast<std::uint32_t>(call.replyMemory.size()),
-                     reinterpret_cast<std::uintptr_t>(call.replyMemory.data())});
-  call.registrations.push_back(std::move(reg));
+  stats_.writeChunks += h.writes.size();
+  if (h.hasReply) ++stats_.replyChunks;
+  stats_.bytesPulledByServer += pulled;
 }
 
 Error RdmaTransport::takeSendSlot(std::size_t& slot) {
@@ -421,7 +279,7 @@ Error RdmaTransport::takeSendSlot(std::size_t& slot) {
 
 // Transport header, then the inline part of the RPC message, into the send
 // buffer of 'slot'; on an error the slot is free again.
-Error RdmaTransport::encodeCall(const OutgoingMessage& message, const SendPlan& p,
+Error RdmaTransport::encodeCall(const OutgoingMessage& message, const CallPlan& p,
                                 const RpcRdmaHeader& h, std::size_t slot, std::size_t& length) {
   std::uint8_t* base =
       reinterpret_cast<std::uint8_t*>(sendBuffers_.data()) + slot * options_.inlineSize;
@@ -429,50 +287,27 @@ Error RdmaTransport::encodeCall(const OutgoingMessage& message, const SendPlan& 
   encodeHeader(enc, h);
   length = enc.headSize();
   if (p.chunks.kind == CallKind::kPositionZero) return {};
-  std::size_t skipPad = 0;
-  for (const auto& s : message.segments) {
-    const std::uint8_t* data = s.data;
-    std::size_t size = s.size;
-    bool isBulk = false;
-    if (p.chunks.kind == CallKind::kReadChunks) {
-      for (std::size_t i = 0; i < p.bulkCount; ++i) {
-        if (p.bulk[i].payload.data() == data && p.bulk[i].payload.size() == size) {
-          isBulk = true;
-          skipPad = p.bulk[i].padBytes;  // the pad after a chunked item is not sent
-        }
-      }
-    }
-    if (isBulk) continue;
-    const std::size_t drop = std::min(skipPad, size);
-    data += drop;
-    size -= drop;
-    skipPad = 0;
-    if (enc.overflowed() || length + size > options_.inlineSize) {
-      std::lock_guard lock(mu_);
-      freeSendSlots_.push_back(slot);
-      return makeError(ClientErrc::kEncodeOverflow,
-                       "send on " + description_ + ": inline part exceeds " +
-                           std::to_string(options_.inlineSize) + " bytes");
-    }
-    std::memcpy(base + length, data, size);
-    length += size;
+  const auto end = enc.overflowed() ? std::nullopt
+                                    : marshalInline(message.segments, p.chunked(),
+                                                    {base, options_.inlineSize}, length);
+  if (!end) {
+    std::lock_guard lock(mu_);
+    freeSendSlots_.push_back(slot);
+    return makeError(ClientErrc::kEncodeOverflow, "send on " + description_ +
+                                                      ": inline part exceeds " +
+                                                      std::to_string(options_.inlineSize) + " bytes");
   }
+  length = *end;
   return {};
 }
 
 void RdmaTransport::postOrBacklog(PendingSend send) {
   {
     std::lock_guard lock(mu_);
-    // A call completed on the I/O thread may start another before that
-    // thread has given the freed credit to the backlog: without the second
-    // test it would take the credit, and a queue deeper than the credits
-    // could keep the oldest calls waiting until they time out.
-    if (outstanding_ >= credits_ || !backlog_.empty()) {
+    if (!window_.admit(send)) {
       ++stats_.backlogged;
-      backlog_.push_back(send);
       return;
     }
-    ++outstanding_;
   }
   post(send);
 }
@@ -588,7 +423,7 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
                 ": " + e.context;
   }
   // Held until the end: a reply in its Reply chunk lives in its memory.
-  const std::unique_ptr<CallState> call = takeAnsweredCall(h);
+  const std::unique_ptr<CallChunks> call = takeAnsweredCall(h);
   if (e) {
     if (h.proc == RdmaProc::kError && call) {
       sink_->onCallError(h.xid, e);
@@ -612,26 +447,23 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   startBacklogged();
 }
 
-std::unique_ptr<RdmaTransport::CallState> RdmaTransport::takeAnsweredCall(const RpcRdmaHeader& h) {
-  std::unique_ptr<CallState> call;
+std::unique_ptr<CallChunks> RdmaTransport::takeAnsweredCall(const RpcRdmaHeader& h) {
+  std::unique_ptr<CallChunks> call;
   std::lock_guard lock(mu_);
-  credits_ = std::clamp<std::uint32_t>(h.credits, 1, options_.credits);
-  stats_.creditsGranted = credits_;
   auto it = calls_.find(h.xid);
   if (it != calls_.end()) {
     call = std::move(it->second);
     calls_.erase(it);
   }
-  // A reply for a call we never sent, or a second one for a call, frees
-  // no credit: counting it would let us exceed the server's grant.
-  if ((call || abandonedSent_.erase(h.xid) > 0) && outstanding_ > 0) --outstanding_;
+  window_.onReply(h.xid, h.credits, call != nullptr);
+  stats_.creditsGranted = window_.granted();
   return call;
 }
 
 // A well-formed reply to a call in flight: its RPC message (inline, or in
 // the Reply chunk) goes up with the lengths placed in its Write chunks, or
 // the call fails if the server broke the chunks' contract.
-void RdmaTransport::deliverReply(const RpcRdmaHeader& h, const CallState& call,
+void RdmaTransport::deliverReply(const RpcRdmaHeader& h, const CallChunks& call,
                                  std::span<const std::uint8_t> inner) {
   std::span<const std::uint8_t> message = inner;
   if (h.proc != RdmaProc::kMsg) {
@@ -684,26 +516,22 @@ void RdmaTransport::deliverReply(const RpcRdmaHeader& h, const CallState& call,
 
 // Credits freed by a reply go to calls waiting in the backlog.
 void RdmaTransport::startBacklogged() {
+  // A waiting call no longer in calls_ was abandoned between send()'s two steps.
+  const auto live = [this](std::uint32_t xid) { return calls_.count(xid) != 0; };
   for (int i = 0; i < 1024; ++i) {
-    PendingSend next;
+    std::optional<PendingSend> next;
     {
       std::lock_guard lock(mu_);
-      if (backlog_.empty() || outstanding_ >= credits_) break;
-      next = backlog_.front();
-      backlog_.pop_front();
-      if (calls_.find(next.xid) == calls_.end()) {  // abandoned while it waited
-        freeSendSlots_.push_back(next.slot);
-        continue;
-      }
-      ++outstanding_;
+      next = window_.nextToPost(live, freeSendSlots_);
     }
-    post(next);
+    if (!next) break;
+    post(*next);
   }
 }
 
 std::uint32_t RdmaTransport::callLimit() const {
   std::lock_guard lock(mu_);
-  return credits_;
+  return window_.granted();
 }
 
 std::string RdmaTransport::statsLine() const {
@@ -718,7 +546,7 @@ std::string RdmaTransport::statsLine() const {
                      " credits=" + std::to_string(s.creditsGranted) + " backlogged=" + std::to_string(s.backlogged) +
                      " registrations=" + std::to_string(s.registrations) +
                      " peer_inline=" + std::to_string(s.peerReceiveSize) +
-                     " memreg=" + (options_.registration == MemoryRegistration::kPooled ? "pooled" : "per-io");
+                     " memreg=" + memoryRegistrationName(registrations_->kind());
   for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);
   return line;
 }

@@ -8,31 +8,32 @@
 // their XDR position, straight from the caller's memory; READ data lands in
 // the caller's buffer through a Write chunk; large replies come through a
 // Reply chunk (ChunkPlanner decides). Calls in flight never exceed the
-// server's credit grant: the rest wait in a backlog. One I/O thread polls
-// the completion queue and the connection manager's events.
+// server's credit grant: the rest wait in a backlog (CreditWindow). One I/O
+// thread polls the completion queue and the connection manager's events.
 //
-// Memory registration: kPooled (default) registers a caller's buffer once
-// and keeps it registered for reuse: fast, but the server holds an rkey to
-// that memory for as long as the transport lives. kPerIo registers for one
-// call and deregisters when its reply arrives, so the server's access ends
-// with the call: safer, and slower (a registration per I/O).
+// The decisions are pure units beside this file, tested without verbs:
+// ChunkPlanner (which chunks), ChunkLists (their segments and memory),
+// InlineMarshal (the inline bytes), CreditWindow (who may go),
+// MemoryRegistration (pooled or per-I/O registration). This class does the
+// verbs I/O they call for.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "client/transport/Transport.h"
+#include "client/transport/rdma/ChunkLists.h"
 #include "client/transport/rdma/ChunkPlanner.h"
+#include "client/transport/rdma/CreditWindow.h"
+#include "client/transport/rdma/MemoryRegistration.h"
 #include "client/transport/rdma/RpcRdmaHeader.h"
 #include "verbs/CmConnection.h"
 #include "verbs/UniqueFd.h"
@@ -44,8 +45,6 @@
 #include "verbs/QueuePair.h"
 
 namespace nfsrdma::transport::rdma {
-
-enum class MemoryRegistration { kPooled, kPerIo };
 
 struct RdmaTransportOptions {
   std::string host;
@@ -99,31 +98,22 @@ class RdmaTransport final : public Transport {
   std::uint32_t callLimit() const override;
 
  private:
-  struct Registration;   // a registered caller buffer (pooled or per call)
-  struct CallState;      // what a call in flight holds until its reply
-  struct SendSlot;
-  struct PendingSend;
-  struct SendPlan;  // send()'s chunk plan, on its stack
 
   explicit RdmaTransport(const RdmaTransportOptions& options);
   void setUp(const RdmaTransportOptions& options);  // receives, send slots, connect
   void run();
   void pollCompletions();
-  // send()'s steps. The add*Chunk* ones register memory and throw
-  // std::system_error when they cannot.
-  void planSend(const OutgoingMessage& message, SendPlan& p) const;
-  std::uint64_t addReadChunks(const OutgoingMessage& message, const SendPlan& p, CallState& call,
-                              RpcRdmaHeader& h);  // returns the bytes the server pulls
-  void addWriteChunks(const OutgoingMessage& message, const SendPlan& p, CallState& call,
-                      RpcRdmaHeader& h);
-  void addReplyChunk(const SendPlan& p, CallState& call, RpcRdmaHeader& h);
+  // send()'s steps.
+  Error encodeChunkLists(const OutgoingMessage& message, const CallPlan& p, CallChunks& call,
+                         RpcRdmaHeader& h, std::uint64_t& pulled);
   Error takeSendSlot(std::size_t& slot);
-  Error encodeCall(const OutgoingMessage& message, const SendPlan& p, const RpcRdmaHeader& h,
+  Error encodeCall(const OutgoingMessage& message, const CallPlan& p, const RpcRdmaHeader& h,
                    std::size_t slot, std::size_t& length);
+  void countCall(const CallPlan& p, const RpcRdmaHeader& h, std::uint64_t pulled);
   void onReceive(std::size_t slot, std::uint32_t length);
   // onReceive()'s steps.
-  std::unique_ptr<CallState> takeAnsweredCall(const RpcRdmaHeader& h);
-  void deliverReply(const RpcRdmaHeader& h, const CallState& call,
+  std::unique_ptr<CallChunks> takeAnsweredCall(const RpcRdmaHeader& h);
+  void deliverReply(const RpcRdmaHeader& h, const CallChunks& call,
                     std::span<const std::uint8_t> inner);
   void startBacklogged();
   void postReceive(std::size_t slot);
@@ -133,10 +123,8 @@ class RdmaTransport final : public Transport {
   // Posts a call whose credit is already counted.
   void post(const PendingSend& send);
   void fail(const Error& e);
-  // remoteWrite: the server writes it (Write/Reply chunk) rather than reads it (Read chunk).
-  // ownMemory: the transport's own buffer for this call, never pooled.
-  std::shared_ptr<Registration> registerBuffer(const std::uint8_t* data, std::size_t length,
-                                               bool remoteWrite, bool ownMemory = false);
+  // The device side of registration, which the registration strategy calls.
+  Registration registerRange(std::uintptr_t start, std::size_t length, unsigned access);
   void wake();
 
   RdmaTransportOptions options_;
@@ -164,16 +152,11 @@ class RdmaTransport final : public Transport {
 
   mutable std::mutex mu_;
   std::vector<std::size_t> freeSendSlots_;
-  std::deque<PendingSend> backlog_;
-  std::unordered_map<std::uint32_t, std::unique_ptr<CallState>> calls_;
-  std::uint32_t outstanding_ = 0;
-  // Calls sent and then abandoned (timed out): each holds its credit until a
-  // reply for it arrives. Only such a reply, or a live call's, frees one.
-  std::unordered_set<std::uint32_t> abandonedSent_;
-  std::uint32_t credits_ = 1;  // RFC 8166 section 3.3.1: one until the server grants more
+  std::unordered_map<std::uint32_t, std::unique_ptr<CallChunks>> calls_;
+  CreditWindow window_;
   RdmaStats stats_;
-  std::mutex poolMu_;
-  std::map<std::uintptr_t, std::shared_ptr<Registration>> pool_;  // kPooled cache by start address
+  // After the protection domain: pooled registrations go before it does.
+  std::unique_ptr<RegistrationStrategy> registrations_;
   struct WorkContext {
     bool receive;
     std::size_t slot;

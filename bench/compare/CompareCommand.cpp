@@ -27,6 +27,7 @@
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
 #include "verbs/DeviceDiscovery.h"
+#include "bench/report/Format.h"
 
 namespace po = boost::program_options;
 
@@ -77,15 +78,6 @@ std::vector<std::string> splitList(const std::string& s) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
-}
-
-__attribute__((format(printf, 1, 2))) std::string fmtDouble(const char* f, ...) {
-  char buf[64];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
 }
 
 // Connects once to see whether the target works; the reason when not.
@@ -320,8 +312,8 @@ std::string workloadLine(const FileOptions& options, const WorkloadArgs& wa) {
          ", iodepth " +
          (options.iodepth ? std::to_string(options.iodepth) : "per profile (4k 32, 128k 8, 4m 2)") +
          (options.ioBytes ? ", " + formatBytes(static_cast<double>(options.ioBytes)) + " per job"
-                          : ", " + fmtDouble("%.1f", wa.runtime) + " s time-based") +
-         " after a " + fmtDouble("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed);
+                          : ", " + fmt("%.1f", wa.runtime) + " s time-based") +
+         " after a " + fmt("%.1f", wa.ramp) + " s ramp, seed " + std::to_string(options.seed);
 }
 
 // The header: what ran, where, under which conditions.
@@ -354,9 +346,9 @@ void addAnchorNotes(CompareReport& report) {
     const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, t.name);
     if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
       report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " +
-                             fmtDouble("%.0f", ours->iops) + ", libnfs (anchor) " +
-                             fmtDouble("%.0f", anchor->iops) + ": " +
-                             fmtDouble("%.2fx", ours->iops / anchor->iops) +
+                             fmt("%.0f", ours->iops) + ", libnfs (anchor) " +
+                             fmt("%.0f", anchor->iops) + ": " +
+                             fmt("%.2fx", ours->iops / anchor->iops) +
                              " (goal >= 1.20x), same server, same run, " + "server cache " +
                              ours->serverCache + " for both");
     }

@@ -1,5 +1,8 @@
 #include "bench/compare/CompareMatrix.h"
 
+#include "bench/compare/CompareGrid.h"
+#include "bench/report/Format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -8,15 +11,6 @@
 
 namespace nfsrdma::bench {
 namespace {
-
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
 IoDirection directionFrom(const std::string& s) {
   if (s == "read") return IoDirection::Read;
@@ -197,88 +191,34 @@ std::vector<std::string> unsupportedLines(const CompareReport& r) {
 
 namespace {
 
-// The text table before it is laid out: header, which columns are numbers
-// (right-aligned), and the rows' cells.
-struct TextTable {
-  std::vector<std::string> header = {"test", "dir"};
-  std::vector<bool> right = {false, false};
-  std::vector<std::vector<std::string>> lines;
+// A cell as the text shows it: warnings as " [n]" and a bad read-back as
+// BAD-DATA after the figure.
+std::string textOf(const GridCell& c) {
+  std::string s = c.text;
+  for (std::size_t n : c.flags) s += " [" + std::to_string(n) + "]";
+  if (c.badData) s += std::string(" ") + kBadDataMark;
+  return s;
+}
 
-  void column(std::string name, bool number) {
-    header.push_back(std::move(name));
-    right.push_back(number);
+// The grid as a text table, each column as wide as its widest cell and its
+// figures right-aligned (headers never).
+std::string textTable(const CompareGrid& g) {
+  std::vector<std::size_t> width(g.columns.size());
+  for (std::size_t i = 0; i < g.columns.size(); ++i) {
+    width[i] = displayWidth(g.columns[i].text);
+    for (const auto& row : g.rows) width[i] = std::max(width[i], displayWidth(textOf(row[i])));
   }
-  std::string render() const;
-};
-
-std::string TextTable::render() const {
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = displayWidth(header[i]);
-    for (const auto& l : lines) width[i] = std::max(width[i], displayWidth(l[i]));
+  std::string out = "|";
+  for (std::size_t i = 0; i < g.columns.size(); ++i) out += " " + pad(g.columns[i].text, width[i], false) + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < g.columns.size(); ++i) out += std::string(width[i] + 2, '-') + "|";
+  out += "\n";
+  for (const auto& row : g.rows) {
+    out += "|";
+    for (std::size_t i = 0; i < row.size(); ++i) out += " " + pad(textOf(row[i]), width[i], g.columns[i].number) + " |";
+    out += "\n";
   }
-  auto row = [&](const std::vector<std::string>& cells, bool isHeader) {
-    std::string s = "|";
-    for (std::size_t i = 0; i < cells.size(); ++i) s += " " + pad(cells[i], width[i], right[i] && !isHeader) + " |";
-    return s + "\n";
-  };
-  std::string out = row(header, true);
-  std::string rule = "|";
-  for (std::size_t i = 0; i < header.size(); ++i) rule += std::string(width[i] + 2, '-') + "|";
-  out += rule + "\n";
-  for (const auto& l : lines) out += row(l, false);
   return out;
-}
-
-// Columns: test, dir, per target (MiB/s, IOPS[, change]) or one text
-// column when unavailable, then ratios.
-TextTable compareColumns(const CompareReport& r, bool withBaseline) {
-  TextTable t;
-  for (const auto& target : r.targets) {
-    if (!target.available) {
-      t.column(target.name, false);
-      continue;
-    }
-    t.column(target.name + " MiB/s", true);
-    t.column(target.name + " IOPS", true);
-    if (withBaseline) t.column(target.name + " chg", true);
-  }
-  for (const auto& q : r.ratios) t.column(q.name(), true);
-  return t;
-}
-
-// One row's cells; warnings become footnotes numbered in row order.
-std::vector<std::string> compareRow(const CompareReport& r, const std::string& profile, IoDirection dir,
-                                    bool withBaseline, std::vector<std::string>& footnotes) {
-  std::vector<std::string> row = {rowName(r, profile), directionName(dir)};
-  for (const auto& t : r.targets) {
-    const CompareCell* c = r.cell(profile, dir, t.name);
-    if (!t.available) {
-      row.push_back(t.name + ": " + t.unavailable);
-      continue;
-    }
-    if (c == nullptr || !c->ran) {
-      row.push_back(notRunText(c));
-      row.push_back("-");
-      if (withBaseline) row.push_back("");
-      continue;
-    }
-    std::string marks;
-    for (const auto& f : c->flags) {
-      if (f.severity != FlagSeverity::Warning) continue;
-      footnotes.push_back(t.name + " " + f.message);
-      marks += " [" + std::to_string(footnotes.size()) + "]";
-    }
-    if (c->verifyMismatches) marks += std::string(" ") + kBadDataMark;
-    row.push_back(fmt("%.1f", c->mibPerSecond) + marks);
-    row.push_back(fmt("%.0f", c->iops));
-    if (withBaseline) row.push_back(baselineChangeText(*c));
-  }
-  for (const auto& q : r.ratios) {
-    const auto v = r.ratio(q, profile, dir);
-    row.push_back(v ? fmt("%.2fx", *v) : "-");
-  }
-  return row;
 }
 
 // "\n heading\n" and " - line" per line; nothing when there are none.
@@ -313,12 +253,11 @@ std::string baselineText(const CompareReport& r) {
 
 std::string formatCompareText(const CompareReport& r) {
   const bool withBaseline = !r.baselinePath.empty();
-  TextTable table = compareColumns(r, withBaseline);
-  std::vector<std::string> footnotes;  // warnings, numbered in row order
-  for (const auto& [profile, dir] : r.rows) table.lines.push_back(compareRow(r, profile, dir, withBaseline, footnotes));
+  const CompareGrid grid = compareGrid(r);
+  const std::vector<std::string>& footnotes = grid.footnotes;  // warnings, numbered in row order
   std::string out;
   for (const auto& [k, v] : r.config) out += " " + k + ": " + v + "\n";
-  out += "\n" + table.render();
+  out += "\n" + textTable(grid);
   out += "\n MiB/s = 2^20 bytes/s (MB/s = 10^6 bytes/s in the JSON); ratios of MiB/s, same run\n";
   out += bullets(kCommitHeading, commitLines(r));
   if (!footnotes.empty()) {

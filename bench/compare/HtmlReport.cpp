@@ -4,19 +4,12 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "bench/compare/CompareGrid.h"
 #include "bench/file/FileReport.h"
+#include "bench/report/Format.h"
 
 namespace nfsrdma::bench {
 namespace {
-
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
 const char* const kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"};
 
@@ -96,75 +89,49 @@ std::string htmlHead(const CompareReport& r) {
   return h;
 }
 
-std::string throughputHeader(const CompareReport& r, bool withBaseline) {
-  std::string h = "<h2>Throughput</h2>\n<table id=\"compare-table\">\n<thead><tr><th>test</th><th>dir</th>";
-  for (const auto& t : r.targets) {
-    if (!t.available) {
-      h += "<th>" + htmlEscape(t.name) + "</th>";
-      continue;
-    }
-    h += "<th>" + htmlEscape(t.name) + " MiB/s</th><th>" + htmlEscape(t.name) + " IOPS</th>";
-    if (withBaseline) h += "<th>" + htmlEscape(t.name) + " change</th>";
-  }
-  for (const auto& q : r.ratios) h += "<th>" + htmlEscape(q.name()) + "</th>";
+std::string throughputHeader(const CompareGrid& g) {
+  std::string h = "<h2>Throughput</h2>\n<table id=\"compare-table\">\n<thead><tr>";
+  for (const auto& col : g.columns) h += "<th>" + htmlEscape(col.html) + "</th>";
   return h + "</tr></thead>\n<tbody>\n";
 }
 
-// A cell that did not run: n/a (and why), error (linked to the list), or what it says.
-std::string notRunCells(const CompareCell* c, bool withBaseline) {
+std::string classOf(const GridCell& c) {
+  if (c.number) return std::string("num") + (c.badData ? " bad" : "") + (c.regression ? " reg" : "");
+  if (c.missing) return c.error ? "na err" : "na";
+  return {};
+}
+
+// What a cell holds: its text (an error links to the Errors list), then
+// links to its flags' footnotes and the BAD-DATA mark.
+std::string htmlContent(const GridCell& c) {
+  std::string h = c.error ? "<a class=\"flag\" href=\"#errors\">" + htmlEscape(c.text) + "</a>"
+                          : htmlEscape(c.text);
+  for (std::size_t n : c.flags) h += fmt(" <a class=\"flag\" href=\"#flag-%zu\">[%zu]</a>", n, n);
+  if (c.badData) {
+    h += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
+             static_cast<unsigned long long>(c.badData), kBadDataMark);
+  }
+  return h;
+}
+
+std::string htmlCell(const GridCell& c) {
+  std::string h = "<td";
+  if (const std::string cls = classOf(c); !cls.empty()) h += " class=\"" + cls + "\"";
+  if (c.span > 1) h += fmt(" colspan=\"%zu\"", c.span);
+  if (!c.why.empty()) h += " title=\"" + htmlEscape(c.why) + "\"";
+  return h + ">" + htmlContent(c) + "</td>";
+}
+
+std::string throughputRows(const CompareGrid& g) {
   std::string h;
-  if (c != nullptr && !c->unsupported.empty()) {
-    h = "<td class=\"na\" colspan=\"2\" title=\"" + htmlEscape(c->unsupported) + "\">n/a</td>";
-  } else if (const std::string shown = notRunText(c); shown == "error") {
-    h = "<td class=\"na err\" title=\"" + htmlEscape(c->firstError) + "\"><a class=\"flag\" href=\"#errors\">" +
-        shown + "</a></td><td class=\"na\">-</td>";
-  } else {
-    h = "<td class=\"na\">" + htmlEscape(shown) + "</td><td class=\"na\">-</td>";
-  }
-  if (withBaseline) h += "<td></td>";
-  return h;
-}
-
-// A cell that ran: MiB/s with its flags' footnote marks (added to
-// footnotes) and BAD-DATA mark, IOPS, and the baseline change.
-std::string ranCells(const CompareCell& c, const std::string& target, bool withBaseline,
-                     std::vector<std::string>& footnotes) {
-  std::string marks;
-  for (const auto& f : c.flags) {
-    if (f.severity != FlagSeverity::Warning) continue;
-    footnotes.push_back(target + " " + f.message);
-    marks += fmt(" <a class=\"flag\" href=\"#flag-%zu\">[%zu]</a>", footnotes.size(), footnotes.size());
-  }
-  if (c.verifyMismatches) {
-    marks += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
-                 static_cast<unsigned long long>(c.verifyMismatches), kBadDataMark);
-  }
-  std::string h = fmt("<td class=\"num%s\">%.1f", c.verifyMismatches ? " bad" : "", c.mibPerSecond) + marks +
-                  fmt("</td><td class=\"num\">%.0f</td>", c.iops);
-  if (withBaseline) {
-    const std::string change = htmlEscape(baselineChangeText(c));
-    h += c.baselineMibPerSecond ? fmt("<td class=\"num%s\">", c.regression ? " reg" : "") + change + "</td>"
-                                : "<td>" + change + "</td>";
-  }
-  return h;
-}
-
-std::string throughputRow(const CompareReport& r, const std::string& profile, IoDirection dir,
-                          bool withBaseline, std::vector<std::string>& footnotes) {
-  std::string h = "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td>";
-  for (const auto& t : r.targets) {
-    if (!t.available) {
-      h += "<td class=\"na\">" + htmlEscape(t.name + ": " + t.unavailable) + "</td>";
-      continue;
+  for (const auto& row : g.rows) {
+    h += "<tr>";
+    for (const auto& c : row) {
+      if (!c.covered) h += htmlCell(c);
     }
-    const CompareCell* c = r.cell(profile, dir, t.name);
-    h += c == nullptr || !c->ran ? notRunCells(c, withBaseline) : ranCells(*c, t.name, withBaseline, footnotes);
+    h += "</tr>\n";
   }
-  for (const auto& q : r.ratios) {
-    const auto v = r.ratio(q, profile, dir);
-    h += v ? fmt("<td class=\"num\">%.2fx</td>", *v) : std::string("<td class=\"na\">-</td>");
-  }
-  return h + "</tr>\n";
+  return h;
 }
 
 // "<h2>heading</h2>" and a list of escaped lines (nothing when there are none).
@@ -248,9 +215,9 @@ std::string targetsSection(const CompareReport& r) {
 std::string renderHtmlReport(const CompareReport& r) {
   const bool withBaseline = !r.baselinePath.empty();
   std::string h = htmlHead(r);
-  std::vector<std::string> footnotes;  // the flags' texts, numbered as the table marks them
-  h += throughputHeader(r, withBaseline);
-  for (const auto& [profile, dir] : r.rows) h += throughputRow(r, profile, dir, withBaseline, footnotes);
+  const CompareGrid grid = compareGrid(r);
+  const std::vector<std::string>& footnotes = grid.footnotes;  // numbered as the table marks them
+  h += throughputHeader(grid) + throughputRows(grid);
   h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. MB/s (10<sup>6</sup>) "
        "figures are in the JSON.</p>\n";
   // Right under the table, as in the text: what failed or read back wrong.

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "bench/report/Format.h"
+
 namespace nfsrdma::bench {
 
 std::string percentileName(double p) {
@@ -55,15 +57,6 @@ std::string formatIops(double iops) {
 
 namespace {
 
-__attribute__((format(printf, 1, 2))) std::string line(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
 // fio's unit for a latency summary: msec only when min, max, mean and stdev
 // all exceed a millisecond, usec when they all exceed a microsecond.
 struct LatUnit {
@@ -103,11 +96,11 @@ std::string percentileBlock(const LatencyHistogram& h) {
   const std::uint64_t largest = *std::max_element(values.begin(), values.end());
   const int width = std::max<int>(5, static_cast<int>(std::to_string(largest).size()));
   const std::size_t perLine = static_cast<std::size_t>((80 - 7) / (2 + 10 + width));
-  std::string out = line("    lat percentiles (%s):\n     |", unit);
+  std::string out = fmt("    lat percentiles (%s):\n     |", unit);
   for (std::size_t j = 0; j < values.size(); ++j) {
     if (j != 0 && j % perLine == 0) out += "     |";
     const bool last = j + 1 == values.size();
-    out += line(" %5.2fth=[%*llu]%c", kFioPercentiles[j], width,
+    out += fmt(" %5.2fth=[%*llu]%c", kFioPercentiles[j], width,
                 static_cast<unsigned long long>(values[j]), last ? '\n' : ',');
     if (!last && j % perLine == perLine - 1) out += "\n";
   }
@@ -133,7 +126,7 @@ std::string formatRunText(const RunResult& r) {
   const std::string effective = r.effectiveIodepth > 0 && r.effectiveIodepth < r.iodepth
                                     ? " (effective " + std::to_string(r.effectiveIodepth) + ")"
                                     : std::string();
-  out += line("%s: (profile=%s, bs=%uB, iodepth=%u%s, numjobs=%u%s) target %s\n", r.target.c_str(),
+  out += fmt("%s: (profile=%s, bs=%uB, iodepth=%u%s, numjobs=%u%s) target %s\n", r.target.c_str(),
               r.profile.c_str(), r.blockSize, r.iodepth, effective.c_str(), r.numjobs,
               r.readPercent > 0 && r.readPercent < 100
                   ? (", rwmixread=" + std::to_string(r.readPercent)).c_str()
@@ -144,36 +137,36 @@ std::string formatRunText(const RunResult& r) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
     out +=
-        line("  %s: IOPS=%s, BW=%s(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
+        fmt("  %s: IOPS=%s, BW=%s(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
              fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
              fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
     const LatUnit u = summaryUnit(x.lat);
     const auto scaled = [&](double ns) { return ns / static_cast<double>(u.divisor); };
-    out += line("    lat (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", u.name,
+    out += fmt("    lat (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", u.name,
                 fioNumber(x.lat.min() / u.divisor, 6, false, "").c_str(),
                 fioNumber(x.lat.max() / u.divisor, 6, false, "").c_str(), scaled(x.lat.mean()),
                 scaled(x.lat.stdev()));
     out += percentileBlock(x.lat);
   }
   for (const auto& n : r.notes) out += "  note: " + n + "\n";
-  if (r.commitSeconds > 0.0005) out += line("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
+  if (r.commitSeconds > 0.0005) out += fmt("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
   if (r.verified) {
-    out += line("  verify: %llu blocks (%s) checked, %llu mismatches\n",
+    out += fmt("  verify: %llu blocks (%s) checked, %llu mismatches\n",
                 static_cast<unsigned long long>(r.verify.unitsChecked),
                 formatBytes(static_cast<double>(r.verify.bytesChecked)).c_str(),
                 static_cast<unsigned long long>(r.verify.mismatches));
     for (const auto& m : r.verify.first) {
-      out += line("    mismatch: file %u offset %llu (first bad byte %llu): %s\n", m.fileId,
+      out += fmt("    mismatch: file %u offset %llu (first bad byte %llu): %s\n", m.fileId,
                   static_cast<unsigned long long>(m.offset), static_cast<unsigned long long>(m.firstBadByte),
                   m.kind.c_str());
     }
   }
-  if (r.errors) out += line("  errors: %llu, first: %s\n", static_cast<unsigned long long>(r.errors), r.firstError.c_str());
+  if (r.errors) out += fmt("  errors: %llu, first: %s\n", static_cast<unsigned long long>(r.errors), r.firstError.c_str());
   out += "\nRun status (all jobs):\n";
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
-    out += line("  %s: bw=%s, io=%s, run=%.0fmsec\n", d == IoDirection::Read ? "READ" : "WRITE",
+    out += fmt("  %s: bw=%s, io=%s, run=%.0fmsec\n", d == IoDirection::Read ? "READ" : "WRITE",
                 fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
                 fioBinaryAndDecimal(x.bytes, "B").c_str(), msec);
   }

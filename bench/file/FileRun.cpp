@@ -118,6 +118,17 @@ int CreatedFiles::reportInterrupted(const char* command, int signal) {
   return 128 + signal;
 }
 
+int runInterruptible(const char* command, CreatedFiles& created, const std::function<int()>& steps) {
+  try {
+    return steps();
+  } catch (const Interrupted& e) {
+    return created.reportInterrupted(command, e.signal());
+  } catch (const std::exception&) {
+    if (const int sig = interruptSignal()) return created.reportInterrupted(command, sig);
+    throw;
+  }
+}
+
 std::string CreatedFiles::removeAll() {
   std::lock_guard lock(mu_);
   std::string failed;

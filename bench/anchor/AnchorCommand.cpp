@@ -220,7 +220,7 @@ void openServer(AnchorServer& s, const std::string& url) {
   // Over RDMA the anchor measures with pooled registration unless the URL
   // says memreg=: each phase's buffers live until all its reads completed
   // (a timeout fails the run), and no later phase reads into a freed one.
-  if (!s.options.memregGiven) s.options.perIoRegistration = false;
+  if (!s.options.givenPerIoRegistration) s.options.perIoRegistration = false;
   s.options.onBusy = [](const std::string& what) {
     std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
   };

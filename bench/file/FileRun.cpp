@@ -206,7 +206,7 @@ void checkLayoutSpace(const TargetSpec& target, const FileOptions& o) {
 TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize) {
   // A URL's qd= is what it asked for; else a run asks for at least its
   // iodepth, so that slots do not cap the requests in flight.
-  if (target.engine != EngineKind::Nfs || target.nfs.queueDepthGiven) return target;
+  if (target.engine != EngineKind::Nfs || target.nfs.givenQueueDepth) return target;
   const std::uint64_t maxIo = std::max<std::uint32_t>(target.nfs.maxIoSize, 1);
   const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;
   const std::uint64_t want =

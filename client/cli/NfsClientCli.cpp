@@ -80,7 +80,7 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
   r.options = ClientOptions::fromUrl(url);
   // --proto for a URL that names no transport: parsed again with it, so the
   // port follows it (proto=rdma: 20049 unless the URL gives one).
-  if (o.proto && !r.options.protoGiven) {
+  if (o.proto && !r.options.givenProto) {
     r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") +
                                        "proto=" + std::string(nfsrdma::transportName(*o.proto)));
   }

@@ -669,12 +669,17 @@ int checkStdoutFlushed(const std::string& cmd, int status) {
 }
 
 // The command's table entry; an unknown word is named with every command,
-// then the usage, on stderr.
+// then the usage, on stderr (nullptr).
 const nfsrdma::tool::Subcommand<ClientCommand>* findCommand(const std::string& cmd,
                                                             const po::options_description& opts) {
-  // mv: rename's other name, as in coreutils.
+  // mv: another name for rename, not in the help.
   const auto* c = nfsrdma::tool::lookupSubcommand(kCommands, cmd == "mv" ? "rename" : cmd);
   if (c != nullptr) return c;
+  // Reached only with an option before it: its own options come after its name.
+  if (nfsrdma::tool::lookupSubcommand(kOwnOptionCommands, cmd) != nullptr) {
+    throw UsageError(cmd + " takes its options after its name: nfsrdma-client " + cmd +
+                     " SERVER:/export DIR [options]");
+  }
   std::vector<std::string_view> names;
   nfsrdma::tool::appendNames(names, kCommands);
   nfsrdma::tool::appendNames(names, kOwnOptionCommands);

@@ -100,7 +100,7 @@ bool applyTransportOption(std::string_view url, std::string_view key, std::strin
     const std::optional<TransportKind> kind = parseTransportKind(value);
     if (!kind) bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
     o.proto = *kind;
-    o.protoGiven = true;
+    o.givenProto = *kind;
   } else if (key == "port") {
     const auto p = number<std::uint16_t>(url, key, value, 1, 65535);
     if (!port.text.empty() && p != o.port) {
@@ -113,7 +113,7 @@ bool applyTransportOption(std::string_view url, std::string_view key, std::strin
     if (value != "pooled" && value != "per-io")
       bad(url, "memreg=" + std::string(value) + " (expected pooled or per-io)");
     o.perIoRegistration = value == "per-io";
-    o.memregGiven = true;
+    o.givenPerIoRegistration = o.perIoRegistration;
   } else if (key == "bind") {
     if (value.empty()) bad(url, "bind= needs a local address");
     o.bindAddress = std::string(value);
@@ -150,7 +150,7 @@ bool applyCallOption(std::string_view url, std::string_view key, std::string_vie
     o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
   } else if (key == "qd") {
     o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
-    o.queueDepthGiven = true;
+    o.givenQueueDepth = o.queueDepth;
   } else if (key == "iosize") {
     o.maxIoSize = number<std::uint32_t>(url, key, value, 4096, 16U << 20);
   } else if (key == "reads-per-compound") {

@@ -52,7 +52,6 @@ struct ClientOptions {
   // server drops the client ID when its lease runs out). Not parsed from URLs.
   std::function<void(const std::string&)> onTeardownError;
   std::uint32_t queueDepth = 32;   // session slots asked for
-  bool queueDepthGiven = false;    // the URL said qd=
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the
   // call ends (the default), or keep registrations in a pool (memreg=pooled):
@@ -62,8 +61,14 @@ struct ClientOptions {
   // server loses access to its buffer as in per-call mode, unless another
   // call in flight uses the same pages (then when that call ends).
   bool perIoRegistration = true;
-  bool memregGiven = false;  // the URL said memreg=
-  bool protoGiven = false;   // the URL said proto=
+  // What the URL itself said (qd=, memreg= with true for per-io, proto=),
+  // for callers whose own default differs from the library's (the file
+  // benchmark's iodepth-sized session, the benchmarks' pooled registration,
+  // the CLI's --proto); queueDepth, perIoRegistration and proto hold the
+  // value in effect either way.
+  std::optional<std::uint32_t> givenQueueDepth;
+  std::optional<bool> givenPerIoRegistration;
+  std::optional<TransportKind> givenProto;
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
   // For drivers that keep a queue (the file benchmark's nfs engine): up to
   // this many queued READs of one file share a COMPOUND (Client::preadvAsync).

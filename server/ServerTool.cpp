@@ -27,34 +27,42 @@
 #include "server/ServerConfig.h"
 #include "server/ServerDoctor.h"
 #include "server/ServerPlan.h"
+#include "verbs/ToolCli.h"
 
 namespace nfsrdma::server {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kUsage =
-    "usage: nfsrdma-server [--root DIR] [--dry-run] [--allow-insecure] COMMAND [CONFIG]\n"
-    "commands:\n"
-    "  doctor [CONFIG]  check packages, modules, RDMA ports, nfsd, listener, exports; exit 1 on "
-    "any FAIL\n"
-    "  plan CONFIG      print the changes apply would make, as a diff; change nothing; exit 1 "
-    "when apply would refuse\n"
-    "  apply CONFIG     make them (modules, files, exportfs, tuning, versions, lease/grace, ports, "
-    "threads)\n"
-    "  status           what the kernel serves now\n"
-    "  rollback         restore the state before the first apply since the last rollback\n"
-    "  serve CONFIG     run nfs-ganesha in the foreground with CONFIG's exports until "
-    "SIGINT/SIGTERM\n"
-    "                   [--port N (0: any free)] [--bind ADDR] [--work-dir DIR]\n";
-
 volatile std::sig_atomic_t gStopRequested = 0;
 extern "C" void onStopSignal(int) {
   gStopRequested = 1;
 }
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+using tool::UsageError;
+
+// The command line, parsed.
+struct ServerArgs {
+  bool help = false;
+  std::string command;  // empty: none given
+  std::optional<std::string> config;
+  std::string root = "/";
+  bool dryRun = false;
+  bool allowInsecure = false;
+  std::optional<int> port;  // serve's three
+  std::optional<std::string> bind;
+  std::optional<std::string> workDir;
+};
+
+// What a command runs with: its checked arguments, the host, the config
+// (when the command takes one and it was given).
+struct ServerRun {
+  const ServerArgs& args;
+  const HostPaths& paths;
+  const std::optional<ServerConfig>& cfg;
+  CommandRunner& runner;
+  std::ostream& out;
+  std::ostream& err;
 };
 
 std::string statusText(const HostPaths& paths, const HostState& st) {
@@ -122,16 +130,16 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
 }
 
 // --port, --bind and --work-dir over the config's address and TCP port.
-void applyServeFlags(GaneshaOptions& g, const ServerConfig& cfg, const po::variables_map& vm) {
-  g.bindAddress = vm.count("bind") ? vm["bind"].as<std::string>() : cfg.bindAddress;
+void applyServeFlags(GaneshaOptions& g, const ServerConfig& cfg, const ServerArgs& a) {
+  g.bindAddress = a.bind.value_or(cfg.bindAddress);
   g.port = cfg.tcp.port;
-  if (vm.count("port")) {
-    const int p = vm["port"].as<int>();
+  if (a.port) {
+    const int p = *a.port;
     if (p < 0 || p > 65535)
       throw UsageError("--port " + std::to_string(p) + " is out of range 0..65535");
     g.port = static_cast<uint16_t>(p);
   }
-  if (vm.count("work-dir")) g.workDir = vm["work-dir"].as<std::string>();
+  if (a.workDir) g.workDir = *a.workDir;
 }
 
 void applyLeaseAndVersions(GaneshaOptions& g, const ServerConfig& cfg, std::ostream& out) {
@@ -278,48 +286,141 @@ void printServing(const GaneshaServer& server, const GaneshaOptions& g, std::ost
       << std::flush;
 }
 
-int serve(const ServerConfig& cfg, const HostPaths& paths, const po::variables_map& vm, bool dryRun,
-          std::ostream& out, std::ostream& err) {
+int serve(const ServerRun& r) {
+  const ServerConfig& cfg = *r.cfg;
   GaneshaOptions g;
-  applyServeFlags(g, cfg, vm);
-  applyLeaseAndVersions(g, cfg, out);
-  addGaneshaExports(g, cfg, paths);
-  applyRdma(g, cfg, out);
-  if (dryRun) {
-    printDryRun(g, out);
-    return 0;
+  applyServeFlags(g, cfg, r.args);
+  applyLeaseAndVersions(g, cfg, r.out);
+  addGaneshaExports(g, cfg, r.paths);
+  applyRdma(g, cfg, r.out);
+  if (r.args.dryRun) {
+    printDryRun(g, r.out);
+    return tool::kExitSuccess;
   }
   const StopSignals signals;
   GaneshaServer server = GaneshaServer::start(g);
-  printServing(server, g, out);
+  printServing(server, g, r.out);
   const int status = server.waitUntilExitOr(gStopRequested);
   if (status != -1) {
-    err << "nfs-ganesha exited on its own (wait status " << status << "); last log lines:\n"
-        << tailOfFile(server.logPath(), 15);
-    return 1;
+    r.err << "nfs-ganesha exited on its own (wait status " << status << "); last log lines:\n"
+          << tailOfFile(server.logPath(), 15);
+    return tool::kExitFailure;
   }
   server.stop();
-  out << "stopped\n" << std::flush;
-  return 0;
+  r.out << "stopped\n" << std::flush;
+  return tool::kExitSuccess;
+}
+
+int printDoctor(const ServerRun& r) {
+  const HostState st = HostState::probe(r.paths);
+  auto checks = runDoctor(r.paths, st, r.cfg ? &*r.cfg : nullptr);
+  r.out << renderDoctor(checks);
+  return anyFailed(checks) ? tool::kExitFailure : tool::kExitSuccess;
+}
+
+int printPlan(const ServerRun& r) {
+  const ServerConfig& cfg = *r.cfg;
+  const HostState st = HostState::probe(r.paths);
+  r.out << "profile " << cfg.profile << ": " << cfg.nfsd.threads << " nfsd threads";
+  for (const auto& t : cfg.tuning)
+    r.out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
+  const ServerPlan plan = computePlan(cfg, r.paths, st, NfsConfOverrides::List);
+  r.out << "\n" << plan.render();
+  return plan.overrides.empty() ? tool::kExitSuccess : tool::kExitFailure;  // apply would refuse
+}
+
+int printStatus(const ServerRun& r) {
+  r.out << statusText(r.paths, HostState::probe(r.paths));
+  return tool::kExitSuccess;
+}
+
+int applyCommand(const ServerRun& r) {
+  applyConfig(*r.cfg, r.paths, r.runner, r.args.dryRun, r.out);
+  return tool::kExitSuccess;
+}
+
+int rollbackCommand(const ServerRun& r) {
+  return rollbackLastApply(r.paths, r.runner, r.args.dryRun, r.out) ? tool::kExitSuccess
+                                                                     : tool::kExitFailure;
+}
+
+// Whether a command reads a CONFIG argument.
+enum class ConfigArg { kNone, kOptional, kRequired };
+struct ServerAction {
+  ConfigArg config;
+  int (*run)(const ServerRun&);
+};
+
+constexpr tool::Subcommand<ServerAction> kCommands[] = {
+    {"doctor", "[CONFIG]",
+     "check packages, modules, RDMA ports, nfsd, listener, exports; exit 1 on any FAIL",
+     {ConfigArg::kOptional, printDoctor}},
+    {"plan", "CONFIG",
+     "print the changes apply would make, as a diff; change nothing; exit 1 when apply would "
+     "refuse",
+     {ConfigArg::kRequired, printPlan}},
+    {"apply", "CONFIG",
+     "make them (modules, files, exportfs, tuning, versions, lease/grace, ports, threads)",
+     {ConfigArg::kRequired, applyCommand}},
+    {"status", "", "what the kernel serves now", {ConfigArg::kNone, printStatus}},
+    {"rollback", "", "restore the state before the first apply since the last rollback",
+     {ConfigArg::kNone, rollbackCommand}},
+    {"serve", "CONFIG",
+     "run nfs-ganesha in the foreground with CONFIG's exports until SIGINT/SIGTERM\n"
+     "[--port N (0: any free)] [--bind ADDR] [--work-dir DIR]",
+     {ConfigArg::kRequired, serve}},
+};
+
+std::string usageText() {
+  std::ostringstream o;
+  o << "usage: nfsrdma-server [--root DIR] [--dry-run] [--allow-insecure] COMMAND [CONFIG]\n"
+       "commands:\n";
+  tool::printCommands(o, kCommands, 16);
+  return o.str();
+}
+
+po::options_description serverOptions(ServerArgs& a) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", po::bool_switch(&a.help), "this help")(
+      "root", po::value(&a.root)->default_value(a.root),
+      "host root: every host path is read and written under DIR")(
+      "dry-run", po::bool_switch(&a.dryRun), "show what would be done, change nothing")(
+      "allow-insecure", po::bool_switch(&a.allowInsecure),
+      "allow rw exports that give root to any host (no_root_squash, or anonuid=0/anongid=0, to "
+      "'*', 0.0.0.0/0, ::/0, *.*)")("port", po::value<int>(), "serve: TCP port (0: any free port)")(
+      "bind", po::value<std::string>(), "serve: bind address")(
+      "work-dir", po::value<std::string>(),
+      "serve: ganesha work directory (default: a temporary one)")(
+      "command", po::value(&a.command), "subcommand")("config", po::value<std::string>(),
+                                                       "YAML config");
+  return opts;
+}
+
+template <class T>
+std::optional<T> given(const po::variables_map& vm, const char* name) {
+  if (vm.count(name) == 0) return std::nullopt;
+  return vm[name].as<T>();
 }
 
 // Parse errors are usage errors.
-po::variables_map parseArgs(const std::vector<std::string>& args,
-                            const po::options_description& opts) {
+ServerArgs parseServerArgs(const std::vector<std::string>& args) {
+  ServerArgs a;
+  const po::options_description opts = serverOptions(a);
   po::positional_options_description pos;
   pos.add("command", 1).add("config", 1);
   po::variables_map vm;
-  try {
+  tool::parseOrUsageError([&] {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return vm;
+  });
+  a.config = given<std::string>(vm, "config");
+  a.port = given<int>(vm, "port");
+  a.bind = given<std::string>(vm, "bind");
+  a.workDir = given<std::string>(vm, "work-dir");
+  return a;
 }
 
-HostPaths hostRoot(const po::variables_map& vm) {
-  const std::string rootArg = vm["root"].as<std::string>();
+HostPaths hostRoot(const std::string& rootArg) {
   if (!fs::path(rootArg).is_absolute())
     throw UsageError("--root '" + rootArg + "' must be an absolute path");
   std::error_code ec;
@@ -328,29 +429,24 @@ HostPaths hostRoot(const po::variables_map& vm) {
   return HostPaths(rootArg);
 }
 
-// `cmd` is a command and has the arguments it takes, and no others.
-void checkArguments(const std::string& cmd, const po::variables_map& vm) {
-  const bool needsConfig = cmd == "plan" || cmd == "apply" || cmd == "serve";
-  const bool takesConfig = needsConfig || cmd == "doctor";
-  if (cmd != "doctor" && cmd != "plan" && cmd != "apply" && cmd != "status" && cmd != "rollback" &&
-      cmd != "serve") {
-    throw UsageError("unknown command '" + cmd +
-                     "' (expected doctor, plan, apply, status, rollback or serve)");
-  }
-  if (needsConfig && !vm.count("config"))
+// The command has the arguments it takes, and no others.
+void checkArguments(const tool::Subcommand<ServerAction>& c, const ServerArgs& a) {
+  const std::string cmd(c.name);
+  if (c.action.config == ConfigArg::kRequired && !a.config)
     throw UsageError(cmd + " needs a CONFIG file (see configs/server.example.yaml)");
-  if (!takesConfig && vm.count("config")) throw UsageError(cmd + " takes no CONFIG argument");
-  if (cmd != "serve" && (vm.count("port") || vm.count("bind") || vm.count("work-dir"))) {
+  if (c.action.config == ConfigArg::kNone && a.config)
+    throw UsageError(cmd + " takes no CONFIG argument");
+  if (cmd != "serve" && (a.port || a.bind || a.workDir)) {
     throw UsageError("--port, --bind and --work-dir apply to serve only");
   }
 }
 
-std::optional<ServerConfig> loadConfig(const po::variables_map& vm, const std::string& cmd,
-                                       const HostPaths& paths, bool allowInsecure) {
+std::optional<ServerConfig> loadConfig(const ServerArgs& a, const HostPaths& paths) {
   std::optional<ServerConfig> cfg;
-  if (vm.count("config")) {
-    cfg = loadServerConfig(vm["config"].as<std::string>());
-    if (cmd != "doctor") validateOnHost(*cfg, paths, allowInsecure);
+  if (a.config) {
+    cfg = loadServerConfig(*a.config);
+    // doctor reports what the host lacks as its checks instead of refusing the config.
+    if (a.command != "doctor") validateOnHost(*cfg, paths, a.allowInsecure);
   }
   return cfg;
 }
@@ -360,71 +456,27 @@ std::unique_ptr<CommandRunner> runnerFor(const HostPaths& paths) {
   return std::make_unique<StagedCommandRunner>(paths);
 }
 
-int printDoctor(const HostPaths& paths, const std::optional<ServerConfig>& cfg, std::ostream& out) {
-  const HostState st = HostState::probe(paths);
-  auto checks = runDoctor(paths, st, cfg ? &*cfg : nullptr);
-  out << renderDoctor(checks);
-  return anyFailed(checks) ? 1 : 0;
-}
-
-int printPlan(const ServerConfig& cfg, const HostPaths& paths, std::ostream& out) {
-  const HostState st = HostState::probe(paths);
-  out << "profile " << cfg.profile << ": " << cfg.nfsd.threads << " nfsd threads";
-  for (const auto& t : cfg.tuning)
-    out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
-  const ServerPlan plan = computePlan(cfg, paths, st, NfsConfOverrides::List);
-  out << "\n" << plan.render();
-  return plan.overrides.empty() ? 0 : 1;  // apply would refuse
+// Parse, check, load the config, run the command.
+int runServerSteps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ServerArgs a = parseServerArgs(args);
+  if (a.help || a.command.empty()) {
+    (a.help ? out : err) << usageText();
+    return a.help ? tool::kExitSuccess : tool::kExitUsage;
+  }
+  const HostPaths paths = hostRoot(a.root);
+  const tool::Subcommand<ServerAction>& command =
+      tool::findSubcommand(kCommands, a.command);
+  checkArguments(command, a);
+  const std::optional<ServerConfig> cfg = loadConfig(a, paths);
+  const std::unique_ptr<CommandRunner> runner = runnerFor(paths);
+  return command.action.run({a, paths, cfg, *runner, out, err});
 }
 
 }  // namespace
 
 int runServerTool(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("options");
-  opts.add_options()("help,h", "this help")(
-      "root", po::value<std::string>()->default_value("/"),
-      "host root: every host path is read and written under DIR")(
-      "dry-run", "show what would be done, change nothing")(
-      "allow-insecure", "allow rw exports that give root to any host (no_root_squash, or anonuid=0/anongid=0, to '*', 0.0.0.0/0, ::/0, *.*)")(
-      "port", po::value<int>(), "serve: TCP port (0: any free port)")(
-      "bind", po::value<std::string>(), "serve: bind address")(
-      "work-dir", po::value<std::string>(),
-      "serve: ganesha work directory (default: a temporary one)")(
-      "command", po::value<std::string>(), "subcommand")("config", po::value<std::string>(),
-                                                         "YAML config");
-  try {
-    const po::variables_map vm = parseArgs(args, opts);
-    if (vm.count("help") || !vm.count("command")) {
-      (vm.count("help") ? out : err) << kUsage;
-      return vm.count("help") ? 0 : 2;
-    }
-    const std::string cmd = vm["command"].as<std::string>();
-    const bool dryRun = vm.count("dry-run") > 0;
-    const bool allowInsecure = vm.count("allow-insecure") > 0;
-    const HostPaths paths = hostRoot(vm);
-    checkArguments(cmd, vm);
-    const std::optional<ServerConfig> cfg = loadConfig(vm, cmd, paths, allowInsecure);
-    const std::unique_ptr<CommandRunner> runner = runnerFor(paths);
-
-    if (cmd == "doctor") return printDoctor(paths, cfg, out);
-    if (cmd == "status") {
-      out << statusText(paths, HostState::probe(paths));
-      return 0;
-    }
-    if (cmd == "plan") return printPlan(*cfg, paths, out);
-    if (cmd == "apply") {
-      applyConfig(*cfg, paths, *runner, dryRun, out);
-      return 0;
-    }
-    if (cmd == "rollback") return rollbackLastApply(paths, *runner, dryRun, out) ? 0 : 1;
-    return serve(*cfg, paths, vm, dryRun, out, err);
-  } catch (const UsageError& e) {
-    err << "nfsrdma-server: " << e.what() << "\n" << kUsage;
-    return 2;
-  } catch (const std::exception& e) {
-    err << "nfsrdma-server: " << e.what() << "\n";
-    return 1;
-  }
+  return tool::runReportingErrors(
+      "nfsrdma-server", err, [&] { return runServerSteps(args, out, err); }, usageText());
 }
 
 }  // namespace nfsrdma::server

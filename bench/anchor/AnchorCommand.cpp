@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <random>
 #include <string>
@@ -19,6 +20,7 @@
 #include "bench/report/Json.h"
 #include "client/Client.h"
 #include "server/ganesha/GaneshaServer.h"
+#include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -218,7 +220,7 @@ void openServer(AnchorServer& s, const std::string& url) {
   // Over RDMA the anchor measures with pooled registration unless the URL
   // says memreg=: each phase's buffers live until all its reads completed
   // (a timeout fails the run), and no later phase reads into a freed one.
-  if (!s.options.memregGiven) s.options.perIoRegistration = false;
+  if (!s.options.givenPerIoRegistration) s.options.perIoRegistration = false;
   s.options.onBusy = [](const std::string& what) {
     std::fprintf(stderr, "nfsrdma-bench: %s\n", what.c_str());
   };
@@ -356,8 +358,8 @@ void writeJson(const std::string& path, const std::string& url, std::uint64_t fi
 int runAnchorCommand(int argc, char** argv) {
   AnchorArgs a;
   const po::options_description opts = anchorOptions(a);
-  try {
-    if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return 0;
+  return tool::runReportingErrors("nfsrdma-bench anchor", std::cerr, [&] {
+    if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return tool::kExitSuccess;
     validate(a);
     AnchorServer s;
     openServer(s, a.url);
@@ -384,11 +386,8 @@ int runAnchorCommand(int argc, char** argv) {
     client->unlink(kFileName);
     client->close();
     s.stop();
-    return failed ? 1 : 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfsrdma-bench anchor: %s\n", e.what());
-    return 1;
-  }
+    return failed ? tool::kExitFailure : tool::kExitSuccess;
+  });
 }
 
 }  // namespace nfsrdma::bench

@@ -28,6 +28,7 @@
 #include "bench/file/FileRun.h"
 #include "verbs/DeviceDiscovery.h"
 #include "bench/report/Format.h"
+#include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -435,46 +436,45 @@ void emit(const CompareReport& report, const CompareArgs& a) {
   }
 }
 
+// Parse, validate, measure (or read --results), compare with a baseline, print.
+int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
+  CompareArgs a;
+  const po::options_description opts = compareOptions(a);
+  po::variables_map vm;
+  storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");
+  if (vm.count("help")) {
+    std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
+    return tool::kExitSuccess;
+  }
+  checkOutputs(a, vm);
+  std::optional<CompareReport> before;
+  if (!a.baselinePath.empty()) before = compareFromJson(parseJsonFile(a.baselinePath));
+  CompareReport report;
+  bool anyFailure = false;
+  if (!a.resultsPath.empty()) {
+    report = compareFromJson(parseJsonFile(a.resultsPath));
+  } else {
+    anyFailure = measure(report, a, created);
+  }
+  if (before) applyBaseline(report, *before, a.baselinePath, a.threshold);
+  emit(report, a);
+  if (anyFailure) return tool::kExitFailure;
+  if (a.failOnRegression && report.regressions() > 0) return 3;  // --fail-on-regression
+  return tool::kExitSuccess;
+}
+
 }  // namespace
 
 int runCompareCommand(int argc, char** argv) {
-  CompareArgs a;
-  const po::options_description opts = compareOptions(a);
   // Before the embedded server starts: a Ctrl-C must unwind through its stop.
   InterruptHandlers handlers;
   CreatedFiles created;
-  // The embedded server (stopped, its directory removed) unwound before this.
-  auto interrupted = [&](int signal) { return created.reportInterrupted("compare", signal); };
-  try {
-    po::variables_map vm;
-    storeOptions(argc, argv, opts, vm, "--target NAME=nfs:URL");
-    if (vm.count("help")) {
-      std::cout << "usage: nfsrdma-bench compare [options]\n" << opts;
-      return 0;
-    }
-    checkOutputs(a, vm);
-    std::optional<CompareReport> before;
-    if (!a.baselinePath.empty()) before = compareFromJson(parseJsonFile(a.baselinePath));
-    CompareReport report;
-    bool anyFailure = false;
-    if (!a.resultsPath.empty()) {
-      report = compareFromJson(parseJsonFile(a.resultsPath));
-    } else {
-      anyFailure = measure(report, a, created);
-    }
-    if (before) applyBaseline(report, *before, a.baselinePath, a.threshold);
-    emit(report, a);
-    if (anyFailure) return 1;
-    if (a.failOnRegression && report.regressions() > 0) return 3;
-    return 0;
-  } catch (const Interrupted& e) {
-    return interrupted(e.signal());
-  } catch (const std::exception& e) {
-    // An error after Ctrl-C is the interrupt's: the cleanup still runs.
-    if (const int sig = interruptSignal()) return interrupted(sig);
-    std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.what());
-    return 1;
-  }
+  // The embedded server (stopped, its directory removed) unwinds before an
+  // interrupt is reported.
+  return tool::runReportingErrors("nfsrdma-bench compare", std::cerr, [&] {
+    return runInterruptible("compare", created,
+                            [&] { return runCompareSteps(argc, argv, created); });
+  });
 }
 
 }  // namespace nfsrdma::bench

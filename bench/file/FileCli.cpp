@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "verbs/ToolCli.h"
+
 namespace po = boost::program_options;
 
 namespace nfsrdma::bench {
@@ -90,16 +92,18 @@ void storeOptions(int argc, char** argv, const po::options_description& opts, po
   all.add_options()("nfsrdma-stray-argument", po::value<std::vector<std::string>>());
   po::positional_options_description stray;
   stray.add("nfsrdma-stray-argument", -1);
-  po::store(po::command_line_parser(argc, argv).options(all).positional(stray).run(), vm);
+  tool::parseOrUsageError([&] {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(stray).run(), vm);
+  });
   if (vm.count("nfsrdma-stray-argument") != 0) {
     const std::string word = vm["nfsrdma-stray-argument"].as<std::vector<std::string>>().front();
     std::string message = "unexpected argument '" + word + "': every setting is an option (see --help)";
     if (word.find("://") != std::string::npos || word.find('/') != std::string::npos) {
       message += std::string("; a server or directory is given with ") + serverOption;
     }
-    throw std::invalid_argument(message);
+    throw tool::UsageError(message);
   }
-  po::notify(vm);
+  tool::parseOrUsageError([&] { po::notify(vm); });
 }
 
 bool parseOptionsOrHelp(int argc, char** argv, const po::options_description& opts, const char* command,

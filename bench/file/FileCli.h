@@ -35,7 +35,8 @@ void addWorkloadOptions(boost::program_options::options_description& opts, Workl
 FileOptions toFileOptions(const WorkloadArgs& a);
 // Parses argv (after the subcommand word) into vm. A word that is not an
 // option is an error naming it (and serverOption, the option that takes a
-// server, when it looks like a URL or path). Throws boost's errors for bad options.
+// server, when it looks like a URL or path). Throws tool::UsageError for
+// every word it cannot parse (Boost's errors, with Boost's text).
 void storeOptions(int argc, char** argv, const boost::program_options::options_description& opts,
                   boost::program_options::variables_map& vm, const char* serverOption);
 // storeOptions, then, when --help was given, prints "usage: nfsrdma-bench

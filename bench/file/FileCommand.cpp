@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <memory>
 
 #include "bench/BenchCommands.h"
@@ -11,111 +12,163 @@
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
+#include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
 
 namespace nfsrdma::bench {
+namespace {
 
-int runFileCommand(int argc, char** argv) {
-  po::options_description opts("nfsrdma-bench file options");
+// The command line of `file`, parsed.
+struct FileArgs {
   std::string profileName = "4k-randread";
-  std::string target;
+  std::string target;  // empty: the embedded server
   std::string engine = "nfs";
-  std::string jsonPath;
-  WorkloadArgs wa;
+  std::string jsonPath;  // "-": stdout, instead of the text
+  WorkloadArgs workload;
+};
+
+po::options_description fileOptions(FileArgs& a) {
+  po::options_description opts("nfsrdma-bench file options");
   opts.add_options()("help,h", "show this help")(
-      "profile", po::value(&profileName)->default_value(profileName),
+      "profile", po::value(&a.profileName)->default_value(a.profileName),
       "4k-randread, 4k-randwrite, 128k-read, 128k-write, 4m-read, 4m-write, randrw[:N% reads]")(
-      "target", po::value(&target),
+      "target", po::value(&a.target),
       "nfs:nfs://host[:port]/export[?proto=tcp|rdma], libnfs:nfs://host[:port]/export, or path:DIR "
       "(default: the embedded nfs-ganesha on 127.0.0.1)")(
-      "engine", po::value(&engine)->default_value(engine),
+      "engine", po::value(&a.engine)->default_value(a.engine),
       "with the embedded server: nfs, libnfs, or path (the export's directory)")(
-      "json", po::value(&jsonPath),
+      "json", po::value(&a.jsonPath),
       "write the results as JSON to this file ('-': stdout, instead of the text)");
-  addWorkloadOptions(opts, wa);
+  addWorkloadOptions(opts, a.workload);
+  return opts;
+}
+
+// What the arguments ask for, checked before anything runs.
+struct FilePlan {
+  FileOptions options;
+  FileProfile profile;  // as it runs (the mix, the block size)
+};
+
+FilePlan validateFileArgs(const FileArgs& a) {
+  checkOutputPath(a.jsonPath, "--json");
+  FilePlan plan{toFileOptions(a.workload), profileByName(a.profileName)};
+  validateOptions(plan.options, plan.profile);
+  validateRwmixread(plan.options, {plan.profile});
+  plan.profile = profileAsRun(plan.profile, plan.options);
+  return plan;
+}
+
+// The target, and without --target the embedded server it is on (its
+// description is the server note of the text and the JSON).
+struct FileTarget {
+  std::unique_ptr<EmbeddedServer> embedded;
+  TargetSpec spec;
+  std::string serverNote;
+};
+
+FileTarget embeddedTarget(const FileArgs& a) {
+  FileTarget t;
+  t.embedded = std::make_unique<EmbeddedServer>(a.workload.workDir);
+  t.serverNote = t.embedded->description();
+  if (a.engine == "nfs") {
+    t.spec = t.embedded->nfsTarget("tcp");
+    t.spec.nfs.readsPerCompound = a.workload.readsPerCompound;
+  } else if (a.engine == "libnfs") {
+    t.spec = t.embedded->libnfsTarget();
+  } else if (a.engine == "path") {
+    t.spec = t.embedded->localTarget();
+  } else {
+    throw std::invalid_argument("--engine " + a.engine + ": expected nfs, libnfs or path");
+  }
+  return t;
+}
+
+FileTarget chooseTarget(const FileArgs& a, const FileOptions& options) {
+  FileTarget t;
+  if (a.target.empty()) {
+    t = embeddedTarget(a);
+  } else {
+    t.spec = TargetSpec::parse("", a.target);
+  }
+  t.spec.direct = options.direct;
+  return t;
+}
+
+void printHeader(const FileTarget& t, const FileProfile& profile) {
+  std::printf("nfsrdma-bench file: %s on %s\n", profile.name.c_str(), t.spec.describe().c_str());
+  if (!t.serverNote.empty()) std::printf(" server: %s\n", t.serverNote.c_str());
+  std::fflush(stdout);
+}
+
+RunResult runOnTarget(const FileTarget& t, const FilePlan& plan, CreatedFiles& created) {
+  RunSettings rs;
+  rs.progress = progressWanted();
+  rs.label = t.spec.name + " " + plan.profile.name;
+  rs.created = &created;
+  return runFileBenchmark(t.spec, plan.profile, plan.options, rs);
+}
+
+void writeJson(const std::string& jsonPath, const std::string& serverNote, const RunResult& r) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("schema", "nfsrdma-bench-file/2");
+  if (!serverNote.empty()) w.field("server", serverNote);
+  writeRunJson(w, r, "result");
+  w.endObject();
+  if (jsonPath == "-") {
+    std::fputs(w.str().c_str(), stdout);
+    return;
+  }
+  std::ofstream js(jsonPath);
+  js << w.str();
+  if (!js) throw std::runtime_error("cannot write " + jsonPath);
+}
+
+// The exit status of a run that ended: 1 when a request failed or data
+// did not verify, with the first error.
+int runStatus(const RunResult& r) {
+  if (r.ok()) return tool::kExitSuccess;
+  std::fprintf(stderr, "nfsrdma-bench file: %s\n",
+               r.errors ? r.firstError.c_str()
+                        : (std::to_string(r.verify.mismatches) + " verify mismatches").c_str());
+  return tool::kExitFailure;
+}
+
+// Parse, validate, choose the target, run, print.
+int runFileSteps(int argc, char** argv, CreatedFiles& created) {
+  FileArgs a;
+  const po::options_description opts = fileOptions(a);
+  if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) {
+    return tool::kExitSuccess;
+  }
+  const FilePlan plan = validateFileArgs(a);
+  const FileTarget t = chooseTarget(a, plan.options);
+  const bool toStdout = a.jsonPath == "-";
+  if (!toStdout) printHeader(t, plan.profile);
+  const RunResult r = runOnTarget(t, plan, created);
+  if (!r.unsupported.empty()) {
+    // The engine cannot run this profile (libnfs's NFSv4 WRITEs): as a usage error.
+    std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", plan.profile.name.c_str(),
+                 t.spec.name.c_str(), r.unsupported.c_str());
+    return tool::kExitUsage;
+  }
+  if (!toStdout) std::fputs(formatRunText(r).c_str(), stdout);
+  if (!a.jsonPath.empty()) writeJson(a.jsonPath, t.serverNote, r);
+  return runStatus(r);
+}
+
+}  // namespace
+
+int runFileCommand(int argc, char** argv) {
   // Before the embedded server starts: a Ctrl-C must unwind through its stop.
   InterruptHandlers handlers;
   CreatedFiles created;
-  // The embedded server (stopped, its directory removed) unwound before this.
-  auto interrupted = [&](int signal) { return created.reportInterrupted("file", signal); };
-  try {
-    if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) return 0;
-    checkOutputPath(jsonPath, "--json");
-    const FileOptions options = toFileOptions(wa);
-    const FileProfile named = profileByName(profileName);
-    validateOptions(options, named);
-    validateRwmixread(options, {named});
-    const FileProfile profile = profileAsRun(named, options);
-
-    std::unique_ptr<EmbeddedServer> embedded;
-    TargetSpec t;
-    std::string serverNote;
-    if (target.empty()) {
-      embedded = std::make_unique<EmbeddedServer>(wa.workDir);
-      serverNote = embedded->description();
-      if (engine == "nfs") {
-        t = embedded->nfsTarget("tcp");
-        t.nfs.readsPerCompound = wa.readsPerCompound;
-      } else if (engine == "libnfs") {
-        t = embedded->libnfsTarget();
-      } else if (engine == "path") {
-        t = embedded->localTarget();
-      } else {
-        throw std::invalid_argument("--engine " + engine + ": expected nfs, libnfs or path");
-      }
-    } else {
-      t = TargetSpec::parse("", target);
-    }
-    t.direct = options.direct;
-    const bool toStdout = jsonPath == "-";
-    if (!toStdout) {
-      std::printf("nfsrdma-bench file: %s on %s\n", profile.name.c_str(), t.describe().c_str());
-      if (!serverNote.empty()) std::printf(" server: %s\n", serverNote.c_str());
-      std::fflush(stdout);
-    }
-    RunSettings rs;
-    rs.progress = progressWanted();
-    rs.label = t.name + " " + profile.name;
-    rs.created = &created;
-    const RunResult r = runFileBenchmark(t, profile, options, rs);
-    if (!r.unsupported.empty()) {
-      std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", profile.name.c_str(),
-                   t.name.c_str(), r.unsupported.c_str());
-      return 2;
-    }
-    if (!toStdout) std::fputs(formatRunText(r).c_str(), stdout);
-    if (!jsonPath.empty()) {
-      JsonWriter w;
-      w.beginObject();
-      w.field("schema", "nfsrdma-bench-file/2");
-      if (!serverNote.empty()) w.field("server", serverNote);
-      writeRunJson(w, r, "result");
-      w.endObject();
-      if (toStdout) {
-        std::fputs(w.str().c_str(), stdout);
-      } else {
-        std::ofstream js(jsonPath);
-        js << w.str();
-        if (!js) throw std::runtime_error("cannot write " + jsonPath);
-      }
-    }
-    if (!r.ok()) {
-      std::fprintf(stderr, "nfsrdma-bench file: %s\n",
-                   r.errors ? r.firstError.c_str()
-                            : (std::to_string(r.verify.mismatches) + " verify mismatches").c_str());
-      return 1;
-    }
-    return 0;
-  } catch (const Interrupted& e) {
-    return interrupted(e.signal());
-  } catch (const std::exception& e) {
-    // An error after Ctrl-C (e.g. the embedded server's stop) is the
-    // interrupt's: the cleanup still runs and the exit says which signal.
-    if (const int sig = interruptSignal()) return interrupted(sig);
-    std::fprintf(stderr, "nfsrdma-bench file: %s\n", e.what());
-    return 1;
-  }
+  // The embedded server (stopped, its directory removed) unwinds before an
+  // interrupt is reported.
+  return tool::runReportingErrors("nfsrdma-bench file", std::cerr, [&] {
+    return runInterruptible("file", created, [&] { return runFileSteps(argc, argv, created); });
+  });
 }
 
 }  // namespace nfsrdma::bench

@@ -118,6 +118,17 @@ int CreatedFiles::reportInterrupted(const char* command, int signal) {
   return 128 + signal;
 }
 
+int runInterruptible(const char* command, CreatedFiles& created, const std::function<int()>& steps) {
+  try {
+    return steps();
+  } catch (const Interrupted& e) {
+    return created.reportInterrupted(command, e.signal());
+  } catch (const std::exception&) {
+    if (const int sig = interruptSignal()) return created.reportInterrupted(command, sig);
+    throw;
+  }
+}
+
 std::string CreatedFiles::removeAll() {
   std::lock_guard lock(mu_);
   std::string failed;
@@ -195,7 +206,7 @@ void checkLayoutSpace(const TargetSpec& target, const FileOptions& o) {
 TargetSpec withQueueDepthFor(TargetSpec target, std::uint32_t iodepth, std::uint32_t blockSize) {
   // A URL's qd= is what it asked for; else a run asks for at least its
   // iodepth, so that slots do not cap the requests in flight.
-  if (target.engine != EngineKind::Nfs || target.nfs.queueDepthGiven) return target;
+  if (target.engine != EngineKind::Nfs || target.nfs.givenQueueDepth) return target;
   const std::uint64_t maxIo = std::max<std::uint32_t>(target.nfs.maxIoSize, 1);
   const std::uint64_t pieces = (blockSize + maxIo - 1) / maxIo;
   const std::uint64_t want =

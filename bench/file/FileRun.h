@@ -10,6 +10,7 @@
 #include "bench/file/Interrupt.h"
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -96,6 +97,11 @@ class CreatedFiles {
   mutable std::mutex mu_;
   std::vector<std::pair<TargetSpec, std::vector<std::string>>> entries_;
 };
+
+// Runs a command's steps so that an interrupt ends it as one: Interrupted,
+// and any error once a signal came (e.g. the embedded server's stop, after
+// Ctrl-C), go to created.reportInterrupted; other errors go on to the caller.
+int runInterruptible(const char* command, CreatedFiles& created, const std::function<int()>& steps);
 
 struct RunSettings {
   bool progress = false;                     // live line on stderr (callers pass isatty)

@@ -11,6 +11,7 @@
 #include "bench/BenchCommands.h"
 #include "bench/report/ReportTable.h"
 #include "verbs/DeviceDiscovery.h"
+#include "verbs/ToolCli.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
@@ -77,44 +78,64 @@ std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
   return w.str();
 }
 
+// The command line of `devices`, parsed.
+struct DevicesArgs {
+  bool help = false;
+  bool json = false;
+  std::string sysfs;  // empty: every device libibverbs sees
+};
+
+namespace po = boost::program_options;
+
+po::options_description devicesOptions(DevicesArgs& a) {
+  po::options_description desc("usage: nfsrdma-bench devices [options]\n\noptions");
+  desc.add_options()("help,h", po::bool_switch(&a.help), "show this help")(
+      "json", po::bool_switch(&a.json), "print JSON")(
+      "sysfs", po::value(&a.sysfs), "read this sysfs root only (no libibverbs), e.g. a saved tree");
+  return desc;
+}
+
+// Boost's errors are usage errors.
+void parseDevicesArgs(int argc, char** argv, const po::options_description& desc) {
+  try {
+    tool::parseOrUsageError([&] {
+      po::variables_map vm;
+      po::store(po::parse_command_line(argc, argv, desc), vm);
+      po::notify(vm);
+    });
+  } catch (const tool::UsageError& e) {
+    throw tool::UsageError(std::string(e.what()) + " (see --help)");
+  }
+}
+
+void printDevices(const DevicesArgs& a) {
+  verbs::DiscoveryOptions d;
+  if (!a.sysfs.empty()) {
+    d.sysfsRoot = a.sysfs;
+    d.queryVerbs = false;
+  }
+  const auto devices = verbs::discoverDevices(d);
+  if (a.json) {
+    std::printf("%s\n", toJson(devices).c_str());
+  } else {
+    printTable(devices);
+  }
+}
+
 }  // namespace
 
 int runDevicesCommand(int argc, char** argv) {
-  namespace po = boost::program_options;
-  bool json = false;
-  std::string sysfs;
-  po::options_description desc("usage: nfsrdma-bench devices [options]\n\noptions");
-  desc.add_options()("help,h", "show this help")("json", po::bool_switch(&json), "print JSON")(
-      "sysfs", po::value(&sysfs), "read this sysfs root only (no libibverbs), e.g. a saved tree");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "nfsrdma-bench devices: %s (see --help)\n", e.what());
-    return 2;
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  try {
-    verbs::DiscoveryOptions d;
-    if (!sysfs.empty()) {
-      d.sysfsRoot = sysfs;
-      d.queryVerbs = false;
+  return tool::runReportingErrors("nfsrdma-bench devices", std::cerr, [&] {
+    DevicesArgs a;
+    const po::options_description desc = devicesOptions(a);
+    parseDevicesArgs(argc, argv, desc);
+    if (a.help) {
+      std::cout << desc << "\n";
+      return tool::kExitSuccess;
     }
-    const auto devices = verbs::discoverDevices(d);
-    if (json) {
-      std::printf("%s\n", toJson(devices).c_str());
-    } else {
-      printTable(devices);
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfsrdma-bench devices: %s\n", e.what());
-    return 1;
-  }
+    printDevices(a);
+    return tool::kExitSuccess;
+  });
 }
 
 }  // namespace nfsrdma::bench

@@ -4,6 +4,7 @@
 // number, so one server serves `link`, `link --tcp` and `link --both`.
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "bench/link/LinkTcpBench.h"
 #include "bench/link/LinkTables.h"
 #include "verbs/DeviceList.h"
+#include "verbs/ToolCli.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
@@ -147,20 +149,16 @@ int runClient(const LinkOptions& o) {
 }  // namespace
 
 int runLinkCommand(int argc, char** argv) {
-  std::optional<LinkOptions> options;
-  try {
-    options = parseLinkOptions(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "nfsrdma-bench link: %s (see --help)\n", e.what());
-    return 2;
-  }
-  if (!options) return 0;
-  try {
+  return tool::runReportingErrors("nfsrdma-bench link", std::cerr, [&] {
+    std::optional<LinkOptions> options;
+    try {
+      options = parseLinkOptions(argc, argv);
+    } catch (const std::invalid_argument& e) {
+      throw tool::UsageError(std::string(e.what()) + " (see --help)");
+    }
+    if (!options) return tool::kExitSuccess;  // --help
     return options->server ? runServer(*options) : runClient(*options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfsrdma-bench link: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace nfsrdma::bench

@@ -16,6 +16,7 @@
 
 #include "client/cli/CliCommands.h"
 #include "client/mount/MountPlan.h"
+#include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -62,72 +63,107 @@ int runCommand(const std::vector<std::string>& words) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-struct Parsed {
+// The command line of mount or umount, parsed.
+struct MountArgs {
   mount::MountRequest request;
+  bool help = false;
   bool run = false;
   std::filesystem::path root = "/";
 };
 
-Parsed parse(int argc, char** argv, const char* what) {
-  Parsed p;
-  std::string source;
+// Words that the options fill in before they become the request.
+struct MountWords {
+  std::string source;  // SERVER:/export
   std::string port;
   std::uint32_t rsize = 0;
   std::uint32_t wsize = 0;
-  std::vector<std::string> extra;
+};
+
+po::options_description mountOptions(MountArgs& p, MountWords& w, const char* what) {
   po::options_description opts(std::string("nfsrdma-client ") + what + " options");
-  opts.add_options()("help,h", "show this help")(
+  opts.add_options()("help,h", po::bool_switch(&p.help), "show this help")(
       "proto", po::value(&p.request.proto)->default_value("rdma"),
       "rdma, tcp, or both (NFSv3 only: two mounts, <mountpoint>-rdma and -tcp)")(
-      "port", po::value(&port), "server port (rdma default 20049)")(
+      "port", po::value(&w.port), "server port (rdma default 20049)")(
       "vers", po::value(&p.request.vers)->default_value("4.2"), "NFS version")(
-      "rsize", po::value(&rsize), "read size in bytes")("wsize", po::value(&wsize),
-                                                        "write size in bytes")(
+      "rsize", po::value(&w.rsize), "read size in bytes")("wsize", po::value(&w.wsize),
+                                                          "write size in bytes")(
       "nconnect", po::value<std::uint32_t>(),
       "connections per mount (where the kernel supports it)")(
-      "option,o", po::value(&extra), "one extra mount option (repeat -o for more)")(
+      "option,o", po::value(&p.request.extraOptions),
+      "one extra mount option (repeat -o for more)")(
       "run", po::bool_switch(&p.run), "execute the commands (default: print them)")(
       "root", po::value(&p.root), "read /proc and /sys below this directory (tests)");
+  return opts;
+}
+
+std::string synopsis(const char* what) {
+  return std::string("usage: nfsrdma-client ") + what + " SERVER:/export MOUNTPOINT [options]\n";
+}
+
+// Boost's errors are usage errors.
+po::variables_map storeWords(int argc, char** argv, const po::options_description& opts,
+                             MountArgs& p, MountWords& w) {
   po::options_description hidden;
-  hidden.add_options()("source", po::value(&source))("mountpoint",
-                                                     po::value(&p.request.mountPoint));
+  hidden.add_options()("source", po::value(&w.source))("mountpoint",
+                                                       po::value(&p.request.mountPoint));
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("source", 1).add("mountpoint", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help") || source.empty() || p.request.mountPoint.empty()) {
-    std::cout << "usage: nfsrdma-client " << what << " SERVER:/export MOUNTPOINT [options]\n"
-              << opts;
-    std::exit(vm.count("help") ? 0 : 2);
-  }
-  const auto colon = source.find(":/");
+  tool::parseOrUsageError([&] {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  });
+  return vm;
+}
+
+// The words as a request: server and export, port, sizes, nconnect.
+void toRequest(const MountWords& w, const po::variables_map& vm, MountArgs& p) {
+  if (w.source.empty() || p.request.mountPoint.empty())
+    throw tool::UsageError("needs SERVER:/export and MOUNTPOINT");
+  const auto colon = w.source.find(":/");
   if (colon == std::string::npos) {
-    throw std::invalid_argument("'" + source + "': expected SERVER:/export");
+    throw tool::UsageError("'" + w.source + "': expected SERVER:/export");
   }
-  p.request.server = source.substr(0, colon);
-  p.request.exportPath = source.substr(colon + 1);
-  if (!port.empty()) {
-    const long v = std::strtol(port.c_str(), nullptr, 10);
-    if (v < 1 || v > 65535 || std::to_string(v) != port) {
-      throw std::invalid_argument("--port " + port + ": expected 1 to 65535");
+  p.request.server = w.source.substr(0, colon);
+  p.request.exportPath = w.source.substr(colon + 1);
+  if (!w.port.empty()) {
+    const long v = std::strtol(w.port.c_str(), nullptr, 10);
+    if (v < 1 || v > 65535 || std::to_string(v) != w.port) {
+      throw tool::UsageError("--port " + w.port + ": expected 1 to 65535");
     }
     p.request.port = static_cast<std::uint16_t>(v);
   }
-  if (rsize) p.request.rsize = rsize;
-  if (wsize) p.request.wsize = wsize;
+  if (w.rsize) p.request.rsize = w.rsize;
+  if (w.wsize) p.request.wsize = w.wsize;
   // Given at all (even 0) goes to MountPlan, which checks 1..16.
   if (vm.count("nconnect") != 0) p.request.nconnect = vm["nconnect"].as<std::uint32_t>();
-  p.request.extraOptions = extra;
-  return p;
 }
 
-}  // namespace
+// mount's or umount's run over its parsed arguments. Errors are
+// "nfsrdma-client: mount: message", as the client's other lines name the
+// operation after the tool; a usage error adds the synopsis, --help the options.
+int runParsed(int argc, char** argv, const char* what, int (*run)(const MountArgs&)) {
+  MountArgs p;
+  MountWords w;
+  const po::options_description opts = mountOptions(p, w, what);
+  return tool::runReportingErrors(
+      std::string("nfsrdma-client: ") + what, std::cerr,
+      [&] {
+        const po::variables_map vm = storeWords(argc, argv, opts, p, w);
+        if (p.help) {
+          std::cout << synopsis(what) << opts;
+          return tool::kExitSuccess;
+        }
+        toRequest(w, vm, p);
+        return run(p);
+      },
+      synopsis(what));
+}
 
-int runMountCommand(int argc, char** argv) {
-  Parsed p = parse(argc, argv, "mount");
+int mountParsed(const MountArgs& p) {
   const mount::MountPlan plan = mount::planMount(p.request, hostFacts(p.root));
   for (const auto& n : plan.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& m : plan.mounts) {
@@ -139,23 +175,22 @@ int runMountCommand(int argc, char** argv) {
   for (const auto& pr : plan.problems) {
     std::fprintf(stderr, "nfsrdma-client: mount: %s\n", pr.c_str());
   }
-  if (!plan.problems.empty()) return 1;
-  if (!p.run) return 0;
+  if (!plan.problems.empty()) return tool::kExitFailure;
+  if (!p.run) return tool::kExitSuccess;
   for (const auto& m : plan.mounts) {
     std::filesystem::create_directories(m.mountPoint);
     if (int rc = runCommand(m.argv); rc != 0) {
       std::fprintf(stderr, "nfsrdma-client: mount: '%s' exited with %d\n", m.command.c_str(), rc);
-      return 1;
+      return tool::kExitFailure;
     }
   }
-  return 0;
+  return tool::kExitSuccess;
 }
 
-int runUmountCommand(int argc, char** argv) {
-  Parsed p = parse(argc, argv, "umount");
+int umountParsed(const MountArgs& p) {
   const auto unmounts = mount::planUnmount(p.request);
   for (const auto& u : unmounts) std::printf("%s\n", u.command.c_str());
-  if (!p.run) return 0;
+  if (!p.run) return tool::kExitSuccess;
   // Checked for all before any is unmounted, so a wrong SERVER:/export unmounts nothing.
   const std::string mounts = readFile(p.root / "proc/mounts");
   bool refused = false;
@@ -165,15 +200,25 @@ int runUmountCommand(int argc, char** argv) {
       refused = true;
     }
   }
-  if (refused) return 1;
-  int status = 0;
+  if (refused) return tool::kExitFailure;
+  int status = tool::kExitSuccess;
   for (const auto& u : unmounts) {
     if (runCommand(u.argv) != 0) {
       std::fprintf(stderr, "nfsrdma-client: umount: '%s' failed\n", u.command.c_str());
-      status = 1;
+      status = tool::kExitFailure;
     }
   }
   return status;
+}
+
+}  // namespace
+
+int runMountCommand(int argc, char** argv) {
+  return runParsed(argc, argv, "mount", mountParsed);
+}
+
+int runUmountCommand(int argc, char** argv) {
+  return runParsed(argc, argv, "umount", umountParsed);
 }
 
 }  // namespace nfsrdma::cli

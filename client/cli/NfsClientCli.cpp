@@ -2,7 +2,8 @@
 // servers through our own client library. Remote paths are URLs,
 // nfs://host[:port]/path?options, resolved from the server's root so any
 // export in its pseudo file system can be named. Errors print one line,
-// "nfsrdma-client: <operation> <path>: <reason>", and exit non-zero.
+// "nfsrdma-client: <operation> <path>: <reason>", and exit 1; a command
+// line that cannot run as written exits 2 (verbs/ToolCli.h).
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -23,24 +24,28 @@
 #include "client/Client.h"
 #include "client/cli/CliCommands.h"
 #include "client/nfs4/Nfs4Status.h"
+#include "verbs/ToolCli.h"
 #include "verbs/UniqueFd.h"
 
 namespace po = boost::program_options;
 using nfsrdma::Client;
 using nfsrdma::ClientOptions;
 using nfsrdma::NfsException;
+using nfsrdma::tool::UsageError;
 
 namespace {
 
 constexpr std::size_t kCopyChunk = 16U << 20;
-bool g_printStats = false;
-// --proto: the transport for URLs that do not name one (g_protoText as typed).
-std::string g_protoText;
-std::optional<nfsrdma::TransportKind> g_proto;
+
+// The options every file command reads, parsed from the command line.
+struct CliOptions {
+  bool printStats = false;                      // --stats
+  std::optional<nfsrdma::TransportKind> proto;  // --proto: for URLs that do not name one
+};
 
 // With --stats: the RPC, session and transport counters of a client, to stderr.
-void printStats(const Client& c) {
-  if (!g_printStats) return;
+void printStats(const CliOptions& o, const Client& c) {
+  if (!o.printStats) return;
   const auto s = c.stats();
   std::fprintf(stderr,
                "rpc: calls=%llu replies=%llu timeouts=%llu unknown_xids=%llu malformed=%llu sent=%llu received=%llu\n"
@@ -70,14 +75,14 @@ bool endsWithSlash(const std::string& s) {
   return !s.empty() && s.back() == '/';
 }
 
-Remote parseRemote(const std::string& url) {
+Remote parseRemote(const CliOptions& o, const std::string& url) {
   Remote r;
   r.options = ClientOptions::fromUrl(url);
   // --proto for a URL that names no transport: parsed again with it, so the
   // port follows it (proto=rdma: 20049 unless the URL gives one).
-  if (g_proto && !r.options.protoGiven) {
+  if (o.proto && !r.options.givenProto) {
     r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") +
-                                       "proto=" + std::string(nfsrdma::transportName(*g_proto)));
+                                       "proto=" + std::string(nfsrdma::transportName(*o.proto)));
   }
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.
@@ -169,9 +174,9 @@ std::string childPath(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-int cmdLs(const std::vector<std::string>& args) {
-  if (args.size() != 1) fail("usage: nfsrdma-client ls nfs://host/path");
-  Remote r = parseRemote(args[0]);
+int cmdLs(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.size() != 1) throw UsageError("usage: nfsrdma-client ls nfs://host/path");
+  Remote r = parseRemote(o, args[0]);
   auto client = connectTo(r);
   int status = 0;
   // ls -l's " -> target" after a symbolic link; one that cannot be read is
@@ -202,14 +207,14 @@ int cmdLs(const std::vector<std::string>& args) {
               [](const auto& a, const auto& b) { return a.name < b.name; });
     for (const auto& e : entries) line(e.attrs, e.name, childPath(r.path, e.name));
   }
-  printStats(*client);
+  printStats(o, *client);
   client->close();
   return status;
 }
 
-int cmdStat(const std::vector<std::string>& args) {
-  if (args.size() != 1) fail("usage: nfsrdma-client stat nfs://host/path");
-  Remote r = parseRemote(args[0]);
+int cmdStat(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.size() != 1) throw UsageError("usage: nfsrdma-client stat nfs://host/path");
+  Remote r = parseRemote(o, args[0]);
   auto client = connectTo(r);
   // As stat(1) without -L: a symbolic link itself, and where it points.
   auto a = client->lstat(r.path);
@@ -223,7 +228,7 @@ int cmdStat(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(a.fileId), static_cast<unsigned long long>(a.change),
       static_cast<unsigned long long>(a.spaceUsed), timeString(a.timeAccess).c_str(),
       timeString(a.timeModify).c_str(), timeString(a.timeMetadata).c_str());
-  printStats(*client);
+  printStats(o, *client);
   client->close();
   return 0;
 }
@@ -240,9 +245,9 @@ void writeAll(int fd, const std::uint8_t* p, std::size_t n, const std::string& w
   }
 }
 
-int cmdCat(const std::vector<std::string>& args) {
-  if (args.size() != 1) fail("usage: nfsrdma-client cat nfs://host/path");
-  Remote r = parseRemote(args[0]);
+int cmdCat(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.size() != 1) throw UsageError("usage: nfsrdma-client cat nfs://host/path");
+  Remote r = parseRemote(o, args[0]);
   auto client = connectTo(r);
   auto f = client->open(r.path, {});
   std::vector<std::uint8_t> buf(kCopyChunk);
@@ -253,7 +258,7 @@ int cmdCat(const std::vector<std::string>& args) {
     if (n < buf.size()) break;
   }
   client->close(f);
-  printStats(*client);
+  printStats(o, *client);
   client->close();
   return 0;
 }
@@ -326,10 +331,10 @@ struct CopyDestination {
   nfsrdma::UniqueFd fd;
 };
 
-CopySource openCopySource(const std::string& src) {
+CopySource openCopySource(const CliOptions& o, const std::string& src) {
   CopySource in;
   if (isRemote(src)) {
-    const Remote r = parseRemote(src);
+    const Remote r = parseRemote(o, src);
     in.client = connectTo(r);
     in.file = in.client->open(r.path, {});  // a directory: NFS4ERR_ISDIR
     in.attrs = in.client->fstat(in.file);
@@ -399,9 +404,10 @@ void checkRemoteDestination(Client& out, const Remote& r,
   }
 }
 
-CopyDestination openRemoteDestination(const CopySource& in, CopyNames& names) {
+CopyDestination openRemoteDestination(const CliOptions& o, const CopySource& in,
+                                      CopyNames& names) {
   CopyDestination out;
-  Remote r = parseRemote(names.dst);
+  Remote r = parseRemote(o, names.dst);
   out.client = connectTo(r);
   const auto existing = resolveRemoteDestination(*out.client, r, names, in.name);
   checkRemoteDestination(*out.client, r, existing, in, names);
@@ -488,10 +494,10 @@ void copyData(CopySource& in, CopyDestination& out, const CopyNames& names) {
   }
 }
 
-void finishDestination(CopyDestination& out, const std::string& dst) {
+void finishDestination(const CliOptions& o, CopyDestination& out, const std::string& dst) {
   if (out.client) {
     out.client->close(out.file);  // COMMITs; fails if the server lost unstable data
-    printStats(*out.client);
+    printStats(o, *out.client);
     out.client->close();
     return;
   }
@@ -504,13 +510,13 @@ void finishDestination(CopyDestination& out, const std::string& dst) {
   if (::close(out.fd.release()) != 0) fail(errnoMessage("close " + dst));
 }
 
-void finishSource(CopySource& in) {
+void finishSource(const CliOptions& o, CopySource& in) {
   if (!in.client) {
     in.fd.reset();
     return;
   }
   in.client->close(in.file);
-  printStats(*in.client);
+  printStats(o, *in.client);
   in.client->close();
 }
 
@@ -522,30 +528,31 @@ void finishSource(CopySource& in) {
 // must leave the destination as it was. The destination is finished (its
 // data committed) before the source is let go, so a failure on the source's
 // side cannot leave unstable writes uncommitted.
-int cmdCp(const std::vector<std::string>& args) {
-  if (args.size() != 2) fail("usage: nfsrdma-client cp SRC DST (each a local path or nfs:// URL)");
+int cmdCp(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.size() != 2)
+    throw UsageError("usage: nfsrdma-client cp SRC DST (each a local path or nfs:// URL)");
   CopyNames names{args[0], args[1],
                   "cp " + args[0] + " " + args[1] + ": source and destination are the same file"};
-  CopySource in = openCopySource(names.src);
+  CopySource in = openCopySource(o, names.src);
   CopyDestination out =
-      isRemote(names.dst) ? openRemoteDestination(in, names) : openLocalDestination(in, names);
+      isRemote(names.dst) ? openRemoteDestination(o, in, names) : openLocalDestination(in, names);
   copyData(in, out, names);
-  finishDestination(out, names.dst);
-  finishSource(in);
+  finishDestination(o, out, names.dst);
+  finishSource(o, in);
   return 0;
 }
 
 // rm and mkdir go on with the remaining arguments after one fails, as
 // rm(1) and mkdir(1) do; each failure is one line, and the exit status is 1.
 template <class Operation>
-int forEachRemote(const std::vector<std::string>& args, Operation op) {
+int forEachRemote(const CliOptions& o, const std::vector<std::string>& args, Operation op) {
   int status = 0;
   for (const auto& a : args) {
     try {
-      Remote r = parseRemote(a);
+      Remote r = parseRemote(o, a);
       auto client = connectTo(r);
       op(*client, r.path);
-      printStats(*client);
+      printStats(o, *client);
       client->close();
     } catch (const std::exception& e) {
       std::cerr << "nfsrdma-client: " << e.what() << "\n";
@@ -555,116 +562,156 @@ int forEachRemote(const std::vector<std::string>& args, Operation op) {
   return status;
 }
 
-int cmdRm(const std::vector<std::string>& args) {
-  if (args.empty()) fail("usage: nfsrdma-client rm nfs://host/path...");
-  return forEachRemote(args, [](Client& c, const std::string& path) { c.unlink(path); });
+int cmdRm(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.empty()) throw UsageError("usage: nfsrdma-client rm nfs://host/path...");
+  return forEachRemote(o, args, [](Client& c, const std::string& path) { c.unlink(path); });
 }
 
-int cmdMkdir(const std::vector<std::string>& args) {
-  if (args.empty()) fail("usage: nfsrdma-client mkdir nfs://host/path...");
-  return forEachRemote(args, [](Client& c, const std::string& path) { c.mkdir(path); });
+int cmdMkdir(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.empty()) throw UsageError("usage: nfsrdma-client mkdir nfs://host/path...");
+  return forEachRemote(o, args, [](Client& c, const std::string& path) { c.mkdir(path); });
 }
 
-int cmdRename(const std::vector<std::string>& args) {
-  if (args.size() != 2) fail("usage: nfsrdma-client rename nfs://host/old nfs://host/new");
-  Remote from = parseRemote(args[0]);
-  Remote to = parseRemote(args[1]);
+int cmdRename(const CliOptions& o, const std::vector<std::string>& args) {
+  if (args.size() != 2)
+    throw UsageError("usage: nfsrdma-client rename nfs://host/old nfs://host/new");
+  Remote from = parseRemote(o, args[0]);
+  Remote to = parseRemote(o, args[1]);
   if (from.options.host != to.options.host || from.options.port != to.options.port) {
     fail("rename " + args[0] + " to " + args[1] + ": both must be on the same server");
   }
   auto client = connectTo(from);
   client->rename(from.path, to.path);
-  printStats(*client);
+  printStats(o, *client);
   client->close();
   return 0;
 }
 
+using ClientCommand = int (*)(const CliOptions&, const std::vector<std::string>&);
+constexpr nfsrdma::tool::Subcommand<ClientCommand> kCommands[] = {
+    {"ls", "URL", "list a directory (a file: that file)", cmdLs},
+    {"stat", "URL", "show a file's attributes", cmdStat},
+    {"cat", "URL", "write a file to standard output", cmdCat},
+    {"cp", "SRC DST", "copy; each is a local path or a URL", cmdCp},
+    {"rm", "URL...", "remove files or empty directories", cmdRm},
+    {"mkdir", "URL...", "create directories", cmdMkdir},
+    {"rename", "URL URL", "rename within one server", cmdRename},
+};
+// Commands with options of their own: they parse the words after their name.
+constexpr nfsrdma::tool::Subcommand<nfsrdma::tool::CommandMain> kOwnOptionCommands[] = {
+    {"mount", "SERVER:/export DIR [--proto rdma|tcp|both] [--run]",
+     "plan (and run) the kernel client's mount; 'mount --help'", nfsrdma::cli::runMountCommand},
+    {"umount", "SERVER:/export DIR [--proto ...] [--run]", "", nfsrdma::cli::runUmountCommand},
+};
+constexpr std::size_t kCommandWidth = 18;
+
 void usage(std::ostream& os, const po::options_description& opts) {
-  os << "usage: nfsrdma-client [options] <command> <args>\n\n"
-        "commands:\n"
-        "  ls URL             list a directory (a file: that file)\n"
-        "  stat URL           show a file's attributes\n"
-        "  cat URL            write a file to standard output\n"
-        "  cp SRC DST         copy; each is a local path or a URL\n"
-        "  rm URL...          remove files or empty directories\n"
-        "  mkdir URL...       create directories\n"
-        "  rename URL URL     rename within one server\n"
-        "  mount SERVER:/export DIR [--proto rdma|tcp|both] [--run]\n"
-        "                     plan (and run) the kernel client's mount; 'mount --help'\n"
-        "  umount SERVER:/export DIR [--proto ...] [--run]\n\n"
-        "URL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&busy-timeout=ms\n"
+  os << "usage: nfsrdma-client [options] <command> <args>\n\ncommands:\n";
+  nfsrdma::tool::printCommands(os, kCommands, kCommandWidth);
+  nfsrdma::tool::printCommands(os, kOwnOptionCommands, kCommandWidth);
+  os << "\nURL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&busy-timeout=ms\n"
         "     &qd=N&proto=tcp]\n\n"
      << opts;
+}
+
+// The command line of a file command, parsed.
+struct CliArgs {
+  CliOptions options;
+  bool help = false;
+  std::string command;  // empty: none given
+  std::vector<std::string> args;
+};
+
+po::options_description cliOptions(CliArgs& a, std::string& protoText) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", po::bool_switch(&a.help), "show this help")(
+      "stats", po::bool_switch(&a.options.printStats),
+      "print RPC, session and transport counters (stderr) at the end")(
+      "proto", po::value(&protoText),
+      "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
+  return opts;
+}
+
+// Boost's errors and a --proto that names no transport are usage errors.
+void parseCliArgs(int argc, char** argv, const po::options_description& opts, CliArgs& a,
+                  const std::string& protoText) {
+  po::options_description hidden;
+  hidden.add_options()("command", po::value(&a.command))("args", po::value(&a.args));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("command", 1).add("args", -1);
+  nfsrdma::tool::parseOrUsageError([&] {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  });
+  if (!protoText.empty()) {
+    a.options.proto = nfsrdma::parseTransportKind(protoText);
+    if (!a.options.proto) {
+      throw UsageError("--proto " + protoText + ": expected tcp or rdma");
+    }
+  }
+}
+
+// As ls(1): output that did not reach its file (a full disk, a closed
+// pipe) is an error, not a listing.
+int checkStdoutFlushed(const std::string& cmd, int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout) != 0) {
+    // An earlier implicit flush may have failed: its errno is gone by now.
+    std::cerr << "nfsrdma-client: " << cmd << ": write to standard output: "
+              << (!flushed && errno != 0 ? std::strerror(errno) : "write error") << "\n";
+    return nfsrdma::tool::kExitFailure;
+  }
+  return status;
+}
+
+// The command's table entry; an unknown word is named with every command,
+// then the usage, on stderr (nullptr).
+const nfsrdma::tool::Subcommand<ClientCommand>* findCommand(const std::string& cmd,
+                                                            const po::options_description& opts) {
+  // mv: another name for rename, not in the help.
+  const auto* c = nfsrdma::tool::lookupSubcommand(kCommands, cmd == "mv" ? "rename" : cmd);
+  if (c != nullptr) return c;
+  // Reached only with an option before it: its own options come after its name.
+  if (nfsrdma::tool::lookupSubcommand(kOwnOptionCommands, cmd) != nullptr) {
+    throw UsageError(cmd + " takes its options after its name: nfsrdma-client " + cmd +
+                     " SERVER:/export DIR [options]");
+  }
+  std::vector<std::string_view> names;
+  nfsrdma::tool::appendNames(names, kCommands);
+  nfsrdma::tool::appendNames(names, kOwnOptionCommands);
+  nfsrdma::tool::printErrorLine(std::cerr, "nfsrdma-client",
+                                nfsrdma::tool::unknownCommand(cmd, names).what());
+  usage(std::cerr, opts);
+  return nullptr;
+}
+
+// Parse, find the command, run it, check that its output was written.
+int runFileCommand(int argc, char** argv) {
+  CliArgs a;
+  std::string protoText;
+  const po::options_description opts = cliOptions(a, protoText);
+  parseCliArgs(argc, argv, opts, a, protoText);
+  if (a.help || a.command.empty()) {
+    usage(a.help ? std::cout : std::cerr, opts);
+    return a.help ? nfsrdma::tool::kExitSuccess : nfsrdma::tool::kExitUsage;
+  }
+  const auto* command = findCommand(a.command, opts);
+  if (command == nullptr) return nfsrdma::tool::kExitUsage;
+  return checkStdoutFlushed(a.command, command->action(a.options, a.args));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // mount/umount take their own options.
-  if (argc >= 2 && (std::string(argv[1]) == "mount" || std::string(argv[1]) == "umount")) {
-    try {
-      return std::string(argv[1]) == "mount" ? nfsrdma::cli::runMountCommand(argc - 1, argv + 1)
-                                             : nfsrdma::cli::runUmountCommand(argc - 1, argv + 1);
-    } catch (const std::exception& e) {
-      std::cerr << "nfsrdma-client: " << argv[1] << ": " << e.what() << "\n";
-      return 1;
+  if (argc >= 2) {
+    if (const auto* own = nfsrdma::tool::lookupSubcommand(kOwnOptionCommands, argv[1])) {
+      return own->action(argc - 1, argv + 1);
     }
   }
-  po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")(
-      "stats", po::bool_switch(&g_printStats),
-      "print RPC, session and transport counters (stderr) at the end")(
-      "proto", po::value(&g_protoText),
-      "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
-  po::options_description hidden;
-  hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("command", 1).add("args", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help") || !vm.count("command")) {
-      usage(vm.count("help") ? std::cout : std::cerr, opts);
-      return vm.count("help") ? 0 : 2;
-    }
-    if (!g_protoText.empty()) {
-      g_proto = nfsrdma::parseTransportKind(g_protoText);
-      if (!g_proto) {
-        throw std::invalid_argument("--proto " + g_protoText + ": expected tcp or rdma");
-      }
-    }
-    const std::string cmd = vm["command"].as<std::string>();
-    const std::vector<std::string> args =
-        vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    int rc = -1;
-    if (cmd == "ls") rc = cmdLs(args);
-    if (cmd == "stat") rc = cmdStat(args);
-    if (cmd == "cat") rc = cmdCat(args);
-    if (cmd == "cp") rc = cmdCp(args);
-    if (cmd == "rm") rc = cmdRm(args);
-    if (cmd == "mkdir") rc = cmdMkdir(args);
-    if (cmd == "rename" || cmd == "mv") rc = cmdRename(args);
-    if (rc < 0) {
-      std::cerr << "nfsrdma-client: unknown command '" << cmd << "'\n";
-      usage(std::cerr, opts);
-      return 2;
-    }
-    // As ls(1): output that did not reach its file (a full disk, a closed
-    // pipe) is an error, not a listing.
-    errno = 0;
-    const bool flushed = std::fflush(stdout) == 0;
-    if (!flushed || std::ferror(stdout) != 0) {
-      // An earlier implicit flush may have failed: its errno is gone by now.
-      std::cerr << "nfsrdma-client: " << cmd << ": write to standard output: "
-                << (!flushed && errno != 0 ? std::strerror(errno) : "write error") << "\n";
-      return 1;
-    }
-    return rc;
-  } catch (const std::exception& e) {
-    std::cerr << "nfsrdma-client: " << e.what() << "\n";
-    return 1;
-  }
+  return nfsrdma::tool::runReportingErrors("nfsrdma-client", std::cerr,
+                                           [&] { return runFileCommand(argc, argv); });
 }

@@ -236,7 +236,7 @@ class NfsEngine final : public Engine {
     // The job keeps its buffers for the client's whole life (JobDriver owns
     // them, one client per job), which is the pooled mode's contract; a URL
     // can still ask for memreg=per-io to measure registration per I/O.
-    if (!o.memregGiven) o.perIoRegistration = false;
+    if (!o.givenPerIoRegistration) o.perIoRegistration = false;
     // The client retries a busy server for short slices and the job repeats
     // them up to the URL's busy-timeout (callWhileBusy): between slices it
     // sees Ctrl-C, which a client waiting out a 90 s grace period would not.

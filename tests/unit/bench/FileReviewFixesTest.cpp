@@ -63,7 +63,7 @@ std::string errorOf(const std::function<void()>& f) {
 // set qd=; what the server granted shows as effective_iodepth.
 TEST(FileReviewFixes, NfsTargetsAskForTheSlotsTheIodepthNeeds) {
   const TargetSpec plain = TargetSpec::parse("", "nfs:nfs://127.0.0.1/export");
-  EXPECT_FALSE(plain.nfs.queueDepthGiven);
+  EXPECT_FALSE(plain.nfs.givenQueueDepth.has_value());
   EXPECT_EQ(plain.nfs.queueDepth, 32U);
   EXPECT_EQ(withQueueDepthFor(plain, 128, 4096).nfs.queueDepth, 128U);
   EXPECT_EQ(withQueueDepthFor(plain, 8, 4096).nfs.queueDepth, 32U);  // at least, never fewer
@@ -71,7 +71,7 @@ TEST(FileReviewFixes, NfsTargetsAskForTheSlotsTheIodepthNeeds) {
   EXPECT_EQ(withQueueDepthFor(plain, 16, 4U << 20).nfs.queueDepth, 64U);
   EXPECT_EQ(withQueueDepthFor(plain, 1024, 4U << 20).nfs.queueDepth, 1024U);  // qd='s range
   const TargetSpec given = TargetSpec::parse("", "nfs:nfs://127.0.0.1/export?proto=tcp&qd=16");
-  EXPECT_TRUE(given.nfs.queueDepthGiven);
+  EXPECT_TRUE(given.nfs.givenQueueDepth.has_value());
   EXPECT_EQ(withQueueDepthFor(given, 128, 4096).nfs.queueDepth, 16U);
   const TargetSpec path = TargetSpec::parse("", "path:/tmp");
   EXPECT_EQ(withQueueDepthFor(path, 128, 4096).nfs.queueDepth, path.nfs.queueDepth);

@@ -50,22 +50,22 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
   const ClientOptions r = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=per-io");
   EXPECT_EQ(r.port, 20049) << "proto=rdma without a port uses 20049";
   EXPECT_TRUE(r.perIoRegistration);
-  EXPECT_TRUE(r.memregGiven);
+  EXPECT_TRUE(r.givenPerIoRegistration.has_value());
   // Per-I/O registration unless asked otherwise: a pool keyed by address is
   // only safe for callers that keep their buffers mapped (see ClientOptions.h).
   const ClientOptions byDefault = ClientOptions::fromUrl("nfs://srv/export?proto=rdma");
   EXPECT_TRUE(byDefault.perIoRegistration);
-  EXPECT_FALSE(byDefault.memregGiven);
+  EXPECT_FALSE(byDefault.givenPerIoRegistration.has_value());
   const ClientOptions p = ClientOptions::fromUrl("nfs://srv/export?proto=rdma&memreg=pooled");
   EXPECT_FALSE(p.perIoRegistration);
-  EXPECT_TRUE(p.memregGiven);
+  EXPECT_TRUE(p.givenPerIoRegistration.has_value());
   // Which keys the URL gave, for callers whose own default differs (the
   // CLI's --proto, the file benchmark's iodepth-sized session).
-  EXPECT_TRUE(p.protoGiven);
-  EXPECT_FALSE(p.queueDepthGiven);
+  EXPECT_TRUE(p.givenProto.has_value());
+  EXPECT_FALSE(p.givenQueueDepth.has_value());
   const ClientOptions plain = ClientOptions::fromUrl("nfs://srv/proto=x?qd=64");
-  EXPECT_FALSE(plain.protoGiven) << "proto= in the path is not the key";
-  EXPECT_TRUE(plain.queueDepthGiven);
+  EXPECT_FALSE(plain.givenProto.has_value()) << "proto= in the path is not the key";
+  EXPECT_TRUE(plain.givenQueueDepth.has_value());
   EXPECT_EQ(plain.queueDepth, 64U);
 }
 

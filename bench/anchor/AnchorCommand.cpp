@@ -10,13 +10,14 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <random>
+#include <span>
 #include <string>
 
 #include "bench/BenchCommands.h"
 #include "bench/anchor/ReadDrivers.h"
 #include "bench/anchor/SocketFloor.h"
 #include "bench/file/FileCli.h"
+#include "bench/pattern/DataPattern.h"
 #include "bench/report/Json.h"
 #include "client/Client.h"
 #include "server/ganesha/GaneshaServer.h"
@@ -28,6 +29,7 @@ namespace nfsrdma::bench {
 namespace {
 
 constexpr const char* kFileName = "nfsrdma-anchor.dat";
+constexpr std::uint64_t kFileSeed = 42;  // the file's bytes are the same every run
 
 void writeTestFile(Client& client, std::uint64_t size) {
   OpenFlags flags;
@@ -37,12 +39,11 @@ void writeTestFile(Client& client, std::uint64_t size) {
   flags.truncate = true;
   OpenFile f = client.open(kFileName, flags);
   std::vector<std::uint8_t> chunk(8U << 20);
-  std::mt19937_64 rng(42);
   for (std::uint64_t off = 0; off < size; off += chunk.size()) {
-    for (std::size_t i = 0; i + 8 <= chunk.size(); i += 8) {
-      const std::uint64_t v = rng();
-      std::memcpy(chunk.data() + i, &v, 8);
-    }
+    // Incompressible and different in every chunk, so neither a compressing
+    // nor a deduplicating file system under the server shrinks what the
+    // reads fetch.
+    DataPattern::of(kFileSeed, 0, off).fill(std::as_writable_bytes(std::span(chunk)));
     const std::size_t n =
         static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
     client.pwrite(f, {chunk.data(), n}, off);

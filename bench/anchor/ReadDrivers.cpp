@@ -55,137 +55,202 @@ std::string shortReadText(const char* client, std::uint64_t offset, std::size_t 
          " bytes back, " + std::to_string(asked) + " asked";
 }
 
+// One run of our client's driver: the queue's buffers and slots, the
+// counters their completions add to (on the client's I/O thread), and the
+// count of slots, or groups, still resubmitting themselves.
+class NfsrdmaReads {
+ public:
+  NfsrdmaReads(Client& client, const OpenFile& file, const ReadWorkload& w);
+  NfsrdmaReads(const NfsrdmaReads&) = delete;
+  NfsrdmaReads& operator=(const NfsrdmaReads&) = delete;
+
+  // Every slot (or group) goes out; each resubmits itself from its
+  // completion until the deadline.
+  void start(Clock::time_point deadline);
+  // Returns once the last slot or group has stopped.
+  void waitForAll();
+  // The operations and bytes counted, and the first failure's text.
+  void addTo(ReadMeasurement& m) const;
+
+ private:
+  struct SlotState {
+    std::atomic<std::size_t> left{0};
+    std::atomic<std::uint64_t> bytes{0};
+    std::atomic<bool> failed{false};
+  };
+
+  bool whole(const IoResult& r, std::uint64_t at, std::size_t asked);
+  void retire();
+  void submitSlot(std::uint32_t i);
+  void slotPieceDone(std::uint32_t i, std::uint64_t at, std::size_t len, const IoResult& r);
+  void submitGroup(std::uint32_t g);
+  void groupReadDone(std::uint32_t g, std::uint64_t at, const IoResult& r);
+
+  Client& client_;
+  const OpenFile& file_;
+  const ReadWorkload& w_;
+  OffsetSource offsets_;
+  std::vector<std::vector<std::uint8_t>> buffers_;
+  std::vector<std::uint64_t> rng_;
+  std::vector<SlotState> slots_;
+  // A block larger than the server's I/O size is read as several READs in
+  // flight together (as the kernel client splits at rsize); the block
+  // counts as one operation when all of them are back.
+  const std::size_t piece_;
+  const std::size_t pieces_;
+  // Vectored: the queue is cut into groups of perGroup_ slots; each group
+  // is one COMPOUND and resubmits itself when all its reads are back.
+  const std::uint32_t perGroup_;
+  const std::uint32_t groups_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::uint32_t active_ = 0;
+  std::atomic<std::uint64_t> ops_{0};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::string error_;
+  Clock::time_point deadline_;
+};
+
+NfsrdmaReads::NfsrdmaReads(Client& client, const OpenFile& file, const ReadWorkload& w)
+    : client_(client),
+      file_(file),
+      w_(w),
+      offsets_(w),
+      buffers_(w.queueDepth, std::vector<std::uint8_t>(w.blockSize)),
+      rng_(w.queueDepth),
+      slots_(w.queueDepth),
+      piece_(std::min<std::size_t>(w.blockSize, client.maxIoSize())),
+      pieces_((w.blockSize + piece_ - 1) / piece_),
+      perGroup_(pieces_ == 1 ? static_cast<std::uint32_t>(
+                                   std::min<std::size_t>({w.readsPerCompound, w.queueDepth,
+                                                          client.maxReadsPerCompound(w.blockSize)}))
+                             : 1),
+      groups_((w.queueDepth + perGroup_ - 1) / perGroup_) {
+  for (std::uint32_t i = 0; i < w.queueDepth; ++i) rng_[i] = w.seed * 0x9E3779B97F4A7C15ULL + i + 1;
+}
+
+void NfsrdmaReads::start(Clock::time_point deadline) {
+  deadline_ = deadline;
+  if (perGroup_ > 1) {
+    active_ = groups_;
+    for (std::uint32_t g = 0; g < groups_; ++g) submitGroup(g);
+  } else {
+    active_ = w_.queueDepth;
+    for (std::uint32_t i = 0; i < w_.queueDepth; ++i) submitSlot(i);
+  }
+}
+
+void NfsrdmaReads::waitForAll() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return active_ == 0; });
+}
+
+void NfsrdmaReads::addTo(ReadMeasurement& m) const {
+  m.ops = ops_.load();
+  m.bytes = bytes_.load();
+  m.error = error_;
+}
+
+// Whether r read all `asked` bytes at `at`. A short read counts as a
+// failure, as in the libnfs driver, never as a whole block; the first
+// failure's text is kept.
+bool NfsrdmaReads::whole(const IoResult& r, std::uint64_t at, std::size_t asked) {
+  if (!r.error && r.bytes == asked) return true;
+  std::lock_guard lock(mu_);
+  if (error_.empty())
+    error_ = r.error ? r.error.message() : shortReadText("nfsrdma", at, r.bytes, asked);
+  return false;
+}
+
+// A slot or group that stops resubmitting itself.
+void NfsrdmaReads::retire() {
+  std::lock_guard lock(mu_);
+  if (--active_ == 0) cv_.notify_all();
+}
+
+void NfsrdmaReads::submitSlot(std::uint32_t i) {
+  const std::uint64_t base = offsets_.next(rng_[i]);
+  slots_[i].left.store(pieces_);
+  slots_[i].bytes.store(0);
+  slots_[i].failed.store(false);
+  for (std::size_t p = 0; p < pieces_; ++p) {
+    const std::size_t len = std::min(piece_, w_.blockSize - p * piece_);
+    const std::uint64_t at = base + p * piece_;
+    client_.preadAsync(file_, std::span(buffers_[i]).subspan(p * piece_, len), at,
+                       [this, i, at, len](const IoResult& r) { slotPieceDone(i, at, len, r); });
+  }
+}
+
+void NfsrdmaReads::slotPieceDone(std::uint32_t i, std::uint64_t at, std::size_t len,
+                                 const IoResult& r) {
+  SlotState& slot = slots_[i];
+  if (whole(r, at, len)) {
+    slot.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
+  } else {
+    slot.failed.store(true);
+  }
+  if (slot.left.fetch_sub(1) != 1) return;  // not the last piece
+  bool again = false;
+  if (!slot.failed.load()) {
+    ops_.fetch_add(1, std::memory_order_relaxed);
+    bytes_.fetch_add(slot.bytes.load(), std::memory_order_relaxed);
+    again = Clock::now() < deadline_;
+  }
+  if (again) {
+    submitSlot(i);
+  } else {
+    retire();
+  }
+}
+
+void NfsrdmaReads::submitGroup(std::uint32_t g) {
+  const std::uint32_t first = g * perGroup_;
+  const std::uint32_t count = std::min(perGroup_, w_.queueDepth - first);
+  std::array<Client::ReadVector, Client::kMaxReadsPerCompound> reads{};
+  slots_[first].left.store(count);
+  slots_[first].failed.store(false);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    reads[k] = {std::span(buffers_[first + k]), offsets_.next(rng_[first + k])};
+  }
+  std::array<std::uint64_t, Client::kMaxReadsPerCompound> at{};
+  for (std::uint32_t k = 0; k < count; ++k) at[k] = reads[k].offset;
+  client_.preadvAsync(
+      file_, std::span(reads.data(), count),
+      [this, g, at](std::size_t k, const IoResult& r) { groupReadDone(g, at[k], r); });
+}
+
+// The group's state is kept in its first slot.
+void NfsrdmaReads::groupReadDone(std::uint32_t g, std::uint64_t at, const IoResult& r) {
+  SlotState& group = slots_[g * perGroup_];
+  if (whole(r, at, w_.blockSize)) {
+    ops_.fetch_add(1, std::memory_order_relaxed);
+    bytes_.fetch_add(r.bytes, std::memory_order_relaxed);
+  } else {
+    group.failed.store(true);
+  }
+  if (group.left.fetch_sub(1) != 1) return;  // not the group's last read
+  if (!group.failed.load() && Clock::now() < deadline_) {
+    submitGroup(g);
+  } else {
+    retire();
+  }
+}
+
 }  // namespace
 
 ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w) {
   ReadMeasurement m;
   m.client = "nfsrdma";
   OpenFile f = client.open(file, {});
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::uint32_t active = 0;
-    std::atomic<std::uint64_t> ops{0};
-    std::atomic<std::uint64_t> bytes{0};
-    std::string error;
-    Clock::time_point deadline;
-    // Whether r read all `asked` bytes at `at`. A short read counts as a
-    // failure, as in the libnfs driver, never as a whole block; the first
-    // failure's text is kept.
-    bool whole(const IoResult& r, std::uint64_t at, std::size_t asked) {
-      if (!r.error && r.bytes == asked) return true;
-      std::lock_guard lock(mu);
-      if (error.empty())
-        error = r.error ? r.error.message() : shortReadText("nfsrdma", at, r.bytes, asked);
-      return false;
-    }
-    // A slot or group that stops resubmitting itself.
-    void retire() {
-      std::lock_guard lock(mu);
-      if (--active == 0) cv.notify_all();
-    }
-  } s;
-  OffsetSource offsets(w);
-  std::vector<std::vector<std::uint8_t>> buffers(w.queueDepth, std::vector<std::uint8_t>(w.blockSize));
-  std::vector<std::uint64_t> rng(w.queueDepth);
-  for (std::uint32_t i = 0; i < w.queueDepth; ++i) rng[i] = w.seed * 0x9E3779B97F4A7C15ULL + i + 1;
-
-  // A block larger than the server's I/O size is read as several READs in
-  // flight together (as the kernel client splits at rsize); the block counts
-  // as one operation when all of them are back.
-  const std::size_t piece = std::min<std::size_t>(w.blockSize, client.maxIoSize());
-  const std::size_t pieces = (w.blockSize + piece - 1) / piece;
-  struct SlotState {
-    std::atomic<std::size_t> left{0};
-    std::atomic<std::uint64_t> bytes{0};
-    std::atomic<bool> failed{false};
-  };
-  std::vector<SlotState> slots(w.queueDepth);
-
-  // Each slot resubmits itself from its completion until the deadline.
-  std::function<void(std::uint32_t)> submit = [&](std::uint32_t i) {
-    const std::uint64_t base = offsets.next(rng[i]);
-    slots[i].left.store(pieces);
-    slots[i].bytes.store(0);
-    slots[i].failed.store(false);
-    for (std::size_t p = 0; p < pieces; ++p) {
-      const std::size_t len = std::min(piece, w.blockSize - p * piece);
-      client.preadAsync(f, std::span(buffers[i]).subspan(p * piece, len), base + p * piece,
-                        [&, i, len, at = base + p * piece](const IoResult& r) {
-                          if (s.whole(r, at, len)) {
-                            slots[i].bytes.fetch_add(r.bytes, std::memory_order_relaxed);
-                          } else {
-                            slots[i].failed.store(true);
-                          }
-                          if (slots[i].left.fetch_sub(1) != 1) return;  // not the last piece
-                          bool again = false;
-                          if (!slots[i].failed.load()) {
-                            s.ops.fetch_add(1, std::memory_order_relaxed);
-                            s.bytes.fetch_add(slots[i].bytes.load(), std::memory_order_relaxed);
-                            again = Clock::now() < s.deadline;
-                          }
-                          if (again) {
-                            submit(i);
-                          } else {
-                            s.retire();
-                          }
-                        });
-    }
-  };
-  // Vectored: the queue is cut into groups of readsPerCompound slots; each
-  // group is one COMPOUND and resubmits itself when all its reads are back.
-  const std::uint32_t per =
-      pieces == 1 ? static_cast<std::uint32_t>(std::min<std::size_t>(
-                        {w.readsPerCompound, w.queueDepth, client.maxReadsPerCompound(w.blockSize)}))
-                  : 1;
-  const std::uint32_t groups = (w.queueDepth + per - 1) / per;
-  std::function<void(std::uint32_t)> submitGroup = [&](std::uint32_t g) {
-    const std::uint32_t first = g * per;
-    const std::uint32_t count = std::min(per, w.queueDepth - first);
-    std::array<Client::ReadVector, Client::kMaxReadsPerCompound> reads{};
-    slots[first].left.store(count);
-    slots[first].failed.store(false);
-    for (std::uint32_t k = 0; k < count; ++k) {
-      reads[k] = {std::span(buffers[first + k]), offsets.next(rng[first + k])};
-    }
-    std::array<std::uint64_t, Client::kMaxReadsPerCompound> at{};
-    for (std::uint32_t k = 0; k < count; ++k) at[k] = reads[k].offset;
-    client.preadvAsync(f, std::span(reads.data(), count),
-                       [&, g, first, at](std::size_t k, const IoResult& r) {
-                         if (s.whole(r, at[k], w.blockSize)) {
-                           s.ops.fetch_add(1, std::memory_order_relaxed);
-                           s.bytes.fetch_add(r.bytes, std::memory_order_relaxed);
-                         } else {
-                           slots[first].failed.store(true);
-                         }
-                         if (slots[first].left.fetch_sub(1) != 1)
-                           return;  // not the group's last read
-                         if (!slots[first].failed.load() && Clock::now() < s.deadline) {
-                           submitGroup(g);
-                         } else {
-                           s.retire();
-                         }
-                       });
-  };
+  NfsrdmaReads reads(client, f, w);
   const double cpu0 = cpuNow();
   const auto t0 = Clock::now();
-  s.deadline = t0 + w.runtime;
-  if (per > 1) {
-    s.active = groups;
-    for (std::uint32_t g = 0; g < groups; ++g) submitGroup(g);
-  } else {
-    s.active = w.queueDepth;
-    for (std::uint32_t i = 0; i < w.queueDepth; ++i) submit(i);
-  }
-  {
-    std::unique_lock lock(s.mu);
-    s.cv.wait(lock, [&] { return s.active == 0; });
-  }
+  reads.start(t0 + w.runtime);
+  reads.waitForAll();
   m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   m.cpuSeconds = cpuNow() - cpu0;
-  m.ops = s.ops.load();
-  m.bytes = s.bytes.load();
-  m.error = s.error;
+  reads.addTo(m);
   client.close(f);
   return m;
 }

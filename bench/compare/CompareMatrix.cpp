@@ -272,15 +272,11 @@ std::string formatCompareText(const CompareReport& r) {
   return out;
 }
 
-std::string compareToJson(const CompareReport& r) {
-  JsonWriter w;
-  w.beginObject();
-  w.field("schema", "nfsrdma-bench-compare/2");
-  w.beginObject("config");
-  for (const auto& [k, v] : r.config) w.field(k, v);
-  w.endObject();
+namespace {
+
+void writeTargetsJson(JsonWriter& w, const std::vector<CompareTarget>& targets) {
   w.beginArray("targets");
-  for (const auto& t : r.targets) {
+  for (const auto& t : targets) {
     w.beginObject().field("name", t.name).field("engine", t.engine).field("description", t.description);
     w.field("available", t.available).field("unavailable", t.unavailable).field("over_network", t.overNetwork);
     if (t.linkBytesPerSecond) {
@@ -291,9 +287,9 @@ std::string compareToJson(const CompareReport& r) {
     w.field("link_source", t.linkSource).endObject();
   }
   w.endArray();
-  w.beginArray("rows");
-  for (const auto& [p, d] : r.rows) w.beginObject().field("profile", p).field("direction", directionName(d)).endObject();
-  w.endArray();
+}
+
+void writeLimitsJson(JsonWriter& w, const CompareReport& r) {
   w.beginObject("limits");
   w.field("disk_target", r.diskTarget);
   if (r.serverMemoryBytes) {
@@ -303,39 +299,63 @@ std::string compareToJson(const CompareReport& r) {
   }
   w.field("server_memory_source", r.serverMemorySource);
   w.endObject();
-  w.beginArray("results");
-  for (const auto& c : r.cells) {
-    w.beginObject();
-    w.field("profile", c.profile).field("direction", directionName(c.direction)).field("target", c.target);
-    w.field("ran", c.ran).field("mib_per_s", c.mibPerSecond).field("mb_per_s", c.mbPerSecond).field("iops", c.iops);
-    w.field("ops", c.ops).field("bytes", c.bytes).field("run_s", c.seconds).field("commit_s", c.commitSeconds);
-    w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
-    w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
-    if (c.effectiveIodepth) w.field("effective_iodepth", std::uint64_t{c.effectiveIodepth});
-    if (c.readPercent) w.field("read_percent", std::uint64_t{*c.readPercent});
-    w.beginObject("lat_us");
-    for (const auto& [k, v] : c.latUs) w.field(k, v);
-    w.endObject();
-    w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
-    w.field("errors", c.errors).field("first_error", c.firstError).field("server_cache_dropped", c.cacheDropped);
-    w.field("server_cache", c.serverCache);
-    w.field("unsupported", c.unsupported);
-    w.beginArray("flags");
-    for (const auto& f : c.flags) {
-      w.beginObject().field("kind", f.kind);
-      w.field("severity", f.severity == FlagSeverity::Warning ? "warning" : "info").field("message", f.message);
-      w.endObject();
-    }
-    w.endArray();
-    if (c.baselineMibPerSecond) {
-      w.beginObject("baseline").field("mib_per_s", *c.baselineMibPerSecond).field("iops", c.baselineIops.value_or(0));
-      w.field("change_percent", c.changePercent).field("regression", c.regression).endObject();
-    } else if (!c.baselineConfigChange.empty()) {
-      w.beginObject("baseline").field("config_changed", c.baselineConfigChange).field("regression", false).endObject();
-    }
+}
+
+// A cell's flags and its comparison with the baseline, when there was one.
+void writeCellVerdictsJson(JsonWriter& w, const CompareCell& c) {
+  w.beginArray("flags");
+  for (const auto& f : c.flags) {
+    w.beginObject().field("kind", f.kind);
+    w.field("severity", f.severity == FlagSeverity::Warning ? "warning" : "info")
+        .field("message", f.message);
     w.endObject();
   }
   w.endArray();
+  if (c.baselineMibPerSecond) {
+    w.beginObject("baseline")
+        .field("mib_per_s", *c.baselineMibPerSecond)
+        .field("iops", c.baselineIops.value_or(0));
+    w.field("change_percent", c.changePercent).field("regression", c.regression).endObject();
+  } else if (!c.baselineConfigChange.empty()) {
+    w.beginObject("baseline")
+        .field("config_changed", c.baselineConfigChange)
+        .field("regression", false)
+        .endObject();
+  }
+}
+
+void writeCellJson(JsonWriter& w, const CompareCell& c) {
+  w.beginObject();
+  w.field("profile", c.profile)
+      .field("direction", directionName(c.direction))
+      .field("target", c.target);
+  w.field("ran", c.ran)
+      .field("mib_per_s", c.mibPerSecond)
+      .field("mb_per_s", c.mbPerSecond)
+      .field("iops", c.iops);
+  w.field("ops", c.ops)
+      .field("bytes", c.bytes)
+      .field("run_s", c.seconds)
+      .field("commit_s", c.commitSeconds);
+  w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
+  w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
+  if (c.effectiveIodepth) w.field("effective_iodepth", std::uint64_t{c.effectiveIodepth});
+  if (c.readPercent) w.field("read_percent", std::uint64_t{*c.readPercent});
+  w.beginObject("lat_us");
+  for (const auto& [k, v] : c.latUs) w.field(k, v);
+  w.endObject();
+  w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
+  w.field("errors", c.errors)
+      .field("first_error", c.firstError)
+      .field("server_cache_dropped", c.cacheDropped);
+  w.field("server_cache", c.serverCache);
+  w.field("unsupported", c.unsupported);
+  writeCellVerdictsJson(w, c);
+  w.endObject();
+}
+
+// Each ratio's value per row; null where a row lacks one of its two cells.
+void writeRatiosJson(JsonWriter& w, const CompareReport& r) {
   w.beginArray("ratios");
   for (const auto& q : r.ratios) {
     w.beginObject().field("name", q.name()).field("numerator", q.numerator).field("denominator", q.denominator);
@@ -352,6 +372,27 @@ std::string compareToJson(const CompareReport& r) {
     w.endArray().endObject();
   }
   w.endArray();
+}
+
+}  // namespace
+
+std::string compareToJson(const CompareReport& r) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("schema", "nfsrdma-bench-compare/2");
+  w.beginObject("config");
+  for (const auto& [k, v] : r.config) w.field(k, v);
+  w.endObject();
+  writeTargetsJson(w, r.targets);
+  w.beginArray("rows");
+  for (const auto& [p, d] : r.rows)
+    w.beginObject().field("profile", p).field("direction", directionName(d)).endObject();
+  w.endArray();
+  writeLimitsJson(w, r);
+  w.beginArray("results");
+  for (const auto& c : r.cells) writeCellJson(w, c);
+  w.endArray();
+  writeRatiosJson(w, r);
   if (!r.baselinePath.empty()) {
     w.beginObject("baseline").field("path", r.baselinePath).field("threshold_percent", r.regressionThresholdPercent);
     w.field("regressions", std::uint64_t{r.regressions()}).endObject();
@@ -363,34 +404,98 @@ std::string compareToJson(const CompareReport& r) {
   return w.str();
 }
 
+namespace {
+
+const JsonValue& requiredMember(const JsonValue& v, const char* key) {
+  const JsonValue* x = v.find(key);
+  if (x == nullptr) throw std::runtime_error(std::string("compare JSON: missing '") + key + "'");
+  return *x;
+}
+
+// A boolean member; absent, it is what files from before the member had.
+bool flagOr(const JsonValue& v, const char* key, bool absent) {
+  const JsonValue* x = v.find(key);
+  return x == nullptr ? absent : x->boolean;
+}
+
+CompareTarget targetFromJson(const JsonValue& t) {
+  CompareTarget ct;
+  ct.name = t.str("name");
+  ct.engine = t.str("engine");
+  ct.description = t.str("description");
+  ct.available = flagOr(t, "available", true);
+  ct.unavailable = t.str("unavailable");
+  ct.overNetwork = flagOr(t, "over_network", true);
+  if (const JsonValue* l = t.find("link_bytes_per_s"); l != nullptr && l->isNumber())
+    ct.linkBytesPerSecond = l->number;
+  ct.linkSource = t.str("link_source");
+  return ct;
+}
+
+// What a cell measured: figures, the conditions they were measured under
+// and latency percentiles.
+void readCellFigures(const JsonValue& c, CompareCell& cell) {
+  cell.mibPerSecond = c.num("mib_per_s");
+  cell.mbPerSecond = c.num("mb_per_s");
+  cell.iops = c.num("iops");
+  cell.ops = static_cast<std::uint64_t>(c.num("ops"));
+  cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
+  cell.seconds = c.num("run_s");
+  cell.commitCounted = c.find("commit_s") != nullptr;
+  cell.commitSeconds = c.num("commit_s");
+  cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
+  cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
+  cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
+  cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
+  if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
+    cell.readPercent = static_cast<unsigned>(rp->number);
+  }
+  cell.workingSetBytes = c.num("working_set_bytes");
+  // "clat_us": the key's name in files written before it was renamed.
+  const JsonValue* cl = c.find("lat_us");
+  if (cl == nullptr) cl = c.find("clat_us");
+  if (cl != nullptr) {
+    for (const auto& [k, v] : cl->object) cell.latUs.emplace_back(k, v.number);
+  }
+}
+
+CompareCell cellFromJson(const JsonValue& c) {
+  CompareCell cell;
+  cell.profile = c.str("profile");
+  cell.direction = directionFrom(c.str("direction"));
+  cell.target = c.str("target");
+  cell.ran = flagOr(c, "ran", false);
+  readCellFigures(c, cell);
+  cell.verified = flagOr(c, "verified", false);
+  cell.verifyMismatches = static_cast<std::uint64_t>(c.num("verify_mismatches"));
+  cell.errors = static_cast<std::uint64_t>(c.num("errors"));
+  cell.firstError = c.str("first_error");
+  cell.cacheDropped = flagOr(c, "server_cache_dropped", false);
+  cell.serverCache = c.str("server_cache");
+  cell.unsupported = c.str("unsupported");
+  if (const JsonValue* fl = c.find("flags")) {
+    for (const auto& f : fl->array) {
+      cell.flags.push_back(
+          {f.str("kind"), f.str("severity") == "info" ? FlagSeverity::Info : FlagSeverity::Warning,
+           f.str("message")});
+    }
+  }
+  return cell;
+}
+
+}  // namespace
+
 CompareReport compareFromJson(const JsonValue& doc) {
   // /1 named the latency object clat_us (read below as well).
   if (doc.str("schema") != "nfsrdma-bench-compare/2" &&
       doc.str("schema") != "nfsrdma-bench-compare/1") {
     throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") + "')");
   }
-  auto need = [](const JsonValue& v, const char* key) -> const JsonValue& {
-    const JsonValue* x = v.find(key);
-    if (x == nullptr) throw std::runtime_error(std::string("compare JSON: missing '") + key + "'");
-    return *x;
-  };
   CompareReport r;
-  for (const auto& [k, v] : need(doc, "config").object) r.config.emplace_back(k, v.string);
-  for (const auto& t : need(doc, "targets").array) {
-    CompareTarget ct;
-    ct.name = t.str("name");
-    ct.engine = t.str("engine");
-    ct.description = t.str("description");
-    const JsonValue* a = t.find("available");
-    ct.available = a == nullptr || a->boolean;
-    ct.unavailable = t.str("unavailable");
-    const JsonValue* on = t.find("over_network");
-    ct.overNetwork = on == nullptr || on->boolean;
-    if (const JsonValue* l = t.find("link_bytes_per_s"); l != nullptr && l->isNumber()) ct.linkBytesPerSecond = l->number;
-    ct.linkSource = t.str("link_source");
-    r.targets.push_back(std::move(ct));
-  }
-  for (const auto& row : need(doc, "rows").array) {
+  for (const auto& [k, v] : requiredMember(doc, "config").object)
+    r.config.emplace_back(k, v.string);
+  for (const auto& t : requiredMember(doc, "targets").array) r.targets.push_back(targetFromJson(t));
+  for (const auto& row : requiredMember(doc, "rows").array) {
     r.rows.emplace_back(row.str("profile"), directionFrom(row.str("direction")));
   }
   if (const JsonValue* lim = doc.find("limits")) {
@@ -398,52 +503,7 @@ CompareReport compareFromJson(const JsonValue& doc) {
     if (const JsonValue* m = lim->find("server_memory_bytes"); m != nullptr && m->isNumber()) r.serverMemoryBytes = m->number;
     r.serverMemorySource = lim->str("server_memory_source");
   }
-  for (const auto& c : need(doc, "results").array) {
-    CompareCell cell;
-    cell.profile = c.str("profile");
-    cell.direction = directionFrom(c.str("direction"));
-    cell.target = c.str("target");
-    const JsonValue* ran = c.find("ran");
-    cell.ran = ran != nullptr && ran->boolean;
-    cell.mibPerSecond = c.num("mib_per_s");
-    cell.mbPerSecond = c.num("mb_per_s");
-    cell.iops = c.num("iops");
-    cell.ops = static_cast<std::uint64_t>(c.num("ops"));
-    cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
-    cell.seconds = c.num("run_s");
-    cell.commitCounted = c.find("commit_s") != nullptr;
-    cell.commitSeconds = c.num("commit_s");
-    cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
-    cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
-    cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
-    cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
-    if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
-      cell.readPercent = static_cast<unsigned>(rp->number);
-    }
-    cell.workingSetBytes = c.num("working_set_bytes");
-    // "clat_us": the key's name in files written before it was renamed.
-    const JsonValue* cl = c.find("lat_us");
-    if (cl == nullptr) cl = c.find("clat_us");
-    if (cl != nullptr) {
-      for (const auto& [k, v] : cl->object) cell.latUs.emplace_back(k, v.number);
-    }
-    const JsonValue* ver = c.find("verified");
-    cell.verified = ver != nullptr && ver->boolean;
-    cell.verifyMismatches = static_cast<std::uint64_t>(c.num("verify_mismatches"));
-    cell.errors = static_cast<std::uint64_t>(c.num("errors"));
-    cell.firstError = c.str("first_error");
-    const JsonValue* dropped = c.find("server_cache_dropped");
-    cell.cacheDropped = dropped != nullptr && dropped->boolean;
-    cell.serverCache = c.str("server_cache");
-    cell.unsupported = c.str("unsupported");
-    if (const JsonValue* fl = c.find("flags")) {
-      for (const auto& f : fl->array) {
-        cell.flags.push_back(
-            {f.str("kind"), f.str("severity") == "info" ? FlagSeverity::Info : FlagSeverity::Warning, f.str("message")});
-      }
-    }
-    r.cells.push_back(std::move(cell));
-  }
+  for (const auto& c : requiredMember(doc, "results").array) r.cells.push_back(cellFromJson(c));
   if (const JsonValue* q = doc.find("ratios")) {
     for (const auto& x : q->array) r.ratios.push_back({x.str("numerator"), x.str("denominator")});
   }

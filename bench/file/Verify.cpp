@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bench/pattern/DataPattern.h"
+
 namespace nfsrdma::bench {
 namespace {
 
@@ -14,24 +16,6 @@ constexpr std::size_t kHeaderWords = 4;                   // magic, offset, id|l
 constexpr std::size_t kGenerationWord = kHeaderWords + 1;  // first payload word: under the checksum
 constexpr std::size_t kWords = kVerifyUnit / 8;
 
-std::uint64_t mix(std::uint64_t x) {
-  // splitmix64 finaliser: a well-spread key per unit.
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-// Payload word i of a unit: cheap (one multiply-add per word) yet different
-// for every offset, file and seed.
-inline std::uint64_t payloadWord(std::uint64_t key, std::size_t i) {
-  return key ^ (static_cast<std::uint64_t>(i) * 0xD6E8FEB86659FD93ULL);
-}
-
-std::uint64_t unitKey(std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset) {
-  return mix(seed ^ mix(offset ^ (static_cast<std::uint64_t>(fileId) << 48)));
-}
-
 // Checksum of the payload words [kHeaderWords + 1, kWords).
 std::uint64_t checksum(const std::uint64_t* w) {
   std::uint64_t a = 0x84222325CBF29CE4ULL, b = 0;
@@ -39,20 +23,21 @@ std::uint64_t checksum(const std::uint64_t* w) {
     a = (a ^ w[i]) * 0x100000001B3ULL;
     b += w[i];
   }
-  return mix(a ^ b);
+  return DataPattern::mix(a ^ b);
 }
 
 // generation 0: the seed's pattern; otherwise a unit of that write run,
-// whose payload (and so checksum) no other run's matches.
+// whose payload (and so checksum) no other run's matches. The payload is
+// the benchmarks' one pattern, keyed by the unit's place.
 void fillUnit(std::uint64_t* w, std::uint64_t seed, std::uint32_t fileId, std::uint64_t offset,
               std::uint64_t generation = 0) {
-  const std::uint64_t key =
-      unitKey(generation == 0 ? seed : seed ^ mix(generation), fileId, offset);
+  const DataPattern payload =
+      DataPattern::of(generation == 0 ? seed : seed ^ DataPattern::mix(generation), fileId, offset);
   w[0] = generation == 0 ? kMagic : kGenerationMagic;
   w[1] = offset;
   w[2] = (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId;
   w[3] = seed;
-  for (std::size_t i = kHeaderWords + 1; i < kWords; ++i) w[i] = payloadWord(key, i);
+  for (std::size_t i = kHeaderWords + 1; i < kWords; ++i) w[i] = payload.word(i);
   if (generation != 0) w[kGenerationWord] = generation;
   w[kHeaderWords] = checksum(w);
 }

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/pattern/DataPattern.h"
+
 namespace nfsrdma::bench {
 
 // A message from the link peer that is malformed or out of range.
@@ -33,6 +35,17 @@ inline constexpr std::uint64_t kMaxLatencyIterations =
     100'000'000;  // each sample kept: 800 MB at most
 inline constexpr std::uint64_t kMaxLinkDurationUs = 3600'000'000;       // -D 3600
 inline constexpr std::uint32_t kMaxLinkStreams = 128;                   // TCP -P
+
+// ---- data of a --verify run ----
+
+// What a --verify sender's messages hold and the receiver checks them
+// against, over RDMA and TCP: the benchmarks' one pattern, keyed by the
+// session's seed (the RDMA connect request's, the TCP hello's). Both peers
+// must be built with this pattern: one built before it (a Mersenne Twister
+// for TCP, a pattern of its own for RDMA) finds every message wrong.
+inline DataPattern linkPattern(std::uint32_t seed) {
+  return DataPattern::of(seed, 0, 0);
+}
 
 // ---- RDMA session (rdma_cm private data and control SENDs), little-endian ----
 

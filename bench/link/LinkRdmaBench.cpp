@@ -32,31 +32,6 @@ using namespace std::chrono_literals;
 
 constexpr std::uint32_t kMaxInline = 64;
 
-// ---- data pattern for --verify ---------------------------------------------
-
-std::uint64_t patternWord(std::uint32_t seed, std::uint64_t index) {
-  std::uint64_t x = (index + 1) * 0x9e3779b97f4a7c15ULL ^ (static_cast<std::uint64_t>(seed) << 17);
-  x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 29;
-  return x;
-}
-
-void fillPattern(std::byte* p, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = 0; i < n; i += 8) {
-    const std::uint64_t w = patternWord(seed, i / 8);
-    std::memcpy(p + i, &w, std::min<std::size_t>(8, n - i));
-  }
-}
-
-// Offset of the first byte that differs from the pattern, or nullopt.
-std::optional<std::uint64_t> checkPattern(const std::byte* p, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = 0; i < n; i += 8) {
-    const std::uint64_t w = patternWord(seed, i / 8);
-    const std::size_t len = std::min<std::size_t>(8, n - i);
-    if (std::memcmp(p + i, &w, len) != 0) return i;
-  }
-  return std::nullopt;
-}
-
 // ---- one QP and its resources ----------------------------------------------
 
 struct RecvSlot {
@@ -870,7 +845,7 @@ Endpoints connectQps(const LinkOptions& o, verbs::CmEventChannel& channel, const
     id.setAckTimeout(static_cast<std::uint8_t>(o.qpTimeout));
     if (q == 0) device = inspectDevice(o, id, plan.shape);
     auto ep = std::make_unique<Endpoint>(std::move(id), plan.shape);
-    fillPattern(ep->source(), plan.shape.maxSize, plan.seed);
+    linkPattern(plan.seed).fill({ep->source(), plan.shape.maxSize});
     const std::vector<std::byte> mine = connectRequest(o, plan, q, device.software, *ep).encode();
     const std::vector<std::byte> theirs = verbs::cmConnect(channel, ep->id, mine, cm);
     const ConnectReply reply = ConnectReply::decode(theirs);
@@ -986,7 +961,7 @@ void checkStepData(const LinkOptions& o, const Endpoints& eps, const ControlMess
   }
   if (!clientReceives(o)) return;
   for (auto& ep : eps) {
-    if (auto bad = checkPattern(ep->target(), size, seed)) {
+    if (auto bad = linkPattern(seed).firstMismatch({ep->target(), size})) {
       throw std::runtime_error("verify failed: wrong byte at offset " + std::to_string(*bad) +
                                " of the data received in " + std::to_string(size) +
                                "-byte transfers");
@@ -1103,7 +1078,7 @@ Endpoints acceptQps(const LinkOptions& o, verbs::CmListener& listener,
     next.reset();
     ep->remoteAddress = r.address;
     ep->remoteRkey = r.rkey;
-    fillPattern(ep->source(), shape.maxSize, cfg.seed);
+    linkPattern(cfg.seed).fill({ep->source(), shape.maxSize});
     ConnectReply reply;
     reply.address = ep->data.address();
     reply.rkey = ep->data.rkey();
@@ -1143,7 +1118,7 @@ void checkReceived(const Endpoints& eps, std::uint64_t size, std::uint32_t seed,
                    ControlMessage& fin) {
   fin.verify = VerifyState::Passed;
   for (auto& ep : eps) {
-    if (auto bad = checkPattern(ep->target(), size, seed)) {
+    if (auto bad = linkPattern(seed).firstMismatch({ep->target(), size})) {
       fin.verify = VerifyState::Failed;
       fin.mismatch = *bad;
       break;

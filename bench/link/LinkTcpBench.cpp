@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -130,8 +131,7 @@ Socket connectTo(const LinkOptions& o) {
 }
 
 void fillPattern(std::vector<char>& b, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  for (char& c : b) c = static_cast<char>(gen() & 0xff);
+  linkPattern(seed).fill(std::as_writable_bytes(std::span(b)));
 }
 
 // The report's title and banner.

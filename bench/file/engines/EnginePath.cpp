@@ -58,83 +58,23 @@ class PathEngine final : public Engine {
   }
 
   void run(JobDriver& d) override {
-    if (!ringUp_) {
-      const int rc = io_uring_queue_init(std::max<unsigned>(d.slots(), 1), &ring_, 0);
-      if (rc < 0) throw std::runtime_error("io_uring_queue_init: " + errnoText(-rc));
-      ringUp_ = true;
-    }
-    std::vector<IoRequest> reqs(d.slots());
-    std::vector<bool> inFlight(d.slots(), false);  // prepared or submitted, no CQE yet
-    std::uint32_t active = 0;
-    std::vector<std::uint32_t> unsubmitted;  // prepared since the last submit
-    auto prep = [&](std::uint32_t i) -> bool {
-      if (!d.next(i, reqs[i])) return false;
-      io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-      if (sqe == nullptr)
-        throw std::logic_error("io_uring: no free SQE");  // ring is sized to the slots
-      const IoRequest& r = reqs[i];
-      const int fd = fds_[r.file].get();
-      const auto len = static_cast<unsigned>(r.buf.size());
-      if (r.op == IoDirection::Read) {
-        io_uring_prep_read(sqe, fd, r.buf.data(), len, r.offset);
-      } else {
-        io_uring_prep_write(sqe, fd, r.buf.data(), len, r.offset);
-      }
-      io_uring_sqe_set_data64(sqe, i);
-      unsubmitted.push_back(i);
-      inFlight[i] = true;
-      ++active;
-      return true;
-    };
+    startRing(d.slots());
+    RingRun run(d);
     d.start();
     try {
-      for (std::uint32_t i = 0; i < d.slots(); ++i) prep(i);
-      while (active > 0) {
+      for (std::uint32_t i = 0; i < d.slots(); ++i) prepare(run, i);
+      while (run.active > 0) {
         if (BenchClock::now() > d.hardStop())
           throw std::runtime_error("io_uring: completions missing after the grace period");
-        // Latency starts at submission: a slot prepared early in a batch does
-        // not wait on its behalf while the rest of the batch is prepared.
-        const auto submitted = BenchClock::now();
-        for (std::uint32_t i : unsubmitted) reqs[i].issued = submitted;
-        unsubmitted.clear();
-        __kernel_timespec ts{1, 0};
-        io_uring_cqe* cqe = nullptr;
-        const int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
-        if (rc == -ETIME || rc == -EINTR) continue;
-        if (rc < 0) throw std::runtime_error("io_uring_submit_and_wait: " + errnoText(-rc));
-        unsigned head = 0;
-        unsigned seen = 0;
-        std::vector<std::uint32_t> again;
-        io_uring_for_each_cqe(&ring_, head, cqe) {
-          ++seen;
-          const auto i = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
-          const IoRequest& r = reqs[i];
-          std::string error;
-          std::size_t bytes = 0;
-          if (cqe->res < 0) {
-            error = std::string(directionName(r.op)) + " " + (dir_ / "").string() + " file " +
-                    std::to_string(r.file) + " at " + std::to_string(r.offset) + ": " +
-                    errnoText(-cqe->res);
-          } else if (static_cast<std::size_t>(cqe->res) != r.buf.size()) {
-            error = std::string(directionName(r.op)) + " at " + std::to_string(r.offset) + ": " +
-                    std::to_string(cqe->res) + " of " + std::to_string(r.buf.size()) +
-                    " bytes (short)";
-          } else {
-            bytes = r.buf.size();
-          }
-          inFlight[i] = false;
-          --active;
-          d.complete(r, bytes, error);
-          again.push_back(i);
-        }
-        io_uring_cq_advance(&ring_, seen);
-        for (std::uint32_t i : again) prep(i);
+        stampSubmission(run);
+        if (!submitAndWait()) continue;
+        reapCompletions(run);
       }
     } catch (...) {
       // The kernel still reads or writes the buffers of the requests in
       // flight (the driver's): they must be back before the error leaves,
       // since the driver may be freed right after.
-      if (active > 0) cancelInFlight(d, inFlight, active);
+      if (run.active > 0) cancelInFlight(d, run.inFlight, run.active);
       throw;
     }
   }
@@ -170,6 +110,99 @@ class PathEngine final : public Engine {
   }
 
  private:
+  // One run's requests: one slot each, with one SQE at a time.
+  struct RingRun {
+    explicit RingRun(JobDriver& driver)
+        : d(driver), reqs(driver.slots()), inFlight(driver.slots(), false) {}
+    JobDriver& d;
+    std::vector<IoRequest> reqs;
+    std::vector<bool> inFlight;  // prepared or submitted, no CQE yet
+    std::uint32_t active = 0;
+    std::vector<std::uint32_t> unsubmitted;  // prepared since the last submit
+  };
+
+  // The ring is made on the first run, sized to the slots.
+  void startRing(std::uint32_t slots) {
+    if (ringUp_) return;
+    const int rc = io_uring_queue_init(std::max<unsigned>(slots, 1), &ring_, 0);
+    if (rc < 0) throw std::runtime_error("io_uring_queue_init: " + errnoText(-rc));
+    ringUp_ = true;
+  }
+
+  // Slot i's next request into an SQE; false when the driver has none.
+  bool prepare(RingRun& run, std::uint32_t i) {
+    if (!run.d.next(i, run.reqs[i])) return false;
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr)
+      throw std::logic_error("io_uring: no free SQE");  // ring is sized to the slots
+    const IoRequest& r = run.reqs[i];
+    const int fd = fds_[r.file].get();
+    const auto len = static_cast<unsigned>(r.buf.size());
+    if (r.op == IoDirection::Read) {
+      io_uring_prep_read(sqe, fd, r.buf.data(), len, r.offset);
+    } else {
+      io_uring_prep_write(sqe, fd, r.buf.data(), len, r.offset);
+    }
+    io_uring_sqe_set_data64(sqe, i);
+    run.unsubmitted.push_back(i);
+    run.inFlight[i] = true;
+    ++run.active;
+    return true;
+  }
+
+  // Latency starts at submission: a slot prepared early in a batch does
+  // not wait on its behalf while the rest of the batch is prepared.
+  static void stampSubmission(RingRun& run) {
+    const auto submitted = BenchClock::now();
+    for (std::uint32_t i : run.unsubmitted) run.reqs[i].issued = submitted;
+    run.unsubmitted.clear();
+  }
+
+  // Submits what was prepared and waits up to 1 s for a completion; false
+  // when none came (timeout or signal).
+  bool submitAndWait() {
+    __kernel_timespec ts{1, 0};
+    io_uring_cqe* cqe = nullptr;
+    const int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    if (rc == -ETIME || rc == -EINTR) return false;
+    if (rc < 0) throw std::runtime_error("io_uring_submit_and_wait: " + errnoText(-rc));
+    return true;
+  }
+
+  // The error text of a CQE's result for r, empty when r moved all its bytes.
+  std::string completionError(const IoRequest& r, int res) const {
+    if (res < 0) {
+      return std::string(directionName(r.op)) + " " + (dir_ / "").string() + " file " +
+             std::to_string(r.file) + " at " + std::to_string(r.offset) + ": " + errnoText(-res);
+    }
+    if (static_cast<std::size_t>(res) != r.buf.size()) {
+      return std::string(directionName(r.op)) + " at " + std::to_string(r.offset) + ": " +
+             std::to_string(res) + " of " + std::to_string(r.buf.size()) + " bytes (short)";
+    }
+    return "";
+  }
+
+  // Hands every CQE there is to the driver, then prepares those slots'
+  // next requests.
+  void reapCompletions(RingRun& run) {
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    std::vector<std::uint32_t> again;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      ++seen;
+      const auto i = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
+      const IoRequest& r = run.reqs[i];
+      const std::string error = completionError(r, cqe->res);
+      run.inFlight[i] = false;
+      --run.active;
+      run.d.complete(r, error.empty() ? r.buf.size() : 0, error);
+      again.push_back(i);
+    }
+    io_uring_cq_advance(&ring_, seen);
+    for (std::uint32_t i : again) prepare(run, i);
+  }
+
   static constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
 
   // Cancels the requests still in flight and waits for their CQEs (bounded:

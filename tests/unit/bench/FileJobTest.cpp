@@ -1,33 +1,29 @@
-// Why: a review of the file benchmark found that (a) a write's latency
-// included generating its buffer's verify pattern, which also capped write
-// throughput at the fill rate (~30 Gb/s per job), (b) --rwmixread turned
-// every profile into a mix (4k-randwrite did 70% reads) while compare kept
-// only the profile's direction, and (c) a baseline compared cells measured
-// at another iodepth, numjobs, block size, working set, runtime or direct
-// and called the difference a regression. Each test fails without its fix.
+// The job driver (file/FileJob.h): what each request carries, when its
+// latency starts, which requests count, the mix, the start gate. Most tests
+// came from reviews that found a bug; each fails without its fix.
+#include "bench/file/FileJob.h"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
+#include <memory>
+#include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "bench/BenchCommands.h"
-#include "bench/compare/CompareMatrix.h"
-#include "bench/file/FileJob.h"
-#include "bench/report/Json.h"
-#include "bench/file/FileRun.h"
+#include "bench/file/Interrupt.h"
 #include "bench/file/Verify.h"
-#include "tests/unit/bench/FieldReport.h"
+#include "tests/unit/bench/ErrorOf.h"
 
 namespace nfsrdma::bench {
 namespace {
+
+using testing::errorOf;
 
 JobSpec jobSpec(const char* profile, std::uint32_t depth, std::uint64_t fileBytes) {
   JobSpec s;
@@ -48,8 +44,9 @@ double median(std::vector<double> v) {
 // With --verify every write still gets the pattern, but the latency clock
 // starts after it: with an instantly completing "device" the recorded
 // latency is a small part of what next() spent preparing the 4 MiB buffer
-// (before the fix, all of it: ~1 ms per 4 MiB).
-TEST(FileJobFixes, WriteLatencyStartsAfterTheBufferIsFilled) {
+// (before the fix, all of it: ~1 ms per 4 MiB, which also capped write
+// throughput at the fill rate, ~30 Gb/s per job).
+TEST(FileJob, WriteLatencyStartsAfterTheBufferIsFilled) {
   JobSpec s = jobSpec("4m-write", 1, 64ULL << 20);
   s.options.verify = true;
   JobDriver d(s, nullptr);
@@ -77,7 +74,7 @@ TEST(FileJobFixes, WriteLatencyStartsAfterTheBufferIsFilled) {
 // restamped with the unit's offset and file. The data stays non-trivial
 // and unique per unit, so neither compression of zeros nor block dedup can
 // flatter a target, and a later --verify read says where it came from.
-TEST(FileJobFixes, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
+TEST(FileJob, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   JobSpec s = jobSpec("128k-write", 2, 4ULL << 20);
   s.fileIdBase = 3;
   JobDriver d(s, nullptr);
@@ -145,7 +142,7 @@ TEST(FileJobFixes, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
 
 // A mixed job without --verify keeps its write buffers apart from the read
 // buffers, so reads do not replace the data writes send.
-TEST(FileJobFixes, MixedJobWritesFromTheirOwnBuffers) {
+TEST(FileJob, MixedJobWritesFromTheirOwnBuffers) {
   JobSpec s = jobSpec("randrw", 1, 4ULL << 20);
   JobDriver d(s, nullptr);
   d.start();
@@ -176,7 +173,9 @@ int readsOf(const char* profile, std::optional<unsigned> rwmixread, int ops) {
   return reads;
 }
 
-TEST(FileJobFixes, RwmixreadSetsTheMixOfRandrwOnly) {
+// Why: --rwmixread turned every profile into a mix (4k-randwrite did 70%
+// reads) while compare kept only the profile's direction.
+TEST(FileJob, RwmixreadSetsTheMixOfRandrwOnly) {
   EXPECT_EQ(readsOf("4k-randwrite", 70, 1000), 0);
   EXPECT_EQ(readsOf("4k-randread", 70, 1000), 1000);
   const int mixed = readsOf("randrw", 70, 1000);
@@ -188,111 +187,11 @@ TEST(FileJobFixes, RwmixreadSetsTheMixOfRandrwOnly) {
   EXPECT_LT(named, 370);
 }
 
-std::string rwmixError(const FileOptions& o, const std::vector<FileProfile>& profiles) {
-  try {
-    validateRwmixread(o, profiles);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST(FileJobFixes, RwmixreadWithoutRandrwIsRefused) {
-  FileOptions o;
-  EXPECT_EQ(rwmixError(o, {profileByName("4k-randwrite")}), "");  // not given
-  o.rwmixread = 70;
-  EXPECT_EQ(rwmixError(o, {profileByName("4k-randwrite")}),
-            "--rwmixread 70 sets the read percent of the randrw profile only, and the profile is 4k-randwrite: run "
-            "randrw with --rwmixread 70 (or randrw:70), or drop --rwmixread");
-  EXPECT_NE(rwmixError(o, {profileByName("randrw:30")}).find("its mix is in the name"), std::string::npos);
-  EXPECT_EQ(rwmixError(o, {profileByName("randrw")}), "");
-  EXPECT_EQ(rwmixError(o, fileProfiles()), "");  // compare's default set holds randrw
-  EXPECT_NE(rwmixError(o, {profileByName("4k-randread"), profileByName("4m-write")})
-                .find("the profiles are 4k-randread, 4m-write"),
-            std::string::npos);
-  // `file` refuses it before it runs anything (the target does not exist).
-  std::vector<std::string> args = {"file", "--profile", "4k-randwrite", "--rwmixread", "70",
-                                   "--target", "path:/nonexistent-nfsrdma-dir"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStderr();
-  const int rc = runFileCommand(static_cast<int>(argv.size()), argv.data());  // argv[0]: the subcommand
-  const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(rc, 1);
-  EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only"), std::string::npos) << err;
-}
-
-// Rerun at iodepth 1 against a baseline at 128: not a -50% regression.
-TEST(FileJobFixes, BaselineComparesOnlyCellsMeasuredUnderTheSameConditions) {
-  const CompareReport before = testing::fieldNotesReport();
-  CompareReport now = testing::fieldNotesReport();
-  CompareCell* c = now.cell("4k-randread", IoDirection::Read, "nfs-tcp");
-  c->iodepth = 1;
-  c->mibPerSecond *= 0.5;
-  c->iops *= 0.5;
-  CompareCell* same = now.cell("4k-randread", IoDirection::Read, "local");
-  same->mibPerSecond *= 0.5;  // same conditions: still a regression
-  applyBaseline(now, before, "before.json", 10);
-  EXPECT_FALSE(c->regression);
-  EXPECT_FALSE(c->baselineMibPerSecond);
-  EXPECT_EQ(c->baselineConfigChange, "iodepth 128 -> 1");
-  EXPECT_TRUE(same->regression);
-  EXPECT_EQ(now.regressions(), 1U);
-  const std::string text = formatCompareText(now);
-  EXPECT_NE(text.find("config changed (iodepth 128 -> 1)"), std::string::npos) << text;
-  EXPECT_EQ(text.find("REGRESSION 4k-randread read nfs-tcp"), std::string::npos) << text;
-  EXPECT_NE(text.find("REGRESSION 4k-randread read local"), std::string::npos) << text;
-
-  // Every condition is named; runtime and direct come from the run's banner.
-  CompareReport before2 = testing::fieldNotesReport();
-  CompareReport now2 = testing::fieldNotesReport();
-  before2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 2.0 s time-based after a 0.3 s ramp, "
-                                 "seed 1"},
-                    {"direct", "O_DIRECT for path targets; NFS targets bypass the client's cache by design"}};
-  now2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 1 GiB per job after a 0.3 s ramp, "
-                              "seed 1"},
-                 {"direct", "buffered"}};
-  CompareCell* d = now2.cell("128k-read", IoDirection::Read, "nfs-rdma");
-  d->blockSize = 65536;
-  d->numjobs = 4;
-  d->workingSetBytes *= 2;
-  applyBaseline(now2, before2, "before.json", 10);
-  EXPECT_EQ(d->baselineConfigChange,
-            "block 128 KiB -> 64 KiB, numjobs 128 -> 4, working set 12.5 GiB -> 25 GiB, runtime 2.0 s -> 1 GiB per job, "
-            "direct 1 -> 0");
-  const CompareCell* other = now2.cell("4m-read", IoDirection::Read, "local");
-  EXPECT_EQ(other->baselineConfigChange, "runtime 2.0 s -> 1 GiB per job, direct 1 -> 0");
-  EXPECT_EQ(now2.regressions(), 0U);
-}
-
-// A read cell that started cold is not compared with one that started warm
-// (nor with a baseline that did not record it), and a write figure that
-// counts its COMMIT is not compared with one from before it did.
-TEST(FileJobFixes, BaselineNamesCacheStateAndCommitCounting) {
-  CompareReport before = testing::fieldNotesReport();
-  CompareReport now = testing::fieldNotesReport();
-  before.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "dropped";
-  now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "warm";
-  now.cell("4k-randread", IoDirection::Read, "local")->serverCache = "warm";  // baseline: unrecorded
-  CompareCell* write = nullptr;
-  for (auto& c : now.cells) {
-    if (c.direction == IoDirection::Write && c.ran && write == nullptr) write = &c;
-  }
-  ASSERT_NE(write, nullptr);
-  before.cell(write->profile, IoDirection::Write, write->target)->commitCounted = false;
-  applyBaseline(now, before, "before.json", 10);
-  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->baselineConfigChange, "server cache dropped -> warm");
-  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "local")->baselineConfigChange,
-            "server cache unrecorded -> warm");
-  EXPECT_EQ(write->baselineConfigChange, "commit counted no -> yes");
-  EXPECT_FALSE(write->baselineMibPerSecond);
-}
-
 // Why: the read-back of a --verify write run could not fail for a write the
 // target acknowledged and dropped, because every write stored the same
 // bytes the layout had put there. The run's generation makes them differ;
 // the job records what it wrote and the read-back holds those blocks to it.
-TEST(FileJobFixes, VerifyReadBackFindsAWriteThatWasAcknowledgedButLost) {
+TEST(FileJob, VerifyReadBackFindsAWriteThatWasAcknowledgedButLost) {
   JobSpec w = jobSpec("4k-randwrite", 1, 1ULL << 20);
   w.options.verify = true;
   w.generation = 0x5EED;
@@ -344,7 +243,7 @@ TEST(FileJobFixes, VerifyReadBackFindsAWriteThatWasAcknowledgedButLost) {
 // although they completed inside the measured window (about one latency's
 // worth of operations per run short, 6% in a review's short 4m-read runs).
 // fio counts every completion after ramp_time.
-TEST(FileJobFixes, ARequestInFlightAtTheEndOfTheRampCountsWhenItCompletesAfter) {
+TEST(FileJob, ARequestInFlightAtTheEndOfTheRampCountsWhenItCompletesAfter) {
   JobSpec s = jobSpec("4k-randread", 2, 1ULL << 20);
   s.options.ioBytes = 0;
   s.options.runtime = std::chrono::seconds(5);
@@ -364,47 +263,111 @@ TEST(FileJobFixes, ARequestInFlightAtTheEndOfTheRampCountsWhenItCompletesAfter) 
   EXPECT_EQ(r.dir[static_cast<int>(IoDirection::Read)].bytes, 4096U);
 }
 
-// Why: with --rwmixread 100 or 0, randrw's jobs did only one direction but
-// every other decision followed randrw's default 80% mix: an empty write
-// row and a commit after a read-only run, libnfs refused as a writer.
-JsonValue fileJson(const std::string& dir, const char* mix) {
-  std::vector<std::string> args = {
-      "file",        "--profile", "randrw", "--rwmixread", mix, "--target",
-      "path:" + dir, "--runtime", "0.2",    "--ramp",      "0", "--size",
-      "1m",          "--direct",  "0",      "--json",      "-"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int rc = runFileCommand(static_cast<int>(argv.size()), argv.data());
-  const std::string out = ::testing::internal::GetCapturedStdout();
-  const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(rc, 0) << err;
-  return parseJson(out);
+// SIGINT stops the jobs at their next request (a review found Ctrl-C left the
+// file set and the embedded server's directory behind; FileCommandTest has
+// the command's side).
+TEST(FileJob, AnInterruptStopsTheJobsAtTheirNextRequest) {
+  clearInterrupt();
+  JobSpec s;
+  s.profile = profileByName("4k-randread");
+  s.options.ramp = std::chrono::milliseconds(0);
+  s.options.runtime = std::chrono::seconds(30);
+  s.iodepth = 1;
+  s.files = {"f0"};
+  s.fileBytes = 1 << 20;
+  JobDriver d(s, nullptr);
+  d.start();
+  IoRequest req;
+  ASSERT_TRUE(d.next(0, req));
+  d.complete(req, req.buf.size(), "");
+  const auto far = d.hardStop();
+  requestInterrupt(SIGTERM);
+  EXPECT_EQ(interruptSignal(), SIGTERM);
+  EXPECT_FALSE(d.next(0, req));
+  EXPECT_LT(d.hardStop(), far);  // stragglers get a short grace, not the run's
+  EXPECT_LE(d.hardStop(), BenchClock::now() + std::chrono::seconds(10));
+  clearInterrupt();
+  EXPECT_EQ(signalName(SIGINT), "SIGINT");
+  EXPECT_EQ(signalName(SIGTERM), "SIGTERM");
 }
 
-TEST(FileJobFixes, RandrwWithAOneSidedMixIsRunAndReportedOneSided) {
-  const std::string dir =
-      std::filesystem::temp_directory_path() / ("nfsrdma-mix-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const JsonValue reads = fileJson(dir, "100");
-  const JsonValue* r = reads.find("result");
-  ASSERT_NE(r, nullptr);
-  EXPECT_TRUE(r->find("read") && r->find("read")->isObject());
-  EXPECT_TRUE(r->find("write") == nullptr || r->find("write")->kind == JsonValue::Kind::Null);
-  EXPECT_EQ(r->num("commit_s"), 0);
-  const JsonValue writes = fileJson(dir, "0");
-  const JsonValue* w = writes.find("result");
-  ASSERT_NE(w, nullptr);
-  EXPECT_TRUE(w->find("write") && w->find("write")->isObject());
-  EXPECT_TRUE(w->find("read") == nullptr || w->find("read")->kind == JsonValue::Kind::Null);
-  // libnfs cannot write: a read-only randrw is not refused for it.
-  TargetSpec libnfs;
-  libnfs.engine = EngineKind::Libnfs;
+// Why: --io-bytes overshot by a block.
+TEST(FileJob, IoBytesAreWholeBlocksPerJob) {
+  auto issued = [](const char* profile, std::uint64_t ioBytes) {
+    JobSpec s;
+    s.profile = profileByName(profile);
+    s.options.ramp = std::chrono::milliseconds(0);
+    s.options.ioBytes = ioBytes;
+    s.iodepth = 2;
+    s.files = {"f0"};
+    s.fileBytes = 64ULL << 20;
+    JobDriver d(s, nullptr);
+    d.start();
+    IoRequest req;
+    std::uint64_t bytes = 0;
+    for (int i = 0; i < 100000 && d.next(0, req); ++i) {
+      bytes += req.buf.size();
+      d.complete(req, req.buf.size(), "");
+    }
+    return bytes;
+  };
+  EXPECT_EQ(issued("4m-write", 10ULL << 20), 8ULL << 20);
+  EXPECT_EQ(issued("4k-randread", 10000), 8192U);
+  EXPECT_EQ(issued("4k-randread", 5000), 4096U);
+  EXPECT_EQ(issued("128k-read", 1ULL << 20), 1ULL << 20);
   FileOptions o;
-  o.rwmixread = 100;
-  EXPECT_EQ(unsupportedReason(libnfs, profileAsRun(profileByName("randrw"), o)), "");
-  std::filesystem::remove_all(dir);
+  o.ioBytes = 3000;
+  EXPECT_EQ(errorOf([&] { validateOptions(o, profileByName("4k-randread")); }),
+            "--io-bytes 2.93 KiB is less than one 4 KiB block of 4k-randread (it is rounded down "
+            "to whole blocks "
+            "per job)");
+  o.ioBytes = 10ULL << 20;
+  EXPECT_EQ(ioBytesPerJob(o, 4U << 20), 8ULL << 20);
+}
+
+// Every job's clock starts after every job's setup; a failed setup releases
+// the others instead of leaving them waiting (jobs used to start their
+// clocks one after another).
+TEST(FileJob, JobsStartTogetherAndAFailedSetupReleasesTheOthers) {
+  {
+    StartGate gate(3, std::chrono::seconds(10));
+    std::vector<BenchClock::time_point> released(3);
+    std::vector<std::thread> threads;
+    for (int j = 0; j < 3; ++j) {
+      threads.emplace_back([&, j] {
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(100 * j));  // setups of different lengths
+        EXPECT_TRUE(gate.arriveAndWait());
+        released[static_cast<std::size_t>(j)] = BenchClock::now();
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& r : released) {
+      EXPECT_GE(r - released[0], std::chrono::milliseconds(-50));
+      EXPECT_LE(r - released[0], std::chrono::milliseconds(50));
+    }
+  }
+  {
+    StartGate gate(3, std::chrono::seconds(30));
+    const auto t0 = BenchClock::now();
+    std::thread waiter([&] { EXPECT_FALSE(gate.arriveAndWait()); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.fail();
+    waiter.join();
+    EXPECT_LT(BenchClock::now() - t0, std::chrono::seconds(5));
+    EXPECT_FALSE(gate.arriveAndWait());  // a late job does not wait either
+  }
+  {
+    StartGate gate(2, std::chrono::milliseconds(300));
+    EXPECT_EQ(errorOf([&] { gate.arriveAndWait(); }),
+              "1 job(s) not ready (connected and opened) within 0.3 s of the first");
+  }
+  {
+    StartGate gate(2, std::chrono::seconds(30));
+    requestInterrupt(SIGINT);
+    EXPECT_FALSE(gate.arriveAndWait());
+    clearInterrupt();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+// What the engines share (file/engines/Engine.h): the effective iodepth of
+// our client's slots, the waits for a busy server. The tests came from
+// reviews that found a bug; each fails without its fix.
+#include "bench/file/engines/Engine.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "bench/file/Interrupt.h"
+#include "client/Error.h"
+#include "client/nfs4/Nfs4Status.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Only reads share a COMPOUND's slot; writes take one each (effective_iodepth
+// with reads-per-compound counted writes as grouped).
+TEST(Engine, EffectiveIodepthGroupsOnlyReads) {
+  // iodepth 128 of 4 KiB, 16 slots (or RDMA credits), reads-per-compound 4: groups of 4.
+  EXPECT_EQ(nfsEffectiveIodepth(128, 4096, 100, 1U << 20, 16, 4, 16), 64U);
+  EXPECT_EQ(nfsEffectiveIodepth(128, 4096, 0, 1U << 20, 16, 4, 16), 16U);
+  // 70/30: 16 slots / (0.7/4 + 0.3) = 33.7 requests.
+  EXPECT_EQ(nfsEffectiveIodepth(128, 4096, 70, 1U << 20, 16, 4, 16), 33U);
+  // Without grouping, or with blocks above one READ: a slot per piece.
+  EXPECT_EQ(nfsEffectiveIodepth(128, 4096, 100, 1U << 20, 16, 1, 16), 16U);
+  EXPECT_EQ(nfsEffectiveIodepth(16, 4U << 20, 100, 1U << 20, 32, 4, 1), 8U);
+  // Groups are at most a quarter of the queue, and what the client takes.
+  EXPECT_EQ(nfsEffectiveIodepth(8, 4096, 100, 1U << 20, 1, 16, 16), 2U);
+  EXPECT_EQ(nfsEffectiveIodepth(128, 4096, 100, 1U << 20, 16, 16, 2), 32U);
+  // Never more than asked for.
+  EXPECT_EQ(nfsEffectiveIodepth(32, 4096, 100, 1U << 20, 64, 4, 16), 32U);
+}
+
+// A call the server keeps answering "grace" is not started again after
+// Ctrl-C, and not beyond the budget (a job waiting out a busy server did not
+// see Ctrl-C).
+TEST(Engine, BusyRetriesStopAtAnInterruptAndAtTheBudget) {
+  clearInterrupt();
+  const auto grace = [] {
+    throw NfsException(makeError(nfs4::statusError(nfs4::kErrGrace), "open /export/f"));
+  };
+  int calls = 0;
+  try {
+    callWhileBusy(
+        [&] {
+          if (++calls == 2) requestInterrupt(SIGINT);
+          grace();
+        },
+        std::chrono::minutes(2));
+    ADD_FAILURE() << "no exception";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGINT);
+  }
+  EXPECT_EQ(calls, 2);
+  // After Ctrl-C a first attempt still runs (the cleanup's REMOVEs), but a busy one is not
+  // repeated.
+  calls = 0;
+  EXPECT_NO_THROW(callWhileBusy([&] { ++calls; }, 1s));
+  EXPECT_EQ(calls, 1);
+  calls = 0;
+  EXPECT_THROW(callWhileBusy(
+                   [&] {
+                     ++calls;
+                     grace();
+                   },
+                   std::chrono::minutes(2)),
+               Interrupted);
+  EXPECT_EQ(calls, 1);
+  clearInterrupt();
+
+  calls = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    callWhileBusy(
+        [&] {
+          ++calls;
+          grace();
+        },
+        300ms);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("NFS4ERR_GRACE"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("busy-timeout=300 ms in all"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 300ms);
+  EXPECT_GE(calls, 2);
+  calls = 0;
+  EXPECT_THROW(callWhileBusy(
+                   [&] {
+                     ++calls;
+                     grace();
+                   },
+                   0ms),
+               NfsException);  // busy-timeout=0: the first answer is the error
+  EXPECT_EQ(calls, 1);
+  calls = 0;
+  EXPECT_THROW(callWhileBusy(
+                   [&] {
+                     ++calls;
+                     throw NfsException(makeError(nfs4::statusError(nfs4::kErrNoEnt), "open x"));
+                   },
+                   2s),
+               NfsException);
+  EXPECT_EQ(calls, 1);
+  // The slice the client gets is what bounds the wait after Ctrl-C.
+  EXPECT_LE(kBusySlice, 2s);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -459,9 +459,10 @@ std::unique_ptr<CommandRunner> runnerFor(const HostPaths& paths) {
 // Parse, check, load the config, run the command.
 int runServerSteps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const ServerArgs a = parseServerArgs(args);
-  if (a.help || a.command.empty()) {
-    (a.help ? out : err) << usageText();
-    return a.help ? tool::kExitSuccess : tool::kExitUsage;
+  if (a.help || a.command.empty() || tool::isHelpWord(a.command)) {
+    const bool asked = a.help || tool::isHelpWord(a.command);  // "nfsrdma-server help"
+    (asked ? out : err) << usageText();
+    return asked ? tool::kExitSuccess : tool::kExitUsage;
   }
   const HostPaths paths = hostRoot(a.root);
   const tool::Subcommand<ServerAction>& command =

@@ -1,8 +1,5 @@
 #include "bench/compare/CompareGrid.h"
 
-#include <cstdarg>
-#include <cstdio>
-
 #include "bench/report/Format.h"
 
 namespace nfsrdma::bench {

@@ -32,7 +32,10 @@ class DataPattern {
 
   // The stream of one block: seed is the run's, stream what the data belongs
   // to (a file id, the link's messages), block where it is in that (a file
-  // offset, a chunk). Any difference in the three gives another key.
+  // offset, a chunk). Within one seed, streams below 2^16 and blocks below
+  // 2^48 give distinct keys: the stream is shifted into the block's top 16
+  // bits (kept so, because file sets laid out by earlier runs must still
+  // verify; Verify's header word holds the whole file id besides).
   static constexpr DataPattern of(std::uint64_t seed, std::uint32_t stream, std::uint64_t block) {
     return DataPattern(mix(seed ^ mix(block ^ (static_cast<std::uint64_t>(stream) << 48))));
   }

@@ -60,7 +60,7 @@ void RecordReader::abandon(std::uint32_t xid) {
 
 std::size_t RecordReader::largeOwed() const {
   if (!largeActive_) return 0;
-  return large_.size() + placeDst_.size() + placePad_ - largeHave_;
+  return large_.size() + placeSize_ + placePad_ - largeHave_;
 }
 
 // Inside a large record: what is still missing of its head, the caller's
@@ -135,7 +135,7 @@ Error RecordReader::feed(std::span<const std::uint8_t> bytes, RecordSink& sink) 
 
 Error RecordReader::endOfStream() const {
   if (largeActive_) {
-    const std::size_t total = large_.size() + placeDst_.size() + placePad_;
+    const std::size_t total = large_.size() + placeSize_ + placePad_;
     return makeError(ClientErrc::kConnectionClosed,
                      description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) +
                          " of " + std::to_string(total) + " bytes received)");
@@ -200,6 +200,7 @@ void RecordReader::beginLargeRecord(std::size_t len, bool last, std::size_t have
       placeXid_ = getBe32(body);
       placeActive_ = true;
     }
+    placeSize_ = dst.size();
     placePad_ = padded - dst.size();
     // Scatter what already arrived over the same three parts.
     std::size_t done = 0;
@@ -239,6 +240,7 @@ void RecordReader::deliverPlacedRecord(RecordSink& sink) {
     placeDst_ = {};
     placeActive_ = false;
   }
+  placeSize_ = 0;
   const std::size_t head = large_.size();
   // The data's XDR length is the last word before the tail: it says whether
   // the server sent as much as was asked for.

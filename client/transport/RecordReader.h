@@ -114,6 +114,7 @@ class RecordReader {
   std::unordered_map<std::uint32_t, std::span<std::uint8_t>> placements_;
   std::atomic<std::size_t> placementCount_{0};
   std::span<std::uint8_t> placeDst_;
+  std::size_t placeSize_ = 0;  // placeDst_'s size, which abandon() keeps: read without the lock
   std::uint32_t placeXid_ = 0;
   std::size_t placePad_ = 0;
   std::array<std::uint8_t, 4> padScratch_{};

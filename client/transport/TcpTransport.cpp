@@ -23,10 +23,12 @@ constexpr std::uint32_t kLastFragment = 0x80000000U;
 // Calls up to this size made from reply callbacks are corked (copied) and
 // leave together; larger ones (WRITE payloads) go straight to the socket.
 constexpr std::size_t kCorkLimit = 16 * 1024;
+// Rounds per wakeup: a receive of small records is one, and so is a large
+// record once it is whole.
 constexpr int kMaxReadsPerWakeup = 16;
-// Receives into one large record per wakeup, until the socket is drained:
-// a bound, never reached by a record within the negotiated maximum.
-constexpr int kMaxLargeReceivesPerWakeup = 4096;
+// Receives into one large record in one wakeup: only a peer that trickles
+// its bytes reaches it, and then the loop goes back to poll() in between.
+constexpr int kMaxReceivesPerLargeRecord = 4096;
 // Coalescing: only with this many calls in flight, aiming to collect a
 // quarter of them per wakeup, never waiting longer than the maximum.
 constexpr std::size_t kCoalesceMinInFlight = 16;
@@ -377,13 +379,17 @@ std::size_t lowWaterFor(std::size_t owed, std::size_t slack, std::size_t min, st
 }
 }  // namespace
 
-// Receives until the socket is drained (or the wakeup's budget is spent),
+// Receives until the socket is drained (or the wakeup's rounds are spent),
 // handing up every record that is whole. A receive into a large record does
 // not end the loop when it comes back short: the rest may be queued already.
 Error TcpTransport::readAndDispatch() {
-  int small = 0;
-  int large = 0;
-  while (small < kMaxReadsPerWakeup && large < kMaxLargeReceivesPerWakeup && !stopping_.load()) {
+  int rounds = 0;
+  int intoRecord = 0;  // receives into the current large record
+  while (rounds < kMaxReadsPerWakeup && !stopping_.load()) {
+    if (intoRecord == kMaxReceivesPerLargeRecord) {
+      setReceiveLowWater(1);  // what is queued already wakes the next poll()
+      return {};
+    }
     const bool wasLarge = reader_.inLargeRecord();
     std::size_t room = 0;
     const ssize_t n = reader_.receiveWith([&](const ReceiveTargets& t) {
@@ -403,11 +409,14 @@ Error TcpTransport::readAndDispatch() {
       return errnoError(errno, "recv on " + description_);
     }
     if (Error e = afterReceive(wasLarge)) return e;
-    if (wasLarge) {
-      ++large;
-    } else {
-      ++small;
+    if (!wasLarge) {
+      ++rounds;
       if (static_cast<std::size_t>(n) < room) break;  // socket drained
+    } else if (reader_.inLargeRecord()) {
+      ++intoRecord;
+    } else {
+      ++rounds;  // the record is whole
+      intoRecord = 0;
     }
   }
   return {};

@@ -98,7 +98,7 @@ class TcpTransport final : public Transport {
   // not at every segment: a 1 MiB reply then costs a few wakeups, not
   // dozens. Back to 1 between records. I/O thread only. (Waiting for a
   // record's whole remainder stalled 128 KiB replies ~20 ms each: see
-  // readAndDispatch.)
+  // lowWaterFor.)
   static constexpr std::size_t kMaxReceiveLowWater = 256 * 1024;
   static constexpr std::size_t kMinReceiveLowWater = 32 * 1024;
   static constexpr std::size_t kLowWaterSlack = 128 * 1024;

@@ -4,8 +4,9 @@
 // arrive split), with some READ calls' buffers registered for direct
 // placement first; then the stream ends. Whatever arrives, the reader must
 // deliver whole records (or placed ones whose length is a registered
-// buffer's), stop at its first error, report the end of the stream as an
-// error only once, and never touch memory it does not own (ASan).
+// buffer's), stop at its first error, end with an error that says why (the
+// stream ended, or a fragment over the maximum), and never touch memory it
+// does not own (ASan).
 //
 // Input layout (bytes are consumed in order; missing bytes read as 0):
 //   byte              k = byte % 4 READ calls registered for placement

@@ -1,7 +1,8 @@
 // How the RDMA transport exposes a caller's memory to the server, as two
 // implementations of one interface (the kernel's xprtrdma puts its
 // registration modes behind an ops table the same way):
-//   kPooled (default) registers a buffer's pages once and keeps them
+//   kPooled (RdmaTransportOptions' default; the client's URLs default to
+//     memreg=per-io) registers a buffer's pages once and keeps them
 //     registered for reuse: fast, but the server holds an rkey to that
 //     memory for as long as the transport lives.
 //   kPerIo registers exactly the bytes of one call, and the registration

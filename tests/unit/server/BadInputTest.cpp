@@ -611,3 +611,18 @@ INSTANTIATE_TEST_SUITE_P(Server, BadInput, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<BadCase>& i) {
                            return std::string(i.param.name);
                          });
+
+// Not bad input: help asked for as a word (as nfsrdma-bench takes it) or as
+// an option goes to stdout with status 0; no command at all is a usage error.
+TEST(ServerCommandLine, HelpByWordOrOptionGoesToStdout) {
+  for (const char* ask : {"help", "--help", "-h"}) {
+    const auto r = runTool({ask});
+    EXPECT_EQ(r.status, 0) << ask;
+    EXPECT_EQ(r.out.rfind("usage: nfsrdma-server", 0), 0U) << ask << ": " << r.out;
+    EXPECT_TRUE(r.err.empty()) << ask;
+  }
+  const auto none = runTool({});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_TRUE(none.out.empty());
+  EXPECT_EQ(none.err.rfind("usage: nfsrdma-server", 0), 0U) << none.err;
+}

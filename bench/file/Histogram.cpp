@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace nfsrdma::bench {
 
@@ -44,6 +46,64 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   max_ = std::max(max_, other.max_);
   sum_ += other.sum_;
   sumSquares_ += other.sumSquares_;
+}
+
+LatencyHistogram::State LatencyHistogram::state() const {
+  State s;
+  for (std::size_t i = 0; i < kBuckets; ++i) {
+    if (counts_[i] != 0) s.buckets.emplace_back(i, counts_[i]);
+  }
+  s.min = min();
+  s.max = max_;
+  s.sum = sum_;
+  s.sumSquares = sumSquares_;
+  return s;
+}
+
+namespace {
+
+[[noreturn]] void badState(const std::string& what) {
+  throw std::invalid_argument("latency histogram: " + what);
+}
+
+}  // namespace
+
+LatencyHistogram LatencyHistogram::fromState(const State& s) {
+  LatencyHistogram h;
+  std::size_t previous = 0;
+  for (std::size_t k = 0; k < s.buckets.size(); ++k) {
+    const auto [bucket, count] = s.buckets[k];
+    if (bucket >= kBuckets)
+      badState("bucket " + std::to_string(bucket) + " is out of range, expected 0.." +
+               std::to_string(kBuckets - 1));
+    if (k > 0 && bucket <= previous)
+      badState("bucket " + std::to_string(bucket) + " follows bucket " + std::to_string(previous) +
+               ", expected ascending buckets");
+    if (count == 0)
+      badState("bucket " + std::to_string(bucket) +
+               " has count 0, expected only non-empty buckets");
+    if (h.count_ + count < h.count_) badState("the counts overflow 64 bits");
+    h.counts_[bucket] = count;
+    h.count_ += count;
+    previous = bucket;
+  }
+  if (!std::isfinite(s.sum) || !std::isfinite(s.sumSquares) || s.sum < 0 || s.sumSquares < 0) {
+    badState("sum and sum of squares must be finite and not negative");
+  }
+  if (h.count_ == 0) {
+    if (s.min != 0 || s.max != 0 || s.sum != 0 || s.sumSquares != 0)
+      badState("an empty histogram must have min, max and sums 0");
+    return h;
+  }
+  if (bucketOf(s.min) != s.buckets.front().first)
+    badState("min " + std::to_string(s.min) + " is not in the first non-empty bucket");
+  if (bucketOf(s.max) != s.buckets.back().first)
+    badState("max " + std::to_string(s.max) + " is not in the last non-empty bucket");
+  h.min_ = s.min;
+  h.max_ = s.max;
+  h.sum_ = s.sum;
+  h.sumSquares_ = s.sumSquares;
+  return h;
 }
 
 void LatencyHistogram::clear() { *this = LatencyHistogram(); }

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace nfsrdma::bench {
 
@@ -28,6 +30,22 @@ class LatencyHistogram {
   double stdev() const;
   // Nearest-rank percentile (0 < p <= 100), in ns; 0 when empty.
   double percentile(double p) const;
+
+  // The exact state, for carrying a histogram to another process (a rank's
+  // JSON line): only the non-empty buckets, in ascending order, so a line
+  // stays short; with the moments, fromState() rebuilds an equal histogram
+  // and merging rebuilt ones is as exact as merging the originals.
+  struct State {
+    std::vector<std::pair<std::size_t, std::uint64_t>> buckets;  // (bucket, count > 0)
+    std::uint64_t min = 0;                                        // 0 when empty
+    std::uint64_t max = 0;
+    double sum = 0;
+    double sumSquares = 0;
+  };
+  State state() const;
+  // Throws std::invalid_argument naming what does not fit (a bucket out of
+  // range or out of order, a zero count, min/max outside their buckets).
+  static LatencyHistogram fromState(const State& state);
 
   // Bucket arithmetic, public for tests.
   static std::size_t bucketOf(std::uint64_t ns);

@@ -259,6 +259,7 @@ class Parser {
       char* end = nullptr;
       v.number = std::strtod(num.c_str(), &end);
       if (end != num.c_str() + num.size()) fail("malformed number '" + num + "'");
+      v.numberText = num;
     }
     return v;
   }

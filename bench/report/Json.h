@@ -52,6 +52,10 @@ class JsonValue {
   bool boolean = false;
   double number = 0;
   std::string string;
+  // A Number's literal text: a double holds integers exactly only up to
+  // 2^53, and a steady clock's nanoseconds pass that after 104 days of
+  // uptime, so exact readers parse this instead of `number`.
+  std::string numberText;
   std::vector<JsonValue> array;
   std::map<std::string, JsonValue, std::less<>> object;
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "server/HostPaths.h"
+#include "server/ganesha/Squash.h"
 
 namespace nfsrdma::server {
 
@@ -27,8 +28,6 @@ struct SourceMark {
   int line = 0;  // 1-based; 0 when unknown
   int column = 0;
 };
-
-enum class Squash { Root, NoRoot, All };
 
 // One client of one export: exports(5) options in structured form.
 struct ClientSpec {

@@ -177,10 +177,7 @@ GaneshaClientSpec ganeshaClient(const ServerConfig& cfg, const ExportSpec& e, co
   gc.readOnly = c.readOnly;
   // From the options as knfsd reads them, so all_squash and anonuid=
   // given as options squash here too.
-  const Squash squash = c.effectiveSquash();
-  gc.squash = squash == Squash::NoRoot ? GaneshaSquash::NoRoot
-              : squash == Squash::All  ? GaneshaSquash::All
-                                       : GaneshaSquash::Root;
+  gc.squash = c.effectiveSquash();
   gc.anonymousUid = c.anonymousId("anonuid");
   gc.anonymousGid = c.anonymousId("anongid");
   return gc;

@@ -449,9 +449,9 @@ std::string minorVersionList(const std::vector<unsigned>& minorVersions) {
   return minors;
 }
 
-const char* squashName(GaneshaSquash q) {
-  return q == GaneshaSquash::NoRoot ? "No_Root_Squash"
-         : q == GaneshaSquash::All  ? "All_Squash"
+const char* squashName(Squash q) {
+  return q == Squash::NoRoot ? "No_Root_Squash"
+         : q == Squash::All  ? "All_Squash"
                                     : "Root_Squash";
 }
 

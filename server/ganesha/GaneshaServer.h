@@ -17,16 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "server/ganesha/Squash.h"
+
 namespace nfsrdma::server {
 
-enum class GaneshaSquash { NoRoot, Root, All };
 
 // Who may use an export and how: one ganesha CLIENT block. Blocks are tried
 // in order and the first that matches the client's address decides.
 struct GaneshaClientSpec {
   std::string clients;  // a host, network (10.0.0.0/24), wildcard (*.lab, *) or @netgroup
   bool readOnly = false;
-  GaneshaSquash squash = GaneshaSquash::Root;
+  Squash squash = Squash::Root;
   std::optional<std::uint32_t> anonymousUid{};  // whom squashed users become
   std::optional<std::uint32_t> anonymousGid{};
 };

@@ -53,9 +53,9 @@ TEST(GaneshaConfig, RendersCoreV4AndExports) {
 TEST(GaneshaConfig, ClientBlocksAndMinorVersions) {
   GaneshaOptions o;
   GaneshaExportSpec e{"/srv/a", "/export"};
-  e.clients = {{"10.0.0.0/24", false, nfsrdma::server::GaneshaSquash::NoRoot},
-               {"*.lab.example", true, nfsrdma::server::GaneshaSquash::All},
-               {"@compute", true, nfsrdma::server::GaneshaSquash::Root}};
+  e.clients = {{"10.0.0.0/24", false, nfsrdma::server::Squash::NoRoot},
+               {"*.lab.example", true, nfsrdma::server::Squash::All},
+               {"@compute", true, nfsrdma::server::Squash::Root}};
   o.exports.push_back(e);
   o.minorVersions = {2, 1};
   const std::string c = renderGaneshaConfig(o, 2049, "/w");
@@ -134,42 +134,42 @@ TEST(GaneshaConfig, MaxIoBytesSetsEveryExportsMaxReadAndMaxWrite) {
 // block decides; a name, wildcard or netgroup in the way means "cannot tell".
 TEST(GaneshaConfig, ExportAdmitsFollowsTheFirstMatchingClientBlock) {
   using nfsrdma::server::exportAdmits;
-  using nfsrdma::server::GaneshaSquash;
+  using nfsrdma::server::Squash;
   GaneshaExportSpec e{"/srv/a", "/export"};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);  // no blocks: everyone
 
-  e.clients = {{"192.168.100.0/24", false, GaneshaSquash::Root}};
+  e.clients = {{"192.168.100.0/24", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), false);
   EXPECT_EQ(exportAdmits(e, "192.168.100.7"), true);
   EXPECT_EQ(exportAdmits(e, "192.168.101.7"), false);  // one bit past the prefix
   EXPECT_EQ(exportAdmits(e, "::1"), false);            // another family
   EXPECT_EQ(exportAdmits(e, "not-an-address"), std::nullopt);
 
-  e.clients = {{"10.0.0.0/9", false, GaneshaSquash::Root}};
+  e.clients = {{"10.0.0.0/9", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "10.127.255.255"), true);
   EXPECT_EQ(exportAdmits(e, "10.128.0.0"), false);
-  e.clients = {{"0.0.0.0/0", false, GaneshaSquash::Root}};
+  e.clients = {{"0.0.0.0/0", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "203.0.113.9"), true);
 
-  e.clients = {{"10.0.0.0/24", false, GaneshaSquash::Root},
-               {"127.0.0.1", true, GaneshaSquash::Root}};
+  e.clients = {{"10.0.0.0/24", false, Squash::Root},
+               {"127.0.0.1", true, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
   EXPECT_EQ(exportAdmits(e, "127.0.0.2"), false);
-  e.clients = {{"fd00::/8", false, GaneshaSquash::Root}};
+  e.clients = {{"fd00::/8", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "fd12::5"), true);
   EXPECT_EQ(exportAdmits(e, "::1"), false);
 
-  e.clients = {{"@compute", false, GaneshaSquash::Root}, {"*", false, GaneshaSquash::Root}};
+  e.clients = {{"@compute", false, Squash::Root}, {"*", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);
-  e.clients = {{"*", false, GaneshaSquash::Root}, {"@compute", false, GaneshaSquash::Root}};
+  e.clients = {{"*", false, Squash::Root}, {"@compute", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
-  e.clients = {{"*.lab.example", false, GaneshaSquash::Root}};
+  e.clients = {{"*.lab.example", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);
   // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d.
-  e.clients = {{"127.0.0.0/8", false, GaneshaSquash::Root}};
+  e.clients = {{"127.0.0.0/8", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "::ffff:127.0.0.1"), true);
   EXPECT_EQ(exportAdmits(e, "::ffff:10.0.0.1"), false);
-  e.clients = {{"10.0.0.0/33", false, GaneshaSquash::Root}};
+  e.clients = {{"10.0.0.0/33", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "10.0.0.1"), std::nullopt);  // not a network ganesha would take
 }
 

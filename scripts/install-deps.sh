@@ -17,6 +17,8 @@ packages=(
   libibverbs-dev librdmacm-dev liburing-dev libgtest-dev libgmock-dev libssl-dev
   # real servers and peers used by the tests
   nfs-ganesha nfs-ganesha-vfs libnfs-utils
+  # many-client runs: one benchmark client per MPI rank (mpirun, libmpi)
+  libopenmpi-dev openmpi-bin
   # headless rendering of the compare report in tests
   chromium
   # RDMA userspace (also copied into the VM testbed's initramfs)

@@ -4,11 +4,13 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 
 #include "bench/BenchCommands.h"
 #include "bench/file/FileCli.h"
+#include "bench/file/FileClients.h"
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
@@ -26,6 +28,7 @@ struct FileArgs {
   std::string engine = "nfs";
   std::string jsonPath;  // "-": stdout, instead of the text
   WorkloadArgs workload;
+  ClientsArgs clients;
 };
 
 po::options_description fileOptions(FileArgs& a) {
@@ -41,6 +44,7 @@ po::options_description fileOptions(FileArgs& a) {
       "json", po::value(&a.jsonPath),
       "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, a.workload);
+  addClientsOptions(opts, a.clients);
   return opts;
 }
 
@@ -109,12 +113,15 @@ RunResult runOnTarget(const FileTarget& t, const FilePlan& plan, CreatedFiles& c
   return runFileBenchmark(t.spec, plan.profile, plan.options, rs);
 }
 
-void writeJson(const std::string& jsonPath, const std::string& serverNote, const RunResult& r) {
+// ranks: a many-client run's breakdown, nested in the result (schema /3).
+void writeJson(const std::string& jsonPath, const std::string& serverNote, const RunResult& r,
+               const std::function<void(JsonWriter&)>& ranks = {}) {
   JsonWriter w;
   w.beginObject();
-  w.field("schema", "nfsrdma-bench-file/2");
+  w.field("schema", "nfsrdma-bench-file/3");
   if (!serverNote.empty()) w.field("server", serverNote);
   writeRunJson(w, r, "result");
+  if (ranks) ranks(w);
   w.endObject();
   if (jsonPath == "-") {
     std::fputs(w.str().c_str(), stdout);
@@ -135,14 +142,8 @@ int runStatus(const RunResult& r) {
   return tool::kExitFailure;
 }
 
-// Parse, validate, choose the target, run, print.
-int runFileSteps(int argc, char** argv, CreatedFiles& created) {
-  FileArgs a;
-  const po::options_description opts = fileOptions(a);
-  if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) {
-    return tool::kExitSuccess;
-  }
-  const FilePlan plan = validateFileArgs(a);
+// One process: choose the target, run, print (as before many clients).
+int runAlone(const FileArgs& a, const FilePlan& plan, CreatedFiles& created) {
   const FileTarget t = chooseTarget(a, plan.options);
   const bool toStdout = a.jsonPath == "-";
   if (!toStdout) printHeader(t, plan.profile);
@@ -156,6 +157,123 @@ int runFileSteps(int argc, char** argv, CreatedFiles& created) {
   if (!toStdout) std::fputs(formatRunText(r).c_str(), stdout);
   if (!a.jsonPath.empty()) writeJson(a.jsonPath, t.serverNote, r);
   return runStatus(r);
+}
+
+// A client's target: --target with {rank} replaced, or (MPI, no --target)
+// rank 0's embedded server, whose address rank 0 tells the others.
+std::string clientTarget(const FileArgs& a, const FilePlan& plan, ClientRun& clients,
+                         FileTarget& t) {
+  if (a.target.empty() && clients.pod()) {
+    return "--target is needed with --clients: the embedded server is one host's";
+  }
+  std::string error;
+  std::string spec;
+  if (!a.target.empty()) {
+    spec = "\n" + withRank(a.target, clients.rank()) + "\n";
+  } else {
+    if (clients.rank() == 0) {
+      try {
+        t = chooseTarget(a, plan.options);
+        spec = t.spec.name + "\n" + engineName(t.spec.engine) + ":" + t.spec.location + "\n" +
+               t.spec.localDir;
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    spec = clients.cluster()->broadcast(spec);
+  }
+  if (!error.empty()) return error;
+  if (spec.empty()) return "rank 0 could not start the embedded server (its error is above)";
+  try {
+    const auto nl1 = spec.find('\n'), nl2 = spec.find('\n', nl1 + 1);
+    if (t.spec.location.empty()) t.spec = TargetSpec::parse(spec.substr(0, nl1), spec.substr(nl1 + 1, nl2 - nl1 - 1));
+    if (a.target.empty()) t.spec.localDir = spec.substr(nl2 + 1);
+    if (a.target.empty() && a.engine == "nfs") t.spec.nfs.readsPerCompound = a.workload.readsPerCompound;
+    t.spec.direct = plan.options.direct;
+  } catch (const std::exception& e) {
+    return (a.target.empty() ? "the embedded server's target: " : "--target: ") + std::string(e.what());
+  }
+  return {};
+}
+
+void printErrors(const std::vector<std::string>& errors) {
+  for (const auto& e : errors) std::fprintf(stderr, "nfsrdma-bench file: %s\n", e.c_str());
+}
+
+// Rank 0's report of the cell: the figures of all ranks together, then the breakdown.
+int reportClients(const FileArgs& a, const FileTarget& t, ClientRun& clients,
+                  const ClientRun::Cell& cell) {
+  const CellRanks& c = *cell.ranks;
+  const RankClockNote clocks = clients.clockNote(c);
+  if (!c.aggregate.totals) {
+    printErrors(c.aggregate.errors);
+    std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);
+    return tool::kExitFailure;
+  }
+  const RunResult merged = mergeClients(cell.local, c);
+  if (a.jsonPath != "-") {
+    std::fputs(formatRunText(merged).c_str(), stdout);
+    std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);
+  }
+  if (!a.jsonPath.empty()) {
+    writeJson(a.jsonPath, t.serverNote, merged, [&](JsonWriter& w) {
+      writeRanksJson(w, "clients", c.aggregate, clients.clients(), clocks);
+    });
+  }
+  return runStatus(merged);
+}
+
+// One client of many: the target, the cell on every client, rank 0's report.
+int runAsClient(const FileArgs& a, const FilePlan& plan, ClientRun& clients,
+                CreatedFiles& created) {
+  FileTarget t;
+  const std::string error = clientTarget(a, plan, clients, t);
+  if (clients.mpi()) {
+    const ClusterVerdict v = agree(*clients.cluster(), error);
+    if (!v.allFine) {
+      printErrors(v.errors);
+      return tool::kExitFailure;
+    }
+  } else if (!error.empty()) {
+    throw std::invalid_argument(error);
+  }
+  const bool toStdout = a.jsonPath == "-";
+  if (clients.leader() && !toStdout) {
+    printHeader(t, plan.profile);
+    std::printf(" clients: %s, each with numjobs %u and its own files\n",
+                clients.describe().c_str(), plan.options.numjobs);
+  }
+  RunSettings rs;
+  rs.progress = clients.leader() && progressWanted();
+  rs.label = t.spec.name + " " + plan.profile.name;
+  rs.created = &created;
+  const ClientRun::Cell cell =
+      clients.run(t.spec, plan.profile, clients.forThisClient(plan.options), rs);
+  if (!cell.local.unsupported.empty()) {
+    if (clients.leader()) {
+      std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", plan.profile.name.c_str(),
+                   t.spec.name.c_str(), cell.local.unsupported.c_str());
+    }
+    return tool::kExitUsage;
+  }
+  if (clients.pod()) return runStatus(cell.local);
+  const int status = cell.ranks ? reportClients(a, t, clients, cell) : tool::kExitSuccess;
+  // Every rank leaves with the run's status, so mpirun's is the run's.
+  return clients.cluster()->allOk(status == tool::kExitSuccess && cell.allRan) ? tool::kExitSuccess
+                                                                              : tool::kExitFailure;
+}
+
+// Parse, validate, then run alone or as one client of many.
+int runFileSteps(int argc, char** argv, CreatedFiles& created) {
+  FileArgs a;
+  const po::options_description opts = fileOptions(a);
+  if (parseOptionsOrHelp(argc, argv, opts, "file", "--target nfs:URL (or path:DIR)")) {
+    return tool::kExitSuccess;
+  }
+  const FilePlan plan = validateFileArgs(a);
+  ClientRun clients = ClientRun::start(a.clients, plan.options);
+  if (clients.alone()) return runAlone(a, plan, created);
+  return runAsClient(a, plan, clients, created);
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ std::uint32_t layoutBlock(std::uint64_t fileBytes) {
 
 }  // namespace
 
-StartGate::StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout)
-    : waiting_(jobs), timeout_(timeout) {}
+StartGate::StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout, bool held)
+    : waiting_(jobs + (held ? 1 : 0)), timeout_(timeout) {}
 
 bool StartGate::arriveAndWait() {
   std::unique_lock lock(mu_);
@@ -37,10 +37,25 @@ bool StartGate::arriveAndWait() {
     cv_.notify_all();
     return true;
   }
+  return waitFor(lock, 0);
+}
+
+bool StartGate::awaitJobs() {
+  std::unique_lock lock(mu_);
+  return waitFor(lock, 1);
+}
+
+void StartGate::open() {
+  std::lock_guard lock(mu_);
+  if (waiting_ > 0) --waiting_;
+  cv_.notify_all();
+}
+
+bool StartGate::waitFor(std::unique_lock<std::mutex>& lock, std::uint32_t until) {
   const auto deadline = BenchClock::now() + timeout_;
   // In slices: a signal handler cannot notify a condition variable.
   while (!cv_.wait_for(lock, std::chrono::milliseconds(100),
-                       [&] { return failed_ || waiting_ == 0; })) {
+                       [&] { return failed_ || waiting_ <= until; })) {
     if (interruptSignal() != 0) {
       failed_ = true;
       cv_.notify_all();
@@ -51,7 +66,7 @@ bool StartGate::arriveAndWait() {
       cv_.notify_all();
       char secs[32];
       std::snprintf(secs, sizeof secs, "%g", std::chrono::duration<double>(timeout_).count());
-      throw std::runtime_error(std::to_string(waiting_) +
+      throw std::runtime_error(std::to_string(waiting_ - until) +
                                " job(s) not ready (connected and opened) within " + secs +
                                " s of the first");
     }
@@ -153,6 +168,11 @@ BenchClock::time_point JobDriver::hardStop() const {
 bool JobDriver::stopped() const {
   std::lock_guard lock(mu_);
   return stop_;
+}
+
+void JobDriver::requestStop() {
+  std::lock_guard lock(mu_);
+  stop_ = true;
 }
 
 bool JobDriver::claimFreeBlock(std::uint64_t& block) {
@@ -299,6 +319,8 @@ JobResult JobDriver::result() const {
   std::lock_guard lock(mu_);
   JobResult r = result_;
   r.seconds = std::chrono::duration<double>(lastCompletion_ - rampEnd_).count();
+  r.measuredFrom = rampEnd_;
+  r.measuredTo = lastCompletion_;
   return r;
 }
 

@@ -67,6 +67,7 @@ struct DirectionResult {
 struct JobResult {
   DirectionResult dir[2];  // by IoDirection
   double seconds = 0;      // measured window: end of ramp to last completion
+  BenchClock::time_point measuredFrom, measuredTo;  // that window: end of ramp, last completion
   VerifyStats verify;
   std::uint64_t errors = 0;
   std::string firstError;
@@ -80,17 +81,27 @@ struct JobResult {
 // A job whose setup failed calls fail(), which releases the others.
 class StartGate {
  public:
-  StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout);
-  // True once every job arrived; false when a job failed or an interrupt
-  // came. Throws std::runtime_error (and fails the gate) when the others
-  // are not there within the timeout.
+  // held: the jobs also wait for open(), called by a coordinator once every
+  // client of a many-client run is ready (RankHooks).
+  StartGate(std::uint32_t jobs, std::chrono::milliseconds timeout, bool held = false);
+  // True once every job arrived (and a held gate was opened); false when a
+  // job failed or an interrupt came. Throws std::runtime_error (and fails
+  // the gate) when the others are not there within the timeout.
   bool arriveAndWait();
+  // A held gate's coordinator: true once every job arrived, false as
+  // arriveAndWait; throws as it does on the timeout.
+  bool awaitJobs();
+  void open();
   void fail();
 
  private:
+  // Under mu_: waits until pending_ is down to until, a failure or an
+  // interrupt, or the timeout (throws).
+  bool waitFor(std::unique_lock<std::mutex>& lock, std::uint32_t until);
+
   std::mutex mu_;
   std::condition_variable cv_;
-  std::uint32_t waiting_;
+  std::uint32_t waiting_;  // jobs, plus one for a held gate's open()
   bool failed_ = false;
   std::chrono::milliseconds timeout_;
 };
@@ -134,6 +145,9 @@ class JobDriver {
   // or a shorter grace after an interrupt. Engines ask again while they wait.
   BenchClock::time_point hardStop() const;
   bool stopped() const;
+  // Issues nothing more (requests in flight still complete): another client
+  // of a many-client run finished first (--stonewall).
+  void requestStop();
 
   JobResult result() const;
 

@@ -127,7 +127,7 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize) {
 
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file) {
   const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
-  return "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per) + ".j" + std::to_string(job) +
+  return "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per) + ".j" + std::to_string(o.jobBase + job) +
          ".f" + std::to_string(file);
 }
 

@@ -53,6 +53,12 @@ struct FileOptions {
   bool verify = false;
   bool dropServerCache = false;
   std::optional<unsigned> rwmixread;           // the mix of randrw (FileProfile::takesRwmixread)
+  // This process's first job number. Client r of a many-client run (an MPI
+  // rank, a pod) runs jobs r x numjobs onwards, so that its files, pattern
+  // file ids and random streams are its own (IOR's file per process) and
+  // the clients together lay out one file set, as one process with all
+  // their jobs would.
+  std::uint32_t jobBase = 0;
 
   // Bytes of the whole file set (every job's files): the working set.
   // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.

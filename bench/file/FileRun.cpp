@@ -265,11 +265,11 @@ JobSpec jobSpecFor(const FileProfile& profile, const FileOptions& o, std::uint32
   JobSpec spec;
   spec.profile = profile;
   spec.options = o;
-  spec.job = j;
+  spec.job = o.jobBase + j;
   spec.iodepth = iodepth;
   spec.files = jobFiles(o, j);
   spec.fileBytes = fileBytes;
-  spec.fileIdBase = j * o.nrfiles;
+  spec.fileIdBase = (o.jobBase + j) * o.nrfiles;
   return spec;
 }
 
@@ -548,12 +548,60 @@ class CellJobs {
         bytes_(fileBytes(options, profile.blockSize)),
         effectiveIodepth_(result.iodepth),
         jobs_(options.numjobs),
-        commit_(options.numjobs, 0) {}
+        commit_(options.numjobs, 0),
+        drivers_(options.numjobs) {}
 
   void runAll() {
     const double total = std::chrono::duration<double>(options_.ramp + options_.runtime).count();
     ProgressLine line(settings_, progress_, options_.ioBytes ? 0 : total);
-    onJobThreads(options_.numjobs, [&](std::uint32_t j) { runJob(j); });
+    if (settings_.rank == nullptr) {
+      onJobThreads(options_.numjobs, [&](std::uint32_t j) { runJob(j); });
+      return;
+    }
+    // The jobs on their threads, this thread the client's part in the run:
+    // every RankHooks call stays on the caller's thread (MPI's FUNNELED).
+    std::exception_ptr jobsError;
+    std::thread jobs([&] {
+      try {
+        onJobThreads(options_.numjobs, [&](std::uint32_t j) { runJob(j); });
+      } catch (...) {
+        jobsError = std::current_exception();
+      }
+    });
+    bool started = false;
+    try {
+      started = coordinate(*settings_.rank);
+    } catch (...) {
+      // The hooks failed (MPI): the jobs end before the error goes on.
+      gate_.fail();
+      stopDrivers();
+      jobs.join();
+      throw;
+    }
+    jobs.join();
+    if (jobsError) std::rethrow_exception(jobsError);
+    if (!started) throw std::runtime_error(settings_.rank->abandonReason());
+  }
+
+  // Fills the result's timeline from the jobs' windows and the samples.
+  void finishTimeline(RunResult& result) const {
+    if (settings_.rank == nullptr) return;
+    RankTimeline& t = result.timeline;
+    bool any = false;
+    BenchClock::time_point from{}, to{};
+    for (const auto& j : jobs_) {
+      if (!any || j.measuredFrom < from) from = j.measuredFrom;
+      if (!any || j.measuredTo > to) to = j.measuredTo;
+      any = true;
+    }
+    t.startNs = settings_.rank->clockNs(from);
+    // A window of at least 1 ns: a client that measured nothing still has one.
+    t.endNs = std::max(t.startNs + 1, settings_.rank->clockNs(to));
+    for (const auto& p : samples_) {
+      if (p.atNs > t.startNs && p.atNs < t.endNs) t.points.push_back(p);
+    }
+    const auto& d = result.dir;
+    t.points.push_back({t.endNs, d[0].bytes + d[1].bytes, d[0].ops + d[1].ops});
   }
 
   std::uint32_t effectiveIodepth() const { return effectiveIodepth_; }
@@ -561,10 +609,11 @@ class CellJobs {
   const std::vector<double>& commitSeconds() const { return commit_; }
 
  private:
-  // The driver before the engine, so that it outlives it: the engine's
-  // requests (an io_uring's, the client's registrations) use its buffers.
+  // The driver lives in drivers_, so that it outlives the engine (whose
+  // requests, an io_uring's or the client's registrations, use its buffers)
+  // and a stop request cannot meet a driver that is gone.
   struct Job {
-    std::unique_ptr<JobDriver> driver;
+    JobDriver* driver = nullptr;
     std::unique_ptr<Engine> engine;
   };
 
@@ -581,18 +630,23 @@ class CellJobs {
     if (const int sig = interruptSignal()) throw Interrupted(sig);
     const JobSpec spec = specOf(j);
     job.engine->open(spec.files, false);
-    job.driver = std::make_unique<JobDriver>(spec, &progress_);
+    {
+      std::lock_guard lock(driversMu_);
+      drivers_[j] = std::make_unique<JobDriver>(spec, &progress_);
+      job.driver = drivers_[j].get();
+    }
     const std::uint32_t e = job.engine->effectiveIodepth(iodepth_, profile_.blockSize, readPercent_);
     std::lock_guard lock(effectiveMu_);
     effectiveIodepth_ = std::min(effectiveIodepth_, e);
   }
 
   void runJob(std::uint32_t j) {
+    const JobEnd end(*this);
     Job job;
     try {
       setUp(job, j);
-    } catch (...) {
-      gate_.fail();
+    } catch (const std::exception& e) {
+      failSetUp(e.what());
       throw;
     }
     // Every clock starts together: one job's window must not start while
@@ -607,7 +661,109 @@ class CellJobs {
       return;
     }
     jobs_[j] = job.driver->result();
+    end.issuingDone();
     finishJob(*job.engine, j);
+  }
+
+  void failSetUp(const std::string& why) {
+    {
+      std::lock_guard lock(runMu_);
+      if (setUpError_.empty()) setUpError_ = why;
+    }
+    gate_.fail();
+  }
+
+  // Counts a job out: issuingDone() once it stops issuing, the rest when
+  // its thread is done with the cell. The coordinator waits on both.
+  class JobEnd {
+   public:
+    explicit JobEnd(CellJobs& c) : c_(c) {}
+    ~JobEnd() {
+      issuingDone();
+      std::lock_guard lock(c_.runMu_);
+      ++c_.finished_;
+      c_.runCv_.notify_all();
+    }
+    void issuingDone() const {
+      if (counted_) return;
+      counted_ = true;
+      std::lock_guard lock(c_.runMu_);
+      ++c_.issuingDone_;
+      c_.runCv_.notify_all();
+    }
+
+   private:
+    CellJobs& c_;
+    mutable bool counted_ = false;
+  };
+
+  // This client's part: start with the others, sample the progress, stop
+  // when the hooks say so. False: the cell was abandoned.
+  bool coordinate(RankHooks& hooks) {
+    std::string failure;
+    try {
+      if (!gate_.awaitJobs()) failure = setUpFailure();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    if (!hooks.startTogether(failure)) {
+      gate_.fail();
+      hooks.ended();
+      return false;
+    }
+    gate_.open();
+    watchRun(hooks);
+    hooks.ended();
+    return true;
+  }
+
+  std::string setUpFailure() {
+    std::lock_guard lock(runMu_);
+    if (!setUpError_.empty()) return setUpError_;
+    return interruptSignal() != 0 ? "interrupted" : "a job's set-up failed";
+  }
+
+  // Until every job is done: a progress sample every kSampleInterval, and
+  // the hooks asked every pollInterval whether to stop. Bounded by the
+  // jobs' own bounds (runtime or io bytes, then their hard stop).
+  void watchRun(RankHooks& hooks) {
+    constexpr auto kSampleInterval = std::chrono::milliseconds(100);
+    const auto poll = std::min<std::chrono::milliseconds>(hooks.pollInterval(), kSampleInterval);
+    auto nextSample = BenchClock::now() + kSampleInterval;
+    bool stopped = false;
+    std::unique_lock lock(runMu_);
+    while (finished_ < options_.numjobs) {
+      runCv_.wait_for(lock, poll);
+      const auto now = BenchClock::now();
+      if (now >= nextSample) {
+        sample(hooks, now);
+        nextSample += kSampleInterval;
+      }
+      const bool done = issuingDone_ >= options_.numjobs;
+      lock.unlock();
+      if (hooks.stopNow(done) && !stopped) {
+        stopped = true;
+        stopDrivers();
+      }
+      lock.lock();
+    }
+  }
+
+  void sample(const RankHooks& hooks, BenchClock::time_point now) {
+    RankTimeline::Point p;
+    p.atNs = hooks.clockNs(now);
+    for (int d = 0; d < 2; ++d) {
+      p.bytes += progress_.bytes[d].load(std::memory_order_relaxed);
+      p.ops += progress_.ops[d].load(std::memory_order_relaxed);
+    }
+    samples_.push_back(p);
+  }
+
+  void stopDrivers() {
+    std::lock_guard lock(driversMu_);
+    for (auto& d : drivers_) {
+      if (d) d->requestStop();
+    }
   }
 
   void finishJob(Engine& engine, std::uint32_t j) {
@@ -639,11 +795,20 @@ class CellJobs {
   JobProgress progress_;
   // Long enough for connects (30 s) and OPENs held by a grace period (the client retries them 120
   // s).
-  StartGate gate_{options_.numjobs, std::chrono::seconds(180)};
+  StartGate gate_{options_.numjobs, std::chrono::seconds(180), settings_.rank != nullptr};
   std::mutex effectiveMu_;
   std::uint32_t effectiveIodepth_;  // under effectiveMu_ while the jobs set up
   std::vector<JobResult> jobs_;
   std::vector<double> commit_;
+  // With RankHooks: the jobs' progress as the coordinator sees it.
+  std::mutex runMu_;
+  std::condition_variable runCv_;
+  std::uint32_t issuingDone_ = 0;  // under runMu_
+  std::uint32_t finished_ = 0;     // under runMu_
+  std::string setUpError_;         // under runMu_: the first job's set-up error
+  std::vector<RankTimeline::Point> samples_;  // the coordinator's only
+  std::mutex driversMu_;
+  std::vector<std::unique_ptr<JobDriver>> drivers_;  // by job; under driversMu_
 };
 
 // As fio would show it: the figures are for this depth, not the one asked for.
@@ -716,6 +881,7 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   noteEffectiveIodepth(result, target, profile);
   mergeJobs(result, cell.jobs(), cell.commitSeconds());
+  cell.finishTimeline(result);
   if (options.verify && profile.writes() && result.errors == 0) {
     verifyReadBack(result, target, options, profile, generation, cell.jobs());
   }

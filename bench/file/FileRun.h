@@ -9,6 +9,7 @@
 
 #include "bench/file/Interrupt.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "bench/file/engines/Engine.h"
 #include "bench/file/FileJob.h"
 #include "bench/file/FileProfile.h"
+#include "bench/file/RankHooks.h"
 
 namespace nfsrdma::bench {
 
@@ -66,6 +68,7 @@ struct RunResult {
   std::string firstError;
   std::vector<std::string> notes;  // "server caches dropped before the read phase", ...
   std::string unsupported;  // non-empty: the engine cannot run this profile, and why (nothing ran)
+  RankTimeline timeline;    // with RunSettings::rank only
 
   bool ok() const { return errors == 0 && verify.mismatches == 0; }
   double mibPerSecond(IoDirection d) const;
@@ -108,6 +111,7 @@ struct RunSettings {
   std::string label;                         // progress prefix, e.g. "nfs-tcp 4k-randread"
   CachePrep cache = CachePrep::FromOptions;  // before a read phase
   CreatedFiles* created = nullptr;           // where the layout records what it wrote
+  RankHooks* rank = nullptr;                 // a client of a many-client run; null: alone
 };
 
 // Before a layout: the bytes still to write into dir for the options (files

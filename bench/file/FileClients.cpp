@@ -1,0 +1,206 @@
+#include "bench/file/FileClients.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "bench/cluster/ClientClock.h"
+#include "bench/cluster/MpiCluster.h"
+#include "bench/report/Format.h"
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::bench {
+
+void addClientsOptions(po::options_description& opts, ClientsArgs& a) {
+  opts.add_options()("stonewall", po::value(&a.stonewall),
+                     "under mpirun: stop every rank when the first has run S seconds after the "
+                     "ramp or finished its --io-bytes (IOR's stonewalling)")(
+      "clients", po::value(&a.clients),
+      "without MPI (Kubernetes pods): this process is one of N clients, each cell starting at "
+      "its scheduled time; prints one JSON line per cell for `nfsrdma-bench aggregate`")(
+      "client-index", po::value(&a.clientIndex), "with --clients: this client's number, 0..N-1")(
+      "start-at", po::value(&a.startAt),
+      "with --clients: the first cell's start, in Unix seconds (the same for every client)")(
+      "cell-slot", po::value(&a.cellSlot),
+      "with --clients: seconds from one cell's start to the next's (set-up, layout, ramp, run)");
+}
+
+std::string withRank(std::string text, std::uint32_t rank) {
+  const std::string key = "{rank}";
+  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+    text.replace(at, key.size(), std::to_string(rank));
+  }
+  return text;
+}
+
+namespace {
+
+std::int64_t secondsToNs(double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); }
+
+double parseStartAt(const std::string& text) {
+  double v = 0;
+  const auto* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end || !(v > 0)) {
+    throw std::invalid_argument("--start-at '" + text +
+                                "': expected Unix seconds, e.g. 1764687600 (date +%s)");
+  }
+  return v;
+}
+
+void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
+  if (a.clients == 0 || a.clients > 4096)
+    throw std::invalid_argument("--clients must be 1..4096");
+  if (a.clientIndex < 0 || a.clientIndex >= static_cast<std::int64_t>(a.clients)) {
+    throw std::invalid_argument("--client-index " + std::to_string(a.clientIndex) +
+                                ": expected 0.." + std::to_string(a.clients - 1) + " (--clients " +
+                                std::to_string(a.clients) + ")");
+  }
+  if (a.startAt.empty()) throw std::invalid_argument("--clients needs --start-at (Unix seconds)");
+  const double run = std::chrono::duration<double>(o.ramp + o.runtime).count();
+  if (!(a.cellSlot > run)) {
+    throw std::invalid_argument(fmt("--cell-slot %g: expected more than the ramp and runtime "
+                                    "(%g s) so that one cell ends before the next starts",
+                                    a.cellSlot, run));
+  }
+  if (o.ioBytes > 0) {
+    throw std::invalid_argument(
+        "--io-bytes with --clients: scheduled clients need a time-based run to fit their slots");
+  }
+}
+
+ClientOutcome outcomeOf(const RunResult& r) {
+  ClientOutcome o;
+  o.timeline = r.timeline;
+  o.dir[0] = r.dir[0];
+  o.dir[1] = r.dir[1];
+  o.errors = r.errors + r.verify.mismatches;
+  o.firstError = r.firstError;
+  if (o.firstError.empty() && r.verify.mismatches > 0) {
+    o.firstError = std::to_string(r.verify.mismatches) + " verify mismatches";
+  }
+  return o;
+}
+
+}  // namespace
+
+ClientRun ClientRun::start(const ClientsArgs& a, const FileOptions& o) {
+  ClientRun run;
+  run.rampNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(o.ramp).count();
+  const bool podArgs = a.clients > 0 || a.clientIndex >= 0 || !a.startAt.empty() || a.cellSlot > 0;
+  if (podArgs && launchedByMpi()) {
+    throw std::invalid_argument(
+        "--clients/--client-index/--start-at/--cell-slot are for runs without MPI (pods): under "
+        "mpirun the ranks start together at MPI's barrier");
+  }
+  if (a.stonewall < 0) throw std::invalid_argument("--stonewall must be 0 or more seconds");
+  if (podArgs) {
+    checkPodArgs(a, o);
+    if (a.stonewall > 0)
+      throw std::invalid_argument("--stonewall needs mpirun: pods have no channel to stop each other");
+    run.pod_ = true;
+    run.clients_ = a.clients;
+    run.rank_ = static_cast<std::uint32_t>(a.clientIndex);
+    run.startAtNs_ = secondsToNs(parseStartAt(a.startAt));
+    run.slotNs_ = secondsToNs(a.cellSlot);
+    return run;
+  }
+  run.cluster_ = startMpiCluster();
+  if (!run.cluster_) {
+    if (a.stonewall > 0) throw std::invalid_argument("--stonewall needs mpirun (MPI ranks)");
+    return run;
+  }
+  run.rank_ = run.cluster_->rank();
+  run.clients_ = run.cluster_->size();
+  run.stonewallNs_ = secondsToNs(a.stonewall);
+  return run;
+}
+
+std::string ClientRun::host() const {
+  if (cluster_) return cluster_->host();
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "unknown-host";
+}
+
+FileOptions ClientRun::forThisClient(FileOptions o) const {
+  o.jobBase = rank_ * o.numjobs;
+  return o;
+}
+
+ClientRun::Cell ClientRun::run(const TargetSpec& target, const FileProfile& profile,
+                               const FileOptions& options, const RunSettings& settings) {
+  Cell cell;
+  // Alone, and a cell the engine cannot run (the same on every client): as today.
+  if (alone() || !unsupportedReason(target, profile).empty()) {
+    cell.local = runFileBenchmark(target, profile, options, settings);
+    return cell;
+  }
+  RunSettings rs = settings;
+  const auto body = [&](RankHooks& hooks) {
+    rs.rank = &hooks;
+    try {
+      cell.local = runFileBenchmark(target, profile, options, rs);
+      return outcomeOf(cell.local);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      ClientOutcome failed;
+      failed.failure = e.what();
+      return failed;
+    }
+  };
+  const std::string label = profile.name + " " + target.name;
+  const std::uint32_t k = cells_++;
+  if (pod_) {
+    cell.line = runScheduledCell({rank_, host()}, startAtNs_ + k * slotNs_, label, body);
+    std::fputs(cell.line.c_str(), stdout);
+    std::fflush(stdout);
+    return cell;
+  }
+  cell.ranks = runClusterCell(*cluster_, k, label, {rampNs_, stonewallNs_, 0.5}, body, cell.allRan);
+  return cell;
+}
+
+RankClockNote ClientRun::clockNote(const CellRanks& c) const {
+  RankClockNote n;
+  n.how = "put on rank 0's by offsets measured at the barrier (ping-pong)";
+  for (const auto& o : c.offsets) {
+    n.offsetsNs.push_back(static_cast<double>(o.offsetNs));
+    n.uncertaintyNs.push_back(static_cast<double>(o.halfRoundTripNs));
+  }
+  return n;
+}
+
+std::string ClientRun::describe() const {
+  if (pod_) return "client " + std::to_string(rank_) + " of " + std::to_string(clients_) + " (scheduled)";
+  if (cluster_) return std::to_string(clients_) + " MPI ranks";
+  return "one process";
+}
+
+RunResult mergeClients(const RunResult& local, const CellRanks& c) {
+  RunResult m = local;
+  for (auto& d : m.dir) d = DirectionResult{};
+  m.errors = 0;
+  m.firstError.clear();
+  for (const RankResult& r : c.results) {
+    m.dir[0].merge({r.read.ops, r.read.bytes, r.read.latency});
+    m.dir[1].merge({r.write.ops, r.write.bytes, r.write.latency});
+    m.errors += r.errors;
+    if (m.firstError.empty() && !r.firstError.empty()) m.firstError = rankName(r) + ": " + r.firstError;
+  }
+  // Each rank's verify mismatches are in its errors; rank 0's own stay apart.
+  m.errors -= std::min(m.errors, local.verify.mismatches);
+  if (c.aggregate.totals) m.seconds = c.aggregate.totals->aggregate.seconds();
+  m.durableSeconds = m.seconds + local.commitSeconds;
+  m.notes.push_back(std::to_string(c.results.size()) + " clients x numjobs " +
+                    std::to_string(local.numjobs) +
+                    ", each client its own files; figures over IOR's window (first start to last "
+                    "end, on rank 0's clock)");
+  return m;
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,34 @@
+// A many-client cell in words and in JSON, as IOR and elbencho users read
+// it: the aggregate (IOR's window), elbencho's first done / last done, the
+// window all clients shared, the merged latency percentiles, the clock
+// offsets, and one row per client with the stragglers marked. A cell that
+// lost a client shows only which and why.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/ranks/RankAggregate.h"
+#include "bench/report/Json.h"
+
+namespace nfsrdma::bench {
+
+// How the clients' clocks were put on one: what the header says of them.
+struct RankClockNote {
+  // "measured at the barrier" (MPI: each rank's offset and its uncertainty)
+  // or "not measured: pods use their nodes' wall clocks (NTP)".
+  std::string how;
+  std::vector<double> offsetsNs;      // by rank, when measured
+  std::vector<double> uncertaintyNs;  // half the ping-pong round trip
+};
+
+// The block printed after a cell's own lines (indented one space, as fio's).
+std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks);
+
+// Under key: {"clients", "lost" [...]} or the windows, "latency_ns"
+// percentiles of the merged histograms, "clocks" and "per_client" rows.
+void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,
+                    std::uint32_t clients, const RankClockNote& clocks);
+
+}  // namespace nfsrdma::bench

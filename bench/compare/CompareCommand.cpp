@@ -23,6 +23,7 @@
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
 #include "bench/file/FileCli.h"
+#include "bench/file/FileClients.h"
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
@@ -118,6 +119,7 @@ struct CompareArgs {
   double threshold = 10;
   bool failOnRegression = false;
   WorkloadArgs workload;
+  ClientsArgs clients;
 };
 
 po::options_description compareOptions(CompareArgs& a) {
@@ -149,6 +151,7 @@ po::options_description compareOptions(CompareArgs& a) {
       "target whose figures are the server's disk (default: 'local')");
   a.workload.runtime = 2;
   addWorkloadOptions(opts, a.workload);
+  addClientsOptions(opts, a.clients);
   return opts;
 }
 
@@ -209,12 +212,8 @@ std::vector<TargetSpec> parseTargetArgs(const std::vector<std::string>& args) {
   return specs;
 }
 
-Targets chooseTargets(const CompareArgs& a) {
+Targets embeddedTargets(const CompareArgs& a) {
   Targets t;
-  if (!a.targets.empty()) {
-    t.specs = parseTargetArgs(a.targets);
-    return t;
-  }
   t.embedded = std::make_unique<EmbeddedServer>(a.workload.workDir);
   t.serverNote = t.embedded->description();
   t.specs = {t.embedded->localTarget(), t.embedded->nfsTarget("tcp"), t.embedded->libnfsTarget(),
@@ -227,6 +226,71 @@ Targets chooseTargets(const CompareArgs& a) {
     t.specs.insert(t.specs.begin() + 2, v);
   }
   return t;
+}
+
+// Rank 0's embedded targets as the other ranks rebuild them: one line each.
+std::string targetsText(const Targets& t) {
+  std::string s = t.serverNote + "\n";
+  for (const auto& x : t.specs) {
+    s += x.name + "\t" + engineName(x.engine) + ":" + x.location + "\t" + x.localDir + "\t" +
+         std::to_string(x.nfs.readsPerCompound) + "\n";
+  }
+  return s;
+}
+
+Targets targetsFromText(const std::string& text) {
+  Targets t;
+  std::istringstream in(text);
+  std::getline(in, t.serverNote);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string name, spec, dir, rpc;
+    std::getline(f, name, '\t');
+    std::getline(f, spec, '\t');
+    std::getline(f, dir, '\t');
+    std::getline(f, rpc, '\t');
+    TargetSpec x = TargetSpec::parse(name, spec);
+    x.localDir = dir;
+    x.nfs.readsPerCompound = static_cast<std::uint32_t>(std::stoul(rpc));
+    t.specs.push_back(std::move(x));
+  }
+  return t;
+}
+
+// MPI without --target: rank 0 starts the embedded server and tells the
+// others its targets; every rank learns whether that worked.
+Targets sharedEmbeddedTargets(const CompareArgs& a, ClientRun& clients) {
+  Targets t;
+  std::string error;
+  if (clients.rank() == 0) {
+    try {
+      t = embeddedTargets(a);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  const std::string text = clients.cluster()->broadcast(error.empty() ? targetsText(t) : "");
+  if (text.empty()) {
+    if (clients.rank() == 0) throw std::runtime_error(error);
+    throw std::runtime_error("rank 0 could not start the embedded server (rank 0 says why)");
+  }
+  if (clients.rank() != 0) t = targetsFromText(text);
+  return t;
+}
+
+Targets chooseTargets(const CompareArgs& a, ClientRun& clients) {
+  Targets t;
+  if (!a.targets.empty()) {
+    std::vector<std::string> mine;
+    for (const auto& x : a.targets) mine.push_back(withRank(x, clients.rank()));
+    t.specs = parseTargetArgs(mine);
+    return t;
+  }
+  if (clients.pod()) {
+    throw std::invalid_argument("--target is needed with --clients: the embedded server is one host's");
+  }
+  return clients.mpi() ? sharedEmbeddedTargets(a, clients) : embeddedTargets(a);
 }
 
 LinkBounds linkBoundsOf(const std::string& linkJson, const RdmaDevice& rdma) {
@@ -384,31 +448,83 @@ void addNotes(CompareReport& report, const std::vector<TargetSpec>& specs,
       "this machine may be shared and noisy: compare ratios, not absolute figures");
 }
 
+// A many-client run that lost a client: not a std::exception, so that the
+// matrix, which records a failed cell and goes on, lets it through (the
+// totals of a run without that client would look complete).
+struct ClientsLost {
+  std::vector<std::string> errors;  // at rank 0: each lost client's
+};
+
+// The targets on every client, or ClientsLost on every rank when some
+// client could not have them (its --target with {rank}, rank 0's server).
+Targets agreedTargets(const CompareArgs& a, ClientRun& clients) {
+  if (!clients.mpi()) return chooseTargets(a, clients);
+  Targets t;
+  std::string error;
+  try {
+    t = chooseTargets(a, clients);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const ClusterVerdict v = agree(*clients.cluster(), error);
+  if (!v.allFine) throw ClientsLost{v.errors};
+  return t;
+}
+
+// Under MPI a target runs only where every rank can reach it: the matrix
+// must be the same on every rank.
+void agreeOnTargets(CompareReport& report, std::vector<bool>& usable, ClientRun& clients) {
+  if (!clients.mpi()) return;
+  for (std::size_t i = 0; i < usable.size(); ++i) {
+    const bool everywhere = clients.cluster()->allOk(usable[i]);
+    if (usable[i] && !everywhere) {
+      report.targets[i].available = false;
+      report.targets[i].unavailable = "not reachable from every rank";
+    }
+    usable[i] = everywhere;
+  }
+}
+
+// The matrix's runner as one client of many: rank 0 gets all clients' cells.
+CellRunner clientRunner(ClientRun& clients) {
+  return [&clients](const TargetSpec& t, const FileProfile& p, const FileOptions& o,
+                    const RunSettings& rs) {
+    ClientRun::Cell cell = clients.run(t, p, o, rs);
+    if (!cell.allRan) throw ClientsLost{cell.ranks ? cell.ranks->aggregate.errors : std::vector<std::string>{}};
+    if (!cell.ranks) return cell.local;
+    return mergeClients(cell.local, *cell.ranks, clients.clockNote(*cell.ranks));
+  };
+}
+
 // Runs the matrix into report; true when a cell failed.
-bool measure(CompareReport& report, const CompareArgs& a, CreatedFiles& created) {
+bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
+             CreatedFiles& created) {
   std::vector<FileProfile> profiles = namedProfiles(a.profiles);
   const FileOptions options = toFileOptions(a.workload);
   prepareProfiles(profiles, options);
   const RdmaDevice rdma = findRdmaDevice();
-  const Targets targets = chooseTargets(a);
+  const Targets targets = agreedTargets(a, clients);
   std::vector<TargetSpec> specs = targets.specs;
   const LinkBounds link = linkBoundsOf(a.linkJson, rdma);
   for (auto& s : specs) s.direct = options.direct;
   describeServer(report, a, specs);
-  const bool progress = progressWanted();
-  const std::vector<bool> usable =
-      describeTargets(report, specs, link, rdma, targets.embedded != nullptr);
+  const bool progress = clients.leader() && progressWanted();
+  std::vector<bool> usable = describeTargets(report, specs, link, rdma, targets.embedded != nullptr);
+  agreeOnTargets(report, usable, clients);
   const ServerCachePlan cachePlan = planCache(report, specs, usable, options);
   for (const auto& p : profiles) {
     if (p.reads()) report.rows.emplace_back(p.name, IoDirection::Read);
     if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
   }
   report.config = compareConfig(report, targets.serverNote, options, a.workload, cachePlan, rdma);
+  if (!clients.alone()) report.config.emplace_back("clients", clients.describe() + ", each its own jobs and files");
   if (progress)
     std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(),
                  specs.size());
-  const bool anyFailure = runCompareMatrix(report, specs, usable, profiles, options, cachePlan,
-                                           progress, runFileBenchmark, &created);
+  const bool anyFailure =
+      runCompareMatrix(report, specs, usable, profiles, clients.forThisClient(options), cachePlan,
+                       progress, clients.alone() ? CellRunner(runFileBenchmark) : clientRunner(clients),
+                       &created);
   computeFlags(report);
   addNotes(report, specs, options);
   return anyFailure;
@@ -451,13 +567,22 @@ int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
   if (!a.baselinePath.empty()) before = compareFromJson(parseJsonFile(a.baselinePath));
   CompareReport report;
   bool anyFailure = false;
+  ClientRun clients = ClientRun::start(a.clients, toFileOptions(a.workload));
   if (!a.resultsPath.empty()) {
     report = compareFromJson(parseJsonFile(a.resultsPath));
   } else {
-    anyFailure = measure(report, a, created);
+    try {
+      anyFailure = measure(report, a, clients, created);
+    } catch (const ClientsLost& lost) {
+      for (const auto& e : lost.errors) std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.c_str());
+      if (clients.leader()) std::fputs(" clients lost: the run ends, with no totals\n", stdout);
+      return tool::kExitFailure;
+    }
   }
   if (before) applyBaseline(report, *before, a.baselinePath, a.threshold);
-  emit(report, a);
+  // A pod prints its cells' lines only; rank 0 the report of every rank.
+  if (clients.leader()) emit(report, a);
+  if (clients.mpi()) anyFailure = !clients.cluster()->allOk(!anyFailure);
   if (anyFailure) return tool::kExitFailure;
   if (a.failOnRegression && report.regressions() > 0) return 3;  // --fail-on-regression
   return tool::kExitSuccess;

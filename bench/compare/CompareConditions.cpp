@@ -158,6 +158,7 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.cacheDropped = r.serverCache == ServerCache::Dropped;
     c.serverCache = serverCacheName(r.serverCache);
     c.unsupported = r.unsupported;
+    c.clients = r.clients;
     out.push_back(std::move(c));
   }
   return out;

@@ -251,6 +251,22 @@ std::string baselineText(const CompareReport& r) {
 
 }  // namespace
 
+namespace {
+
+// A many-client run: each cell's clients, after the table of their totals.
+std::string clientsText(const CompareReport& r) {
+  std::string out;
+  for (const auto& c : r.cells) {
+    if (!c.clients) continue;
+    if (out.empty()) out = "\n Clients: each cell's totals above are all clients' together\n";
+    out += fmt("\n %s %s %s:\n", c.profile.c_str(), directionName(c.direction), c.target.c_str());
+    out += formatRanksText(c.clients->aggregate, c.clients->clocks);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string formatCompareText(const CompareReport& r) {
   const bool withBaseline = !r.baselinePath.empty();
   const CompareGrid grid = compareGrid(r);
@@ -269,6 +285,7 @@ std::string formatCompareText(const CompareReport& r) {
   out += bullets("n/a", unsupportedLines(r));
   out += bullets("Errors", errorLines(r));
   out += bullets("Notes", r.notes);
+  out += clientsText(r);
   return out;
 }
 
@@ -351,6 +368,7 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
   w.field("server_cache", c.serverCache);
   w.field("unsupported", c.unsupported);
   writeCellVerdictsJson(w, c);
+  if (c.clients) writeRanksJson(w, "clients", c.clients->aggregate, c.clients->clients, c.clients->clocks);
   w.endObject();
 }
 
@@ -379,7 +397,7 @@ void writeRatiosJson(JsonWriter& w, const CompareReport& r) {
 std::string compareToJson(const CompareReport& r) {
   JsonWriter w;
   w.beginObject();
-  w.field("schema", "nfsrdma-bench-compare/2");
+  w.field("schema", "nfsrdma-bench-compare/3");
   w.beginObject("config");
   for (const auto& [k, v] : r.config) w.field(k, v);
   w.endObject();
@@ -487,7 +505,7 @@ CompareCell cellFromJson(const JsonValue& c) {
 
 CompareReport compareFromJson(const JsonValue& doc) {
   // /1 named the latency object clat_us (read below as well).
-  if (doc.str("schema") != "nfsrdma-bench-compare/2" &&
+  if (doc.str("schema") != "nfsrdma-bench-compare/3" && doc.str("schema") != "nfsrdma-bench-compare/2" &&
       doc.str("schema") != "nfsrdma-bench-compare/1") {
     throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") + "')");
   }

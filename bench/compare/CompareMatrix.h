@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "bench/compare/CacheFlags.h"
 #include "bench/report/Json.h"
 #include "bench/file/FileProfile.h"
+#include "bench/ranks/RankReport.h"
 
 namespace nfsrdma::bench {
 
@@ -69,6 +71,9 @@ struct CompareCell {
   std::string serverCache;  // the server's page cache when a read cell began: "warm", "dropped", "unmanaged"
   std::string unsupported;  // the engine cannot run this (shown as n/a, reason in the notes)
   std::vector<Flag> flags;
+  // A many-client cell (MPI): the clients' breakdown; the figures above
+  // are all clients' together. Null otherwise, and in a re-rendered JSON.
+  std::shared_ptr<const ClientsReport> clients;
   // Against a baseline:
   std::optional<double> baselineMibPerSecond;
   std::optional<double> baselineIops;
@@ -145,7 +150,7 @@ std::vector<std::string> commitLines(const CompareReport& r);
 // the n/a section, once per target and reason: "libnfs: libnfs 4.0.0 cannot ...".
 std::vector<std::string> unsupportedLines(const CompareReport& r);
 
-// JSON document "nfsrdma-bench-compare/2" and back. parseCompareJson throws
+// JSON document "nfsrdma-bench-compare/3" (/3 adds a many-client cell's "clients"; /2 and /1 still read) and back. parseCompareJson throws
 // std::runtime_error naming what is missing.
 std::string compareToJson(const CompareReport& report);
 CompareReport compareFromJson(const JsonValue& doc);

@@ -181,7 +181,7 @@ std::string ClientRun::describe() const {
   return "one process";
 }
 
-RunResult mergeClients(const RunResult& local, const CellRanks& c) {
+RunResult mergeClients(const RunResult& local, const CellRanks& c, const RankClockNote& clocks) {
   RunResult m = local;
   for (auto& d : m.dir) d = DirectionResult{};
   m.errors = 0;
@@ -196,6 +196,8 @@ RunResult mergeClients(const RunResult& local, const CellRanks& c) {
   m.errors -= std::min(m.errors, local.verify.mismatches);
   if (c.aggregate.totals) m.seconds = c.aggregate.totals->aggregate.seconds();
   m.durableSeconds = m.seconds + local.commitSeconds;
+  m.clients = std::make_shared<const ClientsReport>(
+      ClientsReport{static_cast<std::uint32_t>(c.results.size()), c.aggregate, clocks});
   m.notes.push_back(std::to_string(c.results.size()) + " clients x numjobs " +
                     std::to_string(local.numjobs) +
                     ", each client its own files; figures over IOR's window (first start to last "

@@ -84,6 +84,6 @@ class ClientRun {
 // Rank 0's view of a cell: the figures of every rank together, as one run
 // of all their jobs over IOR's window (bytes, ops, merged latency, errors),
 // with rank 0's own run for what the ranks share (target, profile, notes).
-RunResult mergeClients(const RunResult& local, const CellRanks& c);
+RunResult mergeClients(const RunResult& local, const CellRanks& c, const RankClockNote& clocks);
 
 }  // namespace nfsrdma::bench

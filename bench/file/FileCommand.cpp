@@ -210,7 +210,7 @@ int reportClients(const FileArgs& a, const FileTarget& t, ClientRun& clients,
     std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);
     return tool::kExitFailure;
   }
-  const RunResult merged = mergeClients(cell.local, c);
+  const RunResult merged = mergeClients(cell.local, c, clocks);
   if (a.jsonPath != "-") {
     std::fputs(formatRunText(merged).c_str(), stdout);
     std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);

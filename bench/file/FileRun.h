@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,7 @@
 #include "bench/file/FileJob.h"
 #include "bench/file/FileProfile.h"
 #include "bench/file/RankHooks.h"
+#include "bench/ranks/RankReport.h"
 
 namespace nfsrdma::bench {
 
@@ -69,6 +71,9 @@ struct RunResult {
   std::vector<std::string> notes;  // "server caches dropped before the read phase", ...
   std::string unsupported;  // non-empty: the engine cannot run this profile, and why (nothing ran)
   RankTimeline timeline;    // with RunSettings::rank only
+  // Rank 0 of a many-client run: every client's breakdown (the figures
+  // above are then all clients' together); null otherwise.
+  std::shared_ptr<const ClientsReport> clients;
 
   bool ok() const { return errors == 0 && verify.mismatches == 0; }
   double mibPerSecond(IoDirection d) const;

@@ -26,9 +26,9 @@ std::string clockLine(const RankTotals& t, const RankClockNote& clocks) {
   if (!clocks.offsetsNs.empty()) {
     double worstUncertainty = 0;
     for (double u : clocks.uncertaintyNs) worstUncertainty = std::max(worstUncertainty, u);
-    s += fmt(": largest offset to rank 0 %.3f ms (rank %u), each known to +-%.3f ms",
+    s += fmt(": largest offset to rank 0 %.3f ms (rank %u), each known to +-%.1f us",
              static_cast<double>(t.clocks.maxAbsOffsetNs) / 1e6, t.clocks.rank,
-             worstUncertainty / 1e6);
+             worstUncertainty / 1e3);
   }
   s += "\n";
   if (!t.clocks.warning.empty()) s += " warning: " + t.clocks.warning + "\n";

@@ -23,6 +23,13 @@ struct RankClockNote {
   std::vector<double> uncertaintyNs;  // half the ping-pong round trip
 };
 
+// A many-client cell's breakdown, as a report carries it.
+struct ClientsReport {
+  std::uint32_t clients = 0;
+  RankAggregate aggregate;
+  RankClockNote clocks;
+};
+
 // The block printed after a cell's own lines (indented one space, as fio's).
 std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks);
 

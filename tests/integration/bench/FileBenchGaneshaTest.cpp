@@ -270,7 +270,7 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
               " --profile randrw --runtime 0.3 --ramp 0 --size 8m --verify --json -");
   ASSERT_EQ(rc, 0) << out;
   const JsonValue doc = parseJson(out);
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/2");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/3");
   const JsonValue* r = doc.find("result");
   ASSERT_NE(r, nullptr);
   for (const char* dir : {"read", "write"}) {
@@ -444,7 +444,7 @@ TEST(CompareCommand, EmbeddedDefaultTableJsonHtmlAndBaselineRegression) {
   }
 
   const JsonValue doc = parseJsonFile(json);
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/2");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/3");
   CompareReport saved = compareFromJson(doc);
   std::size_t ran = 0;
   for (const auto& c : saved.cells) {

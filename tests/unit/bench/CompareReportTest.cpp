@@ -33,10 +33,10 @@ TEST(CompareReport, UnavailableTargetSaysWhyInItsColumn) {
   EXPECT_NE(text.find("| nfs-rdma: no RDMA device — see nfsrdma-server doctor |"), std::string::npos) << text;
 }
 
-// Schema of "nfsrdma-bench-compare/2": the keys and kinds every consumer relies on.
+// Schema of "nfsrdma-bench-compare/3": the keys and kinds every consumer relies on.
 void checkSchema(const JsonValue& doc) {
   ASSERT_TRUE(doc.isObject());
-  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/2");
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/3");
   for (const char* k : {"config", "limits"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isObject()) << k;
   for (const char* k : {"targets", "rows", "results", "ratios", "notes"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isArray()) << k;
   for (const auto& t : doc.find("targets")->array) {
@@ -183,7 +183,7 @@ TEST(CompareReport, ReadsABaselineOfSchemaOne) {
   for (auto at = old.find("\"lat_us\""); at != std::string::npos; at = old.find("\"lat_us\"", at)) {
     old.replace(at, 8, "\"clat_us\"");
   }
-  old.replace(old.find("nfsrdma-bench-compare/2"), 23, "nfsrdma-bench-compare/1");
+  old.replace(old.find("nfsrdma-bench-compare/3"), 23, "nfsrdma-bench-compare/1");
   const CompareReport back = compareFromJson(parseJson(old));
   EXPECT_EQ(formatCompareText(back), formatCompareText(r));
 }

@@ -15,5 +15,7 @@ int runAnchorCommand(int argc, char** argv);
 int runFileCommand(int argc, char** argv);
 // compare/CompareCommand.cpp: profiles x targets, table/JSON/HTML
 int runCompareCommand(int argc, char** argv);
+// cluster/AggregateCommand.cpp: many clients' result lines added up
+int runAggregateCommand(int argc, char** argv);
 
 }  // namespace nfsrdma::bench

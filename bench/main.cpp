@@ -22,6 +22,9 @@ constexpr Subcommand<CommandMain> kCommands[] = {
     {"compare", "",
      "the side-by-side table: profiles x targets (local disk, NFS/TCP, libnfs, NFS/RDMA)",
      nfsrdma::bench::runCompareCommand},
+    {"aggregate", "",
+     "add up many clients' result lines (Kubernetes pods' logs): aggregate, per-client rows",
+     nfsrdma::bench::runAggregateCommand},
 };
 
 const nfsrdma::tool::Tool kTool{"nfsrdma-bench", "nfsrdma-bench <command> [options]", kCommands, 10,

@@ -168,11 +168,22 @@ std::string baselineSection(const CompareReport& r) {
   return h;
 }
 
+// A many-client run: under a row's chart, a bar per client of each target.
+std::string clientCharts(const CompareReport& r, const std::string& profile, IoDirection d) {
+  std::string h;
+  for (const auto& t : r.targets) {
+    const CompareCell* c = r.cell(profile, d, t.name);
+    if (c == nullptr || !c->clients) continue;
+    h += "<h4>" + htmlEscape(t.name) + ": per client</h4>\n" + ranksSvg(c->clients->aggregate);
+  }
+  return h;
+}
+
 std::string chartsSection(const CompareReport& r) {
   std::string h = "<h2>Charts (MiB/s)</h2>\n";
   for (const auto& [profile, dir] : r.rows) {
     h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " + directionName(dir) + "</h3>\n" +
-         barChart(r, profile, dir) + "</section>\n";
+         barChart(r, profile, dir) + clientCharts(r, profile, dir) + "</section>\n";
   }
   return h;
 }

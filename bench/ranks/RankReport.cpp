@@ -80,6 +80,54 @@ std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks)
 
 namespace {
 
+std::string xmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ranksSvg(const RankAggregate& a) {
+  if (!a.totals) {
+    std::string s = "<p class=\"lost\">clients lost, no totals:";
+    for (const auto& e : a.errors) s += "<br>" + xmlEscape(e);
+    return s + "</p>\n";
+  }
+  constexpr int kLabel = 150, kBarMax = 360, kRow = 18, kTop = 4;
+  const auto& rows = a.totals->rows;
+  double top = 0;
+  for (const auto& r : rows) top = std::max(top, r.mibPerSec);
+  std::string svg = fmt(
+      "<svg class=\"clients\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "role=\"img\" aria-label=\"MiB/s per client\">\n",
+      kLabel + kBarMax + 170, kTop * 2 + kRow * static_cast<int>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RankRow& r = rows[i];
+    const int y = kTop + kRow * static_cast<int>(i);
+    const int w = std::max(1, static_cast<int>(top > 0 ? r.mibPerSec / top * kBarMax : 0));
+    svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %u %s</text>", kLabel - 6, y + 13,
+               r.rank, xmlEscape(r.host).c_str());
+    svg += fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>rank %u: %.1f "
+               "MiB/s, %.0f IOPS</title></rect>",
+               kLabel, y + 3, w, kRow - 6, r.straggler ? "#e15759" : "#9ab7d3", r.rank, r.mibPerSec,
+               r.iops);
+    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 13, r.mibPerSec,
+               r.straggler ? " straggler" : "", r.overlapsAll ? "" : " no overlap");
+  }
+  return svg + "</svg>\n";
+}
+
+namespace {
+
 void writeWindow(JsonWriter& w, std::string_view key, const RankWindow& win) {
   w.beginObject(key);
   w.field("seconds", win.seconds());

@@ -33,6 +33,10 @@ struct ClientsReport {
 // The block printed after a cell's own lines (indented one space, as fio's).
 std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks);
 
+// An SVG chart: a bar of MiB/s per client, stragglers marked, for the
+// HTML reports (compare's under each cell, aggregate's page).
+std::string ranksSvg(const RankAggregate& a);
+
 // Under key: {"clients", "lost" [...]} or the windows, "latency_ns"
 // percentiles of the merged histograms, "clocks" and "per_client" rows.
 void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,

@@ -1,0 +1,128 @@
+// `nfsrdma-bench aggregate`: adds up the result lines of clients that ran
+// without MPI (Kubernetes pods), read from their logs, into what an MPI run
+// prints: per cell the aggregate, elbencho's first done, the window in
+// which all clients ran (warp's merge), merged percentiles and a row per
+// client. The pods' clocks are their nodes' wall clocks, not measured
+// against each other: a client whose window misses another's is flagged,
+// and the overlap window is what to trust.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "bench/BenchCommands.h"
+#include "bench/ranks/RankLog.h"
+#include "bench/ranks/RankReport.h"
+#include "bench/report/Json.h"
+#include "verbs/ToolCli.h"
+
+namespace po = boost::program_options;
+
+namespace nfsrdma::bench {
+namespace {
+
+struct AggregateArgs {
+  std::vector<std::string> logs;  // none or "-": stdin
+  std::uint32_t clients = 0;      // 0: the highest rank seen + 1
+  std::string jsonPath;
+  std::string htmlPath;
+  double straggler = 0.5;
+};
+
+RankLogCells readLogs(const AggregateArgs& a) {
+  RankLogCells cells;
+  if (a.logs.empty()) readRankLog(std::cin, "stdin", cells);
+  for (const auto& path : a.logs) {
+    if (path == "-") {
+      readRankLog(std::cin, "stdin", cells);
+      continue;
+    }
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("log " + path + ": cannot be opened");
+    readRankLog(in, path, cells);
+  }
+  if (cells.lines == 0) {
+    throw std::invalid_argument(
+        "no result lines (schema nfsrdma-bench-rank/1) in the logs: give the pods' logs, e.g. "
+        "kubectl logs -l job-name=RUN --tail=-1 | nfsrdma-bench aggregate");
+  }
+  return cells;
+}
+
+RankClockNote podClocks() {
+  return {"not measured: each client's own wall clock (its node's NTP); windows checked for overlap",
+          {}, {}};
+}
+
+void writeOut(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+int aggregateSteps(const AggregateArgs& a) {
+  const RankLogCells cells = readLogs(a);
+  const std::uint32_t clients = a.clients ? a.clients : cells.highestRank + 1;
+  JsonWriter w;
+  w.beginObject().field("schema", "nfsrdma-bench-aggregate/1");
+  w.beginArray("cells");
+  std::string html = "<!doctype html><meta charset=\"utf-8\"><title>nfsrdma-bench aggregate</title>\n";
+  bool allFine = true;
+  for (std::size_t i = 0; i < cells.cells.size(); ++i) {
+    const RankAggregate agg =
+        aggregateRanks(cells.results[i], clients, {a.straggler, 0});
+    allFine = allFine && agg.totals.has_value();
+    if (agg.totals) {
+      for (const auto& row : agg.totals->rows) allFine = allFine && row.errors == 0;
+    }
+    if (a.jsonPath != "-" && a.htmlPath != "-") {
+      std::printf("%s%s:\n%s", i ? "\n" : "", cells.cells[i].c_str(),
+                  formatRanksText(agg, podClocks()).c_str());
+    }
+    w.beginObject().field("cell", cells.cells[i]);
+    writeRanksJson(w, "clients", agg, clients, podClocks());
+    w.endObject();
+    html += "<h2>" + cells.cells[i] + "</h2>\n" + ranksSvg(agg);
+  }
+  w.endArray().endObject();
+  if (!a.jsonPath.empty()) writeOut(a.jsonPath, w.str() + "\n");
+  if (!a.htmlPath.empty()) writeOut(a.htmlPath, html);
+  return allFine ? tool::kExitSuccess : tool::kExitFailure;
+}
+
+}  // namespace
+
+int runAggregateCommand(int argc, char** argv) {
+  return tool::runReportingErrors("nfsrdma-bench aggregate", std::cerr, [&] {
+    AggregateArgs a;
+    po::options_description opts("nfsrdma-bench aggregate options");
+    opts.add_options()("help,h", "show this help")(
+        "clients", po::value(&a.clients),
+        "how many clients the run started (default: the highest rank seen + 1); a missing one "
+        "is reported as lost")("json", po::value(&a.jsonPath), "write the JSON here ('-': stdout)")(
+        "html", po::value(&a.htmlPath), "write the HTML here ('-': stdout)")(
+        "straggler", po::value(&a.straggler)->default_value(a.straggler),
+        "a client below this share of the median client's MiB/s is a straggler")(
+        "log", po::value(&a.logs), "a log file ('-': stdin; default: stdin)");
+    po::positional_options_description pos;
+    pos.add("log", -1);
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw tool::UsageError(e.what());
+    }
+    if (vm.count("help")) {
+      std::cout << "usage: nfsrdma-bench aggregate [options] [LOG...]\n" << opts;
+      return tool::kExitSuccess;
+    }
+    return aggregateSteps(a);
+  });
+}
+
+}  // namespace nfsrdma::bench

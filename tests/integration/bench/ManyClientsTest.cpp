@@ -1,0 +1,174 @@
+// Many clients under a real MPI launch: Debian's OpenMPI `mpirun` starts
+// three ranks of nfsrdma-bench on this host; without --target rank 0 starts
+// the embedded nfs-ganesha on 127.0.0.1 and tells the others its address.
+// Checks what rank 0 prints (the aggregate equals the ranks' bytes over the
+// common window, a row per rank, merged percentiles, --verify clean on every
+// rank) and that a rank with a bad target, and a rank killed mid-run, each
+// end the run within 30 s with that rank named and a non-zero exit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bench/report/Json.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+// The flags a root shell on a loopback-only host needs (README "Many
+// clients"): shared memory between the ranks, no cross-memory attach, no
+// binding to cores of a 2-core machine, root allowed.
+const std::string kMpirun =
+    "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader "
+    "--mca btl_vader_single_copy_mechanism none";
+
+struct Ran {
+  int status = -1;
+  std::string out;
+  double seconds = 0;
+};
+
+Ran run(const std::string& cmd) {
+  Ran r;
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* f = ::popen(("timeout 300 " + cmd + " 2>&1").c_str(), "r");
+  if (f == nullptr) return r;
+  std::array<char, 4096> buf{};
+  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
+    r.out.append(buf.data(), n);
+  const int status = ::pclose(f);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string bench(int ranks, const std::string& args) {
+  return kMpirun + " -np " + std::to_string(ranks) + " " + NFSRDMA_BENCH_BIN + " " + args;
+}
+
+struct WorkDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("nfsrdma-ranks-" + std::to_string(::getpid()));
+  WorkDir() { std::filesystem::create_directories(path); }
+  ~WorkDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+#define NFSRDMA_SKIP_WITHOUT_GANESHA(out)                                        \
+  if ((out).find("cannot start the embedded nfs-ganesha") != std::string::npos) \
+  GTEST_SKIP() << (out)
+
+// The JSON document is the only thing on stdout (--json -); mpirun's
+// stderr is merged in by run(), so the document is found by its first brace.
+JsonValue documentIn(const std::string& out) {
+  const auto at = out.find("{\"schema\"");
+  if (at == std::string::npos) throw std::runtime_error("no JSON in:\n" + out);
+  const auto end = out.rfind('}');
+  return parseJson(out.substr(at, end - at + 1));
+}
+
+TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
+  WorkDir work;
+  const Ran r = run(bench(3, "file --profile 4k-randwrite --size 8m --runtime 1.5 --ramp 0.2 "
+                             "--verify --json - --work-dir " + work.path.string()));
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const JsonValue doc = documentIn(r.out);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/3");
+  const JsonValue* clients = doc.find("clients");
+  ASSERT_NE(clients, nullptr) << r.out;
+  EXPECT_EQ(clients->num("clients"), 3);
+  const JsonValue* rows = clients->find("per_client");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->array.size(), 3U) << "MPI started three ranks, each one row";
+  double bytes = 0;
+  for (std::size_t k = 0; k < rows->array.size(); ++k) {
+    const JsonValue& row = rows->array[k];
+    EXPECT_EQ(row.num("rank"), static_cast<double>(k));
+    EXPECT_GT(row.num("bytes"), 0);
+    EXPECT_EQ(row.num("errors"), 0) << "rank " << k;
+    bytes += row.num("bytes");
+  }
+  // IOR's window runs from the first start to the last end: every byte of every rank is in it.
+  EXPECT_DOUBLE_EQ(clients->find("aggregate")->num("bytes"), bytes);
+  EXPECT_GT(clients->find("latency_usec")->num("p99"), clients->find("latency_usec")->num("p50"));
+  EXPECT_GT(clients->find("latency_usec")->num("p50"), 0);
+  // Rank 0's own read-back; the others' mismatches would be in their rows' errors.
+  const JsonValue* result = doc.find("result");
+  ASSERT_NE(result, nullptr);
+  EXPECT_TRUE(std::filesystem::is_empty(work.path)) << "the embedded server's directory stayed";
+}
+
+TEST(ManyClients, CompareUnderMpiShowsEachCellsRanks) {
+  WorkDir work;
+  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "
+                             "--html '' --work-dir " + work.path.string()));
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(" clients: 3 MPI ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 4k-randread read nfs-tcp:"), std::string::npos) << r.out;
+  for (const char* rank : {"     0  ", "     1  ", "     2  "}) {
+    EXPECT_NE(r.out.find(rank), std::string::npos) << rank << "\n" << r.out;
+  }
+  // No MPI warnings a user would have to decode.
+  EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("mpirun"), std::string::npos) << r.out;
+}
+
+TEST(ManyClients, ARankWithABadTargetEndsTheRunNamingIt) {
+  WorkDir work;
+  std::filesystem::create_directories(work.path / "r0");
+  std::filesystem::create_directories(work.path / "r1");
+  // Rank 2's directory does not exist: its target cannot be set up.
+  const Ran r = run(bench(3, "file --size 4m --runtime 20 --target path:" + work.path.string() +
+                                 "/r{rank}"));
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_LT(r.seconds, 30) << r.out;
+  EXPECT_NE(r.out.find("rank 2 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("r2: not a directory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clients lost: no totals"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("aggregate "), std::string::npos) << "no totals for a run that lost a rank";
+}
+
+TEST(ManyClients, ARankToAServerThatIsNotThereEndsTheRun) {
+  // Port 1 on loopback: nothing listens, the connect is refused at once.
+  const Ran r = run(bench(3, "file --size 4m --runtime 20 --target nfs:nfs://127.0.0.1:1/export"));
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_LT(r.seconds, 30) << r.out;
+  for (const char* rank : {"rank 0 (", "rank 1 (", "rank 2 ("})
+    EXPECT_NE(r.out.find(rank), std::string::npos) << rank << "\n" << r.out;
+}
+
+TEST(ManyClients, ARankKilledMidRunEndsTheRun) {
+  WorkDir work;
+  // The ranks are this test's only nfsrdma-bench processes with this work dir.
+  const std::string marker = work.path.string();
+  const std::string script = (work.path / "kill-one-rank.sh").string();
+  std::ofstream(script)
+      << bench(3, "file --profile 4k-randread --size 8m --runtime 60 --work-dir " + marker)
+      << " & m=$!\n"
+      // Until the three ranks are up (at most 10 s), then 4 s into the run.
+      << "for i in $(seq 1 100); do\n"
+      << "  [ \"$(pgrep -f -- 'nfsrdma-bench file .*" << marker << "' | wc -l)\" -ge 3 ] && break\n"
+      << "  sleep 0.1\ndone\nsleep 4\n"
+      << "kill -9 $(pgrep -n -f -- 'nfsrdma-bench file .*" << marker << "')\n"
+      << "wait $m; echo \"rc=$?\"\n";
+  const std::string cmd = "bash " + script;
+  const Ran r = run(cmd);
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  EXPECT_LT(r.seconds, 4 + 30) << r.out;
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  // The launcher names the rank it lost and its host.
+  EXPECT_NE(r.out.find("exited on signal 9"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process rank "), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -106,6 +106,22 @@ TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
   EXPECT_TRUE(std::filesystem::is_empty(work.path)) << "the embedded server's directory stayed";
 }
 
+TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
+  WorkDir work;
+  // A 60 s runtime that the stonewall cuts to 0.5 s after the ramp.
+  const Ran r = run(bench(3, "file --size 8m --runtime 60 --ramp 0.2 --stonewall 0.5 --json - "
+                             "--work-dir " + work.path.string()));
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_LT(r.seconds, 30) << r.out;
+  const JsonValue* clients = documentIn(r.out).find("clients");
+  ASSERT_NE(clients, nullptr) << r.out;
+  const double all = clients->find("aggregate")->num("seconds");
+  EXPECT_GT(all, 0.4);
+  EXPECT_LT(all, 1.5) << "every rank stopped within a second of the stonewall";
+  EXPECT_GT(clients->find("first_done")->num("seconds"), 0.4);
+}
+
 TEST(ManyClients, CompareUnderMpiShowsEachCellsRanks) {
   WorkDir work;
   const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "

@@ -34,6 +34,9 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "seed", po::value(&a.seed)->default_value(a.seed), "seed of offsets and data pattern (same seed, same run)")(
       "rwmixread", po::value(&a.rwmixread)->default_value(-1), "percent reads of the randrw profile (-1: 80); an error with any other profile")(
       "verify", po::bool_switch(&a.verify), "check every byte read; read back and check everything written")(
+      "shared-file", po::bool_switch(&a.sharedFile),
+      "every job (of every MPI rank or pod) works on a disjoint range of one file set instead "
+      "of its own files (IOR's shared file)")(
       "drop-server-cache", po::bool_switch(&a.dropServerCache),
       "drop the server's page cache before each read phase (server on this host)")(
       "work-dir", po::value(&a.workDir)->default_value(a.workDir),
@@ -76,6 +79,8 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
     o.rwmixread = static_cast<unsigned>(a.rwmixread);
   }
   o.verify = a.verify;
+  o.sharedFile = a.sharedFile;
+  o.sharingJobs = a.numjobs;
   o.dropServerCache = a.dropServerCache;
   if (a.readsPerCompound == 0 || a.readsPerCompound > 16) {
     throw std::invalid_argument("--reads-per-compound must be 1..16");

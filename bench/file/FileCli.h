@@ -22,6 +22,7 @@ struct WorkloadArgs {
   std::int64_t seed = 1;
   int rwmixread = -1;
   bool verify = false;
+  bool sharedFile = false;
   bool dropServerCache = false;
   std::string workDir = "/var/tmp";
   std::uint32_t readsPerCompound = 1;  // embedded nfs-tcp: queued READs per COMPOUND

@@ -128,6 +128,7 @@ std::string ClientRun::host() const {
 
 FileOptions ClientRun::forThisClient(FileOptions o) const {
   o.jobBase = rank_ * o.numjobs;
+  o.sharingJobs = clients_ * o.numjobs;
   return o;
 }
 

@@ -243,7 +243,7 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
     }
   }
   req.file = static_cast<std::uint32_t>(block / blocksPerFile_);
-  req.offset = (block % blocksPerFile_) * block_;
+  req.offset = spec_.fileOffset + (block % blocksPerFile_) * block_;
   req.buf = {buffer(slot, req.op), block_};
   if (req.op == IoDirection::Write) {
     if (patternWrites_) {
@@ -263,7 +263,7 @@ void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::str
   const auto now = BenchClock::now();
   VerifyStats local;
   const bool check = error.empty() && req.op == IoDirection::Read && spec_.options.verify;
-  const std::uint64_t block = req.file * blocksPerFile_ + req.offset / block_;
+  const std::uint64_t block = req.file * blocksPerFile_ + (req.offset - spec_.fileOffset) / block_;
   if (check) {
     // A block this job's write run wrote must hold that run's data, not older data.
     const bool ours =

@@ -113,6 +113,7 @@ struct JobSpec {
   std::uint32_t iodepth = 1;
   std::vector<std::string> files;  // names relative to the target
   std::uint64_t fileBytes = 0;     // bytes used in each file (whole blocks)
+  std::uint64_t fileOffset = 0;    // where those bytes start (--shared-file: the job's range)
   bool layout = false;             // one sequential write pass over every file, nothing measured
   // Layout: the indices (into files) of the files to write, in order; empty:
   // all. Files already at full size are not written: an interrupt removes

@@ -127,8 +127,17 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize) {
 
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file) {
   const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
-  return "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per) + ".j" + std::to_string(o.jobBase + job) +
-         ".f" + std::to_string(file);
+  const std::string prefix = "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per);
+  if (o.sharedFile) {
+    // One file set for all the jobs that share it; its name says how many.
+    return prefix + ".shared" + std::to_string(o.sharingJobs) + ".f" + std::to_string(file);
+  }
+  return prefix + ".j" + std::to_string(o.jobBase + job) + ".f" + std::to_string(file);
+}
+
+std::uint64_t sharedRangeOffset(const FileOptions& o, std::uint32_t job) {
+  if (!o.sharedFile) return 0;
+  return static_cast<std::uint64_t>(o.jobBase + job) * (o.sizeBytes / (o.nrfiles ? o.nrfiles : 1));
 }
 
 void validateOptions(const FileOptions& o, const FileProfile& p) {
@@ -137,6 +146,12 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
   const std::uint32_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
   if (depth == 0 || depth > 1024) throw std::invalid_argument("--iodepth must be 1..1024");
   if (o.sizeBytes == 0) throw std::invalid_argument("--size must be more than 0 bytes per job");
+  if (o.sharedFile && (o.sizeBytes / o.nrfiles) % 4096 != 0) {
+    // The next job's range must start on a block an O_DIRECT request can use.
+    throw std::invalid_argument("--shared-file: --size " + formatBytes(static_cast<double>(o.sizeBytes)) +
+                                " per job over " + std::to_string(o.nrfiles) +
+                                " file(s) must be a multiple of 4 KiB per file (each job's range starts there)");
+  }
   // Divided, not multiplied: size x numjobs overflows 64 bits near the parser's 1e18 limit.
   if (o.sizeBytes > kMaxWorkingSetBytes / o.numjobs) {
     throw std::invalid_argument(

@@ -59,6 +59,12 @@ struct FileOptions {
   // the clients together lay out one file set, as one process with all
   // their jobs would.
   std::uint32_t jobBase = 0;
+  // --shared-file (IOR's -F off): every job of every client works on a
+  // disjoint range of one file set instead of its own files; sharingJobs
+  // says how many jobs share it (all clients' numjobs together), so that
+  // job g's range starts at g x the per-file size.
+  bool sharedFile = false;
+  std::uint32_t sharingJobs = 0;
 
   // Bytes of the whole file set (every job's files): the working set.
   // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.
@@ -81,6 +87,9 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize);
 // Name of file f of job j of a file set with this seed and per-file size.
 // Every profile and target with the same seed and size shares the set.
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file);
+// Where job j's range starts in each of its files: 0 with a file set per
+// job, its share of the shared set with --shared-file.
+std::uint64_t sharedRangeOffset(const FileOptions& o, std::uint32_t job);
 // Checks the options against the profile, the buffer memory against this
 // host's MemAvailable included; throws std::invalid_argument naming the option.
 void validateOptions(const FileOptions& o, const FileProfile& p);

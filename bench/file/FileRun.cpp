@@ -165,7 +165,7 @@ std::uint64_t bytesToLayOut(const std::string& dir, const FileOptions& o) {
       struct stat st {};
       const std::string p = (std::filesystem::path(dir) / benchFileName(o, j, f)).string();
       const std::uint64_t have =
-          ::stat(p.c_str(), &st) == 0
+          !o.sharedFile && ::stat(p.c_str(), &st) == 0
               ? std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), bytes)
               : 0;
       need += bytes - have;
@@ -269,7 +269,10 @@ JobSpec jobSpecFor(const FileProfile& profile, const FileOptions& o, std::uint32
   spec.iodepth = iodepth;
   spec.files = jobFiles(o, j);
   spec.fileBytes = fileBytes;
-  spec.fileIdBase = (o.jobBase + j) * o.nrfiles;
+  spec.fileOffset = sharedRangeOffset(o, j);
+  // Shared files are one set: the pattern's file ids are its, and the
+  // ranges keep the jobs' offsets apart.
+  spec.fileIdBase = o.sharedFile ? 0 : (o.jobBase + j) * o.nrfiles;
   return spec;
 }
 
@@ -297,7 +300,9 @@ bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* c
       // One at a time: a file created here is recorded before the next
       // open can fail or be interrupted. As bytesToLayOut: a file at full
       // size (or more) is complete.
-      if (engine->open({files[f]}, true).at(0) >= bytes) continue;
+      // A shared file's size says nothing of this job's range (another
+      // job may have written past it): the range is always laid out.
+      if (engine->open({files[f]}, true).at(0) >= bytes && !o.sharedFile) continue;
       toLayOut.push_back(f);
       // Before writing: an interrupt in the middle must find it.
       if (created != nullptr) created->add(target, {files[f]});
@@ -484,6 +489,11 @@ RunResult describeCell(const TargetSpec& target, const FileProfile& profile,
                                                            : "its own io_uring";
   result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
                          ": one thread per job, each with " + each);
+  if (options.sharedFile) {
+    result.notes.push_back("--shared-file: the " + std::to_string(options.sharingJobs) +
+                           " jobs of the run work on disjoint ranges of one file set of " +
+                           std::to_string(options.nrfiles) + " file(s)");
+  }
   if (options.ioBytes > 0 && ioBytesPerJob(options, profile.blockSize) != options.ioBytes) {
     result.notes.push_back(
         "--io-bytes " + formatBytes(static_cast<double>(options.ioBytes)) + " rounded down to " +

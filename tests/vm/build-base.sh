@@ -25,6 +25,8 @@ packages=(
   busybox-static kmod iproute2
   rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
   nfs-kernel-server nfs-common fio
+  # many-client runs: orterun (mpirun) and orted start the ranks
+  openmpi-bin
 )
 # Kernel modules loaded by the guest's /init (their dependencies come along).
 modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc crc32)
@@ -103,6 +105,17 @@ rxe=(/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 for f in "${rxe[@]}" /usr/lib/x86_64-linux-gnu/libnss_files.so.2; do put "$f"; done
 mkdir -p "$tree/etc/libibverbs.d"
 cp /etc/libibverbs.d/rxe.driver "$tree/etc/libibverbs.d/"
+# OpenMPI's components (and PMIx's) are dlopen()ed from their directories,
+# and its messages come from help files: all of them, so that no component
+# fails to load with a warning the test would have to ignore.
+for f in /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/*.so /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix/*.so; do
+  put "$f"
+done
+for d in /usr/share/openmpi /usr/share/pmix /etc/openmpi; do
+  [[ -d $d ]] || continue
+  mkdir -p "$tree$d"
+  cp -rL "$d/." "$tree$d/"
+done
 
 # 3. Libraries of every ELF object (ldd lists them transitively, so one pass
 #    over the programs suffices) and the loader. mawk has no \s: match

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "bench/report/Json.h"
 
@@ -104,6 +105,19 @@ TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
   const JsonValue* result = doc.find("result");
   ASSERT_NE(result, nullptr);
   EXPECT_TRUE(std::filesystem::is_empty(work.path)) << "the embedded server's directory stayed";
+}
+
+TEST(ManyClients, SharedFileRanksWriteDisjointRangesOfOneFile) {
+  WorkDir work;
+  const Ran r = run(bench(3, "file --profile 4k-randwrite --size 8m --runtime 1 --ramp 0 --verify "
+                             "--shared-file --direct 0 --target path:" + work.path.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: --shared-file: the 3 jobs of the run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 0 mismatches"), std::string::npos) << r.out;
+  std::vector<std::filesystem::directory_entry> files(
+      std::filesystem::directory_iterator(work.path), {});
+  ASSERT_EQ(files.size(), 1U) << "one file for the three ranks";
+  EXPECT_EQ(files[0].file_size(), 3U * (8U << 20)) << files[0].path();
 }
 
 TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "bench/cluster/ClusterCell.h"
@@ -135,6 +136,28 @@ TEST(FileClients, EachClientRunsItsOwnJobs) {
   FileOptions o = quick();
   o.jobBase = 6;
   EXPECT_EQ(benchFileName(o, 1, 0), "nfsrdma-bench.s1.b4194304.j7.f0");
+}
+
+TEST(FileClients, SharedFileJobsWriteDisjointRangesThatVerify) {
+  ScratchDir dir("clients-shared");
+  FileOptions o = quick();
+  o.sharedFile = true;
+  o.sharingJobs = 2;
+  o.verify = true;
+  o.ramp = 0ms;
+  o.runtime = 300ms;
+  const RunResult w = runFileBenchmark(scratchTarget(dir), profileByName("4k-randwrite"), o);
+  EXPECT_EQ(w.errors, 0U) << w.firstError;
+  EXPECT_EQ(w.verify.mismatches, 0U);
+  const auto file = dir.path() / "nfsrdma-bench.s1.b4194304.shared2.f0";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  EXPECT_EQ(std::filesystem::file_size(file), 2U * (4U << 20)) << "job 1's range follows job 0's";
+  const RunResult r = runFileBenchmark(scratchTarget(dir), profileByName("4k-randread"), o);
+  EXPECT_EQ(r.verify.mismatches, 0U) << "each job reads back its own range's pattern";
+  EXPECT_GT(r.verify.unitsChecked, 0U);
+  EXPECT_EQ(sharedRangeOffset(o, 1), 4U << 20);
+  o.jobBase = 4;
+  EXPECT_EQ(sharedRangeOffset(o, 1), 5U * (4U << 20)) << "rank 2 of numjobs 2: job 5";
 }
 
 TEST(FileClients, RankInATargetIsTheClientsNumber) {

@@ -28,7 +28,11 @@ std::string settingsDocument(const KubeRun& run) {
   begin(e, "v1", "ConfigMap");
   emitMetadata(e, run, run.settingsName());
   beginMap(e, "data", "what each pod's compare command line reads as $(KEY)");
-  for (const auto& [k, v] : runSettings(run)) field(e, k, v);
+  for (const auto& [k, v] : runSettings(run)) {
+    field(e, k, v);
+    if (k == "NFSRDMA_START_AT")
+      e << YAML::Comment(utcTime(run.startAt) + ", on the nodes' clocks");
+  }
   e << YAML::EndMap << YAML::EndMap;
   return e.c_str();
 }

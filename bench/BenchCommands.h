@@ -17,5 +17,7 @@ int runFileCommand(int argc, char** argv);
 int runCompareCommand(int argc, char** argv);
 // cluster/AggregateCommand.cpp: many clients' result lines added up
 int runAggregateCommand(int argc, char** argv);
+// kube/KubeCommand.cpp: an N-client run rendered for Kubernetes
+int runKubeCommand(int argc, char** argv);
 
 }  // namespace nfsrdma::bench

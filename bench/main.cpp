@@ -25,6 +25,8 @@ constexpr Subcommand<CommandMain> kCommands[] = {
     {"aggregate", "",
      "add up many clients' result lines (Kubernetes pods' logs): aggregate, per-client rows",
      nfsrdma::bench::runAggregateCommand},
+    {"kube", "", "an N-client compare run as Kubernetes YAML (Indexed Job or MPIJob)",
+     nfsrdma::bench::runKubeCommand},
 };
 
 const nfsrdma::tool::Tool kTool{"nfsrdma-bench", "nfsrdma-bench <command> [options]", kCommands, 10,

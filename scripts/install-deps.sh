@@ -27,6 +27,24 @@ packages=(
   # ps/pkill are copied from these host packages (nothing of them runs on the host)
   qemu-system-x86 cpio zstd busybox-static nfs-kernel-server nfs-common procps
 )
+# The Kubernetes manifest validator runs on Node.js; the machines come with
+# it (and npm), a bare Debian gets its own.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+# The validator's npm packages (tests/unit/kube-validate, pinned by its
+# package-lock.json). `npm ci` deletes and reinstalls node_modules, so it runs
+# only when the lock file is newer than npm's record of the last install
+# (node_modules/.package-lock.json): with a current node_modules, nothing is
+# fetched and no network is needed.
+validator_packages() {
+  local dir
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/unit/kube-validate
+  if [[ -d $dir/node_modules/kubernetes-models && $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]]; then
+    return 0
+  fi
+  echo "install-deps: npm ci in $dir"
+  npm ci --prefix "$dir" --no-audit --no-fund
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,6 +55,7 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
+  validator_packages
   exit 0
 fi
 
@@ -46,3 +65,4 @@ if [[ -z $(find "$lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null 
 fi
 echo "install-deps: installing ${missing[*]}"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+validator_packages

@@ -86,7 +86,7 @@ int aggregateSteps(const AggregateArgs& a) {
     w.beginObject().field("cell", cells.cells[i]);
     writeRanksJson(w, "clients", agg, clients, podClocks());
     w.endObject();
-    html += "<h2>" + cells.cells[i] + "</h2>\n" + ranksSvg(agg);
+    html += "<h2>" + xmlEscape(cells.cells[i]) + "</h2>\n" + ranksSvg(agg);
   }
   w.endArray().endObject();
   if (!a.jsonPath.empty()) writeOut(a.jsonPath, w.str() + "\n");

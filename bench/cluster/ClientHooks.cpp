@@ -15,9 +15,7 @@ MpiRankHooks::MpiRankHooks(Cluster& cluster, std::uint32_t cell, std::int64_t ra
 bool MpiRankHooks::startTogether(const std::string& failure) {
   joined_ = true;
   if (!cluster_.allOk(failure.empty())) {
-    abandonReason_ = failure.empty()
-                         ? "not started: another rank could not set up this cell (rank 0 prints why)"
-                         : failure;
+    abandonReason_ = failure.empty() ? std::string(kAbandonedByAnother) : failure;
     return false;
   }
   // Offsets first, then the barrier: the ping-pongs of rank 0 with one rank

@@ -10,12 +10,18 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/cluster/Cluster.h"
 #include "bench/file/RankHooks.h"
 
 namespace nfsrdma::bench {
+
+// Why a rank that was ready did not start: another could not. Rank 0 leaves
+// such ranks out of its error lines when it has the real one.
+inline constexpr std::string_view kAbandonedByAnother =
+    "not started: another rank could not set up this cell (rank 0 prints why)";
 
 class MpiRankHooks final : public RankHooks {
  public:

@@ -1,5 +1,6 @@
 #include "bench/cluster/ClusterCell.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bench/cluster/ClientHooks.h"
@@ -42,6 +43,15 @@ CellRanks addUp(const std::vector<std::string>& lines, std::vector<ClockOffset> 
   }
   c.offsets = std::move(offsets);
   c.aggregate = aggregateRanks(c.results, ranks, {options.stragglerFraction, options.rampNs});
+  // The ranks that were ready say only that another was not: with that
+  // one's own error in the list, theirs would read as more lost ranks.
+  auto& errors = c.aggregate.errors;
+  const auto abandoned = [](const std::string& e) {
+    return e.find(kAbandonedByAnother) != std::string::npos;
+  };
+  if (!std::all_of(errors.begin(), errors.end(), abandoned)) {
+    errors.erase(std::remove_if(errors.begin(), errors.end(), abandoned), errors.end());
+  }
   return c;
 }
 

@@ -486,10 +486,21 @@ void agreeOnTargets(CompareReport& report, std::vector<bool>& usable, ClientRun&
 }
 
 // The matrix's runner as one client of many: rank 0 gets all clients' cells.
-CellRunner clientRunner(ClientRun& clients) {
-  return [&clients](const TargetSpec& t, const FileProfile& p, const FileOptions& o,
-                    const RunSettings& rs) {
-    ClientRun::Cell cell = clients.run(t, p, o, rs);
+// A cell's number is its place in the whole matrix (profiles x targets),
+// the same on every client whichever targets it could reach.
+CellRunner clientRunner(ClientRun& clients, const std::vector<FileProfile>& profiles,
+                        const std::vector<TargetSpec>& specs) {
+  return [&clients, &profiles, &specs](const TargetSpec& t, const FileProfile& p,
+                                       const FileOptions& o, const RunSettings& rs) {
+    std::uint32_t k = 0;
+    for (std::size_t pi = 0; pi < profiles.size(); ++pi) {
+      for (std::size_t ti = 0; ti < specs.size(); ++ti) {
+        if (profiles[pi].name == p.name && specs[ti].name == t.name) {
+          k = static_cast<std::uint32_t>(pi * specs.size() + ti);
+        }
+      }
+    }
+    ClientRun::Cell cell = clients.run(t, p, o, rs, k);
     if (!cell.allRan) throw ClientsLost{cell.ranks ? cell.ranks->aggregate.errors : std::vector<std::string>{}};
     if (!cell.ranks) return cell.local;
     return mergeClients(cell.local, *cell.ranks, clients.clockNote(*cell.ranks));
@@ -523,7 +534,8 @@ bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
                  specs.size());
   const bool anyFailure =
       runCompareMatrix(report, specs, usable, profiles, clients.forThisClient(options), cachePlan,
-                       progress, clients.alone() ? CellRunner(runFileBenchmark) : clientRunner(clients),
+                       progress,
+                       clients.alone() ? CellRunner(runFileBenchmark) : clientRunner(clients, profiles, specs),
                        &created);
   computeFlags(report);
   addNotes(report, specs, options);
@@ -573,6 +585,15 @@ int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
   } else {
     try {
       anyFailure = measure(report, a, clients, created);
+    } catch (const Interrupted&) {
+      throw;  // mpirun passes the signal to every rank
+    } catch (const std::exception& e) {
+      if (!clients.mpi()) throw;
+      // The other ranks may be in a collective step this one will not reach.
+      std::fprintf(stderr, "nfsrdma-bench compare: rank %u (%s): %s\n", clients.rank(),
+                   clients.host().c_str(), e.what());
+      clients.cluster()->abortAll(tool::kExitFailure);
+    return tool::kExitFailure;  // not reached: abortAll ends every rank
     } catch (const ClientsLost& lost) {
       for (const auto& e : lost.errors) std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.c_str());
       if (clients.leader()) std::fputs(" clients lost: the run ends, with no totals\n", stdout);
@@ -581,8 +602,15 @@ int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
   }
   if (before) applyBaseline(report, *before, a.baselinePath, a.threshold);
   // A pod prints its cells' lines only; rank 0 the report of every rank.
-  if (clients.leader()) emit(report, a);
-  if (clients.mpi()) anyFailure = !clients.cluster()->allOk(!anyFailure);
+  std::string emitError;
+  try {
+    if (clients.leader()) emit(report, a);
+  } catch (const std::exception& e) {
+    if (!clients.mpi()) throw;
+    emitError = e.what();  // the others wait in the vote below: it must still happen
+    std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.what());
+  }
+  if (clients.mpi()) anyFailure = !clients.cluster()->allOk(!anyFailure && emitError.empty());
   if (anyFailure) return tool::kExitFailure;
   if (a.failOnRegression && report.regressions() > 0) return 3;  // --fail-on-regression
   return tool::kExitSuccess;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "bench/cluster/ClientClock.h"
@@ -29,12 +30,27 @@ void addClientsOptions(po::options_description& opts, ClientsArgs& a) {
       "with --clients: seconds from one cell's start to the next's (set-up, layout, ramp, run)");
 }
 
-std::string withRank(std::string text, std::uint32_t rank) {
-  const std::string key = "{rank}";
-  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
-    text.replace(at, key.size(), std::to_string(rank));
+namespace {
+
+std::string replaceAll(std::string text, const std::string& key, const std::string& value) {
+  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+    text.replace(at, key.size(), value);
   }
   return text;
+}
+
+}  // namespace
+
+std::string withRank(std::string text, std::uint32_t rank) {
+  text = replaceAll(std::move(text), "{rank}", std::to_string(rank));
+  if (text.find("{pod-ip}") == std::string::npos) return text;
+  const char* ip = std::getenv("NFSRDMA_POD_IP");
+  if (ip == nullptr || *ip == '\0') {
+    throw std::invalid_argument("target " + text +
+                                ": {pod-ip} needs NFSRDMA_POD_IP (a pod's status.podIP, which "
+                                "`nfsrdma-bench kube` renders into its environment)");
+  }
+  return replaceAll(std::move(text), "{pod-ip}", ip);
 }
 
 namespace {
@@ -133,7 +149,8 @@ FileOptions ClientRun::forThisClient(FileOptions o) const {
 }
 
 ClientRun::Cell ClientRun::run(const TargetSpec& target, const FileProfile& profile,
-                               const FileOptions& options, const RunSettings& settings) {
+                               const FileOptions& options, const RunSettings& settings,
+                               std::uint32_t k) {
   Cell cell;
   // Alone, and a cell the engine cannot run (the same on every client): as today.
   if (alone() || !unsupportedReason(target, profile).empty()) {
@@ -151,15 +168,19 @@ ClientRun::Cell ClientRun::run(const TargetSpec& target, const FileProfile& prof
     } catch (const std::exception& e) {
       ClientOutcome failed;
       failed.failure = e.what();
+      cell.local.target = target.name;
+      cell.local.profile = profile.name;
+      cell.local.errors = 1;
+      cell.local.firstError = e.what();
       return failed;
     }
   };
   const std::string label = profile.name + " " + target.name;
-  const std::uint32_t k = cells_++;
   if (pod_) {
     cell.line = runScheduledCell({rank_, host()}, startAtNs_ + k * slotNs_, label, body);
     std::fputs(cell.line.c_str(), stdout);
     std::fflush(stdout);
+    if (cell.local.errors > 0) std::fprintf(stderr, "nfsrdma-bench: %s: %s\n", label.c_str(), cell.local.firstError.c_str());
     return cell;
   }
   cell.ranks = runClusterCell(*cluster_, k, label, {rampNs_, stonewallNs_, 0.5}, body, cell.allRan);

@@ -32,7 +32,10 @@ struct ClientsArgs {
 // Adds --stonewall, --clients, --client-index, --start-at, --cell-slot.
 void addClientsOptions(boost::program_options::options_description& opts, ClientsArgs& a);
 
-// "{rank}" in text replaced by rank: a client's own target.
+// "{rank}" in text replaced by rank: a client's own target; "{pod-ip}" by
+// the NFSRDMA_POD_IP variable a Kubernetes pod gets from `kube` (its
+// status.podIP), for bind= in an RDMA target. Throws std::invalid_argument
+// for {pod-ip} without the variable.
 std::string withRank(std::string text, std::uint32_t rank);
 
 class ClientRun {
@@ -62,8 +65,12 @@ class ClientRun {
   };
   // Alone: runFileBenchmark. MPI: every rank, in the same order. Pod: at the
   // cell's scheduled time, its line printed on stdout.
+  // cell: the cell's place in the whole run (the same on every client,
+  // whichever cells it could run): its start time for a pod, its stonewall
+  // notices' number under MPI. A cell that could not run here comes back
+  // with errors 1 and the reason as its first error.
   Cell run(const TargetSpec& target, const FileProfile& profile, const FileOptions& options,
-           const RunSettings& settings);
+           const RunSettings& settings, std::uint32_t cell);
 
   // How the cell's clocks were put on one, for its report.
   RankClockNote clockNote(const CellRanks& c) const;
@@ -78,7 +85,6 @@ class ClientRun {
   std::int64_t slotNs_ = 0;
   std::int64_t stonewallNs_ = 0;
   std::int64_t rampNs_ = 0;
-  std::uint32_t cells_ = 0;  // cells run so far
 };
 
 // Rank 0's view of a cell: the figures of every rank together, as one run

@@ -207,7 +207,12 @@ int reportClients(const FileArgs& a, const FileTarget& t, ClientRun& clients,
   const RankClockNote clocks = clients.clockNote(c);
   if (!c.aggregate.totals) {
     printErrors(c.aggregate.errors);
-    std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);
+    if (a.jsonPath != "-") std::fputs(formatRanksText(c.aggregate, clocks).c_str(), stdout);
+    if (!a.jsonPath.empty()) {
+      writeJson(a.jsonPath, t.serverNote, cell.local, [&](JsonWriter& w) {
+        writeRanksJson(w, "clients", c.aggregate, clients.clients(), clocks);
+      });
+    }
     return tool::kExitFailure;
   }
   const RunResult merged = mergeClients(cell.local, c, clocks);
@@ -248,7 +253,7 @@ int runAsClient(const FileArgs& a, const FilePlan& plan, ClientRun& clients,
   rs.label = t.spec.name + " " + plan.profile.name;
   rs.created = &created;
   const ClientRun::Cell cell =
-      clients.run(t.spec, plan.profile, clients.forThisClient(plan.options), rs);
+      clients.run(t.spec, plan.profile, clients.forThisClient(plan.options), rs, 0);
   if (!cell.local.unsupported.empty()) {
     if (clients.leader()) {
       std::fprintf(stderr, "nfsrdma-bench file: %s on %s: %s\n", plan.profile.name.c_str(),
@@ -257,7 +262,14 @@ int runAsClient(const FileArgs& a, const FilePlan& plan, ClientRun& clients,
     return tool::kExitUsage;
   }
   if (clients.pod()) return runStatus(cell.local);
-  const int status = cell.ranks ? reportClients(a, t, clients, cell) : tool::kExitSuccess;
+  int status = tool::kExitSuccess;
+  try {
+    if (cell.ranks) status = reportClients(a, t, clients, cell);
+  } catch (const std::exception& e) {
+    // The others wait in the vote below: it must still happen.
+    std::fprintf(stderr, "nfsrdma-bench file: %s\n", e.what());
+    status = tool::kExitFailure;
+  }
   // Every rank leaves with the run's status, so mpirun's is the run's.
   return clients.cluster()->allOk(status == tool::kExitSuccess && cell.allRan) ? tool::kExitSuccess
                                                                               : tool::kExitFailure;
@@ -273,7 +285,18 @@ int runFileSteps(int argc, char** argv, CreatedFiles& created) {
   const FilePlan plan = validateFileArgs(a);
   ClientRun clients = ClientRun::start(a.clients, plan.options);
   if (clients.alone()) return runAlone(a, plan, created);
-  return runAsClient(a, plan, clients, created);
+  if (!clients.mpi()) return runAsClient(a, plan, clients, created);
+  try {
+    return runAsClient(a, plan, clients, created);
+  } catch (const Interrupted&) {
+    throw;  // mpirun passes the signal to every rank
+  } catch (const std::exception& e) {
+    // The other ranks may be in a collective step this one will not reach.
+    std::fprintf(stderr, "nfsrdma-bench file: rank %u (%s): %s\n", clients.rank(),
+                 clients.host().c_str(), e.what());
+    clients.cluster()->abortAll(tool::kExitFailure);
+    return tool::kExitFailure;  // not reached: abortAll ends every rank
+  }
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ class StartGate {
   std::mutex mu_;
   std::condition_variable cv_;
   std::uint32_t waiting_;  // jobs, plus one for a held gate's open()
+  std::uint32_t held_;     // 1 for a held gate: its open() is not a job's arrival
   bool failed_ = false;
   std::chrono::milliseconds timeout_;
 };

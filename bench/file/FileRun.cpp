@@ -600,10 +600,13 @@ class CellJobs {
     bool any = false;
     BenchClock::time_point from{}, to{};
     for (const auto& j : jobs_) {
+      // A job whose engine failed before its clock started has no window.
+      if (j.measuredFrom == BenchClock::time_point{}) continue;
       if (!any || j.measuredFrom < from) from = j.measuredFrom;
       if (!any || j.measuredTo > to) to = j.measuredTo;
       any = true;
     }
+    if (!any) from = to = BenchClock::now();
     t.startNs = settings_.rank->clockNs(from);
     // A window of at least 1 ns: a client that measured nothing still has one.
     t.endNs = std::max(t.startNs + 1, settings_.rank->clockNs(to));

@@ -299,11 +299,19 @@ void checkRdma(const KubeArgs& a, KubeRun& run) {
                      ": expected a device plugin's resource name DOMAIN/NAME, e.g. " +
                      std::string(kDefaultRdmaResource));
   }
-  for (const auto& t : run.targets) {
-    if (a.rdmaResource.empty() && t.location.find("proto=rdma") != std::string::npos) {
+  for (auto& t : run.targets) {
+    if (t.location.find("proto=rdma") == std::string::npos) continue;
+    if (a.rdmaResource.empty()) {
       throw UsageError("--target " + t.text() +
                        ": proto=rdma needs the RDMA device in the pod: add --rdma (or "
                        "--rdma RESOURCE)");
+    }
+    // The RDMA connection leaves from the pod's own address, so its GID is
+    // the one of the pod's network (the client fills in {pod-ip}). Not
+    // under the MPI operator: ranks started over ssh do not inherit the
+    // pod's environment, and take the route's source address instead.
+    if (!a.mpiOperator && t.location.find("bind=") == std::string::npos) {
+      t.location += "&bind={pod-ip}";
     }
   }
   run.rdmaResource = a.rdmaResource;

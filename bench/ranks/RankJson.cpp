@@ -210,7 +210,7 @@ RankResult readRank(const RankReader& in, const JsonValue& doc) {
   RankResult r;
   r.cell = in.string(doc, "", "cell");
   r.rank = static_cast<std::uint32_t>(
-      in.unsignedOf(in.member(doc, "", "rank"), "rank", std::numeric_limits<std::uint32_t>::max()));
+      in.unsignedOf(in.member(doc, "", "rank"), "rank", kMaxRank));
   r.host = in.string(doc, "", "host");
   r.failed = in.boolean(doc, "", "failed");
   r.clockOffsetNs =

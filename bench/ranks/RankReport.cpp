@@ -78,8 +78,6 @@ std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks)
   return s;
 }
 
-namespace {
-
 std::string xmlEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -93,8 +91,6 @@ std::string xmlEscape(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string ranksSvg(const RankAggregate& a) {
   if (!a.totals) {

@@ -24,6 +24,10 @@ namespace nfsrdma::bench {
 inline constexpr std::int64_t kRankSampleIntervalNs = 100'000'000;
 
 // Bytes and ops moved so far, both directions together, at atNs (own clock).
+// The highest rank a result may carry: --clients' limit. A run's clients
+// are counted from their ranks, so a larger one would be a bogus run.
+inline constexpr std::uint32_t kMaxRank = 4095;
+
 struct ProgressSample {
   std::int64_t atNs = 0;
   std::uint64_t bytes = 0;

@@ -132,7 +132,8 @@ TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
   ASSERT_NE(clients, nullptr) << r.out;
   const double all = clients->find("aggregate")->num("seconds");
   EXPECT_GT(all, 0.4);
-  EXPECT_LT(all, 1.5) << "every rank stopped within a second of the stonewall";
+  // Without the stonewall every rank would run 60 s; the slack is for a loaded 2-core host.
+  EXPECT_LT(all, 5) << "every rank stopped soon after the stonewall\n" << r.out;
   EXPECT_GT(clients->find("first_done")->num("seconds"), 0.4);
 }
 

@@ -163,6 +163,13 @@ TEST(FileClients, SharedFileJobsWriteDisjointRangesThatVerify) {
 TEST(FileClients, RankInATargetIsTheClientsNumber) {
   EXPECT_EQ(withRank("nfs:nfs://10.0.0.{rank}/export{rank}", 7), "nfs:nfs://10.0.0.7/export7");
   EXPECT_EQ(withRank("path:/mnt/nfs", 7), "path:/mnt/nfs");
+  ::unsetenv("NFSRDMA_POD_IP");
+  EXPECT_EQ(errorOf([] { withRank("nfs:nfs://s/e?proto=rdma&bind={pod-ip}", 0); }),
+            "target nfs:nfs://s/e?proto=rdma&bind={pod-ip}: {pod-ip} needs NFSRDMA_POD_IP (a pod's "
+            "status.podIP, which `nfsrdma-bench kube` renders into its environment)");
+  ::setenv("NFSRDMA_POD_IP", "10.1.2.3", 1);
+  EXPECT_EQ(withRank("nfs:nfs://s/e?proto=rdma&bind={pod-ip}", 0), "nfs:nfs://s/e?proto=rdma&bind=10.1.2.3");
+  ::unsetenv("NFSRDMA_POD_IP");
 }
 
 TEST(FileClients, PodOptionsAreCheckedTogether) {

@@ -66,7 +66,7 @@ TEST(KubeManifest, SmallRunHasSettingsClaimAndIndexedJob) {
   const YAML::Node data = cm["data"];
   EXPECT_EQ(data.size(), 11u);
   EXPECT_EQ(data["NFSRDMA_TARGET_0"].as<std::string>(),
-            "rdma=nfs:nfs://srv:20049/export?proto=rdma");
+            "rdma=nfs:nfs://srv:20049/export?proto=rdma&bind={pod-ip}");
   EXPECT_EQ(data["NFSRDMA_TARGET_1"].as<std::string>(), "shared=path:/mnt/shared");
   EXPECT_EQ(data["NFSRDMA_PROFILES"].as<std::string>(), "4k-randread,4m-write");
   EXPECT_EQ(data["NFSRDMA_START_AT"].as<std::string>(), std::to_string(kNow + 120));
@@ -159,7 +159,7 @@ TEST(KubeManifest, ClientContainerIsTheCompareCommandLine) {
 TEST(KubeManifest, PodArgvIsWhatTheKubeletRuns) {
   const KubeRun run = planKubeRun(smallArgs(), kNow);
   const Strings argv{"nfsrdma-bench",  "compare",
-                     "--target",       "rdma=nfs:nfs://srv:20049/export?proto=rdma",
+                     "--target",       "rdma=nfs:nfs://srv:20049/export?proto=rdma&bind={pod-ip}",
                      "--target",       "shared=path:/mnt/shared",
                      "--profiles",     "4k-randread,4m-write",
                      "--runtime",      "10",

@@ -174,7 +174,7 @@ bool JobDriver::stopped() const {
 
 void JobDriver::requestStop() {
   std::lock_guard lock(mu_);
-  stop_ = true;
+  stopRequested_ = true;
 }
 
 bool JobDriver::claimFreeBlock(std::uint64_t& block) {
@@ -206,7 +206,7 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
       stop_ = true;
       return false;
     }
-    if (now >= deadline_) {
+    if (now >= deadline_ || (stopRequested_ && now > rampEnd_)) {
       stop_ = true;
       return false;
     }

@@ -147,8 +147,10 @@ class JobDriver {
   // or a shorter grace after an interrupt. Engines ask again while they wait.
   BenchClock::time_point hardStop() const;
   bool stopped() const;
-  // Issues nothing more (requests in flight still complete): another client
-  // of a many-client run finished first (--stonewall).
+  // Issues nothing more (requests in flight still complete) once its ramp
+  // is over: another client of a many-client run finished first
+  // (--stonewall). A job still in its ramp then (a client that started
+  // late) measures until its ramp's end, not nothing.
   void requestStop();
 
   JobResult result() const;
@@ -190,6 +192,7 @@ class JobDriver {
   std::uint64_t ioLimit_ = 0;  // --io-bytes in whole blocks; 0: time-based
   std::uint64_t issuedLayoutBlocks_ = 0;
   bool stop_ = false;
+  bool stopRequested_ = false;  // requestStop(): stop once the ramp is over
   BenchClock::time_point start_, rampEnd_, deadline_, hardStop_, lastCompletion_;
   mutable std::optional<BenchClock::time_point>
       interruptedAt_;  // first seen by next() or hardStop()

@@ -128,12 +128,15 @@ class MpiCluster final : public Cluster {
   }
 
   void sendDone(std::uint32_t cell) override {
+    // Not blocking: MPI need not deliver even 4 bytes before the peer
+    // receives, and the peers receive only once their own jobs are done.
+    doneCell_ = cell;
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
-      // Blocking, and small: MPI sends it eagerly, so no peer must be
-      // receiving for it to return.
-      check(MPI_Send(&cell, 1, MPI_UINT32_T, static_cast<int>(peer), kTagDone, MPI_COMM_WORLD),
-            "send");
+      sends_.emplace_back();
+      check(MPI_Isend(&doneCell_, 1, MPI_UINT32_T, static_cast<int>(peer), kTagDone,
+                      MPI_COMM_WORLD, &sends_.back()),
+            "isend");
     }
   }
 
@@ -151,6 +154,9 @@ class MpiCluster final : public Cluster {
   void awaitDoneNotices(std::uint32_t cell) override {
     while (received_ < size_ - 1) receiveDone(cell);
     received_ = 0;  // the next cell's count
+    check(MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE),
+          "waitall");
+    sends_.clear();
   }
 
   [[noreturn]] void abortAll(int status) override {
@@ -198,6 +204,8 @@ class MpiCluster final : public Cluster {
   std::uint32_t size_ = 1;
   std::string host_;
   std::uint32_t received_ = 0;  // done notices of the current cell
+  std::uint32_t doneCell_ = 0;  // what the pending sends carry
+  std::vector<MPI_Request> sends_;  // this cell's notices, completed in awaitDoneNotices
 };
 
 }  // namespace

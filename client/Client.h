@@ -63,9 +63,25 @@ class OpenFile {
     std::uint32_t delegationType = nfs4::kOpenDelegateNone;
     nfs4::StateId delegation;
     std::uint64_t sizeAtOpen = 0;
+    // What a reclaim after a server restart needs: the open's owner and access.
+    std::string owner;
+    std::uint32_t shareAccess = 0;
     std::mutex mu;
     nfs4::UnstableWrites unstable;  // what a COMMIT is owed for
+    // Synchronous UNSTABLE writes not yet covered by a COMMIT, kept to be
+    // written again if the COMMIT finds the server restarted (at most
+    // kRetainedLimit bytes: a pwrite that would pass it COMMITs first).
+    struct Retained {
+      std::uint64_t offset = 0;
+      std::vector<std::uint8_t> data;
+    };
+    std::vector<Retained> retained;
+    std::size_t retainedBytes = 0;
+    // An asynchronous UNSTABLE write since the last durable COMMIT: its
+    // buffer is the caller's, so its loss can only be reported.
+    bool unretained = false;
     bool closed = false;
+    bool reclaimable = false;  // a reclaim answered NO_GRACE: reopen after RECLAIM_COMPLETE
   };
   std::shared_ptr<State> state_;
 };
@@ -77,9 +93,18 @@ struct IoResult {
 };
 using IoCallback = std::function<void(const IoResult&)>;
 
+// What riding through server restarts did to open files and unstable data.
+struct RecoveryStats {
+  std::uint64_t reclaimedOpens = 0;  // OPEN with CLAIM_PREVIOUS in the grace period
+  std::uint64_t reopenedOpens = 0;   // ordinary opens where the server offered no grace
+  std::uint64_t lostOpens = 0;       // opens neither could restore
+  std::uint64_t rewrittenBytes = 0;  // UNSTABLE data written again after a verifier change
+};
+
 struct ClientStats {
   rpc::RpcStats rpc;
   nfs4::SessionStats session;
+  RecoveryStats recovery;
 };
 
 class Client {
@@ -255,7 +280,27 @@ class Client {
   // done: all of them, or fewer when a READ reached end of file.
   std::size_t syncIo(const char* call, std::size_t size, const SubmitPart& submit,
                      const NoProgress& noProgress);
-  void commitAndCheck(OpenFile::State& st, const std::string& what);
+  // COMMIT; unstable data the server lost in a restart is written again
+  // where this client kept it (synchronous pwrite), else an error.
+  void commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what);
+  // The retained writes again, FILE_SYNC, after a COMMIT found them lost.
+  void rewriteRetained(const std::shared_ptr<OpenFile::State>& st,
+                       const std::vector<OpenFile::State::Retained>& lost);
+  // Writes size bytes at offset with stable, through syncIo.
+  void writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                std::uint64_t offset, StableHow stable, bool retained);
+  // pwriteAsync's body; retained: the synchronous pwrite keeps a copy of the data.
+  void writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                  std::uint64_t offset, StableHow stable, bool retained, IoCallback done);
+  static constexpr std::size_t kRetainedLimit = 32U << 20;
+
+  // ClientRecovery.cpp: the session's reclaim hook after a server restart.
+  std::string reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call);
+  Error reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call);
+  // Open files still open, for a reclaim; forgets the ones gone.
+  std::vector<std::shared_ptr<OpenFile::State>> liveOpens();
+  std::vector<std::shared_ptr<OpenFile::State>> liveOpensLocked();  // opensMu_ held
+  void remember(const std::shared_ptr<OpenFile::State>& st);
 
   ClientOptions options_;
   std::unique_ptr<rpc::RpcClient> rpc_;
@@ -268,6 +313,10 @@ class Client {
   // and let either CLOSE end both.
   std::string openOwner_;
   std::atomic<std::uint64_t> opens_{0};
+  std::mutex opensMu_;
+  std::vector<std::weak_ptr<OpenFile::State>> openFiles_;  // for reclaims (opensMu_)
+  mutable std::mutex recoveryMu_;
+  RecoveryStats recovery_;  // recoveryMu_
   bool closed_ = false;
   std::string teardownError_;
 };

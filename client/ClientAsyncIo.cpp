@@ -205,17 +205,22 @@ void Client::vectoredReadReply(const OpenFile& file, const std::vector<ReadVecto
 
 void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data,
                          std::uint64_t offset, StableHow stable, IoCallback done) {
-  if (Error e = beyondIoSize("write " + file.path(), data.size(), maxIo_)) {
+  writeAsync(file.state_, data, offset, stable, false, std::move(done));
+}
+
+void Client::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                        std::uint64_t offset, StableHow stable, bool retained, IoCallback done) {
+  if (Error e = beyondIoSize("write " + st->path, data.size(), maxIo_)) {
     done(IoResult{e, 0, false});
     return;
   }
-  auto st = file.state_;
   session_->submit(
       [st, data, offset, stable](CompoundEncoder& c) {
         c.putFh(st->fh);
         c.write(st->stateId, offset, stable, data);
       },
-      [st, requested = data.size(), done = std::move(done)](const Error& err, CompoundDecoder* d) {
+      [st, retained, requested = data.size(), done = std::move(done)](const Error& err,
+                                                                      CompoundDecoder* d) {
         const std::string what = "write " + st->path;
         IoResult r;
         if (err) {
@@ -242,6 +247,7 @@ void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> dat
             if (wr.committed == StableHow::kUnstable) {
               std::lock_guard lock(st->mu);
               st->unstable.onWriteReply(wr.verifier);
+              if (!retained) st->unretained = true;
             }
           }
         }

@@ -76,12 +76,12 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   st->path = fullPath(path);
   nfs4::OpenArgs args;
   args.clientId = session_->clientId();
-  const std::string owner =
-      openOwner_ + ":" + std::to_string(opens_.fetch_add(1, std::memory_order_relaxed));
-  args.owner = {reinterpret_cast<const std::uint8_t*>(owner.data()), owner.size()};
+  st->owner = openOwner_ + ":" + std::to_string(opens_.fetch_add(1, std::memory_order_relaxed));
+  args.owner = {reinterpret_cast<const std::uint8_t*>(st->owner.data()), st->owner.size()};
   args.shareAccess = (flags.write ? (flags.read ? nfs4::kShareAccessBoth : nfs4::kShareAccessWrite)
                                   : nfs4::kShareAccessRead) |
                      nfs4::kShareAccessWantNoDeleg;
+  st->shareAccess = args.shareAccess;
   args.create = flags.create;
   args.createAttrs.mode = flags.mode;
   if (flags.create && flags.truncate) args.createAttrs.size = 0;
@@ -116,6 +116,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
         }));
   };
   throughLinks(parts, Follow::kAll, flags.create, openAt);
+  remember(st);
   OpenFile f;
   f.state_ = st;
   if (flags.truncate && !flags.create) truncateOpened(f, parts.full);
@@ -137,7 +138,7 @@ void Client::close(OpenFile& file) {
   std::exception_ptr commitFailure;
   if (unstable) {
     try {
-      commitAndCheck(st, what);
+      commitAndCheck(file.state_, what);
     } catch (...) {
       commitFailure = std::current_exception();
     }

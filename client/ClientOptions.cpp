@@ -148,6 +148,8 @@ bool applyCallOption(std::string_view url, std::string_view key, std::string_vie
     o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
   } else if (key == "busy-timeout") {
     o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
+  } else if (key == "recovery-timeout") {
+    o.recoveryTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 24 * 3600000));
   } else if (key == "qd") {
     o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
     o.givenQueueDepth = o.queueDepth;
@@ -179,8 +181,8 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     if (!seenKeys.insert(key).second) bad(url, "option '" + std::string(key) + "' is given twice");
     if (!applyTransportOption(url, key, value, o, port) && !applyCallOption(url, key, value, o)) {
       bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, qd, "
-                   "iosize, machine, memreg, bind, reads-per-compound)");
+                   "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, "
+                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound)");
     }
   }
 }

@@ -36,6 +36,14 @@ struct ClientOptions {
   // Two minutes outlast Linux's and nfs-ganesha's default 90 s grace period
   // after a server restart.
   std::chrono::milliseconds busyTimeout{120000};
+  // How long calls wait for a lost connection (and, after a server
+  // restart, the session and the files' opens) to come back before each
+  // fails with one error naming the server and how long it tried. Like a
+  // kernel "hard" mount bounded by timeo x retrans; 0: one attempt, no waiting.
+  std::chrono::milliseconds recoveryTimeout{120000};
+  // Told after a connection was restored: how long service stopped and what
+  // was resent (the CLI prints it). Renewal thread. Not parsed from URLs.
+  std::function<void(const std::string&)> onRecovered;
   // Told once per synchronous call (each READDIR round of a long listing is
   // one), when the server first answers DELAY or GRACE, what is sent again
   // and for how long (the CLI prints it): a command waiting out a grace
@@ -77,7 +85,7 @@ struct ClientOptions {
   // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
   // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
   // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
-  // busy-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
+  // busy-timeout (ms), recovery-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
   // (local address), reads-per-compound (1..16, TCP only).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"

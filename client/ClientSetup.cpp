@@ -74,6 +74,9 @@ Client::Client(const ClientOptions& options) : options_(options) {
   rpc_ = std::make_unique<rpc::RpcClient>(makeTransport(options_), nfs4::kNfsProgram,
                                           nfs4::kNfsVersion, rpc::Credential::sys(auth),
                                           options_.timeout);
+  // A lost connection is replaced by a new one to the same server (the
+  // session then resends what was in flight).
+  rpc_->setReconnect([o = options_] { return makeTransport(o); });
 
   std::random_device rd;
   const std::string unique = std::to_string(rd()) + "-" + std::to_string(rd());
@@ -85,6 +88,11 @@ Client::Client(const ClientOptions& options) : options_(options) {
   // longest path walk; the server may grant fewer.
   so.maxOperations = static_cast<std::uint32_t>(kMaxReadsPerCompound + 2);
   so.onReplaced = options_.onSessionReplaced;
+  so.onRecovered = options_.onRecovered;
+  so.recoveryTimeout = options_.recoveryTimeout;
+  so.reclaim = [this](nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call) {
+    return reclaimOpens(phase, call);
+  };
   so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
   openOwner_ = "open:" + unique;
   session_ = std::make_unique<nfs4::Session>(*rpc_, so);
@@ -166,7 +174,8 @@ std::string Client::fullPath(std::string_view path) const {
 }
 
 ClientStats Client::stats() const {
-  return ClientStats{rpc_->stats(), session_->stats()};
+  std::lock_guard lock(recoveryMu_);
+  return ClientStats{rpc_->stats(), session_->stats(), recovery_};
 }
 
 }  // namespace nfsrdma

@@ -190,33 +190,57 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
 
 void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
                     StableHow stable) {
+  const auto& st = file.state_;
+  // Data too large to keep a copy of goes durable at once.
+  if (stable == StableHow::kUnstable && data.size() > kRetainedLimit) stable = StableHow::kFileSync;
+  const bool keep = stable == StableHow::kUnstable;
+  if (keep) {
+    bool full = false;
+    {
+      std::lock_guard lock(st->mu);
+      full = st->retainedBytes + data.size() > kRetainedLimit;
+    }
+    // As the kernel's writeback does: COMMIT what is kept before keeping more.
+    if (full) commitAndCheck(st, "write " + file.path());
+  }
+  writeAll(st, data, offset, stable, keep);
+  if (!keep) return;
+  std::lock_guard lock(st->mu);
+  st->retained.push_back(OpenFile::State::Retained{offset, {data.begin(), data.end()}});
+  st->retainedBytes += data.size();
+}
+
+void Client::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                      std::uint64_t offset, StableHow stable, bool retained) {
   (void)syncIo(
       "pwrite", data.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
-        pwriteAsync(file, data.subspan(at, len), offset + at, stable, std::move(done));
+        writeAsync(st, data.subspan(at, len), offset + at, stable, retained, std::move(done));
       },
       [&](std::size_t at, std::size_t left) {
         return makeError(std::make_error_code(std::errc::io_error),
-                         "write " + file.path() + ": server wrote 0 of " + std::to_string(left) +
+                         "write " + st->path + ": server wrote 0 of " + std::to_string(left) +
                              " bytes at offset " + std::to_string(offset + at));
       });
 }
 
 void Client::fsync(const OpenFile& file) {
-  commitAndCheck(*file.state_, "fsync " + file.path());
+  commitAndCheck(file.state_, "fsync " + file.path());
 }
 
-void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
+void Client::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what) {
   nfs4::UnstableWrites::CommitTicket ticket;
+  std::size_t kept = 0;
   {
-    std::lock_guard lock(st.mu);
-    ticket = st.unstable.beginCommit();
+    std::lock_guard lock(st->mu);
+    ticket = st->unstable.beginCommit();
+    kept = st->retained.size();
   }
   nfs4::Verifier committed{};
   check(run(
       what,
       [&](CompoundEncoder& c) {
-        c.putFh(st.fh);
+        c.putFh(st->fh);
         c.commit(0, 0);
       },
       [&](CompoundDecoder& d) -> Error {
@@ -226,13 +250,39 @@ void Client::commitAndCheck(OpenFile::State& st, const std::string& what) {
         if (!d.ok()) return malformedReply(d, what);
         return {};
       }));
-  std::lock_guard lock(st.mu);
-  if (st.unstable.endCommit(ticket, committed) == nfs4::UnstableWrites::CommitOutcome::kLost) {
-    throw NfsException(makeError(std::make_error_code(std::errc::io_error),
-                                 what + ": the server restarted since the data was written (write "
-                                        "verifier changed); unstable data was lost and must be "
-                                        "written again"));
+  std::vector<OpenFile::State::Retained> lost;
+  {
+    std::lock_guard lock(st->mu);
+    if (st->unstable.endCommit(ticket, committed) == nfs4::UnstableWrites::CommitOutcome::kDurable) {
+      // The copies of what this COMMIT covered are no longer needed.
+      for (std::size_t i = 0; i < kept; ++i) st->retainedBytes -= st->retained[i].data.size();
+      st->retained.erase(st->retained.begin(), st->retained.begin() + static_cast<std::ptrdiff_t>(kept));
+      if (!st->unstable.owed()) st->unretained = false;
+      return;
+    }
+    if (st->unretained) {
+      st->unretained = false;
+      throw NfsException(makeError(std::make_error_code(std::errc::io_error),
+                                   what + ": the server restarted since the data was written (write "
+                                          "verifier changed); unstable data written asynchronously was "
+                                          "lost and must be written again"));
+    }
+    lost.swap(st->retained);
+    st->retainedBytes = 0;
   }
+  rewriteRetained(st, lost);
+}
+
+void Client::rewriteRetained(const std::shared_ptr<OpenFile::State>& st,
+                             const std::vector<OpenFile::State::Retained>& lost) {
+  // FILE_SYNC: durable when answered, so nothing of it needs keeping again.
+  std::uint64_t bytes = 0;
+  for (const auto& r : lost) {
+    writeAll(st, r.data, r.offset, StableHow::kFileSync, false);
+    bytes += r.data.size();
+  }
+  std::lock_guard lock(recoveryMu_);
+  recovery_.rewrittenBytes += bytes;
 }
 
 }  // namespace nfsrdma

@@ -21,6 +21,8 @@ class ClientCategory final : public std::error_category {
       case ClientErrc::kNoRdmaDevice: return "no RDMA device";
       case ClientErrc::kRdmaChunkError:
         return "the server could not use the call's chunks (it may have executed the call)";
+      case ClientErrc::kConnectionLost: return "connection to the server lost";
+      case ClientErrc::kServerUnreachable: return "server unreachable";
     }
     return "unknown nfsrdma error " + std::to_string(ev);
   }

@@ -25,6 +25,8 @@ enum class ClientErrc {
   kInvalidArgument,      // bad URL, path or option given by the caller
   kNoRdmaDevice,         // the RDMA transport has no device to use
   kRdmaChunkError,       // RDMA_ERROR ERR_CHUNK: the server may have executed the call
+  kConnectionLost,       // the call's connection failed: the server may or may not have run it
+  kServerUnreachable,    // no connection to the server within the recovery timeout
 };
 
 const std::error_category& clientCategory();

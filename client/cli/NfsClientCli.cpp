@@ -49,14 +49,29 @@ void printStats(const CliOptions& o, const Client& c) {
   const auto s = c.stats();
   std::fprintf(stderr,
                "rpc: calls=%llu replies=%llu timeouts=%llu unknown_xids=%llu malformed=%llu sent=%llu received=%llu\n"
-               "session: slots=%u retired=%u compounds=%llu waited_for_slot=%llu renewals=%llu\n%s\n",
+               "session: slots=%u retired=%u compounds=%llu waited_for_slot=%llu renewals=%llu\n"
+               "recovery: outages=%llu reconnects=%llu replayed=%llu resent=%llu uncached_replays=%llu "
+               "new_sessions=%llu unrecovered=%llu outage_ms=%llu reclaimed_opens=%llu reopened_opens=%llu "
+               "lost_opens=%llu rewritten_bytes=%llu\n%s\n",
                static_cast<unsigned long long>(s.rpc.calls), static_cast<unsigned long long>(s.rpc.replies),
                static_cast<unsigned long long>(s.rpc.timeouts), static_cast<unsigned long long>(s.rpc.unknownXids),
                static_cast<unsigned long long>(s.rpc.malformedReplies),
                static_cast<unsigned long long>(s.rpc.bytesSent), static_cast<unsigned long long>(s.rpc.bytesReceived),
                s.session.slots, s.session.retiredSlots, static_cast<unsigned long long>(s.session.compounds),
                static_cast<unsigned long long>(s.session.waitedForSlot),
-               static_cast<unsigned long long>(s.session.renewals), c.transportStats().c_str());
+               static_cast<unsigned long long>(s.session.renewals),
+               static_cast<unsigned long long>(s.session.outages),
+               static_cast<unsigned long long>(s.session.reconnects),
+               static_cast<unsigned long long>(s.session.replayed),
+               static_cast<unsigned long long>(s.session.resent),
+               static_cast<unsigned long long>(s.session.uncachedReplays),
+               static_cast<unsigned long long>(s.session.recoveries),
+               static_cast<unsigned long long>(s.session.unrecovered),
+               static_cast<unsigned long long>(s.session.outageMillis),
+               static_cast<unsigned long long>(s.recovery.reclaimedOpens),
+               static_cast<unsigned long long>(s.recovery.reopenedOpens),
+               static_cast<unsigned long long>(s.recovery.lostOpens),
+               static_cast<unsigned long long>(s.recovery.rewrittenBytes), c.transportStats().c_str());
 }
 
 struct Remote {
@@ -90,6 +105,9 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
     std::cerr << "nfsrdma-client: " << what << "\n";
   };
   r.options.onSessionReplaced = [](const std::string& what) {
+    std::cerr << "nfsrdma-client: note: " << what << "\n";
+  };
+  r.options.onRecovered = [](const std::string& what) {
     std::cerr << "nfsrdma-client: note: " << what << "\n";
   };
   // The command's own work is done and durable by then: a server that will

@@ -6,8 +6,9 @@
 
 namespace nfsrdma::nfs4 {
 
-BusyRetry::BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer)
-    : budget_(budget), deadline_(firstBusyAnswer + budget) {}
+BusyRetry::BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer,
+                     std::chrono::milliseconds maxPause)
+    : budget_(budget), deadline_(firstBusyAnswer + budget), maxPause_(std::max(maxPause, kFirstPause)) {}
 
 bool BusyRetry::busy(std::uint32_t status) {
   return status == kErrDelay || status == kErrGrace;
@@ -40,7 +41,7 @@ std::optional<std::chrono::milliseconds> BusyRetry::nextPause(Clock::time_point 
   if (now >= deadline_) return std::nullopt;
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - now);
   const std::chrono::milliseconds pause = std::min(pause_, left);
-  pause_ = std::min(pause_ * 2, kMaxPause);
+  pause_ = std::min(pause_ * 2, maxPause_);
   ++retries_;
   return pause;
 }

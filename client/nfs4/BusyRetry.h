@@ -28,7 +28,9 @@ class BusyRetry {
 
   // budget: the longest time, from the first busy answer, that the request
   // is sent again; zero sends it once only.
-  BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer);
+  // maxPause: where the doubling stops (a reconnect backs off further).
+  BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer,
+            std::chrono::milliseconds maxPause = kMaxPause);
 
   // DELAY or GRACE: the server's "not now". As an Error: one carrying that
   // NFS4ERR_ status.
@@ -51,7 +53,7 @@ class BusyRetry {
                          std::uint32_t resultCount, std::uint32_t firstNonIdempotent);
 
   // The pause before the next attempt at time now, or nullopt once the
-  // budget is spent. Pauses double from kFirstPause to kMaxPause and the last
+  // budget is spent. Pauses double from kFirstPause to maxPause and the last
   // one ends at the budget's end.
   std::optional<std::chrono::milliseconds> nextPause(Clock::time_point now);
 
@@ -61,6 +63,7 @@ class BusyRetry {
  private:
   std::chrono::milliseconds budget_;
   Clock::time_point deadline_;
+  std::chrono::milliseconds maxPause_;
   std::chrono::milliseconds pause_ = kFirstPause;
   unsigned retries_ = 0;
 };

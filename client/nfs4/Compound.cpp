@@ -45,6 +45,7 @@ const char* opName(Op op) {
     case Op::kSaveFh: return "SAVEFH";
     case Op::kSetAttr: return "SETATTR";
     case Op::kWrite: return "WRITE";
+    case Op::kBindConnToSession: return "BIND_CONN_TO_SESSION";
     case Op::kExchangeId: return "EXCHANGE_ID";
     case Op::kCreateSession: return "CREATE_SESSION";
     case Op::kDestroySession: return "DESTROY_SESSION";
@@ -64,7 +65,10 @@ CompoundEncoder::CompoundEncoder(xdr::XdrEncoder& enc, std::string_view tag) : e
   countAt_ = enc_.reserveU32();
 }
 
-void CompoundEncoder::finish() { enc_.patchU32(countAt_, ops_); }
+void CompoundEncoder::finish() {
+  enc_.patchU32(countAt_, ops_);
+  if (changesState_ && cacheThisAt_ != SIZE_MAX) enc_.patchU32(cacheThisAt_, 1);
+}
 
 namespace {
 // Operations whose second execution leaves the server as the first did:
@@ -92,11 +96,34 @@ bool idempotent(Op o) {
       return false;
   }
 }
+
+// Operations that change nothing on the server; a COMPOUND of only these
+// needs no reply cache (a resend runs them again, harmlessly).
+bool readsOnly(Op o) {
+  switch (o) {
+    case Op::kAccess:
+    case Op::kGetAttr:
+    case Op::kGetFh:
+    case Op::kLookup:
+    case Op::kPutFh:
+    case Op::kPutRootFh:
+    case Op::kRead:
+    case Op::kReadDir:
+    case Op::kReadLink:
+    case Op::kRestoreFh:
+    case Op::kSaveFh:
+    case Op::kSequence:
+      return true;
+    default:
+      return false;
+  }
+}
 }  // namespace
 
 void CompoundEncoder::op(Op o) {
   enc_.putU32(static_cast<std::uint32_t>(o));
   if (firstNonIdempotent_ == kAllIdempotent && !idempotent(o)) firstNonIdempotent_ = ops_;
+  if (!readsOnly(o)) changesState_ = true;
   ++ops_;
 }
 
@@ -135,7 +162,8 @@ void CompoundEncoder::sequence(const SessionId& session, std::uint32_t sequenceI
   enc_.putU32(sequenceId);
   enc_.putU32(slot);
   enc_.putU32(highestSlot);
-  enc_.putBool(cacheThis);
+  cacheThisAt_ = enc_.reserveU32();
+  enc_.patchU32(cacheThisAt_, cacheThis ? 1U : 0U);
 }
 
 void CompoundEncoder::putRootFh() { op(Op::kPutRootFh); }
@@ -174,8 +202,12 @@ void CompoundEncoder::open(const OpenArgs& a) {
   } else {
     enc_.putU32(kOpenNoCreate);
   }
-  enc_.putU32(kClaimNull);
-  enc_.putOpaque(bytesOf(a.name));
+  enc_.putU32(a.claim);
+  switch (a.claim) {
+    case kClaimNull: enc_.putOpaque(bytesOf(a.name)); break;
+    case kClaimPrevious: enc_.putU32(kOpenDelegateNone); break;  // delegate_type: none wanted back
+    default: break;                                              // CLAIM_FH: no argument
+  }
 }
 
 void CompoundEncoder::close(const StateId& s) {
@@ -287,6 +319,13 @@ void CompoundEncoder::createSession(std::uint64_t clientId, std::uint32_t sequen
 void CompoundEncoder::reclaimComplete(bool oneFs) {
   op(Op::kReclaimComplete);
   enc_.putBool(oneFs);
+}
+
+void CompoundEncoder::bindConnToSession(const SessionId& session) {
+  op(Op::kBindConnToSession);
+  enc_.putFixedOpaque(session);
+  enc_.putU32(kCdfc4Fore);  // we serve no back channel
+  enc_.putBool(false);      // use_conn_in_rdma_mode: no (RFC 8881 18.34.3)
 }
 
 void CompoundEncoder::destroySession(const SessionId& session) {
@@ -424,6 +463,16 @@ SequenceResult CompoundDecoder::sequence() {
   r.statusFlags = dec_.getU32();
   if (!dec_.ok()) markMalformed("truncated SEQUENCE result");
   return r;
+}
+
+SessionId CompoundDecoder::bindConnToSession() {
+  SessionId id{};
+  auto sid = dec_.getFixedOpaque(kSessionIdSize);
+  if (sid.size() == kSessionIdSize) std::memcpy(id.data(), sid.data(), kSessionIdSize);
+  (void)dec_.getU32();   // bctsr_dir: the fore channel we asked for, or both
+  (void)dec_.getBool();  // bctsr_use_conn_in_rdma_mode
+  if (!dec_.ok()) markMalformed("truncated BIND_CONN_TO_SESSION result");
+  return id;
 }
 
 FileHandle CompoundDecoder::getFh() {

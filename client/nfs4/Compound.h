@@ -105,6 +105,9 @@ struct OpenArgs {
   std::uint32_t shareAccess = kShareAccessRead;
   bool create = false;
   SetAttributes createAttrs;  // with create: mode, and size 0 to truncate
+  // CLAIM_NULL opens name in the current directory; CLAIM_PREVIOUS (a
+  // reclaim after a server restart) and CLAIM_FH open the current file.
+  std::uint32_t claim = kClaimNull;
   std::string_view name;
 };
 
@@ -121,6 +124,11 @@ class CompoundEncoder {
   // it changed nothing on the server and can be sent again as it is.
   static constexpr std::uint32_t kAllIdempotent = 0xffffffffU;
   std::uint32_t firstNonIdempotentOp() const { return firstNonIdempotent_; }
+  // Whether the COMPOUND changes anything on the server (a WRITE too): then
+  // finish() sets SEQUENCE's sa_cachethis, so that a resend on the same slot
+  // after a lost connection is answered from the server's reply cache
+  // instead of run twice (RFC 8881 2.10.6.1.3).
+  bool changesState() const { return changesState_; }
 
   void sequence(const SessionId& session, std::uint32_t sequenceId, std::uint32_t slot,
                 std::uint32_t highestSlot, bool cacheThis);
@@ -149,6 +157,8 @@ class CompoundEncoder {
   void createSession(std::uint64_t clientId, std::uint32_t sequenceId, const ChannelAttrs& fore,
                      const ChannelAttrs& back);
   void reclaimComplete(bool oneFs);
+  // Binds this connection's fore channel to the session (the only op of its COMPOUND).
+  void bindConnToSession(const SessionId& session);
   void destroySession(const SessionId& session);
   void destroyClientId(std::uint64_t clientId);
 
@@ -162,6 +172,8 @@ class CompoundEncoder {
   std::size_t countAt_;
   std::uint32_t ops_ = 0;
   std::uint32_t firstNonIdempotent_ = kAllIdempotent;
+  bool changesState_ = false;
+  std::size_t cacheThisAt_ = SIZE_MAX;  // SEQUENCE's sa_cachethis word in the head
 };
 
 struct SequenceResult {
@@ -241,6 +253,7 @@ class CompoundDecoder {
   std::uint32_t next(Op expected);
 
   SequenceResult sequence();
+  SessionId bindConnToSession();  // the session the connection is now bound to
   FileHandle getFh();
   Attributes getAttr();
   OpenResult open();

@@ -38,6 +38,7 @@ enum class Op : std::uint32_t {
   kSaveFh = 32,
   kSetAttr = 34,
   kWrite = 38,
+  kBindConnToSession = 41,
   kExchangeId = 42,
   kCreateSession = 43,
   kDestroySession = 44,
@@ -91,6 +92,10 @@ inline constexpr std::uint32_t kOpenNoCreate = 0;
 inline constexpr std::uint32_t kOpenCreate = 1;
 inline constexpr std::uint32_t kCreateUnchecked = 0;
 inline constexpr std::uint32_t kClaimNull = 0;
+inline constexpr std::uint32_t kClaimPrevious = 1;
+inline constexpr std::uint32_t kClaimFh = 4;
+// channel_dir_from_client4 of BIND_CONN_TO_SESSION (RFC 8881 18.34)
+inline constexpr std::uint32_t kCdfc4Fore = 1;
 
 inline constexpr std::uint32_t kOpenDelegateNone = 0;
 inline constexpr std::uint32_t kOpenDelegateRead = 1;

@@ -32,6 +32,10 @@ inline constexpr std::uint32_t kErrCompleteAlready = 10054;
 inline constexpr std::uint32_t kErrSeqMisordered = 10063;
 inline constexpr std::uint32_t kErrClientIdBusy = 10074;
 inline constexpr std::uint32_t kErrDeadSession = 10078;
+inline constexpr std::uint32_t kErrNoGrace = 10033;
+inline constexpr std::uint32_t kErrReclaimBad = 10034;
+inline constexpr std::uint32_t kErrRetryUncachedRep = 10068;
+inline constexpr std::uint32_t kErrConnNotBoundToSession = 10055;
 
 // "NFS4ERR_NOENT", or "NFS4ERR_(unknown 12345)". A string, not a view: an
 // unknown code's name is built, and two of them must be able to coexist.

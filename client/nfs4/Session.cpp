@@ -149,14 +149,16 @@ Error Session::createSession(NewSession& out, bool& refused) {
   return {};
 }
 
-Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newClientId) {
+Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newClientId,
+                                   std::string& reclaimed) {
   bool refused = false;
   Error e = createSession(out, refused);
   newClientId =
       e && (e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired));
   if (newClientId) {
-    // The client ID went with the lease, and its state with it: a new one
-    // under the same owner.
+    // The client ID went with the lease (or the server's restart), and its
+    // state with it: a new one under the same owner, which is what lets a
+    // restarted server find our record and accept reclaims.
     e = exchangeId();
     if (!e) e = createSession(out, refused);
   }
@@ -171,15 +173,39 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
                      "the new session's limits are below the first one's");
   }
   table = SlotTable(std::min(out.fore.maxRequests, fore_.maxRequests));
-  // A new client ID must say it reclaims nothing before it opens anything
-  // (RFC 8881 18.51); on the old one the server answers COMPLETE_ALREADY.
+  const NewSessionCall call = [&](const std::function<void(CompoundEncoder&)>& encode,
+                                  const std::function<Error(CompoundDecoder&)>& decode) {
+    return callOnNewSession(out.id, table, encode, decode);
+  };
+  const bool reclaim = newClientId && options_.reclaim;
+  if (reclaim) reclaimed = options_.reclaim(ReclaimPhase::kReclaim, call);
+  // A new client ID must say it reclaims nothing more before it opens
+  // anything (RFC 8881 18.51); on the old one the server answers
+  // COMPLETE_ALREADY.
+  e = callOnNewSession(out.id, table, [](CompoundEncoder& c) { c.reclaimComplete(false); },
+                       [](CompoundDecoder& d) -> Error {
+                         const std::uint32_t rc = d.next(Op::kReclaimComplete);
+                         if (!d.ok()) return malformedError(d);
+                         return reclaimCompleteError(rc);
+                       });
+  if (!e && reclaim) {
+    const std::string reopened = options_.reclaim(ReclaimPhase::kReopen, call);
+    if (!reopened.empty()) reclaimed += (reclaimed.empty() ? "" : "; ") + reopened;
+  }
+  return e;
+}
+
+Error Session::callOnNewSession(const SessionId& id, SlotTable& table,
+                                const std::function<void(CompoundEncoder&)>& encode,
+                                const std::function<Error(CompoundDecoder&)>& decode) {
   const auto slot = table.acquire();
+  if (!slot) return makeError(ClientErrc::kInvalidArgument, "no free slot on the new session");
   const std::uint32_t sequenceId = table.nextSequenceId(*slot);
   SlotOutcome outcome = SlotOutcome::kUnknown;
-  e = sessionlessRoundTrip(
+  Error e = sessionlessRoundTrip(
       [&](CompoundEncoder& c) {
-        c.sequence(out.id, sequenceId, *slot, *slot, false);
-        c.reclaimComplete(false);
+        c.sequence(id, sequenceId, *slot, *slot, false);
+        encode(c);
       },
       [&](CompoundDecoder& d) -> Error {
         const std::uint32_t st = d.next(Op::kSequence);
@@ -190,54 +216,220 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
         }
         d.sequence();
         outcome = SlotOutcome::kExecuted;
-        const std::uint32_t rc = d.next(Op::kReclaimComplete);
-        if (!d.ok()) return malformedError(d);
-        return reclaimCompleteError(rc);
+        return d.ok() ? decode(d) : malformedError(d);
       });
   table.release(*slot, outcome);
   return e;
 }
 
+namespace {
+
+bool sessionGone(const Error& e) {
+  return e.code == statusError(kErrBadSession) || e.code == statusError(kErrDeadSession) ||
+         e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired);
+}
+
+// What a later attempt may fix: the connection (lost again, or not made).
+bool worthAnotherTry(const Error& e) {
+  return e.code == make_error_code(ClientErrc::kConnectionLost) ||
+         e.code == make_error_code(ClientErrc::kConnectionClosed) ||
+         e.code == make_error_code(ClientErrc::kTimedOut) || BusyRetry::busy(e);
+}
+
+std::string seconds(std::chrono::steady_clock::duration d) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + " s";
+}
+
+}  // namespace
+
 void Session::recover(std::unique_lock<std::mutex>& lock) {
-  // Nothing may use the old session while its id and slots change: the calls
-  // in flight end first (by reply or RPC timeout).
+  // Nothing may use the session while its connection, id or slots change:
+  // the calls in flight end first (by reply, RPC timeout or the lost
+  // connection, which leaves them waiting as replays).
   idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
-                 [this] { return slots_.inUse() == 0 || stopRenew_; });
+                 [this] { return slots_.inUse() == replays_.size() || stopRenew_; });
   if (stopRenew_) return;  // close() ends the waiting requests
-  Error e;
+  if (slots_.inUse() != replays_.size()) {
+    failRecovery(lock, makeError(ClientErrc::kTimedOut, "calls on the lost session did not end"));
+    return;
+  }
+  const auto deadline = outageStart_ + options_.recoveryTimeout;
+  const bool sessionLost = !connectionDown_ || needNewSession_;
   NewSession fresh;
   SlotTable table{1};
   bool newClientId = false;
-  const Error cause = lostBy_;
-  if (slots_.inUse() != 0) {
-    e = makeError(ClientErrc::kTimedOut, "calls on the lost session did not end");
-  } else {
-    lock.unlock();
-    e = establishNewSession(fresh, table, newClientId);
-    // Said before any request goes on the new session, so the notice comes
-    // before what those requests report.
-    if (!e && options_.onReplaced) {
-      options_.onReplaced(
-          "the server no longer knew this client's session (" + cause.message() +
-          "); a new session replaced it" +
-          (newClientId
-               ? " under a new client ID: files opened before are no longer open on the server"
-               : ""));
-    }
-    lock.lock();
-  }
-  recovering_ = false;
-  if (e) {
-    // The requests that waited for the new session end with why there is
-    // none; later ones try again on the next refusal.
-    const Error why = makeError(e.code, "replacing the session the server lost: " + e.context);
-    std::deque<RequestPtr> failed;
-    failed.swap(waiting_);
-    lock.unlock();
-    for (auto& r : failed) r->decode(why, nullptr);
-    lock.lock();
+  Error e;
+  std::string reclaimed;
+  lock.unlock();
+  const Restored how = restore(deadline, sessionLost, fresh, table, newClientId, e, reclaimed);
+  lock.lock();
+  if (how == Restored::kFailed) {
+    failRecovery(lock, e);
     return;
   }
+  const auto outage = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - outageStart_);
+  stats_.lastOutageMillis = static_cast<std::uint64_t>(outage.count());
+  stats_.outageMillis += stats_.lastOutageMillis;
+  // Said before any request goes again, so the notice comes before what
+  // those requests report.
+  const std::string notice = outageSummary(how, newClientId, reclaimed);
+  const auto& tell = how == Restored::kBound ? options_.onRecovered : options_.onReplaced;
+  if (tell) {
+    lock.unlock();
+    tell(notice);
+    lock.lock();
+  }
+  if (how == Restored::kBound) {
+    resumeOnBoundConnection(lock);
+  } else {
+    resumeOnNewSession(lock, fresh, table);
+  }
+}
+
+Session::Restored Session::restore(std::chrono::steady_clock::time_point deadline, bool sessionLost,
+                                   NewSession& fresh, SlotTable& table, bool& newClientId,
+                                   Error& error, std::string& reclaimed) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto left = deadline > now ? deadline - now : std::chrono::steady_clock::duration::zero();
+  BusyRetry backoff(std::chrono::ceil<std::chrono::milliseconds>(left), now, options_.maxReconnectPause);
+  for (;;) {
+    Error e;
+    if (rpc_.connectionLost()) {
+      e = reconnectOnce();
+      if (!e && !sessionLost) {
+        e = bindConnection();
+        if (!e) return Restored::kBound;
+        // The server lost the session (it restarted), or will not bind this
+        // connection to it (ganesha keeps at most 16 per session): a new
+        // session then; opens belong to the client ID and survive it.
+        if (sessionGone(e) || e.code.category() == nfs4Category()) {
+          sessionLost = true;
+          e = {};
+        }
+      }
+    }
+    if (!e && sessionLost) {
+      e = establishNewSession(fresh, table, newClientId, reclaimed);
+      if (!e) return Restored::kNewSession;
+    }
+    const bool again = worthAnotherTry(e) || rpc_.connectionLost();
+    const auto pause = again && rpc_.canReconnect() ? backoff.nextPause(std::chrono::steady_clock::now())
+                                                    : std::nullopt;
+    std::unique_lock lock(mu_);
+    if (!pause || renewWake_.wait_for(lock, *pause, [this] { return stopRenew_; })) {
+      const bool timedOut = again && !stopRenew_;
+      error = !timedOut ? e
+                        : makeError(ClientErrc::kServerUnreachable,
+                                    rpc_.describe() + ": no service for " +
+                                        seconds(std::chrono::steady_clock::now() - outageStart_) +
+                                        " (recovery-timeout " +
+                                        std::to_string(options_.recoveryTimeout.count()) + " ms, " +
+                                        std::to_string(backoff.retries() + 1) +
+                                        " attempts); last: " + e.message());
+      return Restored::kFailed;
+    }
+  }
+}
+
+Error Session::reconnectOnce() {
+  Error e = rpc_.reconnect();
+  if (!e) {
+    std::lock_guard lock(mu_);
+    ++stats_.reconnects;
+  }
+  return e;
+}
+
+Error Session::bindConnection() {
+  const SessionId id = sessionId_;  // written only on this (the renewal) thread
+  return sessionlessRoundTrip([&id](CompoundEncoder& c) { c.bindConnToSession(id); },
+                              [&id](CompoundDecoder& d) -> Error {
+                                const std::uint32_t st = d.next(Op::kBindConnToSession);
+                                if (!d.ok()) return malformedError(d);
+                                if (st != kNfs4Ok) return statusErrorFor(Op::kBindConnToSession, st);
+                                const SessionId bound = d.bindConnToSession();
+                                if (!d.ok()) return malformedError(d);
+                                if (bound != id) {
+                                  return makeError(ClientErrc::kSequenceMismatch,
+                                                   "BIND_CONN_TO_SESSION bound another session");
+                                }
+                                return {};
+                              });
+}
+
+std::string Session::outageSummary(Restored how, bool newClientId, const std::string& reclaimed) const {
+  const std::string account = std::to_string(stats_.lastOutageMillis / 1000) + "." +
+                              std::to_string(stats_.lastOutageMillis % 1000 / 100) +
+                              " s without service";
+  if (how == Restored::kBound) {
+    return lostBy_.message() + "; reconnected and resent " + std::to_string(replays_.size()) +
+           " calls in flight on their slots (" + account + ")";
+  }
+  std::string s = "the server no longer knew this client's session (" + lostBy_.message() +
+                  (connectionDown_ ? ", then it had forgotten the session: it restarted" : "") +
+                  "); a new session replaced it";
+  if (newClientId) {
+    s += " under a new client ID: ";
+    s += reclaimed.empty() ? "files opened before are no longer open on the server" : reclaimed;
+  }
+  return s + " (" + account + ")";
+}
+
+void Session::resumeOnBoundConnection(std::unique_lock<std::mutex>& lock) {
+  std::vector<Replay> again;
+  again.swap(replays_);
+  recovering_ = false;
+  connectionDown_ = false;
+  lastReply_ = std::chrono::steady_clock::now();
+  stats_.replayed += again.size();
+  const std::uint32_t highest = slots_.highestSlotInUse();
+  lock.unlock();
+  for (auto& r : again) {
+    r.request->replaying = true;
+    const Error e = issue(r.slot, r.sequenceId, highest, r.request);
+    if (!e) continue;
+    // Not sent: it may still have run before, so it stays a replay.
+    if (!awaitReconnect(r.slot, r.sequenceId, r.request, e)) {
+      retire(r.slot, e);
+      r.request->decode(e, nullptr);
+    }
+  }
+  lock.lock();
+  pump(lock);
+}
+
+void Session::resendDelayedReplays(std::unique_lock<std::mutex>& lock) {
+  std::vector<Replay> again;
+  again.swap(delayedReplays_);
+  const std::uint32_t highest = slots_.highestSlotInUse();
+  lock.unlock();
+  for (auto& r : again) {
+    const Error e = issue(r.slot, r.sequenceId, highest, r.request);
+    if (e && !awaitReconnect(r.slot, r.sequenceId, r.request, e)) {
+      retire(r.slot, e);
+      r.request->decode(e, nullptr);
+    }
+  }
+  lock.lock();
+}
+
+void Session::resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession& fresh,
+                                 SlotTable& table) {
+  // The calls in flight go first, as new requests: the old slots, and
+  // whatever the server had run of them, went with the old session.
+  for (auto& r : delayedReplays_) replays_.push_back(std::move(r));
+  delayedReplays_.clear();
+  stats_.resent += replays_.size();
+  for (auto it = replays_.rbegin(); it != replays_.rend(); ++it) {
+    it->request->replaying = false;
+    waiting_.push_front(it->request);
+  }
+  replays_.clear();
+  recovering_ = false;
+  connectionDown_ = false;
+  needNewSession_ = false;
   sessionId_ = fresh.id;
   slots_ = std::move(table);
   stats_.slots = slots_.size();
@@ -246,6 +438,29 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
   lastLoss_ = {};
   lastReply_ = std::chrono::steady_clock::now();
   pump(lock);
+  if (slots_.inUse() == 0) idle_.notify_all();
+}
+
+void Session::failRecovery(std::unique_lock<std::mutex>& lock, const Error& e) {
+  // The requests that waited end with why; later ones try again on the next loss.
+  const Error why = e.code == make_error_code(ClientErrc::kServerUnreachable)
+                        ? e
+                        : makeError(e.code, "replacing the session the server lost: " + e.context);
+  std::vector<Replay> lost;
+  lost.swap(replays_);
+  std::deque<RequestPtr> failed;
+  failed.swap(waiting_);
+  // Whether the server ran the lost calls is unknown, so their slots'
+  // sequence ids are too: the next recovery makes a new session.
+  for (const auto& r : lost) slots_.release(r.slot, SlotOutcome::kNotExecuted);
+  if (!lost.empty()) needNewSession_ = true;
+  recovering_ = false;
+  connectionDown_ = false;
+  ++stats_.unrecovered;
+  lock.unlock();
+  for (auto& r : lost) r.request->decode(why, nullptr);
+  for (auto& r : failed) r->decode(why, nullptr);
+  lock.lock();
   if (slots_.inUse() == 0) idle_.notify_all();
 }
 
@@ -288,9 +503,16 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
     decode(makeError(ClientErrc::kShutdown, "session closed"), nullptr);
     return;
   }
-  auto request = std::make_shared<Request>(Request{std::move(encode), std::move(decode), hints, 0});
+  auto request = std::make_shared<Request>(Request{std::move(encode), std::move(decode), hints, 0, false});
   if (recovering_) {
     waiting_.push_back(std::move(request));
+    return;
+  }
+  if (needNewSession_ && canRecover_) {
+    // A recovery gave up with calls of unknown fate on the slots: the next
+    // request waits for a new session rather than reuse their sequence ids.
+    waiting_.push_back(std::move(request));
+    startRecoveryLocked(makeError(ClientErrc::kServerUnreachable, "the last recovery"), false);
     return;
   }
   if (slots_.retired() == slots_.size()) {
@@ -310,9 +532,54 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
   ++stats_.compounds;
   lock.unlock();
   if (const Error e = issue(*slot, seq, highest, request)) {
+    // Part of it may have reached the server: it goes again as a replay.
+    if (e.code == make_error_code(ClientErrc::kConnectionLost) && awaitReconnect(*slot, seq, request, e)) {
+      return;
+    }
     releaseAndPump(*slot, SlotOutcome::kNotExecuted);
     request->decode(e, nullptr);
   }
+}
+
+bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const RequestPtr& request,
+                             const Error& cause) {
+  std::lock_guard lock(mu_);
+  if (closed_ || !canRecover_ || !rpc_.canReconnect()) return false;
+  replays_.push_back(Replay{slot, sequenceId, request});
+  startRecoveryLocked(cause, true);
+  if (slots_.inUse() == replays_.size()) idle_.notify_all();
+  return true;
+}
+
+void Session::startRecoveryLocked(const Error& cause, bool connection) {
+  if (connection) connectionDown_ = true;
+  if (recovering_) return;
+  recovering_ = true;
+  lostBy_ = cause;
+  outageStart_ = std::chrono::steady_clock::now();
+  ++stats_.outages;
+  renewWake_.notify_all();
+}
+
+void Session::onUncachedReplay(std::uint32_t slot, const RequestPtr& request) {
+  // The server ran the slot's request but kept no reply: the sequence id
+  // is spent. A request that changes nothing goes again as a new one; one
+  // that changes state may have run, so running it again could apply it twice.
+  std::unique_lock lock(mu_);
+  ++stats_.uncachedReplays;
+  request->replaying = false;
+  slots_.release(slot, SlotOutcome::kExecuted);
+  if (!request->changesState && !closed_) {
+    waiting_.push_front(request);
+    pump(lock);
+    return;
+  }
+  pump(lock);
+  if (slots_.inUse() == 0) idle_.notify_all();
+  lock.unlock();
+  request->decode(makeError(statusError(kErrRetryUncachedRep),
+                            "a request resent after a lost connection (it may have run once)"),
+                  nullptr);
 }
 
 Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest,
@@ -323,6 +590,7 @@ Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t
         CompoundEncoder c(enc);
         c.sequence(sessionId_, sequenceId, slot, highest, false);
         request->encode(c);
+        request->changesState = c.changesState();
         c.finish();
       },
       [this, slot, sequenceId, request](const Error& err, xdr::XdrDecoder& results) {
@@ -338,6 +606,11 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
                       xdr::XdrDecoder& results, const RequestPtr& request) {
   const Decode& decode = request->decode;
   if (error) {
+    // A lost connection: the call waits to go again on its slot.
+    if (error.code == make_error_code(ClientErrc::kConnectionLost) &&
+        awaitReconnect(slot, sequenceId, request, error)) {
+      return;
+    }
     // A call the server may or may not have executed: retire the slot. A
     // reply that was an RPC-level rejection never reached SEQUENCE.
     const bool rejected = error.code == make_error_code(ClientErrc::kRpcDenied) ||
@@ -380,6 +653,13 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     slots_.setTargetHighest(seq.targetHighestSlot);
     lastReply_ = std::chrono::steady_clock::now();
   }
+  // ganesha answers a replay it kept no reply for with SEQUENCE itself OK
+  // and NFS4ERR_RETRY_UNCACHED_REP as the COMPOUND's status.
+  if (request->replaying && d.status() == kErrRetryUncachedRep) {
+    onUncachedReplay(slot, request);
+    return;
+  }
+  request->replaying = false;
   releaseAndPump(slot, SlotOutcome::kExecuted);
   decode({}, &d);
 }
@@ -390,6 +670,22 @@ void Session::onSequenceRefused(std::uint32_t slot, std::uint32_t st, const Requ
   // removes the client): SEQUENCE ran nothing, so the request waits for a
   // new session and goes again as it was.
   constexpr unsigned kMaxResends = 2;
+  if (st == kErrRetryUncachedRep) {
+    onUncachedReplay(slot, request);
+    return;
+  }
+  if (st == kErrDelay && request->replaying) {
+    // The server is still running the original (its old connection's
+    // request): the replay goes again on the same slot and sequence id, a
+    // little later. As a new request it could run twice.
+    std::lock_guard lock(mu_);
+    if (!closed_) {
+      delayedReplays_.push_back(Replay{slot, slots_.nextSequenceId(slot), request});
+      renewWake_.notify_all();
+      return;
+    }
+  }
+  request->replaying = false;
   const bool sessionLost =
       st == kErrBadSession || st == kErrDeadSession || st == kErrExpired || st == kErrStaleClientId;
   if (sessionLost && request->resends < kMaxResends && waitForNewSession(slot, st, request)) return;
@@ -410,12 +706,8 @@ bool Session::waitForNewSession(std::uint32_t slot, std::uint32_t st, const Requ
   ++request->resends;
   slots_.release(slot, SlotOutcome::kNotExecuted);
   waiting_.push_front(request);
-  if (!recovering_) {
-    recovering_ = true;
-    lostBy_ = statusErrorFor(Op::kSequence, st);
-    renewWake_.notify_all();
-  }
-  if (slots_.inUse() == 0) idle_.notify_all();
+  startRecoveryLocked(statusErrorFor(Op::kSequence, st), false);
+  if (slots_.inUse() == replays_.size()) idle_.notify_all();
   return true;
 }
 
@@ -460,6 +752,14 @@ void Session::pump(std::unique_lock<std::mutex>& lock) {
     const Error e = issue(*next, seq, highest, r);
     lock.lock();
     if (e) {  // not sent: the slot is free again for the next waiting request
+      if (e.code == make_error_code(ClientErrc::kConnectionLost) && canRecover_ &&
+          rpc_.canReconnect()) {
+        // Part of it may have reached the server: it goes again as a replay.
+        replays_.push_back(Replay{*next, seq, std::move(r)});
+        startRecoveryLocked(e, true);
+        if (slots_.inUse() == replays_.size()) idle_.notify_all();
+        break;
+      }
       slots_.release(*next, SlotOutcome::kNotExecuted);
       lock.unlock();
       r->decode(e, nullptr);
@@ -483,10 +783,15 @@ void Session::renewLoop() {
   const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
   const auto period = std::chrono::milliseconds(lease * 1000 / 3);
   while (!stopRenew_) {
-    renewWake_.wait_for(lock, period / 2, [this] { return stopRenew_ || recovering_; });
+    renewWake_.wait_for(lock, delayedReplays_.empty() ? period / 2 : kReplayPause,
+                        [this] { return stopRenew_ || recovering_; });
     if (stopRenew_) break;
     if (recovering_) {
       recover(lock);
+      continue;
+    }
+    if (!delayedReplays_.empty()) {
+      resendDelayedReplays(lock);
       continue;
     }
     if (std::chrono::steady_clock::now() - lastReply_ < period || slots_.inUse() > 0) continue;
@@ -507,6 +812,18 @@ Error Session::close() {
     idle_.notify_all();  // a recovery waiting for the calls in flight stops waiting
   }
   if (renewThread_.joinable()) renewThread_.join();
+  std::vector<Replay> stranded;  // calls of a connection no one will restore now
+  {
+    std::lock_guard lock(mu_);
+    stranded.swap(replays_);
+    for (auto& r : delayedReplays_) stranded.push_back(std::move(r));
+    delayedReplays_.clear();
+    for (const auto& r : stranded) slots_.release(r.slot, SlotOutcome::kUnknown);
+  }
+  for (auto& r : stranded) {
+    r.request->decode(makeError(ClientErrc::kShutdown, "session closed while its connection was down"),
+                      nullptr);
+  }
   std::deque<RequestPtr> neverSent;
   {
     std::unique_lock lock(mu_);

@@ -7,15 +7,25 @@
 // of requests and exactly 'slots' are in flight. While idle, a renewal thread
 // sends a bare SEQUENCE each lease/3 so the server keeps our state.
 //
-// A session the server no longer knows (NFS4ERR_BADSESSION/DEADSESSION, or
-// EXPIRED/STALE_CLIENTID for its client ID, at SEQUENCE: our lease ran out
-// while the process was stopped, or the server restarted) is replaced once
-// setup is done (RFC 8881 section 2.10.13.1): requests wait, the
-// calls in flight end, the renewal thread sends CREATE_SESSION (after a new
-// EXCHANGE_ID when the client ID is gone too) and RECLAIM_COMPLETE, then the
-// requests that SEQUENCE refused go again, exactly as they were. Open and
-// other state of the old client ID is not reclaimed: its stateids get the
-// server's error.
+// Riding through (the renewal thread does it, while requests wait):
+// - A lost connection (kConnectionLost from the RPC layer): reconnect with
+//   bounded exponential backoff, bind the new connection to the session
+//   (BIND_CONN_TO_SESSION: knfsd answers a replayed SEQUENCE before it binds
+//   the connection it came on), then resend every call that was in flight
+//   on its own slot with its own sequence id. The server's reply cache
+//   answers those it already ran (state-changing COMPOUNDs carry
+//   sa_cachethis), so a WRITE, CREATE, REMOVE or RENAME is never applied
+//   twice (RFC 8881 2.10.6.1). Calls that never reached the wire go as usual.
+// - A session the server no longer knows (NFS4ERR_BADSESSION/DEADSESSION,
+//   or EXPIRED/STALE_CLIENTID for its client ID, at SEQUENCE or at the bind:
+//   the server restarted, or our lease ran out while the process was
+//   stopped): CREATE_SESSION, after a new EXCHANGE_ID under the same owner
+//   when the client ID is gone too (RFC 8881 2.10.13.1). Under a new client
+//   ID the owner's open state is reclaimed (SessionOptions::reclaim) before
+//   RECLAIM_COMPLETE. Then the requests go again, re-encoded (so they carry
+//   the reclaimed stateids), on the new session's slots.
+// Both end within recoveryTimeout of the loss; then each waiting request
+// fails with kServerUnreachable naming the server and how long it tried.
 #pragma once
 
 #include <atomic>
@@ -28,6 +38,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/Error.h"
 #include "client/nfs4/Compound.h"
@@ -35,6 +46,14 @@
 #include "client/rpc/RpcClient.h"
 
 namespace nfsrdma::nfs4 {
+
+// What a reclaim hook sends on the session being set up: encode writes the
+// ops after SEQUENCE; decode reads their results.
+using NewSessionCall = std::function<Error(const std::function<void(CompoundEncoder&)>& encode,
+                                           const std::function<Error(CompoundDecoder&)>& decode)>;
+// kReclaim: before RECLAIM_COMPLETE, in the server's grace period (OPEN with
+// CLAIM_PREVIOUS); kReopen: after it, what could not be reclaimed (ordinary opens).
+enum class ReclaimPhase { kReclaim, kReopen };
 
 struct SessionOptions {
   std::uint32_t slots = 32;                // fore-channel slots asked for (queue depth)
@@ -47,6 +66,16 @@ struct SessionOptions {
   // How long close() sends DESTROY_SESSION and DESTROY_CLIENTID again while
   // the server answers that it is still busy with them (see close()).
   std::chrono::milliseconds teardownBudget{10000};
+  // How long requests wait, from the loss, for the connection and session
+  // to come back (the kernel's timeo x retrans, in one number).
+  std::chrono::milliseconds recoveryTimeout{120000};
+  // Where the reconnect backoff's doubling (from 0.1 s) stops.
+  std::chrono::milliseconds maxReconnectPause{2000};
+  // After a recovery: what happened, when and for how long (renewal thread).
+  std::function<void(const std::string&)> onRecovered;
+  // Re-establishes the owner's state on a new client ID (see ReclaimPhase);
+  // returns what it did, for onRecovered's notice.
+  std::function<std::string(ReclaimPhase, const NewSessionCall&)> reclaim;
 };
 
 struct SessionStats {
@@ -57,6 +86,14 @@ struct SessionStats {
   std::uint32_t slots = 0;
   std::uint32_t retiredSlots = 0;
   std::uint64_t teardownRetries = 0;  // DESTROY_* sent again after DELAY or CLIENTID_BUSY
+  std::uint64_t outages = 0;          // connection or session losses ridden through (or not)
+  std::uint64_t reconnects = 0;       // new connections bound to a session
+  std::uint64_t replayed = 0;         // calls resent on their own slot and sequence id
+  std::uint64_t resent = 0;           // requests sent again on a new session
+  std::uint64_t uncachedReplays = 0;  // replays the server had no cached reply for
+  std::uint64_t unrecovered = 0;      // outages that ended in kServerUnreachable
+  std::uint64_t outageMillis = 0;     // time without service, all outages
+  std::uint64_t lastOutageMillis = 0;
 };
 
 class Session {
@@ -104,8 +141,18 @@ class Session {
     rpc::CallHints hints;
     unsigned resends =
         0;  // sent again on a new session: bounded, so a server that keeps refusing ends it
+    bool changesState = false;  // as last encoded: a replay without a cached reply must not run again
+    bool replaying = false;     // resent on its slot after a lost connection, not answered yet
   };
+  // How a recovery's unlocked part ended.
+  enum class Restored { kBound, kNewSession, kFailed };
   using RequestPtr = std::shared_ptr<Request>;
+  // A call in flight when its connection failed, to go again on its slot.
+  struct Replay {
+    std::uint32_t slot = 0;
+    std::uint32_t sequenceId = 0;
+    RequestPtr request;
+  };
   struct NewSession {
     SessionId id{};
     ChannelAttrs fore;
@@ -123,6 +170,13 @@ class Session {
   // refused for a lost session waits for a new one (false: it cannot).
   void onSequenceRefused(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
   bool waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
+  // A call whose connection failed keeps its slot and waits for a new
+  // connection (false: none can be made, the error stands).
+  bool awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const RequestPtr& request,
+                      const Error& cause);
+  void startRecoveryLocked(const Error& cause, bool connection);
+  // A replayed call the server had no cached reply for (RETRY_UNCACHED_REP).
+  void onUncachedReplay(std::uint32_t slot, const RequestPtr& request);
   Error sequenceMismatch(const SequenceResult& seq, std::uint32_t slot,
                          std::uint32_t sequenceId) const;
   // Hands free slots to waiting requests (mu_ held through lock; each
@@ -144,9 +198,28 @@ class Session {
   // Replaces a session the server lost; runs on the renewal thread (mu_ held
   // through lock, released while it talks to the server).
   void recover(std::unique_lock<std::mutex>& lock);
+  // recover()'s unlocked part: reconnect (with backoff, until deadline) and
+  // bind, or a new session when the server lost ours.
+  Restored restore(std::chrono::steady_clock::time_point deadline, bool sessionLost,
+                   NewSession& fresh, SlotTable& table, bool& newClientId, Error& error,
+                   std::string& reclaimed);
+  Error reconnectOnce();
+  Error bindConnection();
+  // recover()'s endings, mu_ held through lock.
+  void resumeOnBoundConnection(std::unique_lock<std::mutex>& lock);
+  void resendDelayedReplays(std::unique_lock<std::mutex>& lock);
+  void resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession& fresh, SlotTable& table);
+  void failRecovery(std::unique_lock<std::mutex>& lock, const Error& e);
+  std::string outageSummary(Restored how, bool newClientId, const std::string& reclaimed) const;
   // CREATE_SESSION (after EXCHANGE_ID when the client ID is gone) and
-  // RECLAIM_COMPLETE on it; table gets the new session's slots.
-  Error establishNewSession(NewSession& out, SlotTable& table, bool& newClientId);
+  // RECLAIM_COMPLETE on it, with the reclaims before and reopens after it
+  // under a new client ID; table gets the new session's slots.
+  Error establishNewSession(NewSession& out, SlotTable& table, bool& newClientId,
+                            std::string& reclaimed);
+  // One COMPOUND on a session being set up, on the lowest free slot of table.
+  Error callOnNewSession(const SessionId& id, SlotTable& table,
+                         const std::function<void(CompoundEncoder&)>& encode,
+                         const std::function<Error(CompoundDecoder&)>& decode);
   Error destroySessionOnServer(const SessionId& session);
   Error destroyClientIdOnServer();
   // Runs destroy again while it fails with DELAY or CLIENTID_BUSY, within
@@ -167,7 +240,15 @@ class Session {
   SlotTable slots_{1};
   std::deque<RequestPtr> waiting_;
   bool closed_ = false;
-  bool recovering_ = false;  // the server lost the session: requests wait for a new one
+  bool recovering_ = false;  // connection or session lost: requests wait for it to come back
+  bool connectionDown_ = false;  // ...because the connection failed (else the session is gone)
+  std::vector<Replay> replays_;  // calls in flight when it failed, each holding its slot
+  // Replays the server answered NFS4ERR_DELAY (still running the original):
+  // sent again on their slots after kReplayPause, by the renewal thread.
+  std::vector<Replay> delayedReplays_;
+  static constexpr std::chrono::milliseconds kReplayPause{100};
+  bool needNewSession_ = false;  // a recovery failed with calls of unknown fate on the slots
+  std::chrono::steady_clock::time_point outageStart_;
   bool canRecover_ = false;  // the renewal thread, which replaces sessions, runs (not during setup)
   Error lostBy_;             // the refusal that started the replacement
   Error lastLoss_;  // why the most recently retired slot was retired

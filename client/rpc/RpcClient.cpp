@@ -20,12 +20,122 @@ RpcClient::RpcClient(std::unique_ptr<transport::Transport> transport, std::uint3
 RpcClient::~RpcClient() { shutdown(); }
 
 void RpcClient::shutdown() {
+  const Error e = makeError(ClientErrc::kShutdown, "rpc on " + describe());
   {
     std::lock_guard lock(mu_);
-    if (!broken_) broken_ = makeError(ClientErrc::kShutdown, "rpc on " + transport_->describe());
+    shutDown_ = true;
+    broken_ = e;
   }
-  transport_->close();
-  failAll(makeError(ClientErrc::kShutdown, "rpc on " + transport_->describe()));
+  // No reconnect() can replace the transport from here on (it checks
+  // shutDown_ first, and its owner stops calling it before shutting down).
+  transport::Transport* t = nullptr;
+  {
+    std::shared_lock lock(transportMu_);
+    t = transport_.get();
+  }
+  t->close();
+  failAll(e);
+}
+
+void RpcClient::setReconnect(TransportFactory factory) {
+  std::lock_guard lock(mu_);
+  factory_ = std::move(factory);
+}
+
+bool RpcClient::canReconnect() const {
+  std::lock_guard lock(mu_);
+  return factory_ != nullptr && !shutDown_;
+}
+
+bool RpcClient::connectionLost() const {
+  std::lock_guard lock(mu_);
+  return broken_.code == make_error_code(ClientErrc::kConnectionLost);
+}
+
+namespace {
+
+// An NfsException's error again: its code, and its text without the code's
+// message that what() ends with.
+Error errorOf(const NfsException& e) {
+  std::string text = e.what();
+  const std::string suffix = ": " + e.code().message();
+  if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    text.resize(text.size() - suffix.size());
+  }
+  return makeError(e.code(), std::move(text));
+}
+
+}  // namespace
+
+Error RpcClient::reconnect() {
+  if (onIoThread()) {
+    return makeError(ClientErrc::kInvalidArgument, "reconnect to " + describe() + " from its I/O thread");
+  }
+  TransportFactory factory;
+  {
+    std::lock_guard lock(mu_);
+    if (shutDown_) return broken_;
+    factory = factory_;
+    // No call goes out until the new connection has started.
+    if (factory && !broken_) broken_ = makeError(ClientErrc::kConnectionLost, "reconnecting");
+  }
+  if (!factory) return makeError(ClientErrc::kInvalidArgument, "no way to reconnect to " + describe());
+  transport::Transport* old = nullptr;
+  {
+    std::shared_lock lock(transportMu_);
+    old = transport_.get();
+  }
+  // Its I/O thread ends here: nothing it delivers can race what follows.
+  old->close();
+  failAll(makeError(ClientErrc::kConnectionLost, "reconnecting to " + describe()));
+  std::unique_ptr<transport::Transport> fresh;
+  try {
+    fresh = factory();
+  } catch (const NfsException& e) {
+    return errorOf(e);
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (shutDown_) return broken_;
+    currentFailed_ = false;
+  }
+  {
+    std::unique_lock lock(transportMu_);
+    if (maxIncoming_ != 0) fresh->setMaxIncomingMessage(maxIncoming_);
+    fresh.swap(transport_);  // fresh now holds the old, closed transport
+  }
+  transport_->start(*this);
+  std::lock_guard lock(mu_);
+  ++stats_.reconnects;
+  // A new connection that failed at once keeps broken_ as it said.
+  if (!currentFailed_ && !shutDown_) broken_ = {};
+  return broken_;
+}
+
+void RpcClient::setMaxIncomingMessage(std::size_t bytes) {
+  std::shared_lock lock(transportMu_);
+  maxIncoming_ = bytes;
+  transport_->setMaxIncomingMessage(bytes);
+}
+
+bool RpcClient::onIoThread() const {
+  std::shared_lock lock(transportMu_);
+  return transport_->onIoThread();
+}
+
+std::string RpcClient::describe() const {
+  std::shared_lock lock(transportMu_);
+  return transport_->describe();
+}
+
+std::string RpcClient::transportStats() const {
+  std::shared_lock lock(transportMu_);
+  return transport_->statsLine();
+}
+
+std::uint32_t RpcClient::transportCallLimit() const {
+  std::shared_lock lock(transportMu_);
+  return transport_->callLimit();
 }
 
 Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback,
@@ -51,9 +161,13 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
     ++stats_.calls;
     stats_.bytesSent += enc.streamSize();
   }
-  Error e = transport_->send(transport::OutgoingMessage{{segs.data(), nsegs}, enc.bulk(), enc.streamSize(), xid,
-                                                       {hints.directReplies.data(), hints.directCount},
-                                                       hints.maxReplySize});
+  Error e;
+  {
+    std::shared_lock t(transportMu_);
+    e = transport_->send(transport::OutgoingMessage{{segs.data(), nsegs}, enc.bulk(), enc.streamSize(), xid,
+                                                    {hints.directReplies.data(), hints.directCount},
+                                                    hints.maxReplySize});
+  }
   if (e) {
     std::lock_guard lock(mu_);
     // A transport failure or shutdown racing this send may already have taken
@@ -62,6 +176,13 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
     // call twice (Session::issue would release its slot twice).
     if (pending_.erase(xid) == 0) return {};
     inFlight_.store(pending_.size(), std::memory_order_relaxed);
+    // A send the connection failed (or refused, being broken already) may
+    // have left part or all of the call on the wire: the session resends it
+    // on its slot, on the next connection.
+    const bool connectionFailed = e.code.category() == std::generic_category() ||
+                                  e.code == make_error_code(ClientErrc::kConnectionClosed);
+    if (broken_.code == make_error_code(ClientErrc::kConnectionLost)) return broken_;
+    if (connectionFailed && !shutDown_) return makeError(ClientErrc::kConnectionLost, e.message());
     return e;
   }
   return {};
@@ -104,11 +225,23 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const
 }
 
 void RpcClient::onTransportError(const Error& error) {
+  Error lost = error;
   {
     std::lock_guard lock(mu_);
-    if (!broken_) broken_ = error;
+    currentFailed_ = true;
+    // A server that broke the protocol (an oversized record, bytes that
+    // are no RPC) would do it again on a new connection: that error stands.
+    const bool protocolError = error.code == make_error_code(ClientErrc::kRecordTooLarge) ||
+                               error.code == make_error_code(ClientErrc::kMalformedReply);
+    if (!shutDown_ && !protocolError) {
+      // The calls in flight may or may not have run: kConnectionLost says
+      // so to the session, which can resend them on their slots.
+      lost = makeError(ClientErrc::kConnectionLost, error.message());
+      ++stats_.connectionsLost;
+    }
+    if (!broken_) broken_ = lost;
   }
-  failAll(error);
+  failAll(lost);
 }
 
 void RpcClient::onCallError(std::uint32_t xid, const Error& error) {
@@ -152,8 +285,11 @@ void RpcClient::onTick() {
   }
   if (expired.empty()) return;
   // The transport lets go of what it holds for them (RDMA: the server loses access to their buffers).
-  for (std::uint32_t xid : expiredXids) transport_->abandon(xid);
-  const Error e = makeError(ClientErrc::kTimedOut, "no reply from " + transport_->describe() + " within " +
+  {
+    std::shared_lock lock(transportMu_);
+    for (std::uint32_t xid : expiredXids) transport_->abandon(xid);
+  }
+  const Error e = makeError(ClientErrc::kTimedOut, "no reply from " + describe() + " within " +
                                                        std::to_string(timeout_.count()) + " ms");
   xdr::XdrDecoder empty({});
   for (auto& call : expired) call.callback(e, empty);

@@ -1,6 +1,12 @@
 // ONC RPC client over any Transport: XIDs, the table of calls in flight,
 // reply matching and call timeouts.
 //
+// A failed connection ends every call in flight with kConnectionLost (the
+// server may or may not have run them) and later calls fail with it at once,
+// until reconnect() puts a new connection from the factory in its place. The
+// RPC layer resends nothing itself: only the session knows which calls may
+// go again and on which slot (nfs4/Session.h).
+//
 // Many calls are in flight on one connection; a reply is matched to its call
 // by XID, in any order. Replies to unknown XIDs (late replies to calls that
 // already timed out, or garbage) are counted and dropped. Callbacks run on
@@ -15,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 #include "client/Error.h"
@@ -33,6 +40,8 @@ struct RpcStats {
   std::uint64_t malformedReplies = 0;
   std::uint64_t bytesSent = 0;
   std::uint64_t bytesReceived = 0;
+  std::uint64_t connectionsLost = 0;  // transport failures that ended calls in flight
+  std::uint64_t reconnects = 0;       // new connections made by reconnect()
 };
 
 // Called exactly once per accepted call. On success error is empty and
@@ -52,6 +61,9 @@ struct CallHints {
 
 class RpcClient final : public transport::TransportSink {
  public:
+  // Makes a new connection to the same server; throws NfsException.
+  using TransportFactory = std::function<std::unique_ptr<transport::Transport>()>;
+
   RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
             std::uint32_t version, Credential credential, std::chrono::milliseconds timeout);
   ~RpcClient() override;  // closes the transport; calls still in flight fail with kShutdown
@@ -69,11 +81,22 @@ class RpcClient final : public transport::TransportSink {
   // Stops further calls and fails those in flight with kShutdown; closes the transport.
   void shutdown();
 
-  void setMaxIncomingMessage(std::size_t bytes) { transport_->setMaxIncomingMessage(bytes); }
-  bool onIoThread() const { return transport_->onIoThread(); }
-  std::string describe() const { return transport_->describe(); }
-  std::string transportStats() const { return transport_->statsLine(); }
-  std::uint32_t transportCallLimit() const { return transport_->callLimit(); }
+  // Lets reconnect() replace a failed connection; without a factory a lost
+  // connection stays lost.
+  void setReconnect(TransportFactory factory);
+  bool canReconnect() const;
+  // Whether the connection failed and no new one replaced it yet.
+  bool connectionLost() const;
+  // Closes the failed connection and starts a new one from the factory (its
+  // error returned, naming the server). Not from the I/O thread; after
+  // shutdown() it fails with kShutdown.
+  Error reconnect();
+
+  void setMaxIncomingMessage(std::size_t bytes);
+  bool onIoThread() const;
+  std::string describe() const;
+  std::string transportStats() const;
+  std::uint32_t transportCallLimit() const;
   std::chrono::milliseconds timeout() const { return timeout_; }
   RpcStats stats() const;
 
@@ -96,7 +119,13 @@ class RpcClient final : public transport::TransportSink {
   // Moves the call for xid out of pending_ (mu_ held); false, counted as an unknown XID, if none.
   bool takePendingLocked(std::uint32_t xid, Pending& call);
 
+  // The connection: replaced by reconnect() under the exclusive lock, used
+  // under the shared one (send never blocks on the network, so neither does
+  // a reconnect waiting for it).
+  mutable std::shared_mutex transportMu_;
   std::unique_ptr<transport::Transport> transport_;
+  TransportFactory factory_;
+  std::size_t maxIncoming_ = 0;  // as last set, for the next connection (transportMu_)
   const std::uint32_t program_;
   const std::uint32_t version_;
   const Credential credential_;
@@ -106,6 +135,8 @@ class RpcClient final : public transport::TransportSink {
   mutable std::mutex mu_;
   std::unordered_map<std::uint32_t, Pending> pending_;
   Error broken_;  // set once the transport failed or shutdown began
+  bool shutDown_ = false;
+  bool currentFailed_ = false;  // the transport in place reported a failure
   RpcStats stats_;
   std::atomic<std::size_t> inFlight_{0};  // pending_.size(), readable without the lock
 };

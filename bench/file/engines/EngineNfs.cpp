@@ -256,6 +256,9 @@ class NfsEngine final : public Engine {
     o.onSessionReplaced = [](const std::string& what) {
       std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
     };
+    o.onRecovered = [](const std::string& what) {
+      std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
+    };
     // The job's data was committed before: a session the server keeps after
     // the run is a warning, not a failed job.
     o.onTeardownError = [](const std::string& what) {

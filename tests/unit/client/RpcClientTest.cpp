@@ -415,7 +415,7 @@ TEST_F(RpcClientTest, PeerClosingInTheMiddleOfAReplyFailsEveryCall) {
   for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
     const Outcome o = outcomes_.get(i);
     EXPECT_EQ(o.fired, 1);
-    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionClosed)) << o.error.message();
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionLost)) << o.error.message();
     EXPECT_NE(o.error.context.find("closed in the middle of a reply"), std::string::npos)
         << o.error.message();
   }
@@ -423,7 +423,7 @@ TEST_F(RpcClientTest, PeerClosingInTheMiddleOfAReplyFailsEveryCall) {
   const auto t0 = std::chrono::steady_clock::now();
   const Error e = start(3);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 100ms);
-  EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed)) << e.message();
+  EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionLost)) << e.message();
   rpc_.reset();
   EXPECT_EQ(outcomes_.get(3).fired, 0);
 }
@@ -436,9 +436,10 @@ TEST_F(RpcClientTest, PeerClosingBetweenRepliesFailsTheCallsInFlight) {
   for (std::size_t i : {std::size_t{0}, std::size_t{1}}) {
     const Outcome o = outcomes_.get(i);
     EXPECT_EQ(o.fired, 1);
-    EXPECT_EQ(o.error.message(), "peer socketpair: connection closed by the server");
+    EXPECT_EQ(o.error.message(),
+              "peer socketpair: connection closed by the server: connection to the server lost");
   }
-  EXPECT_EQ(start(2).code, make_error_code(ClientErrc::kConnectionClosed));
+  EXPECT_EQ(start(2).code, make_error_code(ClientErrc::kConnectionLost));
 }
 
 TEST_F(RpcClientTest, PeerThatNeverAnswersTimesOutWithinTheConfiguredTimeout) {

@@ -1,0 +1,56 @@
+// A TCP relay between the client and a real server that cuts connections
+// on purpose: each connection it accepts on 127.0.0.1 is relayed to the
+// server's port, and once a set number of bytes has gone one way (replies
+// to the client, or calls to the server) the relay passes exactly that many
+// and resets both sides (RST), so the cut lands wherever the count says, in
+// the middle of a record too. The client must reconnect and resend; the
+// server sees a dropped connection as with a flapping link.
+//
+// One thread moves the bytes with non-blocking sockets and poll(), holding
+// what a side cannot take yet, so neither peer can stall the other.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "verbs/UniqueFd.h"
+
+namespace nfsrdma::testing {
+
+class FaultRelay {
+ public:
+  // Listens on a free 127.0.0.1 port and relays to 127.0.0.1:serverPort.
+  explicit FaultRelay(std::uint16_t serverPort);
+  ~FaultRelay();
+  FaultRelay(const FaultRelay&) = delete;
+  FaultRelay& operator=(const FaultRelay&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  // Each connection is cut once toClient bytes went to the client or
+  // toServer bytes to the server (0: that way never), at most maxCuts
+  // times in all; later connections are left alone.
+  void cutAfter(std::size_t toClient, std::size_t toServer, unsigned maxCuts);
+  unsigned cuts() const { return cuts_.load(); }
+  unsigned connections() const { return connections_.load(); }
+
+ private:
+  struct Link;
+  void run();
+
+  UniqueFd listen_;
+  std::uint16_t port_ = 0;
+  std::uint16_t serverPort_ = 0;
+  std::mutex mu_;
+  std::size_t toClient_ = 0;
+  std::size_t toServer_ = 0;
+  unsigned maxCuts_ = 0;
+  std::atomic<unsigned> cuts_{0};
+  std::atomic<unsigned> connections_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace nfsrdma::testing

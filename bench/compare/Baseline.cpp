@@ -89,6 +89,10 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   auto num = [](double v) { return v > 0 ? std::to_string(static_cast<std::uint64_t>(v)) : std::string(); };
   auto bytes = [](double v) { return v > 0 ? formatBytes(v) : std::string(); };
   std::string out;
+  // A figure that includes an outage measures the outage, not the setup.
+  if (c.crossedOutage || old.crossedOutage) {
+    out = std::string("the ") + (c.crossedOutage ? "run" : "baseline") + " crossed a server outage";
+  }
   differs(out, "block", bytes(old.blockSize), bytes(c.blockSize));
   differs(out, "iodepth", num(old.iodepth), num(c.iodepth));
   differs(out, "effective iodepth", num(old.effectiveIodepth), num(c.effectiveIodepth));

@@ -153,6 +153,8 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.workingSetBytes = static_cast<double>(r.options.workingSetBytes());
     c.verified = r.verified;
     c.verifyMismatches = r.verify.mismatches;
+    c.crossedOutage = r.outage.any();
+    c.outageSeconds = static_cast<double>(r.outage.outageMillis) / 1e3;
     c.errors = r.errors;
     c.firstError = r.firstError;
     c.cacheDropped = r.serverCache == ServerCache::Dropped;

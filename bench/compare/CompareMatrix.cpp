@@ -362,6 +362,7 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
   for (const auto& [k, v] : c.latUs) w.field(k, v);
   w.endObject();
   w.field("verified", c.verified).field("verify_mismatches", c.verifyMismatches);
+  w.field("crossed_outage", c.crossedOutage).field("outage_s", c.outageSeconds);
   w.field("errors", c.errors)
       .field("first_error", c.firstError)
       .field("server_cache_dropped", c.cacheDropped);
@@ -486,6 +487,8 @@ CompareCell cellFromJson(const JsonValue& c) {
   readCellFigures(c, cell);
   cell.verified = flagOr(c, "verified", false);
   cell.verifyMismatches = static_cast<std::uint64_t>(c.num("verify_mismatches"));
+  cell.crossedOutage = flagOr(c, "crossed_outage", false);
+  cell.outageSeconds = c.num("outage_s");
   cell.errors = static_cast<std::uint64_t>(c.num("errors"));
   cell.firstError = c.str("first_error");
   cell.cacheDropped = flagOr(c, "server_cache_dropped", false);

@@ -65,6 +65,10 @@ struct CompareCell {
   double workingSetBytes = 0;
   bool verified = false;
   std::uint64_t verifyMismatches = 0;
+  // Seconds the run was without service (a lost connection, a server
+  // restart it rode through); such a cell is never compared with a baseline.
+  double outageSeconds = 0;
+  bool crossedOutage = false;
   std::uint64_t errors = 0;
   std::string firstError;
   bool cacheDropped = false;

@@ -221,6 +221,14 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.endArray();
   w.endObject();
   w.field("errors", r.errors).field("first_error", r.firstError);
+  const OutageAccount& o = r.outage;
+  w.beginObject("recovery");
+  w.field("outages", o.outages).field("reconnects", o.reconnects).field("new_sessions", o.newSessions);
+  w.field("replayed", o.replayed).field("resent", o.resent).field("unrecovered", o.unrecovered);
+  w.field("seconds_without_service", static_cast<double>(o.outageMillis) / 1e3);
+  w.field("reclaimed_opens", o.reclaimedOpens).field("reopened_opens", o.reopenedOpens);
+  w.field("rewritten_bytes", o.rewrittenBytes);
+  w.endObject();
   w.beginArray("notes");
   for (const auto& n : r.notes) w.field("", n);
   w.endArray();

@@ -559,6 +559,7 @@ class CellJobs {
         effectiveIodepth_(result.iodepth),
         jobs_(options.numjobs),
         commit_(options.numjobs, 0),
+        outages_(options.numjobs),
         drivers_(options.numjobs) {}
 
   void runAll() {
@@ -620,6 +621,7 @@ class CellJobs {
   std::uint32_t effectiveIodepth() const { return effectiveIodepth_; }
   std::vector<JobResult>& jobs() { return jobs_; }
   const std::vector<double>& commitSeconds() const { return commit_; }
+  const std::vector<OutageAccount>& outages() const { return outages_; }
 
  private:
   // The driver lives in drivers_, so that it outlives the engine (whose
@@ -795,6 +797,7 @@ class CellJobs {
       commit_[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
     }
     engine.finish();
+    outages_[j] = engine.outages();
   }
 
   const TargetSpec& target_;
@@ -813,6 +816,7 @@ class CellJobs {
   std::uint32_t effectiveIodepth_;  // under effectiveMu_ while the jobs set up
   std::vector<JobResult> jobs_;
   std::vector<double> commit_;
+  std::vector<OutageAccount> outages_;
   // With RankHooks: the jobs' progress as the coordinator sees it.
   std::mutex runMu_;
   std::condition_variable runCv_;
@@ -894,6 +898,8 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   noteEffectiveIodepth(result, target, profile);
   mergeJobs(result, cell.jobs(), cell.commitSeconds());
+  for (const auto& a : cell.outages()) result.outage.merge(a);
+  if (result.outage.any()) result.notes.push_back(result.outage.describe());
   cell.finishTimeline(result);
   if (options.verify && profile.writes() && result.errors == 0) {
     verifyReadBack(result, target, options, profile, generation, cell.jobs());

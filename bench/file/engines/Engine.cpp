@@ -20,6 +20,38 @@ std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNf
 std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
 std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
 
+void OutageAccount::merge(const OutageAccount& o) {
+  outages += o.outages;
+  reconnects += o.reconnects;
+  newSessions += o.newSessions;
+  replayed += o.replayed;
+  resent += o.resent;
+  unrecovered += o.unrecovered;
+  // Jobs lose service together: the longest job's time, not their sum.
+  outageMillis = std::max(outageMillis, o.outageMillis);
+  reclaimedOpens += o.reclaimedOpens;
+  reopenedOpens += o.reopenedOpens;
+  rewrittenBytes += o.rewrittenBytes;
+}
+
+std::string OutageAccount::describe() const {
+  const auto n = [](std::uint64_t v, const char* one, const char* many) {
+    return std::to_string(v) + " " + (v == 1 ? one : many);
+  };
+  std::ostringstream s;
+  s << "outage: " << n(outages, "loss of connection or session", "losses of connection or session")
+    << " (" << n(reconnects, "reconnect", "reconnects") << ", "
+    << n(newSessions, "new session after a server restart", "new sessions after a server restart")
+    << "), " << outageMillis / 1000 << "." << outageMillis % 1000 / 100 << " s without service, "
+    << n(replayed, "call resent on its slot", "calls resent on their slots") << ", "
+    << n(resent, "call sent again on a new session", "calls sent again on a new session") << ", "
+    << n(reclaimedOpens + reopenedOpens, "open restored", "opens restored") << ", "
+    << n(rewrittenBytes, "byte written again", "bytes written again");
+  if (unrecovered > 0) s << ", " << n(unrecovered, "outage not recovered", "outages not recovered");
+  s << "; the figures include it, so no baseline is compared with this cell";
+  return s.str();
+}
+
 void Engine::remove(const std::vector<std::string>& files) {
   if (!files.empty()) throw std::runtime_error("this engine cannot remove " + files.front());
 }

@@ -63,6 +63,25 @@ struct TargetSpec {
   std::string describe() const;
 };
 
+// What riding through lost connections and server restarts cost a job
+// (the nfs engine's client counts it; other engines have none to report).
+struct OutageAccount {
+  std::uint64_t outages = 0;         // connection or session losses
+  std::uint64_t reconnects = 0;
+  std::uint64_t newSessions = 0;     // the server had restarted (or dropped the session)
+  std::uint64_t replayed = 0;        // calls resent on their own slots
+  std::uint64_t resent = 0;          // calls sent again on a new session
+  std::uint64_t unrecovered = 0;     // outages that ended in an error
+  std::uint64_t outageMillis = 0;    // time without service (the longest job's)
+  std::uint64_t reclaimedOpens = 0;
+  std::uint64_t reopenedOpens = 0;
+  std::uint64_t rewrittenBytes = 0;  // UNSTABLE data written again after a restart
+  bool any() const { return outages > 0; }
+  void merge(const OutageAccount& o);
+  // "outage: 1 (1 reconnect, 1 new session), 1.5 s without service, ..."
+  std::string describe() const;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -90,6 +109,8 @@ class Engine {
   // Removes the files (names relative to the target; missing ones are fine).
   // Throws std::runtime_error naming the file and cause.
   virtual void remove(const std::vector<std::string>& files);
+  // What outages the job rode through, once it is finished.
+  virtual OutageAccount outages() const { return {}; }
 };
 
 // The nfs engine's effectiveIodepth, given what its client reports:

@@ -299,6 +299,23 @@ class NfsEngine final : public Engine {
                                client_->maxReadsPerCompound(blockSize));
   }
 
+  OutageAccount outages() const override {
+    OutageAccount a;
+    if (!client_) return a;
+    const ClientStats s = client_->stats();
+    a.outages = s.session.outages;
+    a.reconnects = s.session.reconnects;
+    a.newSessions = s.session.recoveries;
+    a.replayed = s.session.replayed;
+    a.resent = s.session.resent;
+    a.unrecovered = s.session.unrecovered;
+    a.outageMillis = s.session.outageMillis;
+    a.reclaimedOpens = s.recovery.reclaimedOpens;
+    a.reopenedOpens = s.recovery.reopenedOpens;
+    a.rewrittenBytes = s.recovery.rewrittenBytes;
+    return a;
+  }
+
   void remove(const std::vector<std::string>& files) override {
     for (const auto& name : files) {
       try {

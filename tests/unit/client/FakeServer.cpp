@@ -204,6 +204,11 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         break;
       }
       case Op::kDestroySession: (void)dec.getFixedOpaque(nfs4::kSessionIdSize); break;
+      case Op::kBindConnToSession:
+        (void)dec.getFixedOpaque(nfs4::kSessionIdSize);
+        (void)dec.getU32();   // direction
+        (void)dec.getBool();  // rdma mode
+        break;
       case Op::kDestroyClientId: (void)dec.getU64(); break;
       default: return dec.ok() ? std::optional<CompoundCall>(std::move(c)) : std::nullopt;
     }
@@ -214,11 +219,21 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
 
 FakeNfs41Server::FakeNfs41Server(ScriptedPeer& peer, FakeServerConfig config)
     : peer_(peer), config_(config), sessionId_(makeSessionId()) {
-  peer_.serve([this](ScriptedPeer& p, const RpcCall& call) { onCall(p, call); },
-              [this](ScriptedPeer& p) { onIdle(p); });
+  attach(peer_);
 }
 
-FakeNfs41Server::~FakeNfs41Server() { peer_.stopServing(); }
+FakeNfs41Server::~FakeNfs41Server() {
+  for (ScriptedPeer* p : peers_) p->stopServing();
+}
+
+void FakeNfs41Server::attach(ScriptedPeer& peer) {
+  {
+    std::lock_guard lock(mu_);
+    peers_.push_back(&peer);
+  }
+  peer.serve([this](ScriptedPeer& p, const RpcCall& call) { onCall(p, call); },
+             [this](ScriptedPeer& p) { onIdle(p); });
+}
 
 void FakeNfs41Server::scriptNextSequence(SequenceScript script) {
   std::lock_guard lock(mu_);
@@ -306,6 +321,7 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
   }
   SequenceScript script;
   bool flush = false;
+  std::optional<Bytes> replay;
   {
     std::lock_guard lock(mu_);
     ++stats_.compounds;
@@ -315,7 +331,21 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
       if (op == static_cast<std::uint32_t>(Op::kDestroyClientId)) ++stats_.destroyClientId;
     }
     if (c->sequence) {
+      const SequenceArgs& a = *c->sequence;
+      const auto last = lastSequenceId_.find(a.slot);
+      const auto cached = replyCache_.find(a.slot);
+      if (a.session == sessionId_ && last != lastSequenceId_.end() && a.sequenceId == last->second &&
+          cached != replyCache_.end() && !busySlots_.count(a.slot)) {
+        // A retry of the slot's last request: its reply, not a second run (RFC 8881 2.10.6.1).
+        stats_.replays.emplace_back(a.slot, a.sequenceId);
+        replay = successReply(call.xid, cached->second);
+        cv_.notify_all();
+      }
+    }
+    if (c->sequence && !replay) {
+      const SequenceArgs& a = *c->sequence;
       ++stats_.sequenced;
+      stats_.cacheThis.push_back(a.cacheThis);
       checkSequenceLocked(*c->sequence);
       if (!scripts_.empty()) {
         script = std::move(scripts_.front());
@@ -332,11 +362,25 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
       }
     }
   }
+  if (replay) {
+    (void)peer.sendRecord(*replay);
+    return;
+  }
   if (flush) {
     flushHeld(peer);
     return;
   }
   if (script.hangUp) {
+    {
+      // The request dies with the connection, never run.
+      std::lock_guard lock(mu_);
+      if (c->sequence) busySlots_.erase(c->sequence->slot);
+    }
+    peer.hangUp();
+    return;
+  }
+  if (script.loseReply) {
+    (void)build(*c, script);  // run and cached, never sent
     peer.hangUp();
     return;
   }
@@ -356,6 +400,10 @@ void FakeNfs41Server::flushHeld(ScriptedPeer& peer) {
 }
 
 void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script) {
+  (void)peer.sendRecord(successReply(c.rpc.xid, build(c, script)));
+}
+
+Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script) {
   Bytes results;
   if (script.rawResults) {
     results = script.rawResults(c);
@@ -434,6 +482,7 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
               if (sessionsCreated_++ > 0) {
                 sessionId_ = makeSessionId(sessionsCreated_);
                 lastSequenceId_.clear();
+                replyCache_.clear();
               }
               ++stats_.createSession;
               created = sessionId_;
@@ -484,6 +533,15 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
         case Op::kDestroySession:
         case Op::kDestroyClientId:
         case Op::kReclaimComplete: enc.putU32(status); break;
+        case Op::kBindConnToSession: {
+          enc.putU32(status);
+          std::lock_guard lock(mu_);
+          ++stats_.bindConn;
+          enc.putFixedOpaque(sessionId_);
+          enc.putU32(1);  // CDFS4_FORE
+          enc.putBool(false);
+          break;
+        }
         default:
           status = kErrNotSupp;
           enc.putU32(status);
@@ -504,7 +562,14 @@ void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const Se
     std::lock_guard lock(mu_);
     busySlots_.erase(c.sequence->slot);
   }
-  (void)peer.sendRecord(successReply(c.rpc.xid, results));
+  if (c.sequence) {
+    std::lock_guard lock(mu_);
+    const auto last = lastSequenceId_.find(c.sequence->slot);
+    if (last != lastSequenceId_.end() && last->second == c.sequence->sequenceId) {
+      replyCache_[c.sequence->slot] = results;
+    }
+  }
+  return results;
 }
 
 void FakeNfs41Server::putFileAttrs(const Bytes& cur, const nfs4::Bitmap& request,

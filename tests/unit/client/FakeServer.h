@@ -76,6 +76,9 @@ struct SequenceScript {
   bool drop = false;                         // never answer
   bool hangUp = false;                       // close the connection instead of answering
   std::chrono::milliseconds delay{0};        // answer this late (the server does nothing meanwhile)
+  // Run it (its reply goes into the slot's reply cache) but hang up instead
+  // of answering: a reply lost with the connection.
+  bool loseReply = false;
   // COMPOUND4res bytes to send instead of the real results (damaged replies).
   std::function<Bytes(const CompoundCall&)> rawResults;
 };
@@ -93,6 +96,11 @@ inline SequenceScript dropSequence() {
 inline SequenceScript delaySequence(std::chrono::milliseconds delay) {
   SequenceScript s;
   s.delay = delay;
+  return s;
+}
+inline SequenceScript loseReplyOnSequence() {
+  SequenceScript s;
+  s.loseReply = true;
   return s;
 }
 inline SequenceScript hangUpOnSequence() {
@@ -137,6 +145,10 @@ class FakeNfs41Server {
     std::vector<std::uint32_t> readCounts;            // every READ's count, as asked
     std::vector<std::size_t> writeSizes;              // every WRITE's data size, as sent
     std::vector<std::string> violations;              // protocol errors of the client
+    std::size_t bindConn = 0;                         // BIND_CONN_TO_SESSION on the current session
+    // (slot, sequence id) of each request answered from the reply cache.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> replays;
+    std::vector<bool> cacheThis;  // sa_cachethis of every SEQUENCE, in arrival order
   };
 
   // Starts answering on peer (which must outlive this object).
@@ -145,6 +157,9 @@ class FakeNfs41Server {
   FakeNfs41Server(const FakeNfs41Server&) = delete;
   FakeNfs41Server& operator=(const FakeNfs41Server&) = delete;
 
+  // Serves another connection too (a client that reconnected); peer must
+  // outlive this object. Sessions, slots and the reply cache are shared.
+  void attach(ScriptedPeer& peer);
   // Applies to the next SEQUENCE COMPOUND that arrives (scripts queue in order).
   void scriptNextSequence(SequenceScript script);
   // Applies to every SEQUENCE COMPOUND once the queued scripts are used up.
@@ -189,6 +204,8 @@ class FakeNfs41Server {
   void putFileAttrs(const Bytes& cur, const nfs4::Bitmap& request, xdr::XdrEncoder& enc);
   // Builds and sends the reply to c (mu_ not held).
   void answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script);
+  // Runs c and returns its COMPOUND4res, kept in the slot's reply cache.
+  Bytes build(const CompoundCall& c, const SequenceScript& script);
   void flushHeld(ScriptedPeer& peer);
 
   ScriptedPeer& peer_;
@@ -205,6 +222,8 @@ class FakeNfs41Server {
   std::optional<SequenceScript> everySequence_;
   std::vector<Held> held_;
   std::map<std::uint32_t, std::uint32_t> lastSequenceId_;  // per slot, last executed
+  std::map<std::uint32_t, Bytes> replyCache_;              // per slot, the last reply's results
+  std::vector<ScriptedPeer*> peers_;                       // every connection served
   std::set<std::uint32_t> busySlots_;                     // received, not answered
   Stats stats_;
 };

@@ -102,7 +102,27 @@ class SessionTest : public ::testing::Test {
     startServer(config, timeout);
     nfs4::SessionOptions o = options();
     o.teardownBudget = teardownBudget_;
+    o.recoveryTimeout = recoveryTimeout_;
+    o.onRecovered = [this](const std::string& what) {
+      std::lock_guard lock(noticesMu_);
+      notices_.push_back(what);
+    };
     session_ = std::make_unique<nfs4::Session>(*rpc_, o);
+  }
+  // A lost connection is replaced by a new socketpair that the same fake
+  // server serves (one session, slot table and reply cache across them).
+  void enableReconnect() {
+    rpc_->setReconnect([this] {
+      Connection c = connectSocketPair();
+      std::lock_guard lock(noticesMu_);
+      extraPeers_.push_back(std::move(c.peer));
+      server_->attach(*extraPeers_.back());
+      return std::unique_ptr<transport::Transport>(std::move(c.transport));
+    });
+  }
+  std::vector<std::string> notices() {
+    std::lock_guard lock(noticesMu_);
+    return notices_;
   }
   // Submits a COMPOUND of SEQUENCE alone.
   void submitBare(std::size_t i) {
@@ -122,7 +142,11 @@ class SessionTest : public ::testing::Test {
   Completions completions_;
   std::chrono::milliseconds timeout_ = kReplyTimeout;
   std::chrono::milliseconds teardownBudget_{10000};  // SessionOptions' default
+  std::chrono::milliseconds recoveryTimeout_{5000};
+  std::mutex noticesMu_;
+  std::vector<std::string> notices_;
   std::unique_ptr<ScriptedPeer> peer_;
+  std::vector<std::unique_ptr<ScriptedPeer>> extraPeers_;  // reconnections, outliving the server
   std::unique_ptr<FakeNfs41Server> server_;
   std::unique_ptr<rpc::RpcClient> rpc_;
   std::unique_ptr<nfs4::Session> session_;
@@ -777,6 +801,97 @@ TEST_F(SessionTest, SubmitAfterCloseFailsAtOnce) {
   ASSERT_TRUE(completions_.waitAll(1, 100ms));
   EXPECT_EQ(completions_.get(0).error.code, make_error_code(ClientErrc::kShutdown));
   EXPECT_EQ(completions_.get(0).error.context, "session closed");
+}
+
+}  // namespace
+}  // namespace nfsrdma::testpeer
+
+namespace nfsrdma::testpeer {
+namespace {
+
+// Setup used slot 0 for RECLAIM_COMPLETE (sequence 1) and the lease GETATTR
+// (sequence 2): the first request after it goes on slot 0 with sequence 3.
+constexpr std::uint32_t kFirstSequenceAfterSetup = 3;
+
+// The server ran the call but its reply went down with the connection: the
+// client reconnects, binds the new connection to the session and resends
+// the call on the same slot with the same sequence id, which the server
+// answers from its reply cache instead of running it again.
+TEST_F(SessionTest, ACallWhoseReplyWasLostIsResentOnItsSlotWithItsSequenceId) {
+  startSession();
+  enableReconnect();
+  server_->scriptNextSequence(loseReplyOnSequence());
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  const auto s = server_->stats();
+  ASSERT_EQ(s.replays.size(), 1U);
+  EXPECT_EQ(s.replays[0].first, 0U);
+  EXPECT_EQ(s.replays[0].second, kFirstSequenceAfterSetup);
+  EXPECT_EQ(s.bindConn, 1U);
+  const auto st = session_->stats();
+  EXPECT_EQ(st.reconnects, 1U);
+  EXPECT_EQ(st.replayed, 1U);
+  EXPECT_EQ(st.recoveries, 0U);
+  EXPECT_EQ(st.outages, 1U);
+  // The next request takes the sequence id after the replayed one.
+  EXPECT_FALSE(runBare(1).error);
+  EXPECT_EQ(server_->stats().replays.size(), 1U);
+  const auto n = notices();
+  ASSERT_EQ(n.size(), 1U);
+  EXPECT_NE(n[0].find("reconnected and resent 1 calls in flight on their slots ("), std::string::npos) << n[0];
+  expectNoViolations();
+}
+
+// A call that never reached the server (the connection went as it was
+// sent) is run once on the new connection, as a new request on its slot.
+TEST_F(SessionTest, CallsCutOffBeforeTheServerRanThemRunOnceAfterTheReconnect) {
+  startSession();
+  enableReconnect();
+  server_->scriptNextSequence(hangUpOnSequence());
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  EXPECT_TRUE(server_->stats().replays.empty());
+  EXPECT_EQ(session_->stats().replayed, 1U);
+  expectNoViolations();
+}
+
+// No connection to be had: every waiting call ends with one error naming
+// the server, the time and the recovery timeout, once the timeout is spent.
+TEST_F(SessionTest, AServerThatCannotBeReachedEndsEachCallWithinTheRecoveryTimeout) {
+  recoveryTimeout_ = 600ms;
+  startSession();
+  rpc_->setReconnect([]() -> std::unique_ptr<transport::Transport> {
+    throw NfsException(errnoError(ECONNREFUSED, "connect tcp 127.0.0.1:9"));
+  });
+  server_->scriptNextSequence(hangUpOnSequence());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < 3; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(3, kWait));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(took, 550ms);
+  EXPECT_LT(took, 600ms + 2s);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Outcome o = completions_.get(i);
+    EXPECT_EQ(o.fired, 1);
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kServerUnreachable)) << o.error.message();
+    EXPECT_NE(o.error.message().find("recovery-timeout 600 ms"), std::string::npos) << o.error.message();
+    EXPECT_NE(o.error.message().find("last: connect tcp 127.0.0.1:9: Connection refused"), std::string::npos)
+        << o.error.message();
+  }
+  EXPECT_EQ(session_->stats().unrecovered, 1U);
+}
+
+// sa_cachethis is set on COMPOUNDs that change state, so that their replays
+// are answered from the reply cache, and left off for reads.
+TEST_F(SessionTest, StateChangingCompoundsAskTheServerToCacheTheirReply) {
+  startSession();
+  (void)runBare(0);
+  session_->submit([](nfs4::CompoundEncoder& c) { c.reclaimComplete(false); }, completions_.callback(1));
+  ASSERT_TRUE(completions_.waitAll(2));
+  const auto s = server_->stats();
+  ASSERT_GE(s.cacheThis.size(), 2U);
+  EXPECT_FALSE(s.cacheThis[s.cacheThis.size() - 2]);
+  EXPECT_TRUE(s.cacheThis.back());
 }
 
 }  // namespace

@@ -291,6 +291,10 @@ std::vector<ReplySeed> replySeeds() {
   session.u32(0).u32(4096).u32(4096).u32(0).u32(2).u32(1).u32(1).u32(0);
   seeds.push_back(seed("create_session", {Op::kCreateSession}, session, 1));
 
+  Wire bind;
+  bind.okCompound(xid, 0, 1).result(Op::kBindConnToSession).fixed(16, 0x5e).u32(1).u32(0);
+  seeds.push_back(seed("bind_conn_to_session", {Op::kBindConnToSession}, bind, 1));
+
   Wire teardown;
   teardown.okCompound(xid, 0, 2).result(Op::kSequence).sequenceBody().result(Op::kReclaimComplete);
   seeds.push_back(seed("reclaim_complete", {Op::kSequence, Op::kReclaimComplete}, teardown, 2));

@@ -22,7 +22,7 @@ constexpr std::array kOps = {
     Op::kRename,      Op::kCreate,          Op::kReadDir,        Op::kSetAttr,
     Op::kExchangeId,  Op::kCreateSession,   Op::kSaveFh,         Op::kRestoreFh,
     Op::kDelegReturn, Op::kReclaimComplete, Op::kDestroySession, Op::kDestroyClientId,
-    Op::kReadLink,
+    Op::kReadLink,    Op::kBindConnToSession,
 };
 
 std::uint64_t fold(std::uint64_t h, std::uint64_t v) {
@@ -98,6 +98,8 @@ std::uint64_t decodeBody(nfs4::CompoundDecoder& d, Op op, std::uint64_t h) {
       return fold(
           h, r.clientId ^ r.sequenceId ^ r.flags ^ r.serverScope.size() ^ r.serverImplName.size());
     }
+    case Op::kBindConnToSession:
+      return foldBytes(h, d.bindConnToSession());
     case Op::kCreateSession: {
       const auto r = d.createSession();
       h = foldBytes(h, r.session);

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -318,6 +319,48 @@ TEST_F(RideThrough, StateChangingCallsResentAfterACutRunOnce) {
   EXPECT_GT(s.session.replayed, 0U);
   std::cout << "[ account ] cuts=" << relay.cuts() << " replayed=" << s.session.replayed
             << " uncached=" << s.session.uncachedReplays << "\n";
+}
+
+// No success for bytes the server does not have: unstable data a restart
+// lost (a new write verifier at COMMIT) is written again where the client
+// kept it (synchronous pwrite), and reported where the caller owns the
+// buffer (asynchronous writes), never passed as durable.
+TEST_F(RideThrough, UnstableDataLostInARestartIsWrittenAgainOrReported) {
+  auto c = Client::connect(clientOptions(port()));
+  OpenFlags w;
+  w.write = true;
+  w.create = true;
+  w.truncate = true;
+  const auto kept = randomBytes(3U << 20, 4);
+  OpenFile f = c->open("kept.bin", w);
+  c->pwrite(f, kept, 0);  // UNSTABLE, a copy kept until a COMMIT covers it
+  const auto lost = randomBytes(1U << 20, 5);
+  OpenFile g = c->open("async.bin", w);
+  std::promise<IoResult> done;
+  c->pwriteAsync(g, lost, 0, StableHow::kUnstable, [&done](const IoResult& r) { done.set_value(r); });
+  ASSERT_FALSE(done.get_future().get().error);
+  kill();
+  // ganesha's write verifier is the second it started in: a restart within
+  // the same second would keep it, and nothing would look lost.
+  std::this_thread::sleep_for(1100ms);
+  restart();
+  c->fsync(f);  // the COMMIT finds the new verifier: the kept bytes go again, FILE_SYNC
+  EXPECT_EQ(c->stats().recovery.rewrittenBytes, kept.size());
+  EXPECT_TRUE(slurp(exportDir() / "kept.bin") == kept);
+  try {
+    c->fsync(g);
+    FAIL() << "fsync reported asynchronous unstable data durable across a restart";
+  } catch (const NfsException& e) {
+    EXPECT_EQ(e.code(), std::make_error_code(std::errc::io_error)) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fsync /export/async.bin: the server restarted since the data was "
+                                         "written (write verifier changed); unstable data written "
+                                         "asynchronously was lost and must be written again"),
+              std::string::npos)
+        << e.what();
+  }
+  c->close(f);
+  c->close(g);
+  c->close();
 }
 
 // A server that stays down: the call fails within the recovery timeout,

@@ -94,6 +94,27 @@ TEST(BusyRetry, TimeSpentOutsideThePausesCountsAgainstTheBudget) {
   EXPECT_FALSE(r.nextPause(t0 + 1000ms));
 }
 
+// The reconnect backoff: 0.1 s doubling to its cap (2 s), the last pause
+// cut to the budget's end, and nothing once the budget is spent.
+TEST(BusyRetry, ReconnectBackoffDoublesToItsCapWithinTheBudget) {
+  const Clock::time_point t0{};
+  BusyRetry r(5000ms, t0, 2000ms);
+  Clock::time_point now = t0;
+  std::vector<std::chrono::milliseconds> pauses;
+  while (auto p = r.nextPause(now)) {
+    pauses.push_back(*p);
+    now += *p;
+    ASSERT_LT(pauses.size(), 20U);
+  }
+  const std::vector<std::chrono::milliseconds> want{100ms, 200ms, 400ms, 800ms, 1600ms, 1900ms};
+  EXPECT_EQ(pauses, want);
+  EXPECT_EQ(now, t0 + 5000ms);
+  // A cap below the first pause is the first pause.
+  BusyRetry low(1000ms, t0, 10ms);
+  EXPECT_EQ(low.nextPause(t0), std::optional(100ms));
+  EXPECT_EQ(low.nextPause(t0 + 100ms), std::optional(100ms));
+}
+
 TEST(BusyRetry, ZeroBudgetNeverPauses) {
   const Clock::time_point t0{};
   BusyRetry r(0ms, t0);

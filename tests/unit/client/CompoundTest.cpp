@@ -1097,3 +1097,86 @@ TEST(CompoundDecode, OpNames) {
 
 }  // namespace
 }  // namespace nfsrdma::nfs4
+
+namespace nfsrdma::nfs4 {
+namespace {
+
+// BIND_CONN_TO_SESSION4args (RFC 8881 18.34): sessionid[16], bctsa_dir
+// (CDFC4_FORE = 1: we serve no back channel), bctsa_use_conn_in_rdma_mode.
+TEST(CompoundEncode, BindConnToSessionBindsTheForeChannelOnly) {
+  const SessionId sid = filled<16>(0x5e);
+  EXPECT_EQ(encodeOps([&](CompoundEncoder& c) { c.bindConnToSession(sid); }),
+            Wire().u32(41).fixed(16, 0x5e).u32(1).u32(0).bytes());
+}
+
+// open_claim4: CLAIM_PREVIOUS carries the delegation type held before the
+// restart (none), CLAIM_FH nothing (the current file handle is the file).
+TEST(CompoundEncode, OpenReclaimAndOpenByFileHandle) {
+  const Bytes owner = {9};
+  OpenArgs a;
+  a.clientId = 5;
+  a.owner = owner;
+  a.shareAccess = kShareAccessBoth;
+  a.claim = kClaimPrevious;
+  EXPECT_EQ(encodeOps([&](CompoundEncoder& c) { c.open(a); }),
+            Wire().u32(18).u32(0).u32(3).u32(0).u64(5).opaque(owner).u32(0).u32(1).u32(0).bytes());
+  a.claim = kClaimFh;
+  EXPECT_EQ(encodeOps([&](CompoundEncoder& c) { c.open(a); }),
+            Wire().u32(18).u32(0).u32(3).u32(0).u64(5).opaque(owner).u32(0).u32(4).bytes());
+}
+
+// sa_cachethis follows what the COMPOUND does: set once an op changes state
+// (a WRITE too: a replay must not rewrite old bytes over newer ones), left
+// as given for reads.
+TEST(CompoundEncode, CacheThisIsSetForCompoundsThatChangeState) {
+  const SessionId sid = filled<16>(0x5e);
+  const FileHandle fh{{1}};
+  const Bytes seqOff = Wire().u32(53).fixed(16, 0x5e).u32(2).u32(0).u32(0).u32(0).bytes();
+  const Bytes seqOn = Wire().u32(53).fixed(16, 0x5e).u32(2).u32(0).u32(0).u32(1).bytes();
+  const auto prefix = [](const Bytes& all, std::size_t n) { return Bytes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n)); };
+  const Bytes read = encodeOps(
+      [&](CompoundEncoder& c) {
+        c.sequence(sid, 2, 0, 0, false);
+        c.putFh(fh);
+        c.read(StateId{}, 0, 4096);
+      },
+      3);
+  EXPECT_EQ(prefix(read, seqOff.size()), seqOff);
+  const std::array<std::uint8_t, 4> data{1, 2, 3, 4};
+  const Bytes write = encodeOps(
+      [&](CompoundEncoder& c) {
+        c.sequence(sid, 2, 0, 0, false);
+        c.putFh(fh);
+        c.write(StateId{}, 0, StableHow::kUnstable, data);
+      },
+      3);
+  EXPECT_EQ(prefix(write, seqOn.size()), seqOn);
+  const Bytes rename = encodeOps(
+      [&](CompoundEncoder& c) {
+        c.sequence(sid, 2, 0, 0, false);
+        c.putFh(fh);
+        c.rename("a", "b");
+      },
+      3);
+  EXPECT_EQ(prefix(rename, seqOn.size()), seqOn);
+}
+
+TEST(CompoundDecode, BindConnToSessionResult) {
+  Wire w = compoundReply(0, 1);
+  w.u32(41).u32(0).fixed(16, 0x5e).u32(1).u32(0);
+  xdr::XdrDecoder dec(w.bytes());
+  CompoundDecoder d(dec);
+  ASSERT_EQ(d.next(Op::kBindConnToSession), kNfs4Ok);
+  EXPECT_EQ(d.bindConnToSession(), filled<16>(0x5e));
+  EXPECT_TRUE(d.ok()) << d.malformedReason();
+  Wire cut = compoundReply(0, 1);
+  cut.u32(41).u32(0).fixed(16, 0x5e).u32(1);
+  xdr::XdrDecoder dec2(cut.bytes());
+  CompoundDecoder d2(dec2);
+  ASSERT_EQ(d2.next(Op::kBindConnToSession), kNfs4Ok);
+  (void)d2.bindConnToSession();
+  EXPECT_FALSE(d2.ok());
+}
+
+}  // namespace
+}  // namespace nfsrdma::nfs4

@@ -32,6 +32,20 @@ TEST(CreditWindow, OneCreditUntilTheServerGrantsMore) {
   EXPECT_TRUE(freed.empty());
 }
 
+// A reconnect builds a new transport and with it a new window: RFC 8166
+// 3.3.1 has the client start every connection at one credit, whatever the
+// old connection had been granted.
+TEST(CreditWindow, ANewConnectionStartsAtOneCreditWhateverTheOldOneHad) {
+  CreditWindow old(128);
+  ASSERT_TRUE(old.admit(PendingSend{0, 100, 1}));
+  old.onReply(1, 128, true);
+  ASSERT_EQ(old.granted(), 128U);
+  CreditWindow fresh(128);
+  EXPECT_EQ(fresh.granted(), 1U);
+  EXPECT_TRUE(fresh.admit(PendingSend{0, 100, 2}));
+  EXPECT_FALSE(fresh.admit(PendingSend{1, 100, 3}));  // the second call waits for a grant
+}
+
 TEST(CreditWindow, GrantIsClampedToWhatWasAskedAndNeverZero) {
   CreditWindow w(4);
   w.onReply(9, 1000, false);

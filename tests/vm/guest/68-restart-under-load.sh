@@ -52,6 +52,10 @@ wait "$pid" || status=$?
 err=$(cut -d';' -f5 kernel.fio)
 worst=$(cut -d';' -f15 kernel.fio)
 [ "$err" = 0 ] || vm_fail "fio reported error $err across the restart"
-echo "kernel client (fio, proto=rdma): worst read latency ${worst} us across the restart"
-grep -E '^[[:space:]]+(xprt|READ):' /proc/self/mountstats | sed 's/^[[:space:]]*/  mountstats: /'
-echo "ours: $(grep 'outage: ' ours.out | sed 's/^ *note: //')"
+# mountstats: the xprt line's connect count (fourth number after "rdma")
+# and READ's ops and transmissions (the difference was resent).
+connects=$(awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "xprt:" { print $5; exit }' /proc/self/mountstats)
+reads=$(awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "READ:" { print $2 " " $3; exit }' /proc/self/mountstats)
+set -- $reads
+echo "kernel client (fio, proto=rdma): worst read latency $((worst / 1000)) ms across the restart, $((${2:-0} - ${1:-0})) READs resent, ${connects:-?} connects"
+echo "ours (nfsrdma-bench, proto=rdma): $(grep 'outage: ' ours.out | sed 's/^ *note: //; s/; the figures include.*//'), worst latency $(sed -n 's/.*lat (\(.*\)): min=[^,]*, max=\([^,]*\),.*/\2 \1/p' ours.out | head -1)"

@@ -74,6 +74,7 @@ class OpenFile {
     struct Retained {
       std::uint64_t offset = 0;
       std::vector<std::uint8_t> data;
+      std::uint64_t reply = 0;  // unstable.replies() with its reply counted: the COMMIT tickets that cover it
     };
     std::vector<Retained> retained;
     std::size_t retainedBytes = 0;
@@ -289,9 +290,12 @@ class Client {
   // Writes size bytes at offset with stable, through syncIo.
   void writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
                 std::uint64_t offset, StableHow stable, bool retained);
-  // pwriteAsync's body; retained: the synchronous pwrite keeps a copy of the data.
+  // pwriteAsync's body. keep: the synchronous pwrite's copy of the data,
+  // retained with the reply when the server took it UNSTABLE; null for the
+  // caller's own buffers.
+  using KeptCopy = std::shared_ptr<std::vector<std::uint8_t>>;
   void writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                  std::uint64_t offset, StableHow stable, bool retained, IoCallback done);
+                  std::uint64_t offset, StableHow stable, KeptCopy keep, IoCallback done);
   static constexpr std::size_t kRetainedLimit = 32U << 20;
 
   // ClientRecovery.cpp: the session's reclaim hook after a server restart.

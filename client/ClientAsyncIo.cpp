@@ -205,11 +205,11 @@ void Client::vectoredReadReply(const OpenFile& file, const std::vector<ReadVecto
 
 void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data,
                          std::uint64_t offset, StableHow stable, IoCallback done) {
-  writeAsync(file.state_, data, offset, stable, false, std::move(done));
+  writeAsync(file.state_, data, offset, stable, nullptr, std::move(done));
 }
 
 void Client::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                        std::uint64_t offset, StableHow stable, bool retained, IoCallback done) {
+                        std::uint64_t offset, StableHow stable, KeptCopy keep, IoCallback done) {
   if (Error e = beyondIoSize("write " + st->path, data.size(), maxIo_)) {
     done(IoResult{e, 0, false});
     return;
@@ -219,8 +219,8 @@ void Client::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<co
         c.putFh(st->fh);
         c.write(st->stateId, offset, stable, data);
       },
-      [st, retained, requested = data.size(), done = std::move(done)](const Error& err,
-                                                                      CompoundDecoder* d) {
+      [st, offset, keep = std::move(keep), requested = data.size(), done = std::move(done)](
+          const Error& err, CompoundDecoder* d) {
         const std::string what = "write " + st->path;
         IoResult r;
         if (err) {
@@ -247,7 +247,15 @@ void Client::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<co
             if (wr.committed == StableHow::kUnstable) {
               std::lock_guard lock(st->mu);
               st->unstable.onWriteReply(wr.verifier);
-              if (!retained) st->unretained = true;
+              if (keep) {
+                // Under the same lock as the reply's count: a COMMIT either
+                // covers both or neither.
+                keep->resize(wr.count);
+                st->retainedBytes += wr.count;
+                st->retained.push_back({offset, std::move(*keep), st->unstable.replies()});
+              } else {
+                st->unretained = true;
+              }
             }
           }
         }

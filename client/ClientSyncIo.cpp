@@ -204,18 +204,16 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
     if (full) commitAndCheck(st, "write " + file.path());
   }
   writeAll(st, data, offset, stable, keep);
-  if (!keep) return;
-  std::lock_guard lock(st->mu);
-  st->retained.push_back(OpenFile::State::Retained{offset, {data.begin(), data.end()}});
-  st->retainedBytes += data.size();
 }
 
 void Client::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                      std::uint64_t offset, StableHow stable, bool retained) {
+                      std::uint64_t offset, StableHow stable, bool keep) {
   (void)syncIo(
       "pwrite", data.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
-        writeAsync(st, data.subspan(at, len), offset + at, stable, retained, std::move(done));
+        const auto part = data.subspan(at, len);
+        KeptCopy copy = keep ? std::make_shared<std::vector<std::uint8_t>>(part.begin(), part.end()) : nullptr;
+        writeAsync(st, part, offset + at, stable, std::move(copy), std::move(done));
       },
       [&](std::size_t at, std::size_t left) {
         return makeError(std::make_error_code(std::errc::io_error),
@@ -230,11 +228,9 @@ void Client::fsync(const OpenFile& file) {
 
 void Client::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what) {
   nfs4::UnstableWrites::CommitTicket ticket;
-  std::size_t kept = 0;
   {
     std::lock_guard lock(st->mu);
     ticket = st->unstable.beginCommit();
-    kept = st->retained.size();
   }
   nfs4::Verifier committed{};
   check(run(
@@ -254,18 +250,21 @@ void Client::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const st
   {
     std::lock_guard lock(st->mu);
     if (st->unstable.endCommit(ticket, committed) == nfs4::UnstableWrites::CommitOutcome::kDurable) {
-      // The copies of what this COMMIT covered are no longer needed.
-      for (std::size_t i = 0; i < kept; ++i) st->retainedBytes -= st->retained[i].data.size();
-      st->retained.erase(st->retained.begin(), st->retained.begin() + static_cast<std::ptrdiff_t>(kept));
+      // The copies of what this COMMIT covered (replies counted before it
+      // went out) are no longer needed; another fsync may have dropped them.
+      std::erase_if(st->retained, [&](const OpenFile::State::Retained& r) {
+        if (r.reply > ticket.replies) return false;
+        st->retainedBytes -= r.data.size();
+        return true;
+      });
       if (!st->unstable.owed()) st->unretained = false;
       return;
     }
     if (st->unretained) {
       st->unretained = false;
-      throw NfsException(makeError(std::make_error_code(std::errc::io_error),
+      throw NfsException(makeError(ClientErrc::kUnstableDataLost,
                                    what + ": the server restarted since the data was written (write "
-                                          "verifier changed); unstable data written asynchronously was "
-                                          "lost and must be written again"));
+                                          "verifier changed)"));
     }
     lost.swap(st->retained);
     st->retainedBytes = 0;

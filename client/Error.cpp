@@ -23,6 +23,8 @@ class ClientCategory final : public std::error_category {
         return "the server could not use the call's chunks (it may have executed the call)";
       case ClientErrc::kConnectionLost: return "connection to the server lost";
       case ClientErrc::kServerUnreachable: return "server unreachable";
+      case ClientErrc::kUnstableDataLost:
+        return "unstable data written asynchronously may be lost and must be written again";
     }
     return "unknown nfsrdma error " + std::to_string(ev);
   }

@@ -27,6 +27,7 @@ enum class ClientErrc {
   kRdmaChunkError,       // RDMA_ERROR ERR_CHUNK: the server may have executed the call
   kConnectionLost,       // the call's connection failed: the server may or may not have run it
   kServerUnreachable,    // no connection to the server within the recovery timeout
+  kUnstableDataLost,     // a COMMIT found a new write verifier: data the caller wrote may be gone
 };
 
 const std::error_category& clientCategory();

@@ -165,8 +165,9 @@ CompareReport compareFromJson(const JsonValue& doc);
 // effective), numjobs, read/write mix, verify and working set of the cell,
 // runtime (or io bytes), ramp and direct of the run, and the target (its
 // engine and transport; its description unless the server was the
-// embedded one, whose port and directory change every run); otherwise the
-// cell says what changed (baselineConfigChange) instead.
+// embedded one, whose port and directory change every run), and neither
+// run crossed an outage; otherwise the cell says what changed
+// (baselineConfigChange) instead.
 void applyBaseline(CompareReport& report, const CompareReport& before, const std::string& path,
                    double thresholdPercent);
 

@@ -842,6 +842,21 @@ void noteEffectiveIodepth(RunResult& result, const TargetSpec& target, const Fil
   result.notes.push_back(note);
 }
 
+// The outages the jobs rode through, as a note. Unstable data a restart may
+// have lost is an error unless --verify's read-back is to check it.
+void noteOutages(RunResult& result, const std::vector<OutageAccount>& jobs, bool readBack) {
+  for (const auto& a : jobs) result.outage.merge(a);
+  if (result.outage.any()) result.notes.push_back(result.outage.describe());
+  const std::string& lost = result.outage.unstableLost;
+  if (lost.empty()) return;
+  if (readBack) {
+    result.notes.push_back(lost + "; the verify read-back checks every block this run wrote");
+    return;
+  }
+  ++result.errors;
+  if (result.firstError.empty()) result.firstError = lost + " (--verify would check what the server kept)";
+}
+
 void mergeJobs(RunResult& result, const std::vector<JobResult>& jobs,
                const std::vector<double>& commit) {
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -898,8 +913,7 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   noteEffectiveIodepth(result, target, profile);
   mergeJobs(result, cell.jobs(), cell.commitSeconds());
-  for (const auto& a : cell.outages()) result.outage.merge(a);
-  if (result.outage.any()) result.notes.push_back(result.outage.describe());
+  noteOutages(result, cell.outages(), options.verify && profile.writes());
   cell.finishTimeline(result);
   if (options.verify && profile.writes() && result.errors == 0) {
     verifyReadBack(result, target, options, profile, generation, cell.jobs());

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -43,35 +44,37 @@ struct CliOptions {
   std::optional<nfsrdma::TransportKind> proto;  // --proto: for URLs that do not name one
 };
 
-// With --stats: the RPC, session and transport counters of a client, to stderr.
+// "name=value" pairs for a --stats line.
+std::string counters(std::initializer_list<std::pair<const char*, unsigned long long>> items) {
+  std::string out;
+  for (const auto& [name, value] : items) {
+    out += (out.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(value);
+  }
+  return out;
+}
+
+// With --stats: the RPC, session, recovery and transport counters of a client, to stderr.
 void printStats(const CliOptions& o, const Client& c) {
   if (!o.printStats) return;
   const auto s = c.stats();
-  std::fprintf(stderr,
-               "rpc: calls=%llu replies=%llu timeouts=%llu unknown_xids=%llu malformed=%llu sent=%llu received=%llu\n"
-               "session: slots=%u retired=%u compounds=%llu waited_for_slot=%llu renewals=%llu\n"
-               "recovery: outages=%llu reconnects=%llu replayed=%llu resent=%llu uncached_replays=%llu "
-               "new_sessions=%llu unrecovered=%llu outage_ms=%llu reclaimed_opens=%llu reopened_opens=%llu "
-               "lost_opens=%llu rewritten_bytes=%llu\n%s\n",
-               static_cast<unsigned long long>(s.rpc.calls), static_cast<unsigned long long>(s.rpc.replies),
-               static_cast<unsigned long long>(s.rpc.timeouts), static_cast<unsigned long long>(s.rpc.unknownXids),
-               static_cast<unsigned long long>(s.rpc.malformedReplies),
-               static_cast<unsigned long long>(s.rpc.bytesSent), static_cast<unsigned long long>(s.rpc.bytesReceived),
-               s.session.slots, s.session.retiredSlots, static_cast<unsigned long long>(s.session.compounds),
-               static_cast<unsigned long long>(s.session.waitedForSlot),
-               static_cast<unsigned long long>(s.session.renewals),
-               static_cast<unsigned long long>(s.session.outages),
-               static_cast<unsigned long long>(s.session.reconnects),
-               static_cast<unsigned long long>(s.session.replayed),
-               static_cast<unsigned long long>(s.session.resent),
-               static_cast<unsigned long long>(s.session.uncachedReplays),
-               static_cast<unsigned long long>(s.session.recoveries),
-               static_cast<unsigned long long>(s.session.unrecovered),
-               static_cast<unsigned long long>(s.session.outageMillis),
-               static_cast<unsigned long long>(s.recovery.reclaimedOpens),
-               static_cast<unsigned long long>(s.recovery.reopenedOpens),
-               static_cast<unsigned long long>(s.recovery.lostOpens),
-               static_cast<unsigned long long>(s.recovery.rewrittenBytes), c.transportStats().c_str());
+  const auto& r = s.rpc;
+  const auto& n = s.session;
+  std::cerr << "rpc: "
+            << counters({{"calls", r.calls}, {"replies", r.replies}, {"timeouts", r.timeouts},
+                         {"unknown_xids", r.unknownXids}, {"malformed", r.malformedReplies},
+                         {"sent", r.bytesSent}, {"received", r.bytesReceived}})
+            << "\nsession: "
+            << counters({{"slots", n.slots}, {"retired", n.retiredSlots}, {"compounds", n.compounds},
+                         {"waited_for_slot", n.waitedForSlot}, {"renewals", n.renewals}})
+            << "\nrecovery: "
+            << counters({{"outages", n.outages}, {"reconnects", n.reconnects}, {"replayed", n.replayed},
+                         {"resent", n.resent}, {"uncached_replays", n.uncachedReplays},
+                         {"new_sessions", n.recoveries}, {"unrecovered", n.unrecovered},
+                         {"outage_ms", n.outageMillis}, {"reclaimed_opens", s.recovery.reclaimedOpens},
+                         {"reopened_opens", s.recovery.reopenedOpens}, {"lost_opens", s.recovery.lostOpens},
+                         {"rewritten_bytes", s.recovery.rewrittenBytes}})
+            << "\n"
+            << c.transportStats() << "\n";
 }
 
 struct Remote {

@@ -98,25 +98,11 @@ bool idempotent(Op o) {
 }
 
 // Operations that change nothing on the server; a COMPOUND of only these
-// needs no reply cache (a resend runs them again, harmlessly).
+// needs no reply cache (a resend runs them again, harmlessly). A WRITE or
+// SETATTR run again is harmless alone, but not after a later one changed
+// the same bytes or attributes; a COMMIT is kept with them.
 bool readsOnly(Op o) {
-  switch (o) {
-    case Op::kAccess:
-    case Op::kGetAttr:
-    case Op::kGetFh:
-    case Op::kLookup:
-    case Op::kPutFh:
-    case Op::kPutRootFh:
-    case Op::kRead:
-    case Op::kReadDir:
-    case Op::kReadLink:
-    case Op::kRestoreFh:
-    case Op::kSaveFh:
-    case Op::kSequence:
-      return true;
-    default:
-      return false;
-  }
+  return idempotent(o) && o != Op::kWrite && o != Op::kSetAttr && o != Op::kCommit;
 }
 }  // namespace
 

@@ -160,8 +160,10 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
     // state with it: a new one under the same owner, which is what lets a
     // restarted server find our record and accept reclaims.
     e = exchangeId();
+    if (!e) reclaimPending_ = true;  // until RECLAIM_COMPLETE, also on a later attempt
     if (!e) e = createSession(out, refused);
   }
+  newClientId = reclaimPending_;
   if (e) return e;
   // Requests are built for the first session's limits (fore() never
   // changes): a new session must allow at least as much.
@@ -177,7 +179,7 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
                                   const std::function<Error(CompoundDecoder&)>& decode) {
     return callOnNewSession(out.id, table, encode, decode);
   };
-  const bool reclaim = newClientId && options_.reclaim;
+  const bool reclaim = reclaimPending_ && options_.reclaim;
   if (reclaim) reclaimed = options_.reclaim(ReclaimPhase::kReclaim, call);
   // A new client ID must say it reclaims nothing more before it opens
   // anything (RFC 8881 18.51); on the old one the server answers
@@ -188,6 +190,7 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
                          if (!d.ok()) return malformedError(d);
                          return reclaimCompleteError(rc);
                        });
+  if (!e) reclaimPending_ = false;
   if (!e && reclaim) {
     const std::string reopened = options_.reclaim(ReclaimPhase::kReopen, call);
     if (!reopened.empty()) reclaimed += (reclaimed.empty() ? "" : "; ") + reopened;
@@ -198,6 +201,13 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
 Error Session::callOnNewSession(const SessionId& id, SlotTable& table,
                                 const std::function<void(CompoundEncoder&)>& encode,
                                 const std::function<Error(CompoundDecoder&)>& decode) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopRenew_) return makeError(ClientErrc::kShutdown, "session closing");
+    if (canRecover_ && std::chrono::steady_clock::now() > recoveryDeadline_) {
+      return makeError(ClientErrc::kServerUnreachable, "setting up the new session past recovery-timeout");
+    }
+  }
   const auto slot = table.acquire();
   if (!slot) return makeError(ClientErrc::kInvalidArgument, "no free slot on the new session");
   const std::uint32_t sequenceId = table.nextSequenceId(*slot);
@@ -255,6 +265,8 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
     return;
   }
   const auto deadline = outageStart_ + options_.recoveryTimeout;
+  recoveryDeadline_ = deadline;
+  leftLiveSession_ = false;
   const bool sessionLost = !connectionDown_ || needNewSession_;
   NewSession fresh;
   SlotTable table{1};
@@ -296,15 +308,17 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
   BusyRetry backoff(std::chrono::ceil<std::chrono::milliseconds>(left), now, options_.maxReconnectPause);
   for (;;) {
     Error e;
-    if (rpc_.connectionLost()) {
+    if (rpc_.connectionLost() || !sessionLost) {
       e = reconnectOnce();
       if (!e && !sessionLost) {
         e = bindConnection();
         if (!e) return Restored::kBound;
         // The server lost the session (it restarted), or will not bind this
-        // connection to it (ganesha keeps at most 16 per session): a new
-        // session then; opens belong to the client ID and survive it.
-        if (sessionGone(e) || e.code.category() == nfs4Category()) {
+        // connection to a live one (ganesha keeps at most 16 per session):
+        // a new session then; opens belong to the client ID and survive it.
+        // A busy server is asked again.
+        if (sessionGone(e) || (e.code.category() == nfs4Category() && !BusyRetry::busy(e))) {
+          leftLiveSession_ = !sessionGone(e);
           sessionLost = true;
           e = {};
         }
@@ -317,6 +331,7 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
     const bool again = worthAnotherTry(e) || rpc_.connectionLost();
     const auto pause = again && rpc_.canReconnect() ? backoff.nextPause(std::chrono::steady_clock::now())
                                                     : std::nullopt;
+    if (!e) e = makeError(ClientErrc::kConnectionLost, "the connection is down");
     std::unique_lock lock(mu_);
     if (!pause || renewWake_.wait_for(lock, *pause, [this] { return stopRenew_; })) {
       const bool timedOut = again && !stopRenew_;
@@ -421,9 +436,17 @@ void Session::resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession&
   // whatever the server had run of them, went with the old session.
   for (auto& r : delayedReplays_) replays_.push_back(std::move(r));
   delayedReplays_.clear();
-  stats_.resent += replays_.size();
+  // Replays of a session the server still has may have run there: one that
+  // changes state must not run again on the new one.
+  std::vector<RequestPtr> mayHaveRun;
   for (auto it = replays_.rbegin(); it != replays_.rend(); ++it) {
     it->request->replaying = false;
+    if (leftLiveSession_ && it->request->changesState) {
+      mayHaveRun.push_back(it->request);
+      continue;
+    }
+    ++stats_.resent;
+    ++it->request->resends;
     waiting_.push_front(it->request);
   }
   replays_.clear();
@@ -439,6 +462,13 @@ void Session::resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession&
   lastReply_ = std::chrono::steady_clock::now();
   pump(lock);
   if (slots_.inUse() == 0) idle_.notify_all();
+  if (mayHaveRun.empty()) return;
+  const Error e = makeError(ClientErrc::kConnectionLost,
+                            "the connection could not be bound to the session again, and the request "
+                            "may have run on it (" + lostBy_.message() + ")");
+  lock.unlock();
+  for (auto& r : mayHaveRun) r->decode(e, nullptr);
+  lock.lock();
 }
 
 void Session::failRecovery(std::unique_lock<std::mutex>& lock, const Error& e) {
@@ -544,15 +574,26 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
 bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const RequestPtr& request,
                              const Error& cause) {
   std::lock_guard lock(mu_);
-  if (closed_ || !canRecover_ || !rpc_.canReconnect()) return false;
+  if (closed_ || stopRenew_ || !canRecover_ || !rpc_.canReconnect() || !withinRecoveryTime(*request)) {
+    return false;
+  }
   replays_.push_back(Replay{slot, sequenceId, request});
   startRecoveryLocked(cause, true);
   if (slots_.inUse() == replays_.size()) idle_.notify_all();
   return true;
 }
 
+bool Session::withinRecoveryTime(Request& request) const {
+  const auto now = std::chrono::steady_clock::now();
+  if (request.firstLoss == std::chrono::steady_clock::time_point{}) request.firstLoss = now;
+  return now - request.firstLoss <= options_.recoveryTimeout;
+}
+
 void Session::startRecoveryLocked(const Error& cause, bool connection) {
   if (connection) connectionDown_ = true;
+  // Replays waiting out a DELAY wait for the recovery with the rest.
+  for (auto& r : delayedReplays_) replays_.push_back(std::move(r));
+  delayedReplays_.clear();
   if (recovering_) return;
   recovering_ = true;
   lostBy_ = cause;
@@ -679,8 +720,13 @@ void Session::onSequenceRefused(std::uint32_t slot, std::uint32_t st, const Requ
     // request): the replay goes again on the same slot and sequence id, a
     // little later. As a new request it could run twice.
     std::lock_guard lock(mu_);
-    if (!closed_) {
+    if (!closed_ && !stopRenew_ && withinRecoveryTime(*request)) {
       delayedReplays_.push_back(Replay{slot, slots_.nextSequenceId(slot), request});
+      if (recovering_) {
+        replays_.push_back(std::move(delayedReplays_.back()));
+        delayedReplays_.pop_back();
+        if (slots_.inUse() == replays_.size()) idle_.notify_all();
+      }
       renewWake_.notify_all();
       return;
     }
@@ -702,7 +748,7 @@ void Session::onSequenceRefused(std::uint32_t slot, std::uint32_t st, const Requ
 
 bool Session::waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request) {
   std::lock_guard lock(mu_);
-  if (closed_ || !canRecover_) return false;
+  if (closed_ || stopRenew_ || !canRecover_) return false;
   ++request->resends;
   slots_.release(slot, SlotOutcome::kNotExecuted);
   waiting_.push_front(request);
@@ -731,6 +777,11 @@ void Session::releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Erro
 
 void Session::pump(std::unique_lock<std::mutex>& lock) {
   // After close() nothing waits (it failed the queue), so nothing is sent.
+  if (needNewSession_ && !waiting_.empty() && canRecover_ && !closed_ && !recovering_) {
+    // The slots' sequence ids are of unknown use: requests wait for a new session.
+    startRecoveryLocked(makeError(ClientErrc::kServerUnreachable, "the last recovery"), false);
+    return;
+  }
   while (!waiting_.empty() && !closed_ && !recovering_) {
     if (slots_.retired() == slots_.size()) {
       std::deque<RequestPtr> failed;
@@ -752,8 +803,8 @@ void Session::pump(std::unique_lock<std::mutex>& lock) {
     const Error e = issue(*next, seq, highest, r);
     lock.lock();
     if (e) {  // not sent: the slot is free again for the next waiting request
-      if (e.code == make_error_code(ClientErrc::kConnectionLost) && canRecover_ &&
-          rpc_.canReconnect()) {
+      if (e.code == make_error_code(ClientErrc::kConnectionLost) && canRecover_ && !stopRenew_ &&
+          rpc_.canReconnect() && withinRecoveryTime(*r)) {
         // Part of it may have reached the server: it goes again as a replay.
         replays_.push_back(Replay{*next, seq, std::move(r)});
         startRecoveryLocked(e, true);
@@ -783,15 +834,17 @@ void Session::renewLoop() {
   const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
   const auto period = std::chrono::milliseconds(lease * 1000 / 3);
   while (!stopRenew_) {
-    renewWake_.wait_for(lock, delayedReplays_.empty() ? period / 2 : kReplayPause,
-                        [this] { return stopRenew_ || recovering_; });
+    renewWake_.wait_for(lock, period / 2,
+                        [this] { return stopRenew_ || recovering_ || !delayedReplays_.empty(); });
     if (stopRenew_) break;
     if (recovering_) {
       recover(lock);
       continue;
     }
     if (!delayedReplays_.empty()) {
-      resendDelayedReplays(lock);
+      // The server is still busy with the originals: give it a moment.
+      renewWake_.wait_for(lock, kReplayPause, [this] { return stopRenew_ || recovering_; });
+      if (!stopRenew_ && !recovering_) resendDelayedReplays(lock);
       continue;
     }
     if (std::chrono::steady_clock::now() - lastReply_ < period || slots_.inUse() > 0) continue;
@@ -834,6 +887,14 @@ Error Session::close() {
     // A slow server can leave requests still queued for a slot: they end
     // here, not on a destroyed session (or never).
     neverSent.swap(waiting_);
+    // Calls whose connection failed while close() began wait for no one now.
+    for (auto& r : delayedReplays_) replays_.push_back(std::move(r));
+    delayedReplays_.clear();
+    for (auto& r : replays_) {
+      slots_.release(r.slot, SlotOutcome::kUnknown);
+      neverSent.push_back(std::move(r.request));
+    }
+    replays_.clear();
   }
   for (auto& w : neverSent) {
     w->decode(makeError(ClientErrc::kShutdown, "session closed before the request got a slot"),

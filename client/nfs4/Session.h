@@ -124,7 +124,10 @@ class Session {
   Error close();
 
   std::uint64_t clientId() const { return clientId_.load(std::memory_order_relaxed); }
-  const SessionId& id() const { return sessionId_; }
+  SessionId id() const {
+    std::lock_guard lock(mu_);
+    return sessionId_;
+  }
   const ChannelAttrs& fore() const { return fore_; }
   std::uint32_t leaseSeconds() const { return leaseSeconds_; }
   SessionStats stats() const;
@@ -143,6 +146,10 @@ class Session {
         0;  // sent again on a new session: bounded, so a server that keeps refusing ends it
     bool changesState = false;  // as last encoded: a replay without a cached reply must not run again
     bool replaying = false;     // resent on its slot after a lost connection, not answered yet
+    // When its connection was first lost (or a replay first delayed): it
+    // waits for recovery at most recoveryTimeout from then, however many
+    // outages follow.
+    std::chrono::steady_clock::time_point firstLoss{};
   };
   // How a recovery's unlocked part ended.
   enum class Restored { kBound, kNewSession, kFailed };
@@ -177,6 +184,9 @@ class Session {
   void startRecoveryLocked(const Error& cause, bool connection);
   // A replayed call the server had no cached reply for (RETRY_UNCACHED_REP).
   void onUncachedReplay(std::uint32_t slot, const RequestPtr& request);
+  // Whether a request lost at `now` may still wait for recovery (it sets
+  // the request's first loss).
+  bool withinRecoveryTime(Request& request) const;
   Error sequenceMismatch(const SequenceResult& seq, std::uint32_t slot,
                          std::uint32_t sequenceId) const;
   // Hands free slots to waiting requests (mu_ held through lock; each
@@ -248,6 +258,13 @@ class Session {
   std::vector<Replay> delayedReplays_;
   static constexpr std::chrono::milliseconds kReplayPause{100};
   bool needNewSession_ = false;  // a recovery failed with calls of unknown fate on the slots
+  // A new client ID was made and RECLAIM_COMPLETE not yet said on it: the
+  // next attempt reclaims too (renewal thread only).
+  bool reclaimPending_ = false;
+  // The session is alive on the server but this connection could not be
+  // bound to it: replays that change state cannot go on a new one (renewal thread).
+  bool leftLiveSession_ = false;
+  std::chrono::steady_clock::time_point recoveryDeadline_{};  // of the recovery under way
   std::chrono::steady_clock::time_point outageStart_;
   bool canRecover_ = false;  // the renewal thread, which replaces sessions, runs (not during setup)
   Error lostBy_;             // the refusal that started the replacement

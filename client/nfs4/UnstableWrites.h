@@ -32,6 +32,8 @@ class UnstableWrites {
   void onWriteReply(const Verifier& verifier);
   // Whether some UNSTABLE data is not yet covered by a successful COMMIT.
   bool owed() const { return replies_ != covered_; }
+  // UNSTABLE WRITE replies so far (a COMMIT's ticket covers those up to its count).
+  std::uint64_t replies() const { return replies_; }
   CommitTicket beginCommit() const { return CommitTicket{replies_}; }
   // The COMMIT sent at `ticket` returned `committed`. A lost outcome is
   // reported once: the writes it covered start over with the next reply.

@@ -32,6 +32,7 @@ void OutageAccount::merge(const OutageAccount& o) {
   reclaimedOpens += o.reclaimedOpens;
   reopenedOpens += o.reopenedOpens;
   rewrittenBytes += o.rewrittenBytes;
+  if (unstableLost.empty()) unstableLost = o.unstableLost;
 }
 
 std::string OutageAccount::describe() const {

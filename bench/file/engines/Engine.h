@@ -76,6 +76,9 @@ struct OutageAccount {
   std::uint64_t reclaimedOpens = 0;
   std::uint64_t reopenedOpens = 0;
   std::uint64_t rewrittenBytes = 0;  // UNSTABLE data written again after a restart
+  // The first COMMIT that found a new write verifier: UNSTABLE data the job
+  // wrote may be gone (its buffers were the job's: the client kept no copy).
+  std::string unstableLost;
   bool any() const { return outages > 0; }
   void merge(const OutageAccount& o);
   // "outage: 1 (1 reconnect, 1 new session), 1.5 s without service, ..."

@@ -288,7 +288,16 @@ class NfsEngine final : public Engine {
   }
 
   void commit() override {
-    for (auto& f : files_) busy([&] { client_->fsync(f); });  // COMMIT
+    for (auto& f : files_) {
+      try {
+        busy([&] { client_->fsync(f); });  // COMMIT
+      } catch (const NfsException& e) {
+        // The server restarted during the run: whether it kept the data is
+        // for the run to decide (--verify reads every written block back).
+        if (e.code() != make_error_code(ClientErrc::kUnstableDataLost)) throw;
+        if (unstableLost_.empty()) unstableLost_ = e.what();
+      }
+    }
   }
 
   std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
@@ -313,6 +322,7 @@ class NfsEngine final : public Engine {
     a.reclaimedOpens = s.recovery.reclaimedOpens;
     a.reopenedOpens = s.recovery.reopenedOpens;
     a.rewrittenBytes = s.recovery.rewrittenBytes;
+    a.unstableLost = unstableLost_;
     return a;
   }
 
@@ -365,6 +375,7 @@ class NfsEngine final : public Engine {
   bool busyTold_ = false;
   bool wrote_ = false;  // a run wrote: finish() COMMITs
   std::unique_ptr<Client> client_;
+  std::string unstableLost_;  // the first COMMIT that found a new write verifier
   std::vector<OpenFile> files_;
 };
 

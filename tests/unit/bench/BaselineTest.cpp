@@ -85,6 +85,30 @@ TEST(Baseline, BaselineNamesCacheStateAndCommitCounting) {
   EXPECT_FALSE(write->baselineMibPerSecond);
 }
 
+// A cell whose run crossed an outage (a lost connection or a server restart
+// the client rode through) measures the outage: it is never compared with a
+// baseline, nor is a baseline cell that crossed one; the JSON keeps the flag.
+TEST(Baseline, CellsThatCrossedAnOutageAreNotCompared) {
+  CompareReport before = testing::fieldNotesReport();
+  CompareReport now = testing::fieldNotesReport();
+  CompareCell* c = now.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  c->crossedOutage = true;
+  c->outageSeconds = 4.2;
+  c->mibPerSecond *= 0.5;
+  before.cell("4k-randread", IoDirection::Read, "local")->crossedOutage = true;
+  applyBaseline(now, before, "before.json", 10);
+  EXPECT_EQ(c->baselineConfigChange, "the run crossed a server outage");
+  EXPECT_FALSE(c->regression);
+  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "local")->baselineConfigChange,
+            "the baseline crossed a server outage");
+  EXPECT_EQ(now.regressions(), 0U);
+  const CompareReport back = compareFromJson(parseJson(compareToJson(now)));
+  const CompareCell* b = back.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->crossedOutage);
+  EXPECT_DOUBLE_EQ(b->outageSeconds, 4.2);
+}
+
 // A baseline of another mix, verify, ramp or target is another test.
 TEST(Baseline, BaselineComparesMixVerifyRampAndTarget) {
   auto withRandrw = [](unsigned readPercent) {

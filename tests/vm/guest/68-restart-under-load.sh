@@ -58,4 +58,8 @@ connects=$(awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "xprt:
 reads=$(awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "READ:" { print $2 " " $3; exit }' /proc/self/mountstats)
 set -- $reads
 echo "kernel client (fio, proto=rdma): worst read latency $((worst / 1000)) ms across the restart, $((${2:-0} - ${1:-0})) READs resent, ${connects:-?} connects"
-echo "ours (nfsrdma-bench, proto=rdma): $(grep 'outage: ' ours.out | sed 's/^ *note: //; s/; the figures include.*//'), worst latency $(sed -n 's/.*lat (\(.*\)): min=[^,]*, max=\([^,]*\),.*/\2 \1/p' ours.out | head -1)"
+ours_worst=$(grep -o '"lat_us": *{[^}]*}' ours.json | head -1 | sed 's/.*"max": *\([0-9.]*\).*/\1/')
+echo "ours (nfsrdma-bench, proto=rdma): $(grep 'outage: ' ours.out | sed 's/^ *note: //; s/; the figures include.*//'), worst read latency ${ours_worst%.*} us"
+# The anchor: the kernel client across the same restart. Our worst latency
+# over the kernel's says who was without service longer (below 1: ours less).
+awk -v o="${ours_worst:-0}" -v k="${worst:-0}" 'BEGIN { if (k > 0) printf "outage ratio (worst latency) ours/kernel = %.2fx\n", o / k }'

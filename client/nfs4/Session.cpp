@@ -306,22 +306,25 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
   const auto now = std::chrono::steady_clock::now();
   const auto left = deadline > now ? deadline - now : std::chrono::steady_clock::duration::zero();
   BusyRetry backoff(std::chrono::ceil<std::chrono::milliseconds>(left), now, options_.maxReconnectPause);
+  // A connection recovery starts with a new connection even if the RPC
+  // layer has not yet heard of the failure; later rounds only replace one
+  // that failed again (a busy server is asked again on the same one).
+  bool mustReconnect = !sessionLost;
   for (;;) {
     Error e;
-    if (rpc_.connectionLost() || !sessionLost) {
-      e = reconnectOnce();
-      if (!e && !sessionLost) {
-        e = bindConnection();
-        if (!e) return Restored::kBound;
-        // The server lost the session (it restarted), or will not bind this
-        // connection to a live one (ganesha keeps at most 16 per session):
-        // a new session then; opens belong to the client ID and survive it.
-        // A busy server is asked again.
-        if (sessionGone(e) || (e.code.category() == nfs4Category() && !BusyRetry::busy(e))) {
-          leftLiveSession_ = !sessionGone(e);
-          sessionLost = true;
-          e = {};
-        }
+    if (rpc_.connectionLost() || mustReconnect) e = reconnectOnce();
+    mustReconnect = mustReconnect && e;  // until one is made
+    if (!e && !sessionLost) {
+      e = bindConnection();
+      if (!e) return Restored::kBound;
+      // The server lost the session (it restarted), or will not bind this
+      // connection to a live one (ganesha keeps at most 16 per session):
+      // a new session then; opens belong to the client ID and survive it.
+      // A busy server is asked again.
+      if (sessionGone(e) || (e.code.category() == nfs4Category() && !BusyRetry::busy(e))) {
+        leftLiveSession_ = !sessionGone(e);
+        sessionLost = true;
+        e = {};
       }
     }
     if (!e && sessionLost) {

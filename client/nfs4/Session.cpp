@@ -378,9 +378,8 @@ Error Session::bindConnection() {
 }
 
 std::string Session::outageSummary(Restored how, bool newClientId, const std::string& reclaimed) const {
-  const std::string account = std::to_string(stats_.lastOutageMillis / 1000) + "." +
-                              std::to_string(stats_.lastOutageMillis % 1000 / 100) +
-                              " s without service";
+  const std::string account =
+      seconds(std::chrono::milliseconds(stats_.lastOutageMillis)) + " without service";
   if (how == Restored::kBound) {
     return lostBy_.message() + "; reconnected and resent " + std::to_string(replays_.size()) +
            " calls in flight on their slots (" + account + ")";

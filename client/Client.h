@@ -102,10 +102,22 @@ struct RecoveryStats {
   std::uint64_t rewrittenBytes = 0;  // UNSTABLE data written again after a verifier change
 };
 
+// One connection of the client's session (nconnect=N opens N, all bound to
+// the one session): whether the load spread, and what each one lost.
+struct ConnectionStats {
+  std::string peer;     // the transport's describe(): "tcp 127.0.0.1:2049", "rdma 10.0.0.1:20049"
+  rpc::RpcStats rpc;    // its calls, bytes, losses and reconnects
+  // Calls its transport lets be in flight at once: RPC-over-RDMA's credits
+  // as the server granted them; 0 for a transport without a limit (TCP).
+  std::uint32_t credits = 0;
+  bool up = true;       // bound to the session and taking calls
+};
+
 struct ClientStats {
-  rpc::RpcStats rpc;
+  rpc::RpcStats rpc;  // every connection's counters summed
   nfs4::SessionStats session;
   RecoveryStats recovery;
+  std::vector<ConnectionStats> connections;  // in connection order (the first set the session up)
 };
 
 class Client {
@@ -188,16 +200,15 @@ class Client {
   // Calls that can be on the wire at once: the session's slots, and over
   // RDMA no more than the credits the server granted (svcrdma: 64 unless
   // its max_requests is raised). More queue in the client.
-  std::uint32_t maxInFlight() const {
-    return std::min(session_->fore().maxRequests, rpc_->transportCallLimit());
-  }
+  // With nconnect the connections' credits add up.
+  std::uint32_t maxInFlight() const;
   std::size_t maxIoSize() const { return maxIo_; }
   const ClientOptions& options() const { return options_; }
   // Full server path of a path relative to the export, for messages.
   std::string fullPath(std::string_view path) const;
   ClientStats stats() const;
-  // The transport's counters on one line ("xprt: rdma host:port calls=... ").
-  std::string transportStats() const { return rpc_->transportStats(); }
+  // The transports' counters, a line per connection ("xprt: rdma host:port calls=... ").
+  std::string transportStats() const;
 
  private:
   // Each group below is implemented in its own file (client/README.md).
@@ -207,6 +218,7 @@ class Client {
   // Looks the export up, checks it is a directory and sets root_ and maxIo_.
   void mountExport();
   void closeSession(bool tell);  // close(); tell: call options_.onTeardownError
+  bool onIoThread() const;       // on any connection's I/O thread
 
   // ClientPaths.cpp
   struct PathParts;  // ClientInternal.h
@@ -307,7 +319,7 @@ class Client {
   void remember(const std::shared_ptr<OpenFile::State>& st);
 
   ClientOptions options_;
-  std::unique_ptr<rpc::RpcClient> rpc_;
+  std::vector<std::unique_ptr<rpc::RpcClient>> rpcs_;  // nconnect connections; [0] set the session up
   std::unique_ptr<nfs4::Session> session_;
   nfs4::FileHandle root_;
   std::size_t maxIo_ = 1U << 20;

@@ -1,9 +1,11 @@
 #include "client/ClientOptions.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "client/Error.h"
 
@@ -24,6 +26,17 @@ T number(std::string_view url, std::string_view key, std::string_view value, T m
                  std::to_string(min) + " to " + std::to_string(max));
   }
   return static_cast<T>(v);
+}
+
+// "a,b" -> {"a", "b"}; an empty item stays (the caller names it as an error).
+std::vector<std::string> commaList(std::string_view text) {
+  std::vector<std::string> items;
+  for (;;) {
+    const auto comma = text.find(',');
+    items.emplace_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) return items;
+    text.remove_prefix(comma + 1);
+  }
 }
 
 }  // namespace
@@ -93,6 +106,29 @@ UrlPort parseAuthority(std::string_view url, std::string_view authority, ClientO
   return port;
 }
 
+// nfs://a,b[:port],[v6]/export: the first address into o.host and o.port,
+// the others (each with its own port or the first's) into o.moreServers.
+UrlPort parseServers(std::string_view url, std::string_view authority, ClientOptions& o) {
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  bool inBrackets = false;
+  for (std::size_t i = 0; i <= authority.size(); ++i) {
+    if (i < authority.size() && authority[i] == '[') inBrackets = true;
+    if (i < authority.size() && authority[i] == ']') inBrackets = false;
+    if (i == authority.size() || (authority[i] == ',' && !inBrackets)) {
+      parts.push_back(authority.substr(from, i - from));
+      from = i + 1;
+    }
+  }
+  const UrlPort first = parseAuthority(url, parts.front(), o);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    ClientOptions other;
+    const UrlPort port = parseAuthority(url, parts[i], other);
+    o.moreServers.push_back({other.host, port.colon ? other.port : std::uint16_t{0}});
+  }
+  return first;
+}
+
 // The keys that choose the transport and how it reaches the server.
 bool applyTransportOption(std::string_view url, std::string_view key, std::string_view value,
                           ClientOptions& o, UrlPort& port) {
@@ -115,8 +151,13 @@ bool applyTransportOption(std::string_view url, std::string_view key, std::strin
     o.perIoRegistration = value == "per-io";
     o.givenPerIoRegistration = o.perIoRegistration;
   } else if (key == "bind") {
-    if (value.empty()) bad(url, "bind= needs a local address");
-    o.bindAddress = std::string(value);
+    // bind=a,b: a local address per rail, taken in turn by the connections.
+    const std::vector<std::string> binds = commaList(value);
+    if (binds.empty() || std::any_of(binds.begin(), binds.end(), [](const auto& b) { return b.empty(); })) {
+      bad(url, "bind= needs a local address, or several comma-separated (got '" + std::string(value) + "')");
+    }
+    o.bindAddress = binds.front();
+    o.moreBindAddresses.assign(binds.begin() + 1, binds.end());
   } else {
     return false;
   }
@@ -150,6 +191,9 @@ bool applyCallOption(std::string_view url, std::string_view key, std::string_vie
     o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
   } else if (key == "recovery-timeout") {
     o.recoveryTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 24 * 3600000));
+  } else if (key == "nconnect") {
+    o.nconnect = number<std::uint32_t>(url, key, value, 1, 16);
+    o.givenNconnect = o.nconnect;
   } else if (key == "qd") {
     o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
     o.givenQueueDepth = o.queueDepth;
@@ -182,7 +226,7 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     if (!applyTransportOption(url, key, value, o, port) && !applyCallOption(url, key, value, o)) {
       bad(url, "unknown option '" + std::string(key) +
                    "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, "
-                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound)");
+                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect)");
     }
   }
 }
@@ -205,7 +249,7 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
     path = rest.substr(slash);
   }
   ClientOptions o;
-  UrlPort port = parseAuthority(url, authority, o);
+  UrlPort port = parseServers(url, authority, o);
   o.exportPath = std::string(path);
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
   applyQuery(url, query, o, port);

@@ -78,6 +78,23 @@ struct ClientOptions {
   std::optional<bool> givenPerIoRegistration;
   std::optional<TransportKind> givenProto;
   std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
+  // Session trunking (RFC 8881 2.10.5): nconnect=N opens N connections (TCP
+  // connections or RDMA queue pairs) and binds them all to the one session;
+  // calls go to the least loaded. 1..16, as the kernel's mount option.
+  std::uint32_t nconnect = 1;
+  std::optional<std::uint32_t> givenNconnect;  // what the URL said, for callers with their own default
+  // More server addresses after the first, from nfs://a,b/export (each may
+  // carry its own :port, else the first's): connection i goes to address
+  // i mod count, and a connection to another address joins the session only
+  // if EXCHANGE_ID there shows the same server owner and scope.
+  struct Address {
+    std::string host;
+    std::uint16_t port = 0;  // 0: the same port as the first address
+  };
+  std::vector<Address> moreServers;
+  // bind=a,b: connection i connects from address i mod count (multi-rail:
+  // over RDMA the address picks the device); bindAddress holds the first.
+  std::vector<std::string> moreBindAddresses;
   // For drivers that keep a queue (the file benchmark's nfs engine): up to
   // this many queued READs of one file share a COMPOUND (Client::preadvAsync).
   std::uint32_t readsPerCompound = 1;
@@ -86,7 +103,8 @@ struct ClientOptions {
   // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
   // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
   // busy-timeout (ms), recovery-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
-  // (local address), reads-per-compound (1..16, TCP only).
+  // (local addresses, comma list), reads-per-compound (1..16, TCP only),
+  // nconnect (1..16).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;

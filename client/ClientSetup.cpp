@@ -54,6 +54,20 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
       "transport kind " + std::to_string(static_cast<int>(o.proto)) + " (expected tcp or rdma)"));
 }
 
+// Connection i of a trunk: server address and local address i mod their
+// counts (multi-rail), everything else as the URL said.
+ClientOptions connectionOptions(const ClientOptions& o, std::size_t i) {
+  ClientOptions c = o;
+  const std::size_t servers = 1 + o.moreServers.size();
+  if (const std::size_t s = i % servers; s > 0) {
+    c.host = o.moreServers[s - 1].host;
+    if (o.moreServers[s - 1].port != 0) c.port = o.moreServers[s - 1].port;
+  }
+  const std::size_t binds = 1 + o.moreBindAddresses.size();
+  if (const std::size_t b = i % binds; b > 0) c.bindAddress = o.moreBindAddresses[b - 1];
+  return c;
+}
+
 }  // namespace
 
 std::unique_ptr<Client> Client::connect(std::string_view url) {
@@ -71,12 +85,17 @@ Client::Client(const ClientOptions& options) : options_(options) {
   auth.gid = options_.gid;
   auth.gids = options_.gids;
   auth.stamp = static_cast<std::uint32_t>(::getpid());
-  rpc_ = std::make_unique<rpc::RpcClient>(makeTransport(options_), nfs4::kNfsProgram,
-                                          nfs4::kNfsVersion, rpc::Credential::sys(auth),
-                                          options_.timeout);
-  // A lost connection is replaced by a new one to the same server (the
-  // session then resends what was in flight).
-  rpc_->setReconnect([o = options_] { return makeTransport(o); });
+  // nconnect connections, each its own transport and I/O thread; a lost
+  // one is replaced by a new one to the same address (the session then
+  // resends what was in flight).
+  std::vector<nfs4::SessionConnection> trunk;
+  for (std::uint32_t i = 0; i < std::max<std::uint32_t>(options_.nconnect, 1); ++i) {
+    const ClientOptions o = connectionOptions(options_, i);
+    rpcs_.push_back(std::make_unique<rpc::RpcClient>(makeTransport(o), nfs4::kNfsProgram, nfs4::kNfsVersion,
+                                                     rpc::Credential::sys(auth), options_.timeout));
+    rpcs_.back()->setReconnect([o] { return makeTransport(o); });
+    trunk.push_back({rpcs_.back().get(), o.host != options_.host || o.port != options_.port});
+  }
 
   std::random_device rd;
   const std::string unique = std::to_string(rd()) + "-" + std::to_string(rd());
@@ -95,7 +114,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
   };
   so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
   openOwner_ = "open:" + unique;
-  session_ = std::make_unique<nfs4::Session>(*rpc_, so);
+  session_ = std::make_unique<nfs4::Session>(trunk, so);
   mountExport();
 }
 
@@ -156,12 +175,12 @@ void Client::close() {
 void Client::closeSession(bool tell) {
   if (closed_) return;
   // close() waits for replies that only the I/O thread can deliver.
-  if (rpc_->onIoThread()) {
+  if (onIoThread()) {
     check(makeError(ClientErrc::kInvalidArgument, "close() from an I/O callback"));
   }
   closed_ = true;
   Error e = session_->close();
-  rpc_->shutdown();
+  for (auto& rpc : rpcs_) rpc->shutdown();
   if (!e) return;
   teardownError_ = e.message();
   // Only an explicit close() tells: a destructor runs as a failed command
@@ -174,8 +193,38 @@ std::string Client::fullPath(std::string_view path) const {
 }
 
 ClientStats Client::stats() const {
+  ClientStats s;
+  s.session = session_->stats();
+  for (std::size_t i = 0; i < rpcs_.size(); ++i) {
+    ConnectionStats c;
+    c.peer = rpcs_[i]->describe();
+    c.rpc = rpcs_[i]->stats();
+    const std::uint32_t limit = rpcs_[i]->transportCallLimit();
+    c.credits = limit == UINT32_MAX ? 0 : limit;
+    c.up = session_->connectionUp(i);
+    s.rpc += c.rpc;
+    s.connections.push_back(std::move(c));
+  }
   std::lock_guard lock(recoveryMu_);
-  return ClientStats{rpc_->stats(), session_->stats(), recovery_};
+  s.recovery = recovery_;
+  return s;
+}
+
+bool Client::onIoThread() const {
+  return std::any_of(rpcs_.begin(), rpcs_.end(), [](const auto& rpc) { return rpc->onIoThread(); });
+}
+
+std::uint32_t Client::maxInFlight() const {
+  // Over RDMA each connection has its own credits: together they bound the trunk.
+  std::uint64_t transports = 0;
+  for (const auto& rpc : rpcs_) transports += rpc->transportCallLimit();
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(session_->fore().maxRequests, transports));
+}
+
+std::string Client::transportStats() const {
+  std::string lines;
+  for (const auto& rpc : rpcs_) lines += (lines.empty() ? "" : "\n") + rpc->transportStats();
+  return lines;
 }
 
 }  // namespace nfsrdma

@@ -101,7 +101,7 @@ IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
 Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
                   const std::function<Error(CompoundDecoder&)>& decode,
                   const rpc::CallHints& hints) {
-  if (rpc_->onIoThread()) {
+  if (onIoThread()) {
     return makeError(ClientErrc::kInvalidArgument,
                      what + ": synchronous NFS call from an I/O callback (it would deadlock)");
   }
@@ -133,7 +133,7 @@ Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
 
 std::size_t Client::syncIo(const char* call, std::size_t size, const SubmitPart& submit,
                            const NoProgress& noProgress) {
-  if (rpc_->onIoThread()) {
+  if (onIoThread()) {
     check(makeError(ClientErrc::kInvalidArgument,
                     std::string("synchronous ") + call + " from an I/O callback"));
   }

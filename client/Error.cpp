@@ -25,6 +25,7 @@ class ClientCategory final : public std::error_category {
       case ClientErrc::kServerUnreachable: return "server unreachable";
       case ClientErrc::kUnstableDataLost:
         return "unstable data written asynchronously may be lost and must be written again";
+      case ClientErrc::kNotSameServer: return "not the same server (no session trunking)";
     }
     return "unknown nfsrdma error " + std::to_string(ev);
   }

@@ -28,6 +28,7 @@ enum class ClientErrc {
   kConnectionLost,       // the call's connection failed: the server may or may not have run it
   kServerUnreachable,    // no connection to the server within the recovery timeout
   kUnstableDataLost,     // a COMMIT found a new write verifier: data the caller wrote may be gone
+  kNotSameServer,        // a trunk address answered EXCHANGE_ID as another server (owner or scope)
 };
 
 const std::error_category& clientCategory();

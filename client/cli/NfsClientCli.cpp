@@ -42,6 +42,7 @@ constexpr std::size_t kCopyChunk = 16U << 20;
 struct CliOptions {
   bool printStats = false;                      // --stats
   std::optional<nfsrdma::TransportKind> proto;  // --proto: for URLs that do not name one
+  unsigned nconnect = 0;                        // --nconnect: for URLs that do not name one; 0: none given
 };
 
 // "name=value" pairs for a --stats line.
@@ -75,6 +76,15 @@ void printStats(const CliOptions& o, const Client& c) {
                          {"rewritten_bytes", s.recovery.rewrittenBytes}})
             << "\n"
             << c.transportStats() << "\n";
+  // A line per connection of the session: whether the load spread.
+  for (std::size_t i = 0; i < s.connections.size(); ++i) {
+    const auto& k = s.connections[i];
+    std::cerr << "connection " << i << ": " << k.peer << " "
+              << counters({{"calls", k.rpc.calls}, {"replies", k.rpc.replies}, {"bytes-sent", k.rpc.bytesSent},
+                           {"bytes-received", k.rpc.bytesReceived}, {"credits", k.credits},
+                           {"lost", k.rpc.connectionsLost}, {"reconnects", k.rpc.reconnects}})
+              << " up=" << (k.up ? "yes" : "no") << "\n";
+  }
 }
 
 struct Remote {
@@ -98,9 +108,13 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
   r.options = ClientOptions::fromUrl(url);
   // --proto for a URL that names no transport: parsed again with it, so the
   // port follows it (proto=rdma: 20049 unless the URL gives one).
-  if (o.proto && !r.options.givenProto) {
-    r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") +
-                                       "proto=" + std::string(nfsrdma::transportName(*o.proto)));
+  std::string more;
+  if (o.proto && !r.options.givenProto) more = "proto=" + std::string(nfsrdma::transportName(*o.proto));
+  if (o.nconnect != 0 && !r.options.givenNconnect) {
+    more += (more.empty() ? "" : "&") + std::string("nconnect=") + std::to_string(o.nconnect);
+  }
+  if (!more.empty()) {
+    r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") + more);
   }
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.
@@ -631,7 +645,7 @@ void usage(std::ostream& os, const po::options_description& opts) {
   nfsrdma::tool::printCommands(os, kCommands, kCommandWidth);
   nfsrdma::tool::printCommands(os, kOwnOptionCommands, kCommandWidth);
   os << "\nURL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&busy-timeout=ms\n"
-        "     &qd=N&proto=tcp]\n\n"
+        "     &qd=N&proto=tcp&nconnect=N&bind=a,b]; several servers: nfs://a,b/path\n\n"
      << opts;
 }
 
@@ -649,7 +663,9 @@ po::options_description cliOptions(CliArgs& a, std::string& protoText) {
       "stats", po::bool_switch(&a.options.printStats),
       "print RPC, session and transport counters (stderr) at the end")(
       "proto", po::value(&protoText),
-      "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)");
+      "tcp or rdma for URLs without proto= (rdma: port 20049 unless given)")(
+      "nconnect", po::value(&a.options.nconnect),
+      "connections (1-16) bound to the one session, for URLs without nconnect=");
   return opts;
 }
 
@@ -662,11 +678,16 @@ void parseCliArgs(int argc, char** argv, const po::options_description& opts, Cl
   all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("command", 1).add("args", -1);
+  bool given = false;
   nfsrdma::tool::parseOrUsageError([&] {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
+    given = vm.count("nconnect") > 0;
   });
+  if (given && (a.options.nconnect < 1 || a.options.nconnect > 16)) {
+    throw UsageError("--nconnect " + std::to_string(a.options.nconnect) + ": expected 1 to 16");
+  }
   if (!protoText.empty()) {
     a.options.proto = nfsrdma::parseTransportKind(protoText);
     if (!a.options.proto) {

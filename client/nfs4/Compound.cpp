@@ -632,8 +632,9 @@ ExchangeIdResult CompoundDecoder::exchangeId() {
     markMalformed("EXCHANGE_ID state protection " + std::to_string(protect) + " (only SP4_NONE is supported)");
     return r;
   }
-  (void)dec_.getU64();                   // server_owner.minor_id
-  (void)dec_.getOpaque(kOpaqueLimit);    // server_owner.major_id
+  r.serverOwnerMinor = dec_.getU64();
+  const auto major = dec_.getOpaque(kOpaqueLimit);
+  r.serverOwnerMajor.assign(major.begin(), major.end());
   r.serverScope = std::string(dec_.getString(kOpaqueLimit));
   const std::uint32_t impls = dec_.getU32();
   if (impls > 1) markMalformed("EXCHANGE_ID with " + std::to_string(impls) + " implementation ids");

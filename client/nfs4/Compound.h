@@ -221,6 +221,11 @@ struct ExchangeIdResult {
   std::uint64_t clientId = 0;
   std::uint32_t sequenceId = 0;
   std::uint32_t flags = 0;
+  // Who answered (RFC 8881 2.10.5.1): two addresses with the same major id
+  // and scope are one server; with the same minor id too, a session can be
+  // trunked across them.
+  std::uint64_t serverOwnerMinor = 0;
+  std::string serverOwnerMajor;
   std::string serverScope;
   std::string serverImplName;
 };

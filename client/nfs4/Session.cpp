@@ -28,8 +28,25 @@ Error reclaimCompleteError(std::uint32_t status) {
 
 }  // namespace
 
+namespace {
+
+std::vector<SessionConnection> checkedConnections(const std::vector<SessionConnection>& connections) {
+  if (connections.empty() || std::any_of(connections.begin(), connections.end(),
+                                         [](const SessionConnection& c) { return c.rpc == nullptr; })) {
+    throw NfsException(makeError(ClientErrc::kInvalidArgument, "a session needs at least one connection"));
+  }
+  return connections;
+}
+
+}  // namespace
+
 Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
-    : rpc_(rpc), options_(options) {
+    : Session(std::vector<SessionConnection>{SessionConnection{&rpc, false}}, options) {}
+
+Session::Session(const std::vector<SessionConnection>& connections, const SessionOptions& options)
+    : conns_(makeConnections(checkedConnections(connections))),
+      rpc_(*conns_.front()->rpc),
+      options_(options) {
   std::random_device rd;
   for (auto& b : verifier_) b = static_cast<std::uint8_t>(rd());
   if (Error e = exchangeId()) throw NfsException(e);
@@ -48,9 +65,10 @@ Session::Session(rpc::RpcClient& rpc, const SessionOptions& options)
   stats_.slots = created.fore.maxRequests;
   lastReply_ = std::chrono::steady_clock::now();
   // Replies can be as large as the server said; a little slack covers the RPC header.
-  rpc_.setMaxIncomingMessage(std::size_t{fore_.maxResponseSize} + 1024);
+  for (auto& c : conns_) c->rpc->setMaxIncomingMessage(std::size_t{fore_.maxResponseSize} + 1024);
 
-  Error e = roundTrip([](CompoundEncoder& c) { c.reclaimComplete(false); },
+  Error e = joinTrunk();
+  if (!e) e = roundTrip([](CompoundEncoder& c) { c.reclaimComplete(false); },
                       [](CompoundDecoder& d) -> Error {
                         const std::uint32_t st = d.next(Op::kReclaimComplete);
                         if (!d.ok()) return malformedError(d);
@@ -103,6 +121,7 @@ Error Session::exchangeId() {
   }
   clientId_ = exchange.clientId;
   createSequence_ = exchange.sequenceId;
+  server_ = exchange;
   return {};
 }
 
@@ -234,11 +253,6 @@ Error Session::callOnNewSession(const SessionId& id, SlotTable& table,
 
 namespace {
 
-bool sessionGone(const Error& e) {
-  return e.code == statusError(kErrBadSession) || e.code == statusError(kErrDeadSession) ||
-         e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired);
-}
-
 // What a later attempt may fix: the connection (lost again, or not made).
 bool worthAnotherTry(const Error& e) {
   return e.code == make_error_code(ClientErrc::kConnectionLost) ||
@@ -246,12 +260,17 @@ bool worthAnotherTry(const Error& e) {
          e.code == make_error_code(ClientErrc::kTimedOut) || BusyRetry::busy(e);
 }
 
-std::string seconds(std::chrono::steady_clock::duration d) {
+}  // namespace
+
+std::string Session::seconds(std::chrono::steady_clock::duration d) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + " s";
 }
 
-}  // namespace
+bool Session::sessionGone(const Error& e) {
+  return e.code == statusError(kErrBadSession) || e.code == statusError(kErrDeadSession) ||
+         e.code == statusError(kErrStaleClientId) || e.code == statusError(kErrExpired);
+}
 
 void Session::recover(std::unique_lock<std::mutex>& lock) {
   // Nothing may use the session while its connection, id or slots change:
@@ -360,9 +379,9 @@ Error Session::reconnectOnce() {
   return e;
 }
 
-Error Session::bindConnection() {
+Error Session::bindConnection(rpc::RpcClient& rpc) {
   const SessionId id = sessionId_;  // written only on this (the renewal) thread
-  return sessionlessRoundTrip([&id](CompoundEncoder& c) { c.bindConnToSession(id); },
+  return sessionlessRoundTrip(rpc, [&id](CompoundEncoder& c) { c.bindConnToSession(id); },
                               [&id](CompoundDecoder& d) -> Error {
                                 const std::uint32_t st = d.next(Op::kBindConnToSession);
                                 if (!d.ok()) return malformedError(d);
@@ -399,6 +418,7 @@ void Session::resumeOnBoundConnection(std::unique_lock<std::mutex>& lock) {
   again.swap(replays_);
   recovering_ = false;
   connectionDown_ = false;
+  conns_.front()->state = ConnState::kUp;
   lastReply_ = std::chrono::steady_clock::now();
   stats_.replayed += again.size();
   const std::uint32_t highest = slots_.highestSlotInUse();
@@ -455,6 +475,7 @@ void Session::resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession&
   recovering_ = false;
   connectionDown_ = false;
   needNewSession_ = false;
+  unbindOthersLocked();
   sessionId_ = fresh.id;
   slots_ = std::move(table);
   stats_.slots = slots_.size();
@@ -496,11 +517,12 @@ void Session::failRecovery(std::unique_lock<std::mutex>& lock, const Error& e) {
   if (slots_.inUse() == 0) idle_.notify_all();
 }
 
-Error Session::sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
+Error Session::sessionlessRoundTrip(rpc::RpcClient& rpc,
+                                    const std::function<void(CompoundEncoder&)>& encode,
                                     const std::function<Error(CompoundDecoder&)>& decode) {
   std::promise<Error> done;
   auto future = done.get_future();
-  Error e = rpc_.call(
+  Error e = rpc.call(
       kProcCompound,
       [&](xdr::XdrEncoder& enc) {
         CompoundEncoder c(enc);
@@ -576,12 +598,11 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
 bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const RequestPtr& request,
                              const Error& cause) {
   std::lock_guard lock(mu_);
-  if (closed_ || stopRenew_ || !canRecover_ || !rpc_.canReconnect() || !withinRecoveryTime(*request)) {
+  if (closed_ || stopRenew_ || !canRecover_ || !conns_[request->conn]->rpc->canReconnect() ||
+      !withinRecoveryTime(*request)) {
     return false;
   }
-  replays_.push_back(Replay{slot, sequenceId, request});
-  startRecoveryLocked(cause, true);
-  if (slots_.inUse() == replays_.size()) idle_.notify_all();
+  keepForReplayLocked(Replay{slot, sequenceId, request}, cause);
   return true;
 }
 
@@ -627,7 +648,8 @@ void Session::onUncachedReplay(std::uint32_t slot, const RequestPtr& request) {
 
 Error Session::issue(std::uint32_t slot, std::uint32_t sequenceId, std::uint32_t highest,
                      const RequestPtr& request) {
-  return rpc_.call(
+  request->conn = pick();
+  return conns_[request->conn]->rpc->call(
       kProcCompound,
       [&](xdr::XdrEncoder& enc) {
         CompoundEncoder c(enc);
@@ -806,12 +828,11 @@ void Session::pump(std::unique_lock<std::mutex>& lock) {
     lock.lock();
     if (e) {  // not sent: the slot is free again for the next waiting request
       if (e.code == make_error_code(ClientErrc::kConnectionLost) && canRecover_ && !stopRenew_ &&
-          rpc_.canReconnect() && withinRecoveryTime(*r)) {
-        // Part of it may have reached the server: it goes again as a replay.
-        replays_.push_back(Replay{*next, seq, std::move(r)});
-        startRecoveryLocked(e, true);
-        if (slots_.inUse() == replays_.size()) idle_.notify_all();
-        break;
+          conns_[r->conn]->rpc->canReconnect() && withinRecoveryTime(*r)) {
+        // Part of it may have reached the server: it goes again as a replay
+        // (over another connection of a trunk, or after the recovery).
+        keepForReplayLocked(Replay{*next, seq, std::move(r)}, e);
+        continue;
       }
       slots_.release(*next, SlotOutcome::kNotExecuted);
       lock.unlock();
@@ -835,12 +856,17 @@ void Session::renewLoop() {
   // a wrapped (or zero) period would send SEQUENCEs back to back.
   const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
   const auto period = std::chrono::milliseconds(lease * 1000 / 3);
+  const auto due = [this] { return untilConnectionDueLocked() == std::chrono::steady_clock::duration::zero(); };
   while (!stopRenew_) {
-    renewWake_.wait_for(lock, period / 2,
-                        [this] { return stopRenew_ || recovering_ || !delayedReplays_.empty(); });
+    renewWake_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(period / 2, untilConnectionDueLocked()),
+                        [&] { return stopRenew_ || recovering_ || !delayedReplays_.empty() || due(); });
     if (stopRenew_) break;
     if (recovering_) {
       recover(lock);
+      continue;
+    }
+    if (due() && delayedReplays_.empty()) {
+      restoreConnections(lock);
       continue;
     }
     if (!delayedReplays_.empty()) {
@@ -937,7 +963,7 @@ Error Session::destroyWhenNotBusy(const std::function<Error()>& destroy) {
 }
 
 Error Session::destroySessionOnServer(const SessionId& session) {
-  return sessionlessRoundTrip([&session](CompoundEncoder& c) { c.destroySession(session); },
+  return sessionlessRoundTrip(*conns_[pick()]->rpc, [&session](CompoundEncoder& c) { c.destroySession(session); },
                               [](CompoundDecoder& d) -> Error {
                                 const std::uint32_t st = d.next(Op::kDestroySession);
                                 if (!d.ok()) return malformedError(d);
@@ -946,7 +972,7 @@ Error Session::destroySessionOnServer(const SessionId& session) {
 }
 
 Error Session::destroyClientIdOnServer() {
-  return sessionlessRoundTrip([this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
+  return sessionlessRoundTrip(*conns_[pick()]->rpc, [this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
                               [](CompoundDecoder& d) -> Error {
                                 const std::uint32_t st = d.next(Op::kDestroyClientId);
                                 if (!d.ok()) return malformedError(d);

@@ -26,6 +26,20 @@
 //   the reclaimed stateids), on the new session's slots.
 // Both end within recoveryTimeout of the loss; then each waiting request
 // fails with kServerUnreachable naming the server and how long it tried.
+//
+// Trunking (RFC 8881 2.10.5, nconnect): a session may run over several
+// connections. The first one sets it up (EXCHANGE_ID, CREATE_SESSION, and
+// the back channel ganesha keeps there); every other one joins it with
+// BIND_CONN_TO_SESSION before it carries a call (ganesha 4.x and knfsd also
+// bind on a SEQUENCE under SP4_NONE, but knfsd does not bind on a replayed
+// one). A connection to another server address joins only after EXCHANGE_ID
+// there shows the same server owner (major and minor id) and scope. The
+// slot table stays one per session; each call goes on the least loaded
+// connection that is up, and each connection keeps its own RPC table, I/O
+// thread and (RDMA) credits. A trunked session reconnects one connection at
+// a time: when one fails while others are up, its calls go again on their
+// slots over the others, and the renewal thread reconnects and binds it in
+// the background. Only when none is left does the recovery above run.
 #pragma once
 
 #include <atomic>
@@ -78,6 +92,14 @@ struct SessionOptions {
   std::function<std::string(ReclaimPhase, const NewSessionCall&)> reclaim;
 };
 
+// One connection a session runs over (the RPC client stays its owner's).
+struct SessionConnection {
+  rpc::RpcClient* rpc = nullptr;
+  // It goes to another server address than the first connection: it joins
+  // only once EXCHANGE_ID there shows the same server.
+  bool otherAddress = false;
+};
+
 struct SessionStats {
   std::uint64_t compounds = 0;
   std::uint64_t recoveries = 0;  // sessions replaced after the server lost ours
@@ -94,6 +116,8 @@ struct SessionStats {
   std::uint64_t unrecovered = 0;      // outages that ended in kServerUnreachable
   std::uint64_t outageMillis = 0;     // time without service, all outages
   std::uint64_t lastOutageMillis = 0;
+  std::uint64_t failovers = 0;        // calls of a failed connection resent over another of the trunk
+  std::uint64_t connectionLosses = 0; // trunk connections lost while others carried on
 };
 
 class Session {
@@ -106,6 +130,10 @@ class Session {
 
   // Runs EXCHANGE_ID, CREATE_SESSION and RECLAIM_COMPLETE; throws NfsException.
   Session(rpc::RpcClient& rpc, const SessionOptions& options);
+  // The same over every connection given (the first sets the session up,
+  // the others are bound to it); throws NfsException naming a connection
+  // that could not join.
+  Session(const std::vector<SessionConnection>& connections, const SessionOptions& options);
   ~Session();  // stops renewal and destroys the session if close() was not called
 
   Session(const Session&) = delete;
@@ -131,6 +159,9 @@ class Session {
   const ChannelAttrs& fore() const { return fore_; }
   std::uint32_t leaseSeconds() const { return leaseSeconds_; }
   SessionStats stats() const;
+  std::size_t connectionCount() const { return conns_.size(); }
+  // Whether connection i is bound to the session and takes calls.
+  bool connectionUp(std::size_t i) const;
 
   // A synchronous round trip for setup and tests: submit() and wait.
   // Must not be called from the transport's I/O thread (it would deadlock).
@@ -146,6 +177,7 @@ class Session {
         0;  // sent again on a new session: bounded, so a server that keeps refusing ends it
     bool changesState = false;  // as last encoded: a replay without a cached reply must not run again
     bool replaying = false;     // resent on its slot after a lost connection, not answered yet
+    std::size_t conn = 0;       // the connection it last went on
     // When its connection was first lost (or a replay first delayed): it
     // waits for recovery at most recoveryTimeout from then, however many
     // outages follow.
@@ -163,6 +195,23 @@ class Session {
   struct NewSession {
     SessionId id{};
     ChannelAttrs fore;
+  };
+  // Where a trunk connection stands; only kUp ones carry calls.
+  enum class ConnState : int {
+    kUp,
+    kDown,     // failed: the renewal thread reconnects it, then binds it
+    kUnbound,  // connected but not bound to the current session (after a new one)
+    kRefused,  // the server would not bind it (or trunk it): left out until a new session
+  };
+  struct Connection {
+    rpc::RpcClient* rpc = nullptr;
+    bool otherAddress = false;
+    std::atomic<ConnState> state{ConnState::kUp};
+    // The renewal thread's next try and its backoff (mu_).
+    std::chrono::steady_clock::time_point nextAttempt{};
+    std::chrono::milliseconds pause{0};
+    std::chrono::steady_clock::time_point downSince{};
+    Error lostBy;
   };
 
   // Sends a COMPOUND on slot. A send that fails at once returns its error
@@ -201,8 +250,39 @@ class Session {
   Error everySlotLost() const;
   void renewLoop();
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
+                             const std::function<Error(CompoundDecoder&)>& decode) {
+    return sessionlessRoundTrip(rpc_, encode, decode);
+  }
+  Error sessionlessRoundTrip(rpc::RpcClient& rpc, const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode);
   Error exchangeId();
+  // SessionTrunk.cpp: the connections of a trunked session.
+  static std::vector<std::unique_ptr<Connection>> makeConnections(
+      const std::vector<SessionConnection>& connections);
+  // The server no longer has the session (or its client ID).
+  static bool sessionGone(const Error& e);
+  static std::string seconds(std::chrono::steady_clock::duration d);  // "1.5 s"
+  // Binds every connection but the first at setup.
+  Error joinTrunk();
+  // The least loaded connection that is up (none: the first, whose call
+  // then fails and starts a recovery).
+  std::size_t pick() const;
+  bool anyUpLocked() const;
+  // Connection i failed: the renewal thread reconnects it (mu_ held).
+  void markDownLocked(std::size_t i, const Error& cause);
+  // After a new session: the others must bind to it (mu_ held).
+  void unbindOthersLocked();
+  // Reconnects and binds connection i (EXCHANGE_ID first for another address).
+  Error rejoin(Connection& c, bool reconnect);
+  // Whether EXCHANGE_ID on c shows the server the first connection reached.
+  Error sameServer(rpc::RpcClient& rpc);
+  // The renewal thread's turn at connections that are not up and due.
+  void restoreConnections(std::unique_lock<std::mutex>& lock);
+  // How long until a connection is due for another try (max(): none).
+  std::chrono::steady_clock::duration untilConnectionDueLocked() const;
+  // A call of a failed connection: again over another one of the trunk, or
+  // (none up) after a recovery. mu_ held.
+  void keepForReplayLocked(Replay replay, const Error& cause);
   // CREATE_SESSION for clientId_; refused: the server answered with an error status.
   Error createSession(NewSession& out, bool& refused);
   // Replaces a session the server lost; runs on the renewal thread (mu_ held
@@ -214,7 +294,8 @@ class Session {
                    NewSession& fresh, SlotTable& table, bool& newClientId, Error& error,
                    std::string& reclaimed);
   Error reconnectOnce();
-  Error bindConnection();
+  Error bindConnection() { return bindConnection(rpc_); }
+  Error bindConnection(rpc::RpcClient& rpc);
   // recover()'s endings, mu_ held through lock.
   void resumeOnBoundConnection(std::unique_lock<std::mutex>& lock);
   void resendDelayedReplays(std::unique_lock<std::mutex>& lock);
@@ -236,8 +317,11 @@ class Session {
   // options_.teardownBudget; returns its last result.
   Error destroyWhenNotBusy(const std::function<Error()>& destroy);
 
-  rpc::RpcClient& rpc_;
+  std::vector<std::unique_ptr<Connection>> conns_;  // fixed after setup; [0] set the session up
+  mutable std::atomic<std::size_t> rotor_{0};  // where pick() starts looking: ties go round
+  rpc::RpcClient& rpc_;  // the first connection: setup and recovery
   SessionOptions options_;
+  ExchangeIdResult server_;  // the first EXCHANGE_ID's answer: who a trunk must reach
   Verifier verifier_{};               // EXCHANGE_ID's: the same one again finds our client record
   std::uint32_t createSequence_ = 0;  // csa_sequence of the next CREATE_SESSION
   std::atomic<std::uint64_t> clientId_{0};  // read by OPEN builders while a recovery may replace it

@@ -5,6 +5,19 @@
 
 namespace nfsrdma::rpc {
 
+RpcStats& RpcStats::operator+=(const RpcStats& o) {
+  calls += o.calls;
+  replies += o.replies;
+  timeouts += o.timeouts;
+  unknownXids += o.unknownXids;
+  malformedReplies += o.malformedReplies;
+  bytesSent += o.bytesSent;
+  bytesReceived += o.bytesReceived;
+  connectionsLost += o.connectionsLost;
+  reconnects += o.reconnects;
+  return *this;
+}
+
 RpcClient::RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
                      std::uint32_t version, Credential credential, std::chrono::milliseconds timeout)
     : transport_(std::move(transport)),

@@ -42,6 +42,7 @@ struct RpcStats {
   std::uint64_t bytesReceived = 0;
   std::uint64_t connectionsLost = 0;  // transport failures that ended calls in flight
   std::uint64_t reconnects = 0;       // new connections made by reconnect()
+  RpcStats& operator+=(const RpcStats& o);  // several connections' counters together
 };
 
 // Called exactly once per accepted call. On success error is empty and
@@ -99,6 +100,9 @@ class RpcClient final : public transport::TransportSink {
   std::uint32_t transportCallLimit() const;
   std::chrono::milliseconds timeout() const { return timeout_; }
   RpcStats stats() const;
+  // Calls sent and not yet answered, without a lock: what a trunked session
+  // compares to send on the least loaded connection.
+  std::size_t inFlight() const { return inFlight_.load(std::memory_order_relaxed); }
 
   // Largest encoded call head (headers and small arguments; bulk excluded).
   static constexpr std::size_t kMaxCallHead = 64 * 1024;

@@ -80,6 +80,7 @@ void FaultRelay::cutAfter(std::size_t toClient, std::size_t toServer, unsigned m
   toClient_ = toClient;
   toServer_ = toServer;
   maxCuts_ = maxCuts;
+  armed_ = 0;
 }
 
 namespace {
@@ -137,9 +138,12 @@ void FaultRelay::run() {
         l->server = std::move(s);
         {
           std::lock_guard lock(mu_);
-          if (cuts_ < maxCuts_) {
+          // Armed connections, not cuts so far, are counted: a trunk opens
+          // several at once, and only maxCuts of them may be cut.
+          if (armed_ < maxCuts_) {
             l->toClient.cutAt = toClient_;
             l->toServer.cutAt = toServer_;
+            ++armed_;
           }
         }
         ++connections_;

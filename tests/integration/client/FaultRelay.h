@@ -30,8 +30,8 @@ class FaultRelay {
 
   std::uint16_t port() const { return port_; }
   // Each connection is cut once toClient bytes went to the client or
-  // toServer bytes to the server (0: that way never), at most maxCuts
-  // times in all; later connections are left alone.
+  // toServer bytes to the server (0: that way never): the next maxCuts
+  // connections accepted are; later ones are left alone.
   void cutAfter(std::size_t toClient, std::size_t toServer, unsigned maxCuts);
   unsigned cuts() const { return cuts_.load(); }
   unsigned connections() const { return connections_.load(); }
@@ -47,6 +47,7 @@ class FaultRelay {
   std::size_t toClient_ = 0;
   std::size_t toServer_ = 0;
   unsigned maxCuts_ = 0;
+  unsigned armed_ = 0;  // connections accepted with a cut set (mu_)
   std::atomic<unsigned> cuts_{0};
   std::atomic<unsigned> connections_{0};
   std::atomic<bool> stop_{false};

@@ -286,6 +286,49 @@ TEST_F(RideThrough, ConnectionsCutEveryFewMiBStillMoveEveryByte) {
   c->close();
 }
 
+// A trunked session (nconnect=4) loses one connection at a time: the calls
+// of a cut connection go again on their slots over the others while it is
+// reconnected and bound again, and service never stops.
+TEST_F(RideThrough, ATrunkedSessionRidesThroughCutsOneConnectionAtATime) {
+  FaultRelay relay(port());
+  relay.cutAfter((3U << 20) + 4099, (5U << 20) + 333, 2);
+  ClientOptions o = clientOptions(relay.port());
+  o.nconnect = 4;
+  auto c = Client::connect(o);
+  const auto data = randomBytes(24U << 20, 4);
+  OpenFlags w;
+  w.write = true;
+  w.create = true;
+  w.truncate = true;
+  OpenFile f = c->open("trunk-cut.bin", w);
+  for (std::size_t at = 0; at < data.size(); at += 4U << 20) c->pwrite(f, {data.data() + at, 4U << 20}, at);
+  c->close(f);
+  OpenFile r = c->open("trunk-cut.bin", OpenFlags{});
+  std::vector<std::uint8_t> back(data.size());
+  EXPECT_EQ(c->pread(r, back, 0), data.size());
+  c->close(r);
+  EXPECT_TRUE(back == data) << "read back differs";
+  EXPECT_TRUE(slurp(exportDir() / "trunk-cut.bin") == data) << "the server's file differs";
+  // The renewal thread binds the cut ones again at once (bounded wait).
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  auto allUp = [&] {
+    const auto s = c->stats();
+    return std::all_of(s.connections.begin(), s.connections.end(), [](const auto& k) { return k.up; });
+  };
+  while (!allUp() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(50ms);
+  const auto s = c->stats();
+  EXPECT_EQ(relay.cuts(), 2U);
+  EXPECT_EQ(s.session.connectionLosses, 2U);
+  EXPECT_EQ(s.session.reconnects, 2U);
+  EXPECT_GT(s.session.failovers, 0U) << "calls of a cut connection should have gone over the others";
+  EXPECT_EQ(s.session.outages, 0U) << "the other connections should have kept serving";
+  EXPECT_EQ(s.session.recoveries, 0U);
+  EXPECT_TRUE(allUp());
+  std::cout << "[ account ] cuts=" << relay.cuts() << " failovers=" << s.session.failovers
+            << " reconnects=" << s.session.reconnects << "\n";
+  c->close();
+}
+
 // Replies cut short (the server ran the call, the client never heard): the
 // replay on the same slot is answered from the reply cache. A RENAME run
 // twice would fail with NOENT, a CREATE of an exclusive name with EXIST,

@@ -19,6 +19,33 @@ std::string errorOf(const std::string& url) {
   return "(accepted)";
 }
 
+TEST(ClientOptions, TrunkKeysAndServerLists) {
+  const ClientOptions one = ClientOptions::fromUrl("nfs://srv/e");
+  EXPECT_EQ(one.nconnect, 1U);
+  EXPECT_FALSE(one.givenNconnect);
+  EXPECT_TRUE(one.moreServers.empty());
+  const ClientOptions o =
+      ClientOptions::fromUrl("nfs://10.0.0.1,10.0.1.1:3049,[fd00::2]/e?nconnect=8&bind=10.0.0.9,10.0.1.9&proto=rdma");
+  EXPECT_EQ(o.nconnect, 8U);
+  EXPECT_EQ(o.givenNconnect, 8U);
+  EXPECT_EQ(o.host, "10.0.0.1");
+  EXPECT_EQ(o.port, 20049) << "the first address takes proto=rdma's port";
+  ASSERT_EQ(o.moreServers.size(), 2U);
+  EXPECT_EQ(o.moreServers[0].host, "10.0.1.1");
+  EXPECT_EQ(o.moreServers[0].port, 3049);
+  EXPECT_EQ(o.moreServers[1].host, "fd00::2");
+  EXPECT_EQ(o.moreServers[1].port, 0) << "no port of its own: the first address's";
+  EXPECT_EQ(o.bindAddress, "10.0.0.9");
+  ASSERT_EQ(o.moreBindAddresses.size(), 1U);
+  EXPECT_EQ(o.moreBindAddresses[0], "10.0.1.9");
+  EXPECT_NE(errorOf("nfs://srv/e?nconnect=0").find("nconnect=0 is not a whole number from 1 to 16"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?nconnect=17").find("from 1 to 16"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?bind=a,,b").find("bind= needs a local address"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv,/e").find("no server host"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv,other:0/e").find("port '0' after the host"), std::string::npos);
+}
+
 TEST(ClientOptions, DefaultsAndEveryKey) {
   const ClientOptions d = ClientOptions::fromUrl("nfs://srv/export/");
   EXPECT_EQ(d.host, "srv");

@@ -194,6 +194,8 @@ bool applyCallOption(std::string_view url, std::string_view key, std::string_vie
   } else if (key == "nconnect") {
     o.nconnect = number<std::uint32_t>(url, key, value, 1, 16);
     o.givenNconnect = o.nconnect;
+  } else if (key == "iothreads") {
+    o.ioThreads = number<std::uint32_t>(url, key, value, 1, 16);
   } else if (key == "qd") {
     o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
     o.givenQueueDepth = o.queueDepth;
@@ -226,7 +228,7 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     if (!applyTransportOption(url, key, value, o, port) && !applyCallOption(url, key, value, o)) {
       bad(url, "unknown option '" + std::string(key) +
                    "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, "
-                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect)");
+                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect, iothreads)");
     }
   }
 }
@@ -254,6 +256,10 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
   applyQuery(url, query, o, port);
   if (o.proto == TransportKind::kRdma && !port.given) o.port = 20049;
+  if (o.proto == TransportKind::kRdma && o.ioThreads != 0) {
+    bad(url, "iothreads=" + std::to_string(o.ioThreads) +
+                 " needs proto=tcp: each RDMA connection polls its own completion queue on its own thread");
+  }
   if (o.proto == TransportKind::kRdma && o.readsPerCompound > 1) {
     bad(url, "reads-per-compound=" + std::to_string(o.readsPerCompound) +
                  " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, one READ per COMPOUND");

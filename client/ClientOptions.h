@@ -83,6 +83,10 @@ struct ClientOptions {
   // calls go to the least loaded. 1..16, as the kernel's mount option.
   std::uint32_t nconnect = 1;
   std::optional<std::uint32_t> givenNconnect;  // what the URL said, for callers with their own default
+  // iothreads=N: the I/O threads a TCP trunk's connections share (connection
+  // i runs on thread i mod N); 0: one per two cores, at most nconnect. Each
+  // RDMA connection polls its own completion queue on its own thread.
+  std::uint32_t ioThreads = 0;
   // More server addresses after the first, from nfs://a,b/export (each may
   // carry its own :port, else the first's): connection i goes to address
   // i mod count, and a connection to another address joins the session only
@@ -104,7 +108,7 @@ struct ClientOptions {
   // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
   // busy-timeout (ms), recovery-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
   // (local addresses, comma list), reads-per-compound (1..16, TCP only),
-  // nconnect (1..16).
+  // nconnect (1..16), iothreads (1..16, TCP only).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;

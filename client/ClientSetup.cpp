@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "client/ClientInternal.h"
 #include "client/transport/TcpTransport.h"
@@ -42,10 +43,11 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) 
 
 // The one place a transport is chosen. A kind this switch does not know
 // (a value cast from outside the enum) is an error, never a default.
-std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o) {
+std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
+                                                    const std::shared_ptr<transport::IoLoop>& loop) {
   switch (o.proto) {
     case TransportKind::kTcp:
-      return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress);
+      return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
     case TransportKind::kRdma:
       return makeRdmaTransport(o);
   }
@@ -66,6 +68,19 @@ ClientOptions connectionOptions(const ClientOptions& o, std::size_t i) {
   const std::size_t binds = 1 + o.moreBindAddresses.size();
   if (const std::size_t b = i % binds; b > 0) c.bindAddress = o.moreBindAddresses[b - 1];
   return c;
+}
+
+// The I/O threads a TCP trunk's connections share: a thread per connection
+// costs a wakeup per reply or two once the connections outnumber the cores,
+// where one thread serving several takes their replies in batches. None
+// (each connection its own) for one connection and for RDMA.
+std::vector<std::shared_ptr<transport::IoLoop>> ioLoops(const ClientOptions& o) {
+  if (o.proto != TransportKind::kTcp || o.nconnect <= 1) return {};
+  const std::uint32_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::uint32_t wanted = o.ioThreads != 0 ? o.ioThreads : std::max(1U, cores / 2);
+  std::vector<std::shared_ptr<transport::IoLoop>> loops;
+  for (std::uint32_t i = 0; i < std::min(wanted, o.nconnect); ++i) loops.push_back(std::make_shared<transport::IoLoop>());
+  return loops;
 }
 
 }  // namespace
@@ -89,11 +104,14 @@ Client::Client(const ClientOptions& options) : options_(options) {
   // one is replaced by a new one to the same address (the session then
   // resends what was in flight).
   std::vector<nfs4::SessionConnection> trunk;
+  const auto loops = ioLoops(options_);
   for (std::uint32_t i = 0; i < std::max<std::uint32_t>(options_.nconnect, 1); ++i) {
     const ClientOptions o = connectionOptions(options_, i);
-    rpcs_.push_back(std::make_unique<rpc::RpcClient>(makeTransport(o), nfs4::kNfsProgram, nfs4::kNfsVersion,
-                                                     rpc::Credential::sys(auth), options_.timeout));
-    rpcs_.back()->setReconnect([o] { return makeTransport(o); });
+    const std::shared_ptr<transport::IoLoop> loop = loops.empty() ? nullptr : loops[i % loops.size()];
+    rpcs_.push_back(std::make_unique<rpc::RpcClient>(makeTransport(o, loop), nfs4::kNfsProgram,
+                                                     nfs4::kNfsVersion, rpc::Credential::sys(auth),
+                                                     options_.timeout));
+    rpcs_.back()->setReconnect([o, loop] { return makeTransport(o, loop); });
     trunk.push_back({rpcs_.back().get(), o.host != options_.host || o.port != options_.port});
   }
 

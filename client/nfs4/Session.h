@@ -319,6 +319,7 @@ class Session {
 
   std::vector<std::unique_ptr<Connection>> conns_;  // fixed after setup; [0] set the session up
   mutable std::atomic<std::size_t> rotor_{0};  // where pick() starts looking: ties go round
+  static constexpr std::size_t kAffinitySlack = 2;  // calls more than the least loaded that pick() still stays for
   rpc::RpcClient& rpc_;  // the first connection: setup and recovery
   SessionOptions options_;
   ExchangeIdResult server_;  // the first EXCHANGE_ID's answer: who a trunk must reach

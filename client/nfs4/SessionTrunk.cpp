@@ -24,6 +24,13 @@ std::vector<std::unique_ptr<Session::Connection>> Session::makeConnections(
 std::size_t Session::pick() const {
   const std::size_t n = conns_.size();
   if (n == 1) return 0;
+  // A call made from a reply callback stays on that reply's connection
+  // unless it is clearly busier than the least loaded: sent while its
+  // replies are delivered, it is corked with the others of the wakeup,
+  // where another connection would send it on its own (or its thread would
+  // have to be woken for it).
+  const rpc::RpcClient* current = rpc::RpcClient::deliveringNow();
+  std::size_t mine = n;
   // The least loaded one that is up; ties go round, so a caller with one
   // call at a time still uses every connection.
   const std::size_t start = rotor_.fetch_add(1, std::memory_order_relaxed);
@@ -32,12 +39,14 @@ std::size_t Session::pick() const {
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (start + k) % n;
     if (conns_[i]->state.load(std::memory_order_relaxed) != ConnState::kUp) continue;
+    if (conns_[i]->rpc == current) mine = i;
     const std::size_t l = conns_[i]->rpc->inFlight();
     if (l < load) {
       best = i;
       load = l;
     }
   }
+  if (mine != n && conns_[mine]->rpc->inFlight() <= load + kAffinitySlack) return mine;
   return best;  // none up: the first, whose call then fails and starts the recovery
 }
 

@@ -234,7 +234,12 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const
     std::lock_guard lock(mu_);
     ++stats_.malformedReplies;
   }
+  // Calls its callback makes know which connection they came from (a
+  // trunked session keeps them there: nfs4/Session.h).
+  const RpcClient* outer = tlsDelivering_;
+  tlsDelivering_ = this;
   call.callback(e, dec);
+  tlsDelivering_ = outer;
 }
 
 void RpcClient::onTransportError(const Error& error) {

@@ -95,6 +95,9 @@ class RpcClient final : public transport::TransportSink {
 
   void setMaxIncomingMessage(std::size_t bytes);
   bool onIoThread() const;
+  // The connection whose reply callback this thread is in, if any: a call
+  // sent on it from there leaves corked with the others of the wakeup.
+  static const RpcClient* deliveringNow() { return tlsDelivering_; }
   std::string describe() const;
   std::string transportStats() const;
   std::uint32_t transportCallLimit() const;
@@ -143,6 +146,7 @@ class RpcClient final : public transport::TransportSink {
   bool currentFailed_ = false;  // the transport in place reported a failure
   RpcStats stats_;
   std::atomic<std::size_t> inFlight_{0};  // pending_.size(), readable without the lock
+  static inline thread_local const RpcClient* tlsDelivering_ = nullptr;
 };
 
 }  // namespace nfsrdma::rpc

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -29,11 +28,6 @@ constexpr int kMaxReadsPerWakeup = 16;
 // Receives into one large record in one wakeup: only a peer that trickles
 // its bytes reaches it, and then the loop goes back to poll() in between.
 constexpr int kMaxReceivesPerLargeRecord = 4096;
-// Coalescing: only with this many calls in flight, aiming to collect a
-// quarter of them per wakeup, never waiting longer than the maximum.
-constexpr std::size_t kCoalesceMinInFlight = 16;
-constexpr std::int64_t kMaxCoalesceMicros = 1000;
-constexpr std::int64_t kMinCoalesceMicros = 50;
 
 void putBe32(std::uint8_t* p, std::uint32_t v) {
   p[0] = static_cast<std::uint8_t>(v >> 24);
@@ -75,7 +69,8 @@ void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t cou
 
 std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std::uint16_t port,
                                                     std::chrono::milliseconds timeout,
-                                                    const std::string& bindAddress) {
+                                                    const std::string& bindAddress,
+                                                    std::shared_ptr<IoLoop> loop) {
   const std::string what = "connect tcp " + host + ":" + std::to_string(port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -143,25 +138,21 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
     int one = 1;
     ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return std::unique_ptr<TcpTransport>(
-        new TcpTransport(fd.release(), "tcp " + host + ":" + std::to_string(port)));
+        new TcpTransport(fd.release(), "tcp " + host + ":" + std::to_string(port), std::move(loop)));
   }
   throw NfsException(errnoError(lastErr, what));
 }
 
-std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string description) {
-  return std::unique_ptr<TcpTransport>(new TcpTransport(fd, std::move(description)));
+std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string description,
+                                                  std::shared_ptr<IoLoop> loop) {
+  return std::unique_ptr<TcpTransport>(new TcpTransport(fd, std::move(description), std::move(loop)));
 }
 
-TcpTransport::TcpTransport(int fd, std::string description)
+TcpTransport::TcpTransport(int fd, std::string description, std::shared_ptr<IoLoop> loop)
     : fd_(fd),
-      wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      loop_(loop ? std::move(loop) : std::make_shared<IoLoop>()),
       description_(std::move(description)),
-      reader_(description_) {
-  if (!wakeFd_) {
-    int err = errno;
-    throw NfsException(errnoError(err, "eventfd for " + description_));
-  }
-}
+      reader_(description_) {}
 
 TcpTransport::~TcpTransport() {
   close();
@@ -169,27 +160,20 @@ TcpTransport::~TcpTransport() {
 
 void TcpTransport::start(TransportSink& sink) {
   sink_ = &sink;
-  thread_ = std::thread([this] { run(); });
+  started_ = true;
+  loop_->add(*this);
 }
 
 void TcpTransport::close() {
   stopping_.store(true);
-  wake();
-  if (thread_.joinable()) {
-    if (std::this_thread::get_id() == thread_.get_id()) {
-      thread_.detach();  // the owner closes from a callback; the loop sees stopping_
-    } else {
-      thread_.join();
-    }
-  }
+  // From here on the loop does not touch this connection (from a callback
+  // on the loop's thread: from the current round on).
+  if (started_) loop_->remove(*this);
   std::lock_guard lock(sendMutex_);
   fd_.reset();
 }
 
-void TcpTransport::wake() {
-  std::uint64_t one = 1;
-  (void)!::write(wakeFd_.get(), &one, sizeof one);
-}
+void TcpTransport::wake() { loop_->wake(); }
 
 Error TcpTransport::send(const OutgoingMessage& message) {
   if (message.size > 0x7fffffffU) {
@@ -284,68 +268,22 @@ void TcpTransport::fail(const Error& e) {
   sink_->onTransportError(e);
 }
 
-void TcpTransport::run() {
-  ioThreadId_.store(std::this_thread::get_id());
-  auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
-  while (!stopping_.load()) {
-    const bool wantOut = hasPendingOut_.load();
-    std::array<pollfd, 2> fds{{{fd_.get(), static_cast<short>(POLLIN | (wantOut ? POLLOUT : 0)), 0},
-                               {wakeFd_.get(), POLLIN, 0}}};
-    if (broken_.load()) fds[0].fd = -1;  // keep ticking (timeouts) but stop reading
-    const auto now = std::chrono::steady_clock::now();
-    const auto waitMs =
-        std::chrono::duration_cast<std::chrono::milliseconds>(nextTick - now).count();
-    const int rc = ::poll(fds.data(), fds.size(), waitMs < 0 ? 0 : static_cast<int>(waitMs) + 1);
-    if (rc < 0 && errno != EINTR) {
-      fail(errnoError(errno, "poll on " + description_));
-    }
-    if (rc > 0) {
-      if (fds[1].revents & POLLIN) {
-        std::uint64_t v;
-        (void)!::read(wakeFd_.get(), &v, sizeof v);
-      }
-      if (stopping_.load()) break;
-      if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-        if (Error e = readAndDispatch()) {
-          fail(e);
-        } else if (auto delay = coalesceDelay(); delay.count() > 0) {
-          // Sleep on the wake fd only: a send from another thread or close() still wakes us.
-          pollfd wakeOnly{wakeFd_.get(), POLLIN, 0};
-          ::poll(&wakeOnly, 1, 0);  // drop a stale wake first
-          struct timespec ts{0, static_cast<long>(delay.count()) * 1000};
-          ::ppoll(&wakeOnly, 1, &ts, nullptr);
-        }
-      }
-      if (!broken_.load() && (fds[0].revents & POLLOUT)) {
-        Error e;
-        {
-          std::lock_guard lock(sendMutex_);
-          e = flushPendingLocked();
-        }
-        if (e) fail(e);  // outside the lock: the sink may send
-      }
-    }
-    if (std::chrono::steady_clock::now() >= nextTick) {
-      sink_->onTick();
-      nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+void TcpTransport::onEvents(short revents) {
+  if (broken_.load()) return;
+  if (revents & (POLLIN | POLLERR | POLLHUP)) {
+    if (Error e = readAndDispatch()) {
+      fail(e);
+      return;
     }
   }
-}
-
-std::chrono::microseconds TcpTransport::coalesceDelay() {
-  const auto now = std::chrono::steady_clock::now();
-  if (repliesInBatch_ > 0 && lastBatch_.time_since_epoch().count() != 0) {
-    const double gap = std::chrono::duration<double, std::micro>(now - lastBatch_).count() /
-                       static_cast<double>(repliesInBatch_);
-    replyGapMicros_ = replyGapMicros_ == 0 ? gap : 0.8 * replyGapMicros_ + 0.2 * gap;
+  if (revents & POLLOUT) {
+    Error e;
+    {
+      std::lock_guard lock(sendMutex_);
+      e = flushPendingLocked();
+    }
+    if (e) fail(e);  // outside the lock: the sink may send
   }
-  if (repliesInBatch_ > 0) lastBatch_ = now;
-  repliesInBatch_ = 0;
-  const std::size_t inFlight = sink_->callsInFlight();
-  if (!coalesce_ || inFlight < kCoalesceMinInFlight || reader_.inLargeRecord()) return std::chrono::microseconds(0);
-  auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) / 4);
-  if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);
-  return std::chrono::microseconds(std::min(want, kMaxCoalesceMicros));
 }
 
 // The reader's records go up to the sink; each counts for reply pacing.

@@ -20,25 +20,30 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <sys/uio.h>
 
+#include "client/transport/IoLoop.h"
 #include "client/transport/RecordReader.h"
 #include "client/transport/Transport.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::transport {
 
-class TcpTransport final : public Transport {
+class TcpTransport final : public Transport, private IoLoop::Member {
  public:
   // Connects within timeout; throws NfsException naming host, port and errno text.
   // bindAddress: local address to connect from; empty lets routing choose.
+  // loop: the I/O thread to run on, shared with other connections; null: its own.
   static std::unique_ptr<TcpTransport> connect(const std::string& host, std::uint16_t port,
                                                std::chrono::milliseconds timeout,
-                                               const std::string& bindAddress = {});
+                                               const std::string& bindAddress = {},
+                                               std::shared_ptr<IoLoop> loop = nullptr);
   // Adopts a connected socket (tests use a socketpair).
-  static std::unique_ptr<TcpTransport> adopt(int fd, std::string description);
+  static std::unique_ptr<TcpTransport> adopt(int fd, std::string description,
+                                             std::shared_ptr<IoLoop> loop = nullptr);
   ~TcpTransport() override;
 
   TcpTransport(const TcpTransport&) = delete;
@@ -55,31 +60,39 @@ class TcpTransport final : public Transport {
   // replies at once, like a NIC's interrupt moderation. It trades up to
   // kMaxCoalesceMicros of latency for far fewer wakeups per reply; with few
   // calls in flight it never waits.
-  void setReplyCoalescing(bool on) { coalesce_ = on; }
-  bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
+  // (The loop's: on a shared loop it applies to all of its connections.)
+  void setReplyCoalescing(bool on) { loop_->setCoalescing(on); }
+  bool onIoThread() const override { return loop_->onThread(); }
   std::string describe() const override { return description_; }
 
  private:
-  TcpTransport(int fd, std::string description);
-  void run();
+  TcpTransport(int fd, std::string description, std::shared_ptr<IoLoop> loop);
+  // IoLoop::Member: what the loop's thread does for this connection.
+  int pollFd() const override { return broken_.load() ? -1 : fd_.get(); }
+  short pollEvents() const override {
+    return static_cast<short>(POLLIN | (hasPendingOut_.load() ? POLLOUT : 0));
+  }
+  void onEvents(short revents) override;
+  void onTick() override { sink_->onTick(); }
+  std::size_t takeReplies() override { return std::exchange(repliesInBatch_, 0); }
+  std::size_t callsInFlight() const override { return sink_->callsInFlight(); }
+  bool inLargeRecord() const override { return reader_.inLargeRecord(); }
   class Delivery;  // hands the reader's records to the sink, counting them
   Error readAndDispatch();
   ssize_t receiveInto(const ReceiveTargets& t);  // one recvmsg() into what the reader names
   Error afterReceive(bool wasLarge);
   Error sendRecord(::iovec* iov, std::size_t count, std::size_t size);
   void setReceiveLowWater(std::size_t bytes);
-  std::chrono::microseconds coalesceDelay();
   Error flushPendingLocked();
   Error flushCork();
   void wake();
   void fail(const Error& e);
 
   UniqueFd fd_;
-  UniqueFd wakeFd_;  // an eventfd: wake() ends the I/O loop's poll
+  std::shared_ptr<IoLoop> loop_;
   std::string description_;
   TransportSink* sink_ = nullptr;
-  std::thread thread_;
-  std::atomic<std::thread::id> ioThreadId_{};
+  bool started_ = false;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> broken_{false};
 
@@ -104,11 +117,7 @@ class TcpTransport final : public Transport {
   static constexpr std::size_t kLowWaterSlack = 128 * 1024;
   std::size_t receiveLowWater_ = 1;
   bool lowWaterUnsupported_ = false;
-  // Reply pacing (I/O thread only).
-  bool coalesce_ = true;
-  std::size_t repliesInBatch_ = 0;
-  double replyGapMicros_ = 0;  // moving average of the time between replies
-  std::chrono::steady_clock::time_point lastBatch_{};
+  std::size_t repliesInBatch_ = 0;  // for the loop's reply pacing (I/O thread only)
 };
 
 }  // namespace nfsrdma::transport

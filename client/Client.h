@@ -333,7 +333,7 @@ class Client {
   std::vector<std::weak_ptr<OpenFile::State>> openFiles_;  // for reclaims (opensMu_)
   mutable std::mutex recoveryMu_;
   RecoveryStats recovery_;  // recoveryMu_
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};  // close() ran (once, whichever thread came first)
   std::string teardownError_;
 };
 

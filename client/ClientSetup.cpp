@@ -191,12 +191,13 @@ void Client::close() {
 }
 
 void Client::closeSession(bool tell) {
-  if (closed_) return;
+  if (closed_.load()) return;
   // close() waits for replies that only the I/O thread can deliver.
   if (onIoThread()) {
     check(makeError(ClientErrc::kInvalidArgument, "close() from an I/O callback"));
   }
-  closed_ = true;
+  // Once, also when several threads of a shared client close it at once.
+  if (closed_.exchange(true)) return;
   Error e = session_->close();
   for (auto& rpc : rpcs_) rpc->shutdown();
   if (!e) return;

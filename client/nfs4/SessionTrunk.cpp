@@ -29,8 +29,16 @@ std::size_t Session::pick() const {
   // replies are delivered, it is corked with the others of the wakeup,
   // where another connection would send it on its own (or its thread would
   // have to be woken for it).
-  const rpc::RpcClient* current = rpc::RpcClient::deliveringNow();
-  std::size_t mine = n;
+  if (const rpc::RpcClient* current = rpc::RpcClient::deliveringNow()) {
+    std::size_t mine = n;
+    std::size_t least = SIZE_MAX;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (conns_[i]->state.load(std::memory_order_relaxed) != ConnState::kUp) continue;
+      if (conns_[i]->rpc == current) mine = i;
+      least = std::min(least, conns_[i]->rpc->inFlight());
+    }
+    if (mine != n && conns_[mine]->rpc->inFlight() <= least + kAffinitySlack) return mine;
+  }
   // The least loaded one that is up; ties go round, so a caller with one
   // call at a time still uses every connection.
   const std::size_t start = rotor_.fetch_add(1, std::memory_order_relaxed);
@@ -39,14 +47,12 @@ std::size_t Session::pick() const {
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (start + k) % n;
     if (conns_[i]->state.load(std::memory_order_relaxed) != ConnState::kUp) continue;
-    if (conns_[i]->rpc == current) mine = i;
     const std::size_t l = conns_[i]->rpc->inFlight();
     if (l < load) {
       best = i;
       load = l;
     }
   }
-  if (mine != n && conns_[mine]->rpc->inFlight() <= load + kAffinitySlack) return mine;
   return best;  // none up: the first, whose call then fails and starts the recovery
 }
 
@@ -183,7 +189,7 @@ void Session::restoreConnections(std::unique_lock<std::mutex>& lock) {
         const std::string notice = "connection " + std::to_string(i + 1) + " of " + std::to_string(conns_.size()) +
                                    " (" + c.rpc->describe() + "): " + c.lostBy.message() +
                                    "; reconnected and bound to the session again after " +
-                                   seconds(std::chrono::steady_clock::now() - c.downSince) + " (its calls went over the others meanwhile)";
+                                   seconds(std::chrono::steady_clock::now() - c.downSince);
         lock.unlock();
         options_.onRecovered(notice);
         lock.lock();

@@ -143,10 +143,13 @@ void IoLoop::tick() {
 std::chrono::microseconds IoLoop::pacing() {
   std::size_t replies = 0;
   std::size_t inFlight = 0;
+  std::size_t busy = 0;  // members with calls in flight
   bool large = false;
   for (Member* m : members_) {
     replies += m->takeReplies();
-    inFlight += m->callsInFlight();
+    const std::size_t n = m->callsInFlight();
+    inFlight += n;
+    busy += n > 0 ? 1 : 0;
     large = large || m->inLargeRecord();
   }
   const auto now = std::chrono::steady_clock::now();
@@ -157,7 +160,11 @@ std::chrono::microseconds IoLoop::pacing() {
   }
   if (replies > 0) lastBatch_ = now;
   if (!coalesce_.load() || inFlight < kCoalesceMinInFlight || large) return std::chrono::microseconds(0);
-  const auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) / 4);
+  // A quarter of the calls in flight per wakeup; over several connections
+  // half, since each connection's share costs a receive and a send of its
+  // own per wakeup (what a trunk would otherwise pay per operation).
+  const double share = busy > 1 ? 0.5 : 0.25;
+  const auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) * share);
   if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);
   return std::chrono::microseconds(std::min(want, kMaxCoalesceMicros));
 }

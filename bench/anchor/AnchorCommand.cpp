@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,11 +68,12 @@ ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
 
 // One result row of the --json file.
 void writeMeasurement(JsonWriter& w, const ReadWorkload& wl, const ReadMeasurement& m,
-                      std::uint32_t readsPerCompound) {
+                      std::uint32_t readsPerCompound, std::uint32_t nconnect) {
   w.beginObject().field("workload", wl.name).field("client", m.client);
   w.field("block_bytes", std::uint64_t{wl.blockSize})
       .field("iodepth", std::uint64_t{wl.queueDepth});
   w.field("reads_per_compound", std::uint64_t{readsPerCompound}).field("ops", m.ops);
+  w.field("nconnect", std::uint64_t{nconnect});
   w.field("bytes", m.bytes).field("seconds", m.seconds).field("iops", m.iops());
   w.field("mib_per_s", m.mibPerSecond()).field("cpu_us_per_op", m.cpuMicrosPerOp());
   if (m.host) {
@@ -142,6 +145,7 @@ struct AnchorArgs {
   std::string jsonPath;
   std::string only;
   std::int64_t readsPerCompound = 8;
+  std::int64_t nconnect = 4;
 };
 
 po::options_description anchorOptions(AnchorArgs& a) {
@@ -157,7 +161,10 @@ po::options_description anchorOptions(AnchorArgs& a) {
       "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
       "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
       "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: "
-      "no such row)");
+      "no such row)")(
+      "nconnect", po::value(&a.nconnect)->default_value(a.nconnect),
+      "an extra nfsrdma-ncN row: our client with N connections bound to its session, against "
+      "one (0 or 1, or a --url with nconnect=: no such row)");
   return opts;
 }
 
@@ -169,6 +176,9 @@ void validate(const AnchorArgs& a) {
     throw std::invalid_argument("--size-mib must be 8..1048576");
   if (a.readsPerCompound < 0 || a.readsPerCompound > 16) {
     throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
+  }
+  if (a.nconnect < 0 || a.nconnect > 16) {
+    throw std::invalid_argument("--nconnect must be 0..16 (0 or 1: no trunked row)");
   }
   if (a.runtime <= 0 || a.runtime > 3600)
     throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
@@ -262,20 +272,75 @@ std::uint32_t vectoredWidth(const AnchorArgs& a, const Client& client, Transport
   return width;
 }
 
+// Runs of nfsrdma and nfsrdma-ncN each, alternated (measureTrunkPair).
+constexpr int kTrunkRounds = 3;
+
+// The second client of the nfsrdma-ncN row, on the same server (none when
+// the URL set nconnect itself: then every nfsrdma row is trunked).
+std::unique_ptr<Client> connectTrunked(const AnchorArgs& a, const AnchorServer& s) {
+  if (a.nconnect <= 1 || a.only == "libnfs" || s.options.givenNconnect) return nullptr;
+  ClientOptions o = s.options;
+  o.nconnect = static_cast<std::uint32_t>(a.nconnect);
+  try {
+    auto trunked = Client::connect(o);
+    std::printf(" nfsrdma-nc%u: the same client with %u connections bound to its one session (nconnect);\n"
+                " it and nfsrdma run alternately %d times each, and each row is its median run by CPU/op\n\n",
+                o.nconnect, o.nconnect, kTrunkRounds);
+    return trunked;
+  } catch (const std::exception& e) {
+    // A server that will not trunk still has the other rows to measure.
+    std::printf(" nfsrdma-nc%u: no such row: %s\n\n", o.nconnect, e.what());
+    return nullptr;
+  }
+}
+
 struct AnchorRow {
   const ReadWorkload* w;
   ReadMeasurement ours;
+  ReadMeasurement trunked;   // ours with nconnect connections on the one session
   ReadMeasurement vectored;  // ours with several READs per COMPOUND (4 KiB only)
   ReadMeasurement anchor;
   ReadMeasurement floor;  // bare socket receive at the anchor's rate
 };
 
-AnchorRow measureRow(const ReadWorkload& w, Client& client, const AnchorServer& s,
+// The run of the median client CPU per operation: what a run typically
+// costs, not the one a neighbour's burst of work disturbed.
+ReadMeasurement medianByCpu(std::vector<ReadMeasurement> runs) {
+  std::sort(runs.begin(), runs.end(), [](const ReadMeasurement& a, const ReadMeasurement& b) {
+    return a.cpuMicrosPerOp() < b.cpuMicrosPerOp();
+  });
+  return runs[runs.size() / 2];
+}
+
+// One connection and the trunk, alternated kTrunkRounds times (1, N, 1, N,
+// ...) so that both see the same host over the same minutes; each row is its
+// median run. A failed run is the row's result, as with one round.
+
+void measureTrunkPair(AnchorRow& r, const ReadWorkload& w, Client& client, Client& trunked,
+                      pid_t serverPid) {
+  std::vector<ReadMeasurement> one, many;
+  for (int k = 0; k < kTrunkRounds; ++k) {
+    one.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); }));
+    many.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(trunked, kFileName, w); }));
+    if (!one.back().error.empty() || !many.back().error.empty()) break;
+  }
+  const auto failed = [](const std::vector<ReadMeasurement>& v) {
+    return std::find_if(v.begin(), v.end(), [](const auto& m) { return !m.error.empty(); });
+  };
+  r.ours = failed(one) != one.end() ? *failed(one) : medianByCpu(one);
+  r.trunked = failed(many) != many.end() ? *failed(many) : medianByCpu(many);
+  r.trunked.client = "nfsrdma-nc" + std::to_string(trunked.options().nconnect);
+}
+
+AnchorRow measureRow(const ReadWorkload& w, Client& client, Client* trunked, const AnchorServer& s,
                      const std::string& only, std::uint32_t width) {
-  AnchorRow r{&w, {}, {}, {}, {}};
+  AnchorRow r{&w, {}, {}, {}, {}, {}};
   const pid_t serverPid = s.pid();
-  if (only != "libnfs")
+  if (only != "libnfs" && trunked != nullptr) {
+    measureTrunkPair(r, w, client, *trunked, serverPid);
+  } else if (only != "libnfs") {
     r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); });
+  }
   if (only != "libnfs" && width > 1 && w.blockSize == 4096) {
     ReadWorkload v = w;
     v.readsPerCompound = width;
@@ -296,7 +361,7 @@ AnchorRow measureRow(const ReadWorkload& w, Client& client, const AnchorServer& 
 // The row's lines; false when one of its runs failed (said on stderr).
 bool printRow(const AnchorRow& r) {
   bool ok = true;
-  for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+  for (const ReadMeasurement* m : {&r.ours, &r.trunked, &r.vectored, &r.anchor, &r.floor}) {
     if (m->client.empty()) continue;
     std::printf(" %-18s %-11s %12.1f %10.1f %12.2f %12s %6s%s\n", r.w->name.c_str(),
                 m->client.c_str(), m->iops(), m->mibPerSecond(), m->cpuMicrosPerOp(),
@@ -312,11 +377,36 @@ bool printRow(const AnchorRow& r) {
   return ok;
 }
 
+// What the connections of a trunk cost and bought against one connection
+// (same client code, same server, same run): the client CPU per operation
+// is the figure a trunk must not raise much on a host that has few cores.
+void printTrunkRatios(const std::vector<AnchorRow>& rows) {
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  bool header = false;
+  for (const auto& r : rows) {
+    if (r.trunked.client.empty() || r.ours.client.empty()) continue;
+    if (!header) std::printf("\n ratios %s/nfsrdma (connections on one session vs one)\n", r.trunked.client.c_str());
+    header = true;
+    std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
+                r.trunked.client.c_str(), ratio(r.trunked.iops(), r.ours.iops()),
+                ratio(r.trunked.mibPerSecond(), r.ours.mibPerSecond()),
+                ratio(r.trunked.cpuMicrosPerOp(), r.ours.cpuMicrosPerOp()));
+  }
+}
+
+// The trunked client's calls per connection: whether the load spread.
+void printSpread(const Client& trunked) {
+  const ClientStats s = trunked.stats();
+  std::printf("\n nfsrdma-nc%zu calls per connection:", s.connections.size());
+  for (const auto& c : s.connections) std::printf(" %llu", static_cast<unsigned long long>(c.rpc.calls));
+  std::printf("\n");
+}
+
 void printRatios(const std::vector<AnchorRow>& rows) {
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   std::printf("\n ratios nfsrdma/libnfs (same server, same run)\n");
   for (const auto& r : rows) {
-    for (const ReadMeasurement* m : {&r.ours, &r.vectored}) {
+    for (const ReadMeasurement* m : {&r.ours, &r.trunked, &r.vectored}) {
       if (m->client.empty()) continue;
       std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
                   m->client.c_str(), ratio(m->iops(), r.anchor.iops()),
@@ -328,6 +418,7 @@ void printRatios(const std::vector<AnchorRow>& rows) {
                   "", ratio(r.floor.cpuMicrosPerOp(), r.anchor.cpuMicrosPerOp()));
     }
   }
+  printTrunkRatios(rows);
   std::printf("\n what bounds the rate (host CPU sampled from /proc around each run)\n");
   for (const auto& r : rows) printHostBound(r.w->name, r.ours, r.anchor);
   std::printf(
@@ -337,15 +428,20 @@ void printRatios(const std::vector<AnchorRow>& rows) {
       " receiving its data through a socket pays on this host before doing any work of its own.\n");
 }
 
+// nconnect: the connections of the nfsrdma-ncN row; base: those of the
+// other nfsrdma rows (the URL's nconnect=, else 1).
 void writeJson(const std::string& path, const std::string& url, std::uint64_t fileSize,
-               const std::vector<AnchorRow>& rows, std::uint32_t width) {
+               const std::vector<AnchorRow>& rows, std::uint32_t width, std::uint32_t nconnect,
+               std::uint32_t base) {
   JsonWriter w;
   w.beginObject().field("benchmark", "anchor").field("server", url);
   w.field("file_bytes", fileSize).beginArray("results");
   for (const auto& r : rows) {
-    for (const ReadMeasurement* m : {&r.ours, &r.vectored, &r.anchor, &r.floor}) {
+    for (const ReadMeasurement* m : {&r.ours, &r.trunked, &r.vectored, &r.anchor, &r.floor}) {
       if (m->client.empty()) continue;  // not run (--only, no vectored row, no anchor rate)
-      writeMeasurement(w, *r.w, *m, m == &r.vectored ? width : 1U);
+      const bool ours = m == &r.ours || m == &r.vectored;
+      writeMeasurement(w, *r.w, *m, m == &r.vectored ? width : 1U,
+                       m == &r.trunked ? nconnect : (ours ? base : 1U));
     }
   }
   w.endArray().endObject();
@@ -374,16 +470,22 @@ int runAnchorCommand(int argc, char** argv) {
         {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
     };
     const std::uint32_t width = vectoredWidth(a, *client, s.options.proto);
+    std::unique_ptr<Client> trunked = connectTrunked(a, s);
     std::printf(" %-18s %-11s %12s %10s %12s %12s %6s\n", "workload", "client", "IOPS", "MiB/s",
                 "CPU[usec/op]", s.pid() > 0 ? "srv[usec/op]" : "", "host%");
     bool failed = false;
     std::vector<AnchorRow> rows;
     for (const auto& w : workloads) {
-      rows.push_back(measureRow(w, *client, s, a.only, width));
+      rows.push_back(measureRow(w, *client, trunked.get(), s, a.only, width));
       failed = !printRow(rows.back()) || failed;
     }
+    if (trunked) printSpread(*trunked);
     if (a.only.empty()) printRatios(rows);  // one client ran: nothing to compare
-    if (!a.jsonPath.empty()) writeJson(a.jsonPath, s.options.url(), fileSize, rows, width);
+    if (a.only == "nfsrdma") printTrunkRatios(rows);
+    const std::uint32_t nc = trunked ? trunked->options().nconnect : 1U;
+    if (!a.jsonPath.empty())
+      writeJson(a.jsonPath, s.options.url(), fileSize, rows, width, nc, s.options.nconnect);
+    if (trunked) trunked->close();
     client->unlink(kFileName);
     client->close();
     s.stop();

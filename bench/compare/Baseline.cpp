@@ -97,6 +97,9 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   differs(out, "iodepth", num(old.iodepth), num(c.iodepth));
   differs(out, "effective iodepth", num(old.effectiveIodepth), num(c.effectiveIodepth));
   differs(out, "numjobs", num(old.numjobs), num(c.numjobs));
+  // A report from before --client recorded nothing: its nfs cells ran per job.
+  differs(out, "client", old.clientMode.empty() && !c.clientMode.empty() ? "per-job" : old.clientMode,
+          c.clientMode);
   // Another mix is another test: 70/30 against 80/20 is no regression.
   if (c.readPercent) differs(out, "mix", mixOf(old), mixOf(c));
   differs(out, "verify", old.verified ? "on" : "off", c.verified ? "on" : "off");

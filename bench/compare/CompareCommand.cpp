@@ -426,11 +426,18 @@ void addNotes(CompareReport& report, const std::vector<TargetSpec>& specs,
   for (const auto& t : report.targets) {
     if (t.engine == "nfs" && t.available) {
       report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
-                             " = threads, each with its own connection and session" +
+                             (options.sharedClient
+                                  ? " = threads on one client (--client shared: one session, a "
+                                    "connection per job unless the URL gives nconnect=)"
+                                  : " = threads, each with its own connection and session") +
                              (t.readsPerCompound > 1
                                   ? "; up to " + std::to_string(t.readsPerCompound) +
                                         " queued READs of one file per COMPOUND (one RPC)"
                                   : "; one READ per RPC"));
+    } else if (options.sharedClient && t.available) {
+      report.notes.push_back(t.name + ": --client shared is for our client only; the " + t.engine +
+                             " engine's jobs ran with one " +
+                             (t.engine == "libnfs" ? "libnfs context" : "io_uring") + " each");
     }
   }
   bool cacheServed = false;

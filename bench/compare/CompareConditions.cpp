@@ -148,6 +148,7 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.blockSize = r.blockSize;
     c.iodepth = r.iodepth;
     c.numjobs = r.numjobs;
+    c.clientMode = r.client.mode;
     c.effectiveIodepth = r.effectiveIodepth;
     c.readPercent = p.readPercent;  // the profile as run: --rwmixread applied
     c.workingSetBytes = static_cast<double>(r.options.workingSetBytes());

@@ -356,6 +356,7 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
       .field("commit_s", c.commitSeconds);
   w.field("block_bytes", std::uint64_t{c.blockSize}).field("iodepth", std::uint64_t{c.iodepth});
   w.field("numjobs", std::uint64_t{c.numjobs}).field("working_set_bytes", c.workingSetBytes);
+  if (!c.clientMode.empty()) w.field("client", c.clientMode);
   if (c.effectiveIodepth) w.field("effective_iodepth", std::uint64_t{c.effectiveIodepth});
   if (c.readPercent) w.field("read_percent", std::uint64_t{*c.readPercent});
   w.beginObject("lat_us");
@@ -465,6 +466,7 @@ void readCellFigures(const JsonValue& c, CompareCell& cell) {
   cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
   cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
   cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
+  cell.clientMode = c.str("client");
   cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
   if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
     cell.readPercent = static_cast<unsigned>(rp->number);

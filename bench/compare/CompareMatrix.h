@@ -59,6 +59,9 @@ struct CompareCell {
   // slots than iodepth needs; 0: not recorded (as iodepth).
   std::uint32_t effectiveIodepth = 0;
   std::uint32_t numjobs = 0;
+  // nfs: "per-job" or "shared" (--client); empty: another engine, or a
+  // report written before it was recorded.
+  std::string clientMode;
   // Percent of the cell's requests that read (randrw's --rwmixread); nullopt
   // in reports written before it was recorded.
   std::optional<unsigned> readPercent;

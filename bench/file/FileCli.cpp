@@ -27,7 +27,12 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "iodepth", po::value(&a.iodepth)->default_value(0),
       "requests in flight per job (0: the profile's: 32 for 4k, 8 for 128k, 2 for 4m)")(
       "numjobs", po::value(&a.numjobs)->default_value(a.numjobs),
-      "jobs: threads, each with its own connection/context/ring and its own files")(
+      "jobs: threads, each with its own files and (--client per-job) its own "
+      "connection/context/ring")(
+      "client", po::value(&a.client)->default_value(a.client),
+      "nfs engine: per-job = each job its own client and session; shared = the jobs share one "
+      "client (one session, a connection per job unless the URL gives nconnect=), as an "
+      "application's threads share one mount")(
       "ramp", po::value(&a.ramp)->default_value(a.ramp, ramp.str()), "seconds run before measuring")(
       "direct", po::value(&a.direct)->default_value(a.direct), "path engine: 1 = O_DIRECT, 0 = buffered")(
       "nrfiles", po::value(&a.nrfiles)->default_value(a.nrfiles), "files per job")(
@@ -81,6 +86,10 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   o.verify = a.verify;
   o.sharedFile = a.sharedFile;
   o.sharingJobs = a.numjobs;
+  if (a.client != "per-job" && a.client != "shared") {
+    throw std::invalid_argument("--client '" + a.client + "': expected per-job or shared");
+  }
+  o.sharedClient = a.client == "shared";
   o.dropServerCache = a.dropServerCache;
   if (a.readsPerCompound == 0 || a.readsPerCompound > 16) {
     throw std::invalid_argument("--reads-per-compound must be 1..16");

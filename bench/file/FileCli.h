@@ -23,13 +23,14 @@ struct WorkloadArgs {
   int rwmixread = -1;
   bool verify = false;
   bool sharedFile = false;
+  std::string client = "per-job";  // --client: per-job or shared
   bool dropServerCache = false;
   std::string workDir = "/var/tmp";
   std::uint32_t readsPerCompound = 1;  // embedded nfs-tcp: queued READs per COMPOUND
 };
 
 // Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
-// --nrfiles, --seed, --rwmixread, --verify, --drop-server-cache, --work-dir,
+// --nrfiles, --seed, --rwmixread, --verify, --shared-file, --client, --drop-server-cache, --work-dir,
 // --reads-per-compound.
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.

@@ -218,6 +218,12 @@ RunResult mergeClients(const RunResult& local, const CellRanks& c, const RankClo
   m.errors -= std::min(m.errors, local.verify.mismatches);
   if (c.aggregate.totals) m.seconds = c.aggregate.totals->aggregate.seconds();
   m.durableSeconds = m.seconds + local.commitSeconds;
+  // Every client ran the same mode: sessions and connections are all of
+  // theirs; the per-connection counters stay each client's own (not gathered).
+  const auto clients = static_cast<std::uint32_t>(c.results.size());
+  m.client.sessions *= clients;
+  m.client.connections *= clients;
+  m.client.perConnection.clear();
   m.clients = std::make_shared<const ClientsReport>(
       ClientsReport{static_cast<std::uint32_t>(c.results.size()), c.aggregate, clocks});
   m.notes.push_back(std::to_string(c.results.size()) + " clients x numjobs " +

@@ -88,12 +88,23 @@ FileTarget embeddedTarget(const FileArgs& a) {
   return t;
 }
 
+// --client shared is our client's: refused before anything starts for another engine.
+void checkSharedClient(const FileOptions& options, EngineKind engine) {
+  if (!options.sharedClient || engine == EngineKind::Nfs) return;
+  throw std::invalid_argument(std::string("--client shared: the ") + engineName(engine) +
+                              " engine has no shared client (only nfs, our client, shares one "
+                              "session between jobs); use --client per-job");
+}
+
 FileTarget chooseTarget(const FileArgs& a, const FileOptions& options) {
   FileTarget t;
   if (a.target.empty()) {
+    if (a.engine == "libnfs") checkSharedClient(options, EngineKind::Libnfs);
+    if (a.engine == "path") checkSharedClient(options, EngineKind::Path);
     t = embeddedTarget(a);
   } else {
     t.spec = TargetSpec::parse("", a.target);
+    checkSharedClient(options, t.spec.engine);
   }
   t.spec.direct = options.direct;
   return t;

@@ -65,6 +65,10 @@ struct FileOptions {
   // job g's range starts at g x the per-file size.
   bool sharedFile = false;
   std::uint32_t sharingJobs = 0;
+  // --client shared: a cell's jobs share one client of our nfs engine (one
+  // session, a connection per job) as an application's threads share one
+  // mount; false (per-job): each job has its own client and session.
+  bool sharedClient = false;
 
   // Bytes of the whole file set (every job's files): the working set.
   // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.

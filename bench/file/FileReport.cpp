@@ -119,6 +119,43 @@ std::uint64_t bytesPerSecond(const RunResult& r, const DirectionResult& x) {
   return static_cast<std::uint64_t>(r.seconds > 0 ? static_cast<double>(x.bytes) / r.seconds : 0);
 }
 
+// "  client: shared (1 session, 4 connections)" and, on a shared client, a
+// line per connection as `nfsrdma-client --stats` prints them.
+std::string clientText(const ClientUse& c) {
+  if (c.mode.empty()) return {};
+  std::string out = "  client: " + c.describe() + "\n";
+  if (c.mode != "shared") return out;
+  for (std::size_t i = 0; i < c.perConnection.size(); ++i) {
+    const ConnectionUse& u = c.perConnection[i];
+    out += fmt("    connection %zu: %s calls=%llu bytes-sent=%llu bytes-received=%llu credits=%u "
+               "reconnects=%llu up=%s\n",
+               i, u.peer.c_str(), static_cast<unsigned long long>(u.calls),
+               static_cast<unsigned long long>(u.bytesSent),
+               static_cast<unsigned long long>(u.bytesReceived), u.credits,
+               static_cast<unsigned long long>(u.reconnects), u.up ? "yes" : "no");
+  }
+  return out;
+}
+
+void writeClientJson(JsonWriter& w, const ClientUse& c) {
+  if (c.mode.empty()) {
+    w.null("client");
+    return;
+  }
+  w.beginObject("client");
+  w.field("mode", c.mode).field("sessions", std::uint64_t{c.sessions});
+  w.field("connections", std::uint64_t{c.connections});
+  w.beginArray("per_connection");
+  for (const ConnectionUse& u : c.perConnection) {
+    w.beginObject().field("job", std::uint64_t{u.job}).field("peer", u.peer);
+    w.field("calls", u.calls).field("bytes_sent", u.bytesSent);
+    w.field("bytes_received", u.bytesReceived).field("credits", std::uint64_t{u.credits});
+    w.field("reconnects", u.reconnects).field("up", u.up).endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
 }  // namespace
 
 std::string formatRunText(const RunResult& r) {
@@ -132,6 +169,7 @@ std::string formatRunText(const RunResult& r) {
                   ? (", rwmixread=" + std::to_string(r.readPercent)).c_str()
                   : "",
               r.targetDescription.c_str());
+  out += clientText(r.client);
   const double msec = r.seconds * 1e3;
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
@@ -229,6 +267,7 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.field("reclaimed_opens", o.reclaimedOpens).field("reopened_opens", o.reopenedOpens);
   w.field("rewritten_bytes", o.rewrittenBytes);
   w.endObject();
+  writeClientJson(w, r.client);
   w.beginArray("notes");
   for (const auto& n : r.notes) w.field("", n);
   w.endArray();

@@ -469,6 +469,11 @@ class ProgressLine {
 
 namespace {
 
+// --client shared on our client: the cell's jobs issue on one client.
+bool sharesClient(const TargetSpec& target, const FileOptions& o) {
+  return o.sharedClient && target.engine == EngineKind::Nfs;
+}
+
 // What a cell is before it runs: its target, profile and options, and the
 // notes that say how its jobs are made.
 RunResult describeCell(const TargetSpec& target, const FileProfile& profile,
@@ -477,18 +482,28 @@ RunResult describeCell(const TargetSpec& target, const FileProfile& profile,
   result.iodepth = iodepth;
   result.effectiveIodepth = result.iodepth;
   result.target = target.name;
-  result.targetDescription = target.describe();
+  result.targetDescription = target.describe(sharesClient(target, options));
   result.profile = profile.name;
   result.blockSize = profile.blockSize;
   result.numjobs = options.numjobs;
   result.readPercent = readPercentOf(profile, options);
   result.options = options;
   result.verified = options.verify;
-  const char* each = target.engine == EngineKind::Nfs      ? "its own connection and session"
-                     : target.engine == EngineKind::Libnfs ? "its own libnfs context"
-                                                           : "its own io_uring";
-  result.notes.push_back("numjobs " + std::to_string(options.numjobs) +
-                         ": one thread per job, each with " + each);
+  const std::string jobs = "numjobs " + std::to_string(options.numjobs) + ": one thread per job";
+  if (sharesClient(target, options)) {
+    result.notes.push_back(jobs + ", all on one client (--client shared: one session, " +
+                           std::to_string(target.nfs.nconnect) + " connection(s), " +
+                           std::to_string(target.nfs.queueDepth) + " slots asked for)");
+  } else {
+    const char* each = target.engine == EngineKind::Nfs      ? "its own connection and session"
+                       : target.engine == EngineKind::Libnfs ? "its own libnfs context"
+                                                             : "its own io_uring";
+    result.notes.push_back(jobs + ", each with " + each);
+    if (options.sharedClient) {
+      result.notes.push_back("--client shared: the " + std::string(engineName(target.engine)) +
+                             " engine has no shared client; its jobs ran as --client per-job");
+    }
+  }
   if (options.sharedFile) {
     result.notes.push_back("--shared-file: the " + std::to_string(options.sharingJobs) +
                            " jobs of the run work on disjoint ranges of one file set of " +
@@ -560,6 +575,7 @@ class CellJobs {
         jobs_(options.numjobs),
         commit_(options.numjobs, 0),
         outages_(options.numjobs),
+        connections_(options.numjobs),
         drivers_(options.numjobs) {}
 
   void runAll() {
@@ -621,7 +637,34 @@ class CellJobs {
   std::uint32_t effectiveIodepth() const { return effectiveIodepth_; }
   std::vector<JobResult>& jobs() { return jobs_; }
   const std::vector<double>& commitSeconds() const { return commit_; }
-  const std::vector<OutageAccount>& outages() const { return outages_; }
+  // The jobs' outages; a shared client's once, closed first (every job is done).
+  std::vector<OutageAccount> outages() {
+    std::vector<OutageAccount> all = outages_;
+    if (share_) {
+      all.push_back(share_->outages());
+      shareConnections_ = share_->connections();
+      share_->close();
+    }
+    return all;
+  }
+  // How the jobs reached the server (after outages()); nfs targets only.
+  ClientUse clientUse() const {
+    ClientUse u;
+    if (target_.engine != EngineKind::Nfs) return u;
+    u.mode = shared_ ? "shared" : "per-job";
+    if (shared_) {
+      u.sessions = 1;
+      u.perConnection = shareConnections_;
+    } else {
+      // The jobs that got as far as a client (a failed set-up has none).
+      for (const auto& c : connections_) {
+        u.sessions += c.empty() ? 0U : 1U;
+        u.perConnection.insert(u.perConnection.end(), c.begin(), c.end());
+      }
+    }
+    u.connections = static_cast<std::uint32_t>(u.perConnection.size());
+    return u;
+  }
 
  private:
   // The driver lives in drivers_, so that it outlives the engine (whose
@@ -638,8 +681,23 @@ class CellJobs {
     return spec;
   }
 
+  // The cell's shared client, connected by the first job to need it (its
+  // error is every job's: they all fail their set-up alike).
+  std::shared_ptr<EngineShare> share() {
+    std::lock_guard lock(shareMu_);
+    if (!share_ && shareError_.empty()) {
+      try {
+        share_ = makeEngineShare(target_, options_.numjobs);
+      } catch (const std::exception& e) {
+        shareError_ = e.what();
+      }
+    }
+    if (!share_) throw std::runtime_error(shareError_);
+    return share_;
+  }
+
   void setUp(Job& job, std::uint32_t j) {
-    job.engine = makeEngine(target_);
+    job.engine = shared_ ? makeEngine(target_, share()) : makeEngine(target_);
     // A connect can take long (a server that does not answer): an
     // interrupt meanwhile opens nothing more.
     if (const int sig = interruptSignal()) throw Interrupted(sig);
@@ -670,6 +728,7 @@ class CellJobs {
     try {
       job.engine->run(*job.driver);
     } catch (const std::exception& e) {
+      recordConnections(*job.engine, j);
       jobs_[j] = job.driver->result();
       ++jobs_[j].errors;
       if (jobs_[j].firstError.empty()) jobs_[j].firstError = e.what();
@@ -781,6 +840,12 @@ class CellJobs {
     }
   }
 
+  // The job's own client's connections, while it is open.
+  void recordConnections(const Engine& engine, std::uint32_t j) {
+    connections_[j] = engine.connections();
+    for (auto& c : connections_[j]) c.job = j;
+  }
+
   void finishJob(Engine& engine, std::uint32_t j) {
     if (const int sig = interruptSignal()) {
       // Files this command laid out are removed next: what was written
@@ -796,6 +861,7 @@ class CellJobs {
       engine.commit();
       commit_[j] = std::chrono::duration<double>(BenchClock::now() - c0).count();
     }
+    recordConnections(engine, j);
     engine.finish();
     outages_[j] = engine.outages();
   }
@@ -817,6 +883,7 @@ class CellJobs {
   std::vector<JobResult> jobs_;
   std::vector<double> commit_;
   std::vector<OutageAccount> outages_;
+  std::vector<std::vector<ConnectionUse>> connections_;  // by job: its own client's
   // With RankHooks: the jobs' progress as the coordinator sees it.
   std::mutex runMu_;
   std::condition_variable runCv_;
@@ -826,14 +893,31 @@ class CellJobs {
   std::vector<RankTimeline::Point> samples_;  // the coordinator's only
   std::mutex driversMu_;
   std::vector<std::unique_ptr<JobDriver>> drivers_;  // by job; under driversMu_
+  // --client shared: the one client every job issues on. After drivers_,
+  // so that it goes first: closing it ends its requests before the jobs'
+  // buffers go (an error or interrupt path that never reached outages()).
+  const bool shared_ = sharesClient(target_, options_);
+  std::mutex shareMu_;
+  std::shared_ptr<EngineShare> share_;  // under shareMu_ until the jobs are set up
+  std::string shareError_;              // under shareMu_
+  std::vector<ConnectionUse> shareConnections_;
 };
 
 // As fio would show it: the figures are for this depth, not the one asked for.
-void noteEffectiveIodepth(RunResult& result, const TargetSpec& target, const FileProfile& profile) {
+void noteEffectiveIodepth(RunResult& result, const TargetSpec& target, const FileProfile& profile,
+                          const FileOptions& options) {
   if (result.effectiveIodepth >= result.iodepth) return;
+  // On a shared client the slots are the session's, divided among the jobs:
+  // the URL's qd= or the 1024 cap may be what limits them, not the server.
+  const std::string who =
+      sharesClient(target, options)
+          ? "the shared client's session (" + std::to_string(target.nfs.queueDepth) +
+                " slots asked for: qd= or numjobs x the slots a job needs, at most 1024; what the "
+                "server granted; RDMA credits) divided among " +
+                std::to_string(options.numjobs) + " jobs allows fewer calls in flight"
+          : std::string("the server allows fewer calls in flight (session slots, RDMA credits)");
   const std::string note =
-      target.name +
-      ": the server allows fewer calls in flight (session slots, RDMA credits) than --iodepth " +
+      target.name + ": " + who + " than --iodepth " +
       std::to_string(result.iodepth) + " needs: at most " +
       std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
       " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
@@ -900,20 +984,25 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   const std::uint32_t iodepth = options.iodepth ? options.iodepth : profile.defaultIodepth;
   const TargetSpec target = withQueueDepthFor(given, iodepth, profile.blockSize);
-  RunResult result = describeCell(target, profile, options, iodepth);
+  // The measured jobs' target: one client for all of them (--client shared)
+  // or, as the layout, warm-up and read-back always, a client per job.
+  const TargetSpec jobsTarget =
+      sharesClient(target, options) ? withSharedClientFor(target, options.numjobs) : target;
+  RunResult result = describeCell(jobsTarget, profile, options, iodepth);
   result.unsupported = unsupportedReason(target, profile);
   if (!result.unsupported.empty()) return result;
   const bool laidOut = ensureLayout(target, options, settings.created);
   prepareServerCache(result, target, profile, options, settings, laidOut);
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   const std::uint64_t generation = writeGeneration(options, profile);
-  CellJobs cell(target, profile, options, settings, result, generation);
+  CellJobs cell(jobsTarget, profile, options, settings, result, generation);
   cell.runAll();
   result.effectiveIodepth = cell.effectiveIodepth();
   if (const int sig = interruptSignal()) throw Interrupted(sig);
-  noteEffectiveIodepth(result, target, profile);
+  noteEffectiveIodepth(result, jobsTarget, profile, options);
   mergeJobs(result, cell.jobs(), cell.commitSeconds());
   noteOutages(result, cell.outages(), options.verify && profile.writes());
+  result.client = cell.clientUse();
   cell.finishTimeline(result);
   if (options.verify && profile.writes() && result.errors == 0) {
     verifyReadBack(result, target, options, profile, generation, cell.jobs());

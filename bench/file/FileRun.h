@@ -70,6 +70,7 @@ struct RunResult {
   std::string firstError;
   std::vector<std::string> notes;  // "server caches dropped before the read phase", ...
   OutageAccount outage;            // what the jobs rode through (nothing: no outage)
+  ClientUse client;                // nfs: per-job or shared, and every connection's counters
   std::string unsupported;  // non-empty: the engine cannot run this profile, and why (nothing ran)
   RankTimeline timeline;    // with RunSettings::rank only
   // Rank 0 of a many-client run: every client's breakdown (the figures

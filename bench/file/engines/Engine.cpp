@@ -17,6 +17,9 @@
 namespace nfsrdma::bench {
 
 std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNfs.cpp
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target,
+                                      const std::shared_ptr<EngineShare>& share);
+std::shared_ptr<EngineShare> makeNfsShare(const TargetSpec& target, std::uint32_t jobs);
 std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
 std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
 
@@ -153,7 +156,7 @@ bool TargetSpec::serverIsLocal() const {
   return nfs.host == "127.0.0.1" || nfs.host == "localhost" || nfs.host == "::1";
 }
 
-std::string TargetSpec::describe() const {
+std::string TargetSpec::describe(bool sharedClient) const {
   if (engine == EngineKind::Path) {
     return std::string("path ") + location +
            (onNfs ? " on NFS (proto=" + mountProto + ")" : std::string()) +
@@ -164,7 +167,8 @@ std::string TargetSpec::describe() const {
   return "nfs NFSv4.1 " + nfs.url() + " proto=" + std::string(transportName(nfs.proto)) +
          (nfs.readsPerCompound > 1 ? " reads-per-compound=" + std::to_string(nfs.readsPerCompound)
                                    : std::string()) +
-         " (our client, one connection per job)";
+         (sharedClient ? " (our client, one client shared by the jobs)"
+                       : " (our client, one connection per job)");
 }
 
 bool pathIsOnNfs(const std::string& dir) {
@@ -201,6 +205,41 @@ std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {
       return makePathEngine(target);
   }
   throw std::logic_error("unknown engine");
+}
+
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target,
+                                   const std::shared_ptr<EngineShare>& share) {
+  if (!share) return makeEngine(target);
+  return makeNfsEngine(target, share);
+}
+
+TargetSpec withSharedClientFor(TargetSpec target, std::uint32_t jobs) {
+  if (target.engine != EngineKind::Nfs) return target;
+  if (!target.nfs.givenNconnect) target.nfs.nconnect = std::clamp<std::uint32_t>(jobs, 1, 16);
+  if (!target.nfs.givenQueueDepth) {
+    const std::uint64_t all = std::uint64_t{target.nfs.queueDepth} * jobs;
+    target.nfs.queueDepth = static_cast<std::uint32_t>(std::min<std::uint64_t>(all, 1024));
+  }
+  return target;
+}
+
+std::shared_ptr<EngineShare> makeEngineShare(const TargetSpec& target, std::uint32_t jobs) {
+  if (target.engine != EngineKind::Nfs) {
+    throw std::invalid_argument("--client shared: target " + target.name + " uses the " +
+                                engineName(target.engine) +
+                                " engine; only the nfs engine (our client) can share one client "
+                                "between jobs");
+  }
+  return makeNfsShare(target, jobs);
+}
+
+std::string ClientUse::describe() const {
+  const auto n = [](std::uint32_t k, const char* one) {
+    return std::to_string(k) + " " + one + (k == 1 ? "" : "s");
+  };
+  if (mode == "shared") return "shared (" + n(sessions, "session") + ", " + n(connections, "connection") + ")";
+  const std::uint32_t each = sessions ? connections / sessions : 0;
+  return mode + " (" + n(sessions, "session") + ", " + n(each, "connection") + " each)";
 }
 
 }  // namespace nfsrdma::bench

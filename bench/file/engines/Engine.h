@@ -1,10 +1,12 @@
 // Engines of the file benchmark: what moves a job's bytes. Each engine runs
 // one job on the calling thread, keeping the driver's iodepth slots busy
 // until the driver stops issuing, then waits (bounded) for the stragglers.
-//   nfs    our NFSv4.1 client (nfsrdma::Client); one connection per job
-//          (numjobs = threads, each with its own connection and session);
-//          queue depth through the session slots; requests above the
-//          client's max I/O size go out as several READ/WRITEs at once.
+//   nfs    our NFSv4.1 client (nfsrdma::Client): per job its own client
+//          (numjobs = threads, each with its own connection and session),
+//          or with --client shared one client for all of a cell's jobs (one
+//          session, a connection per job, as an application's threads share
+//          one mount); queue depth through the session slots; requests above
+//          the client's max I/O size go out as several READ/WRITEs at once.
 //   libnfs libnfs's asynchronous API (NFSv4.0, TCP), one context per job
 //          driven by our poll loop: the anchor.
 //   path   a directory on any mounted file system (local disk, kernel NFS
@@ -60,7 +62,8 @@ struct TargetSpec {
   std::string nfsTransport() const {
     return engine == EngineKind::Path ? mountProto : std::string(transportName(nfs.proto));
   }
-  std::string describe() const;
+  // sharedClient: the nfs engine's jobs share one client (--client shared).
+  std::string describe(bool sharedClient = false) const;
 };
 
 // What riding through lost connections and server restarts cost a job
@@ -82,6 +85,29 @@ struct OutageAccount {
   bool any() const { return outages > 0; }
   void merge(const OutageAccount& o);
   // "outage: 1 (1 reconnect, 1 new session), 1.5 s without service, ..."
+  std::string describe() const;
+};
+
+// One connection of a job's client as the run left it: what a user reads
+// to see whether the load spread over a trunk's connections.
+struct ConnectionUse {
+  std::uint32_t job = 0;  // the job whose client it is (shared: 0, the cell's one client)
+  std::string peer;       // "tcp 127.0.0.1:2049"
+  std::uint64_t calls = 0;
+  std::uint64_t bytesSent = 0;
+  std::uint64_t bytesReceived = 0;
+  std::uint32_t credits = 0;  // RDMA: as granted at the end; TCP: 0 (no limit)
+  std::uint64_t reconnects = 0;
+  bool up = true;
+};
+
+// How a cell's nfs jobs reached the server, for its header and JSON.
+struct ClientUse {
+  std::string mode;  // "per-job" or "shared"; empty: not the nfs engine
+  std::uint32_t sessions = 0;
+  std::uint32_t connections = 0;
+  std::vector<ConnectionUse> perConnection;
+  // "shared (1 session, 4 connections)", "per-job (4 sessions, 1 connection each)"
   std::string describe() const;
 };
 
@@ -114,7 +140,32 @@ class Engine {
   virtual void remove(const std::vector<std::string>& files);
   // What outages the job rode through, once it is finished.
   virtual OutageAccount outages() const { return {}; }
+  // Its own client's connections (nfs, per job), before finish(); none for
+  // other engines and for a job on a shared client (EngineShare has them).
+  virtual std::vector<ConnectionUse> connections() const { return {}; }
 };
+
+// One client for all the jobs of a cell (--client shared, nfs only): the
+// jobs' engines issue on it from their threads and leave it open; the cell
+// closes it once every job has finished, and counts its outages once.
+class EngineShare {
+ public:
+  virtual ~EngineShare() = default;
+  virtual OutageAccount outages() const = 0;
+  virtual std::vector<ConnectionUse> connections() const = 0;
+  // Destroys the session; what fails there is a warning (the jobs' data
+  // was committed by their finish()).
+  virtual void close() = 0;
+};
+
+// The target a shared client of jobs jobs connects to: a connection per job
+// (nconnect, at most 16) unless the URL gave nconnect=, and the session
+// slots all jobs need (qd= times jobs, at most 1024) unless it gave qd=.
+TargetSpec withSharedClientFor(TargetSpec target, std::uint32_t jobs);
+// Connects the shared client (target: withSharedClientFor's). Throws
+// std::invalid_argument for an engine other than nfs, and what connecting
+// throws.
+std::shared_ptr<EngineShare> makeEngineShare(const TargetSpec& target, std::uint32_t jobs);
 
 // The nfs engine's effectiveIodepth, given what its client reports:
 // maxIoSize, maxInFlight (session slots, and over RDMA the credits granted),
@@ -146,6 +197,9 @@ void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds 
 // A fresh engine (and connection) for one job. Throws when the target cannot
 // be reached, e.g. NfsException "this build has no RDMA transport yet".
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target);
+// A job's engine on the cell's shared client (makeEngineShare's).
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target,
+                                   const std::shared_ptr<EngineShare>& share);
 
 // statfs(2) f_type of an NFS mount (NFS_SUPER_MAGIC, linux/magic.h).
 inline constexpr long kNfsSuperMagic = 0x6969;

@@ -9,6 +9,7 @@
 // COMPOUND (Client::preadvAsync) and the group refills when all of its
 // requests are back. Each request still completes, and is timed, on its own.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -66,7 +67,8 @@ class NfsJobRun {
     if (active_ == 0) return;
     // The client's own call timeouts fire long before this; the last guard.
     // Callbacks still reference this frame, so fail them by closing the
-    // connection and wait for them before returning.
+    // connection and wait for them before returning (a shared client's
+    // other jobs fail with it: the cell is lost either way).
     lock.unlock();
     client_.close();
     lock.lock();
@@ -228,43 +230,129 @@ class NfsJobRun {
   std::uint32_t active_;  // slots not done; under mu_
 };
 
+// What every job's client is told: retry a busy server in short slices
+// (callWhileBusy repeats them, seeing Ctrl-C between), say once per call
+// why it waits, and print what the client recovered from.
+struct BusyNotice {
+  std::chrono::milliseconds budget{0};
+  std::atomic<bool> told{false};  // said for the current call
+};
+
+ClientOptions jobClientOptions(const TargetSpec& t, const std::shared_ptr<BusyNotice>& notice) {
+  ClientOptions o = t.nfs;
+  // The job keeps its buffers for the client's whole life (JobDriver owns
+  // them), which is the pooled mode's contract; a URL can still ask for
+  // memreg=per-io to measure registration per I/O.
+  if (!o.givenPerIoRegistration) o.perIoRegistration = false;
+  // The client retries a busy server for short slices and the job repeats
+  // them up to the URL's busy-timeout (callWhileBusy): between slices it
+  // sees Ctrl-C, which a client waiting out a 90 s grace period would not.
+  o.busyTimeout = std::min(o.busyTimeout, kBusySlice);
+  // A server in its grace period holds the job's OPENs: say why it waits,
+  // once per call (not once per slice), with the whole budget.
+  o.onBusy = [notice](const std::string& what) {
+    if (notice->told.exchange(true)) return;
+    const auto cut = what.find("; sending it again");
+    std::fprintf(stderr,
+                 "nfsrdma-bench: %s; sending it again for up to %lld ms (busy-timeout; Ctrl-C "
+                 "stops it)\n",
+                 what.substr(0, cut).c_str(), static_cast<long long>(notice->budget.count()));
+  };
+  // The job's open files die with a lost client ID: its errors then say why.
+  o.onSessionReplaced = [](const std::string& what) {
+    std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
+  };
+  o.onRecovered = [](const std::string& what) {
+    std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
+  };
+  // The job's data was committed before: a session the server keeps after
+  // the run is a warning, not a failed job.
+  o.onTeardownError = [](const std::string& what) {
+    std::fprintf(stderr, "nfsrdma-bench: warning: closing the session: %s\n", what.c_str());
+  };
+  return o;
+}
+
+OutageAccount outagesOf(const Client& client) {
+  OutageAccount a;
+  const ClientStats s = client.stats();
+  a.outages = s.session.outages;
+  a.reconnects = s.session.reconnects;
+  a.newSessions = s.session.recoveries;
+  a.replayed = s.session.replayed;
+  a.resent = s.session.resent;
+  a.unrecovered = s.session.unrecovered;
+  a.outageMillis = s.session.outageMillis;
+  a.reclaimedOpens = s.recovery.reclaimedOpens;
+  a.reopenedOpens = s.recovery.reopenedOpens;
+  a.rewrittenBytes = s.recovery.rewrittenBytes;
+  return a;
+}
+
+std::vector<ConnectionUse> connectionsOf(const Client& client, std::uint32_t job) {
+  std::vector<ConnectionUse> out;
+  for (const ConnectionStats& c : client.stats().connections) {
+    ConnectionUse u;
+    u.job = job;
+    u.peer = c.peer;
+    u.calls = c.rpc.calls;
+    u.bytesSent = c.rpc.bytesSent;
+    u.bytesReceived = c.rpc.bytesReceived;
+    u.credits = c.credits;
+    u.reconnects = c.rpc.reconnects;
+    u.up = c.up;
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+// Connects the job's client, repeating the connect while the server is busy.
+std::unique_ptr<Client> connectJobClient(const TargetSpec& t,
+                                         const std::shared_ptr<BusyNotice>& notice) {
+  const ClientOptions o = jobClientOptions(t, notice);
+  std::unique_ptr<Client> client;
+  notice->told = false;
+  callWhileBusy([&] { client = Client::connect(o); }, notice->budget);
+  return client;
+}
+
+// --client shared: the cell's one client, on which every job issues.
+class NfsShare final : public EngineShare {
+ public:
+  NfsShare(const TargetSpec& t, std::uint32_t jobs)
+      : jobs_(jobs), notice_(std::make_shared<BusyNotice>()) {
+    notice_->budget = t.nfs.busyTimeout;
+    client_ = connectJobClient(t, notice_);
+  }
+
+  OutageAccount outages() const override { return outagesOf(*client_); }
+  std::vector<ConnectionUse> connections() const override { return connectionsOf(*client_, 0); }
+  void close() override { client_->close(); }
+
+  Client& client() { return *client_; }
+  std::uint32_t jobs() const { return jobs_; }
+  const std::shared_ptr<BusyNotice>& notice() const { return notice_; }
+
+ private:
+  std::uint32_t jobs_;
+  std::shared_ptr<BusyNotice> notice_;
+  std::unique_ptr<Client> client_;
+};
+
 class NfsEngine final : public Engine {
  public:
-  explicit NfsEngine(const TargetSpec& t)
-      : readsPerCompound_(t.nfs.readsPerCompound), busyBudget_(t.nfs.busyTimeout) {
-    ClientOptions o = t.nfs;
-    // The job keeps its buffers for the client's whole life (JobDriver owns
-    // them, one client per job), which is the pooled mode's contract; a URL
-    // can still ask for memreg=per-io to measure registration per I/O.
-    if (!o.givenPerIoRegistration) o.perIoRegistration = false;
-    // The client retries a busy server for short slices and the job repeats
-    // them up to the URL's busy-timeout (callWhileBusy): between slices it
-    // sees Ctrl-C, which a client waiting out a 90 s grace period would not.
-    o.busyTimeout = std::min(o.busyTimeout, kBusySlice);
-    // A server in its grace period holds the job's OPENs: say why it waits,
-    // once per call (not once per slice), with the whole budget.
-    o.onBusy = [this](const std::string& what) {
-      if (busyTold_) return;
-      busyTold_ = true;
-      const auto cut = what.find("; sending it again");
-      std::fprintf(stderr,
-                   "nfsrdma-bench: %s; sending it again for up to %lld ms (busy-timeout; Ctrl-C "
-                   "stops it)\n",
-                   what.substr(0, cut).c_str(), static_cast<long long>(busyBudget_.count()));
-    };
-    // The job's open files die with a lost client ID: its errors then say why.
-    o.onSessionReplaced = [](const std::string& what) {
-      std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
-    };
-    o.onRecovered = [](const std::string& what) {
-      std::fprintf(stderr, "nfsrdma-bench: note: %s\n", what.c_str());
-    };
-    // The job's data was committed before: a session the server keeps after
-    // the run is a warning, not a failed job.
-    o.onTeardownError = [](const std::string& what) {
-      std::fprintf(stderr, "nfsrdma-bench: warning: closing the session: %s\n", what.c_str());
-    };
-    busy([&] { client_ = Client::connect(o); });
+  // share: the cell's shared client, or null for one of the job's own.
+  NfsEngine(const TargetSpec& t, std::shared_ptr<NfsShare> share)
+      : readsPerCompound_(t.nfs.readsPerCompound), share_(std::move(share)) {
+    if (share_) {
+      notice_ = share_->notice();
+      client_ = &share_->client();
+      return;
+    }
+    notice_ = std::make_shared<BusyNotice>();
+    notice_->budget = t.nfs.busyTimeout;
+    own_ = connectJobClient(t, notice_);
+    client_ = own_.get();
   }
 
   std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
@@ -302,28 +390,24 @@ class NfsEngine final : public Engine {
 
   std::uint32_t effectiveIodepth(std::uint32_t iodepth, std::uint32_t blockSize,
                                  unsigned readPercent) const override {
-    // maxInFlight: the session's slots and, over RDMA, the credits granted.
-    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_->maxIoSize(),
-                               client_->maxInFlight(), readsPerCompound_,
+    // maxInFlight: the session's slots and, over RDMA, the credits granted;
+    // on a shared client every job's share of them.
+    const std::uint32_t jobs = share_ ? share_->jobs() : 1;
+    const std::uint32_t inFlight = std::max<std::uint32_t>(1, client_->maxInFlight() / jobs);
+    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_->maxIoSize(), inFlight,
+                               readsPerCompound_,
                                client_->maxReadsPerCompound(blockSize));
   }
 
   OutageAccount outages() const override {
-    OutageAccount a;
-    if (!client_) return a;
-    const ClientStats s = client_->stats();
-    a.outages = s.session.outages;
-    a.reconnects = s.session.reconnects;
-    a.newSessions = s.session.recoveries;
-    a.replayed = s.session.replayed;
-    a.resent = s.session.resent;
-    a.unrecovered = s.session.unrecovered;
-    a.outageMillis = s.session.outageMillis;
-    a.reclaimedOpens = s.recovery.reclaimedOpens;
-    a.reopenedOpens = s.recovery.reopenedOpens;
-    a.rewrittenBytes = s.recovery.rewrittenBytes;
+    // A shared client's outages are the cell's, counted once (EngineShare).
+    OutageAccount a = own_ ? outagesOf(*own_) : OutageAccount{};
     a.unstableLost = unstableLost_;
     return a;
+  }
+
+  std::vector<ConnectionUse> connections() const override {
+    return own_ ? connectionsOf(*own_, 0) : std::vector<ConnectionUse>{};
   }
 
   void remove(const std::vector<std::string>& files) override {
@@ -350,7 +434,7 @@ class NfsEngine final : public Engine {
     }
     for (auto& f : files_) client_->close(f);  // CLOSE (nothing left to COMMIT)
     files_.clear();
-    client_->close();
+    if (own_) own_->close();  // a shared client stays for the other jobs
     if (commitFailure) std::rethrow_exception(commitFailure);
   }
 
@@ -358,23 +442,25 @@ class NfsEngine final : public Engine {
     // No COMMIT and no CLOSE: the files are about to be removed. Closing the
     // client destroys the session and client ID, and with them the open
     // state (a server that refuses while opens remain drops it when the
-    // lease expires).
+    // lease expires). A shared client is the cell's to close.
     files_.clear();
-    client_->close();
+    if (own_) own_->close();
   }
 
  private:
   void busy(const std::function<void()>& call) {
-    busyTold_ = false;
-    callWhileBusy(call, busyBudget_);
+    notice_->told = false;
+    callWhileBusy(call, notice_->budget);
   }
 
   std::uint32_t readsPerCompound_ = 1;
-  std::chrono::milliseconds busyBudget_;
-  // onBusy said it for the current call; only the job's thread makes synchronous calls.
-  bool busyTold_ = false;
+  std::shared_ptr<NfsShare> share_;
+  // Said once per call; on a shared client the jobs' calls share it (a
+  // grace period holds them all alike).
+  std::shared_ptr<BusyNotice> notice_;
   bool wrote_ = false;  // a run wrote: finish() COMMITs
-  std::unique_ptr<Client> client_;
+  std::unique_ptr<Client> own_;  // per job: the job's own client
+  Client* client_ = nullptr;     // own_ or the share's
   std::string unstableLost_;  // the first COMMIT that found a new write verifier
   std::vector<OpenFile> files_;
 };
@@ -382,7 +468,18 @@ class NfsEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target) {
-  return std::make_unique<NfsEngine>(target);
+  return std::make_unique<NfsEngine>(target, nullptr);
+}
+
+std::shared_ptr<EngineShare> makeNfsShare(const TargetSpec& target, std::uint32_t jobs) {
+  return std::make_shared<NfsShare>(target, jobs);
+}
+
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target,
+                                      const std::shared_ptr<EngineShare>& share) {
+  auto nfs = std::dynamic_pointer_cast<NfsShare>(share);
+  if (!nfs) throw std::logic_error("nfs engine: the shared client is not an nfs one");
+  return std::make_unique<NfsEngine>(target, std::move(nfs));
 }
 
 }  // namespace nfsrdma::bench

@@ -1,6 +1,7 @@
 // The file benchmark against a real nfs-ganesha on loopback: each engine
 // (nfs = our client, libnfs, path = the export's directory through io_uring)
-// runs each profile briefly with --verify and must see 0 mismatches; a byte
+// runs each profile briefly with --verify and must see 0 mismatches; numjobs
+// on one shared client or a client each; a byte
 // flipped on the server's disk is found at its offset; the `file` and
 // `compare` commands run end to end, their JSON follows the schema, and a
 // saved compare result with an injected 20% regression is flagged.
@@ -162,6 +163,39 @@ TEST(FileBench, NumjobsRunOneConnectionEach) {
   }
 }
 
+// --client shared: the jobs issue on one client (one session, a connection
+// per job) and their writes, from four threads at once, read back intact;
+// every connection carried calls. Per job: a session and connection each.
+TEST(FileBench, NumjobsShareOneClientWithAConnectionEach) {
+  NFSRDMA_NEED_GANESHA();
+  FileOptions o = shortOptions();
+  o.numjobs = 4;
+  o.sharedClient = true;
+  const RunResult r = runFileBenchmark(target(EngineKind::Nfs), profileByName("randrw"), o);
+  EXPECT_EQ(r.errors, 0U) << r.firstError;
+  EXPECT_EQ(r.verify.mismatches, 0U);
+  EXPECT_GT(r.verify.unitsChecked, 0U);
+  EXPECT_EQ(r.client.mode, "shared");
+  EXPECT_EQ(r.client.sessions, 1U);
+  ASSERT_EQ(r.client.connections, 4U);
+  for (const ConnectionUse& c : r.client.perConnection) {
+    EXPECT_GT(c.calls, 0U) << c.peer;
+    EXPECT_GT(c.bytesReceived, 0U) << c.peer;
+    EXPECT_TRUE(c.up) << c.peer;
+  }
+  EXPECT_NE(r.notes.at(0).find("all on one client"), std::string::npos) << r.notes.at(0);
+  EXPECT_FALSE(r.outage.any()) << r.outage.describe();
+
+  o.sharedClient = false;
+  o.numjobs = 3;
+  const RunResult each = runFileBenchmark(target(EngineKind::Nfs), profileByName("4k-randread"), o);
+  EXPECT_EQ(each.errors, 0U) << each.firstError;
+  EXPECT_EQ(each.client.mode, "per-job");
+  EXPECT_EQ(each.client.sessions, 3U);
+  ASSERT_EQ(each.client.connections, 3U);
+  for (std::uint32_t j = 0; j < 3; ++j) EXPECT_EQ(each.client.perConnection[j].job, j);
+}
+
 TEST(FileBench, VerifyFindsAByteFlippedOnTheServersDiskAtItsOffset) {
   NFSRDMA_NEED_GANESHA();
   FileOptions o = shortOptions();
@@ -283,6 +317,39 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
   }
   EXPECT_EQ(r->find("verify")->num("mismatches", -1), 0);
   EXPECT_GT(r->find("verify")->num("blocks_checked"), 0);
+}
+
+// The command's header and JSON say which client mode ran; a target that
+// cannot share a client is refused before anything runs.
+TEST(FileCommand, SharedClientIsInTheTextAndJson) {
+  NFSRDMA_NEED_GANESHA();
+  const auto [rc, out] = runTool("file --target nfs:" + url() +
+                                 " --profile 4k-randread --iodepth 4 --numjobs 3 --client shared --runtime 0.3 "
+                                 "--ramp 0 --size 4m --json -");
+  ASSERT_EQ(rc, 0) << out;
+  const JsonValue doc = parseJson(out);
+  const JsonValue* c = doc.find("result")->find("client");
+  ASSERT_TRUE(c != nullptr && c->isObject()) << out;
+  EXPECT_EQ(c->str("mode"), "shared");
+  EXPECT_EQ(c->num("sessions"), 1);
+  EXPECT_EQ(c->num("connections"), 3);
+  const JsonValue* per = c->find("per_connection");
+  ASSERT_TRUE(per != nullptr && per->isArray());
+  ASSERT_EQ(per->array.size(), 3U);
+  for (const JsonValue& k : per->array) EXPECT_GT(k.num("calls"), 0) << out;
+
+  const auto [trc, text] = runTool("file --target nfs:" + url() +
+                                   "?nconnect=2 --profile 4k-randread --numjobs 3 --client shared "
+                                   "--runtime 0.3 --ramp 0 --size 4m");
+  ASSERT_EQ(trc, 0) << text;
+  EXPECT_NE(text.find("  client: shared (1 session, 2 connections)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    connection 1: tcp 127.0.0.1:"), std::string::npos) << text;
+
+  const auto [prc, path] = runTool("file --target path:" + GaneshaEnvironment::get().exportDir().string() +
+                                   " --client shared --runtime 0.3 --ramp 0 --size 4m");
+  EXPECT_EQ(prc, 1) << path;
+  EXPECT_NE(path.find("--client shared: the path engine has no shared client"), std::string::npos)
+      << path;
 }
 
 TEST(FileCommand, TextFollowsFioConventions) {

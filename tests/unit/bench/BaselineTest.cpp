@@ -109,6 +109,26 @@ TEST(Baseline, CellsThatCrossedAnOutageAreNotCompared) {
   EXPECT_DOUBLE_EQ(b->outageSeconds, 4.2);
 }
 
+// Jobs on one shared client are another test than a client per job; a
+// baseline from before --client was recorded ran per job. The mode survives
+// the JSON.
+TEST(Baseline, ASharedClientIsNotComparedWithAClientPerJob) {
+  CompareReport before = testing::fieldNotesReport();
+  CompareReport now = testing::fieldNotesReport();
+  CompareCell* c = now.cell("4k-randread", IoDirection::Read, "nfs-tcp");
+  c->clientMode = "shared";
+  c->mibPerSecond *= 0.5;
+  applyBaseline(now, before, "before.json", 10);
+  EXPECT_EQ(c->baselineConfigChange, "client per-job -> shared");
+  EXPECT_FALSE(c->regression);
+  before.cell("4k-randread", IoDirection::Read, "nfs-tcp")->clientMode = "shared";
+  applyBaseline(now, before, "before.json", 10);
+  EXPECT_EQ(c->baselineConfigChange, "");
+  EXPECT_TRUE(c->regression);
+  const CompareReport back = compareFromJson(parseJson(compareToJson(now)));
+  EXPECT_EQ(back.cell("4k-randread", IoDirection::Read, "nfs-tcp")->clientMode, "shared");
+}
+
 // A baseline of another mix, verify, ramp or target is another test.
 TEST(Baseline, BaselineComparesMixVerifyRampAndTarget) {
   auto withRandrw = [](unsigned readPercent) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "bench/file/Interrupt.h"
+#include "tests/unit/bench/ErrorOf.h"
 #include "client/Error.h"
 #include "client/nfs4/Nfs4Status.h"
 
@@ -111,6 +112,43 @@ TEST(Engine, BusyRetriesStopAtAnInterruptAndAtTheBudget) {
   EXPECT_EQ(calls, 1);
   // The slice the client gets is what bounds the wait after Ctrl-C.
   EXPECT_LE(kBusySlice, 2s);
+}
+
+
+// --client shared: one client for all jobs needs a connection per job and
+// every job's slots, within the URL's keys and the client's limits.
+TEST(Engine, ASharedClientGetsAConnectionAndTheSlotsOfEveryJob) {
+  TargetSpec t = TargetSpec::parse("nfs-tcp", "nfs:nfs://127.0.0.1:2049/export?qd=40");
+  t.nfs.givenQueueDepth.reset();  // as a run's withQueueDepthFor leaves it: 40 per job
+  TargetSpec s = withSharedClientFor(t, 4);
+  EXPECT_EQ(s.nfs.nconnect, 4U);
+  EXPECT_EQ(s.nfs.queueDepth, 160U);
+  s = withSharedClientFor(t, 32);
+  EXPECT_EQ(s.nfs.nconnect, 16U);     // the client's and the kernel's most
+  EXPECT_EQ(s.nfs.queueDepth, 1024U);  // qd='s most
+  // What the URL says stands.
+  const TargetSpec given =
+      TargetSpec::parse("nfs-tcp", "nfs:nfs://127.0.0.1:2049/export?nconnect=2&qd=8");
+  s = withSharedClientFor(given, 4);
+  EXPECT_EQ(s.nfs.nconnect, 2U);
+  EXPECT_EQ(s.nfs.queueDepth, 8U);
+  const TargetSpec path = TargetSpec::parse("local", "path:/tmp");
+  EXPECT_EQ(withSharedClientFor(path, 4).nfs.nconnect, 1U);
+  EXPECT_EQ(testing::errorOf([&] { makeEngineShare(path, 4); }),
+            "--client shared: target local uses the path engine; only the nfs engine (our "
+            "client) can share one client between jobs");
+}
+
+TEST(Engine, ClientUseSaysSessionsAndConnections) {
+  ClientUse u;
+  u.mode = "shared";
+  u.sessions = 1;
+  u.connections = 4;
+  EXPECT_EQ(u.describe(), "shared (1 session, 4 connections)");
+  u.mode = "per-job";
+  u.sessions = 3;
+  u.connections = 3;
+  EXPECT_EQ(u.describe(), "per-job (3 sessions, 1 connection each)");
 }
 
 }  // namespace

@@ -124,5 +124,15 @@ TEST(FileProfile, SizesParseStrictlyAndErrorsNameTheOption) {
   EXPECT_EQ(toFileOptions(parsed).seed, 42U);
 }
 
+
+TEST(FileProfile, ClientIsPerJobOrShared) {
+  WorkloadArgs a;
+  EXPECT_FALSE(toFileOptions(a).sharedClient);
+  a.client = "shared";
+  EXPECT_TRUE(toFileOptions(a).sharedClient);
+  a.client = "one";
+  EXPECT_EQ(errorOf([&] { toFileOptions(a); }), "--client 'one': expected per-job or shared");
+}
+
 }  // namespace
 }  // namespace nfsrdma::bench

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/compare/HtmlReport.h"
+#include "bench/report/Json.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {
@@ -31,6 +32,46 @@ TEST(FileReport, LatencyIsLabelledLat) {
   EXPECT_NE(text.find("    lat (nsec): min=50000"), std::string::npos) << text;
   EXPECT_NE(text.find("    lat percentiles ("), std::string::npos) << text;
   EXPECT_EQ(text.find("clat"), std::string::npos) << text;
+}
+
+
+// The text says how the jobs reached the server, and on a shared client how
+// the load spread; the JSON has every connection's counters.
+TEST(FileReport, SaysWhetherTheJobsSharedAClient) {
+  RunResult r;
+  r.target = "nfs-tcp";
+  r.profile = "4k-randread";
+  r.blockSize = 4096;
+  r.iodepth = 1;
+  r.seconds = 1;
+  r.client.mode = "shared";
+  r.client.sessions = 1;
+  r.client.connections = 2;
+  r.client.perConnection = {{0, "tcp 127.0.0.1:2049", 10, 1000, 40960, 0, 0, true},
+                            {0, "tcp 127.0.0.1:2049", 12, 1200, 49152, 0, 1, false}};
+  const std::string text = formatRunText(r);
+  EXPECT_NE(text.find("  client: shared (1 session, 2 connections)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    connection 1: tcp 127.0.0.1:2049 calls=12 bytes-sent=1200 "
+                      "bytes-received=49152 credits=0 reconnects=1 up=no\n"),
+            std::string::npos)
+      << text;
+  JsonWriter w;
+  w.beginObject();
+  writeRunJson(w, r, "result");
+  w.endObject();
+  const JsonValue doc = parseJson(w.str());
+  const JsonValue* c = doc.find("result")->find("client");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->str("mode"), "shared");
+  EXPECT_EQ(c->num("sessions"), 1);
+  const JsonValue* per = c->find("per_connection");
+  ASSERT_TRUE(per != nullptr && per->isArray());
+  ASSERT_EQ(per->array.size(), 2U);
+  EXPECT_EQ(per->array[1].num("calls"), 12);
+  EXPECT_EQ(per->array[1].num("reconnects"), 1);
+  // A path target has no client: no line, and null in the JSON.
+  r.client = {};
+  EXPECT_EQ(formatRunText(r).find("client:"), std::string::npos);
 }
 
 }  // namespace

@@ -58,9 +58,11 @@ knfsd_start() {
 # knfsd_mount DIR [PROTO [PORT [PATH]]]: the kernel NFS client mounts
 # PATH (default: the export) at DIR with NFSv4.2 over PROTO (default rdma)
 # at PORT (default 20049), or fails the test naming what it asked for.
+# KNFSD_MOUNT_VERS overrides the version (e.g. 4.1); KNFSD_MOUNT_OPTS adds
+# options at the end (e.g. nconnect=4).
 knfsd_mount() {
   _km_src="$SERVER_IP:${4:-$KNFSD_EXPORT}"
-  _km_opts="vers=4.2,proto=${2:-rdma},port=${3:-20049},retry=0"
+  _km_opts="vers=${KNFSD_MOUNT_VERS:-4.2},proto=${2:-rdma},port=${3:-20049},retry=0${KNFSD_MOUNT_OPTS:+,$KNFSD_MOUNT_OPTS}"
   mkdir -p "$1"
   timeout 60 mount.nfs "$_km_src" "$1" -o "$_km_opts" || vm_fail "mount.nfs $_km_src $1 -o $_km_opts failed"
 }

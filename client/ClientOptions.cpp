@@ -194,6 +194,9 @@ bool applyCallOption(std::string_view url, std::string_view key, std::string_vie
   } else if (key == "nconnect") {
     o.nconnect = number<std::uint32_t>(url, key, value, 1, 16);
     o.givenNconnect = o.nconnect;
+  } else if (key == "numa") {
+    if (value != "auto" && value != "off") bad(url, "numa=" + std::string(value) + " (expected auto or off)");
+    o.numaAuto = value == "auto";
   } else if (key == "iothreads") {
     o.ioThreads = number<std::uint32_t>(url, key, value, 1, 16);
   } else if (key == "qd") {
@@ -228,7 +231,7 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     if (!applyTransportOption(url, key, value, o, port) && !applyCallOption(url, key, value, o)) {
       bad(url, "unknown option '" + std::string(key) +
                    "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, "
-                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect, iothreads)");
+                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect, iothreads, numa)");
     }
   }
 }

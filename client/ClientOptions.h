@@ -87,6 +87,11 @@ struct ClientOptions {
   // i runs on thread i mod N); 0: one per two cores, at most nconnect. Each
   // RDMA connection polls its own completion queue on its own thread.
   std::uint32_t ioThreads = 0;
+  // numa=auto: each connection's I/O thread runs on the CPUs of its device's
+  // NUMA node (the RDMA device; over TCP the NIC holding the local address),
+  // as perftest's --cpu or SPDK's reactors pin theirs; the stats line says
+  // where, or why not (a virtual device has no node). Off by default.
+  bool numaAuto = false;
   // More server addresses after the first, from nfs://a,b/export (each may
   // carry its own :port, else the first's): connection i goes to address
   // i mod count, and a connection to another address joins the session only

@@ -38,6 +38,7 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) 
   r.credits = std::clamp<std::uint32_t>(o.queueDepth, r.credits, kMaxRdmaCredits);
   r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                        : transport::rdma::MemoryRegistration::kPooled;
+  r.numaAuto = o.numaAuto;
   return transport::rdma::RdmaTransport::connect(r);
 }
 
@@ -46,8 +47,11 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) 
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
                                                     const std::shared_ptr<transport::IoLoop>& loop) {
   switch (o.proto) {
-    case TransportKind::kTcp:
-      return transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
+    case TransportKind::kTcp: {
+      auto tcp = transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
+      if (o.numaAuto) tcp->placeOnDeviceNode();
+      return tcp;
+    }
     case TransportKind::kRdma:
       return makeRdmaTransport(o);
   }

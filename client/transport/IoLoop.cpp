@@ -66,6 +66,20 @@ void IoLoop::remove(Member& m) {
   applied_.wait(lock, [&] { return appliedRounds_ != round || stop_.load(); });
 }
 
+void IoLoop::place(std::optional<int> node, std::string what) {
+  {
+    std::lock_guard lock(commandMu_);
+    placeRequest_ = PlaceRequest{node, std::move(what)};
+    commandsPending_.store(true);
+  }
+  wake();
+}
+
+NumaPlacement IoLoop::placement() const {
+  std::lock_guard lock(placementMu_);
+  return placement_;
+}
+
 void IoLoop::drop(Member* m) {
   members_.erase(std::remove(members_.begin(), members_.end(), m), members_.end());
   std::replace(serving_.begin(), serving_.end(), m, static_cast<Member*>(nullptr));
@@ -82,6 +96,12 @@ void IoLoop::applyCommands() {
     }
   }
   commands_.clear();
+  if (placeRequest_) {
+    NumaPlacement p = placeThisThread(placeRequest_->node, placeRequest_->what);
+    placeRequest_.reset();
+    std::lock_guard placed(placementMu_);
+    placement_ = std::move(p);
+  }
   commandsPending_.store(false);
   ++appliedRounds_;
   applied_.notify_all();

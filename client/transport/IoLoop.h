@@ -23,9 +23,12 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "client/transport/NumaPlacement.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::transport {
@@ -62,6 +65,12 @@ class IoLoop {
   void wake();
   bool onThread() const { return std::this_thread::get_id() == threadId_.load(); }
   void setCoalescing(bool on) { coalesce_.store(on); }
+  // numa=auto: the loop's thread moves to the CPUs of node (nullopt: 'what'
+  // has none, and it stays where it is), between two rounds. The latest
+  // request wins: a shared loop's connections normally share their NIC.
+  void place(std::optional<int> node, std::string what);
+  // Where the thread runs; empty detail: no placement applied yet.
+  NumaPlacement placement() const;
 
  private:
   struct Command {
@@ -86,6 +95,13 @@ class IoLoop {
   std::vector<Command> commands_;
   std::uint64_t appliedRounds_ = 0;  // commandMu_
   std::atomic<bool> commandsPending_{false};
+  struct PlaceRequest {
+    std::optional<int> node;
+    std::string what;
+  };
+  std::optional<PlaceRequest> placeRequest_;  // commandMu_
+  mutable std::mutex placementMu_;
+  NumaPlacement placement_;  // placementMu_
 
   // Loop thread only.
   std::vector<Member*> members_;

@@ -1,5 +1,6 @@
 #include "client/transport/TcpTransport.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -226,8 +227,29 @@ void TcpTransport::abandon(std::uint32_t xid) {
 }
 
 std::string TcpTransport::statsLine() const {
-  return "xprt: " + description_ + " direct_replies=" + std::to_string(reader_.placedReplies()) +
-         " direct_fallbacks=" + std::to_string(reader_.placementFallbacks());
+  std::string line = "xprt: " + description_ + " direct_replies=" + std::to_string(reader_.placedReplies()) +
+                     " direct_fallbacks=" + std::to_string(reader_.placementFallbacks());
+  if (placed_.load()) {
+    const NumaPlacement p = loop_->placement();
+    line += p.detail.empty() ? " numa=pending" : p.statsField();
+  }
+  return line;
+}
+
+void TcpTransport::placeOnDeviceNode() {
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  char text[INET6_ADDRSTRLEN] = {};
+  std::string ip;
+  if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+    const void* bytes = local.ss_family == AF_INET6
+                            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&local)->sin6_addr)
+                            : static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(&local)->sin_addr);
+    if (::inet_ntop(local.ss_family, bytes, text, sizeof text) != nullptr) ip = text;
+  }
+  placed_.store(true);
+  loop_->place(ip.empty() ? std::nullopt : localAddressNumaNode(ip),
+               ip.empty() ? "this connection's local address (getsockname failed)" : "the interface of " + ip);
 }
 
 Error TcpTransport::flushPendingLocked() {

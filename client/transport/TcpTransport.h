@@ -63,6 +63,9 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   // (The loop's: on a shared loop it applies to all of its connections.)
   void setReplyCoalescing(bool on) { loop_->setCoalescing(on); }
   bool onIoThread() const override { return loop_->onThread(); }
+  // numa=auto: the loop's thread goes to the NUMA node of the interface
+  // holding this connection's local address; statsLine then says where.
+  void placeOnDeviceNode();
   std::string describe() const override { return description_; }
 
  private:
@@ -91,6 +94,7 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   UniqueFd fd_;
   std::shared_ptr<IoLoop> loop_;
   std::string description_;
+  std::atomic<bool> placed_{false};  // placeOnDeviceNode() was asked
   TransportSink* sink_ = nullptr;
   bool started_ = false;
   std::atomic<bool> stopping_{false};

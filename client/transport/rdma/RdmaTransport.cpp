@@ -336,6 +336,12 @@ void RdmaTransport::fail(const Error& e) {
 
 void RdmaTransport::run() {
   ioThreadId_.store(std::this_thread::get_id());
+  if (options_.numaAuto) {
+    const std::string device = id_.deviceName();
+    NumaPlacement p = placeThisThread(rdmaDeviceNumaNode(device), "RDMA device " + device);
+    std::lock_guard lock(mu_);
+    placement_ = std::move(p);
+  }
   auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
   while (!stopping_.load()) {
     std::array<pollfd, 3> fds{{{completionChannel_.get()->fd, POLLIN, 0},
@@ -548,6 +554,10 @@ std::string RdmaTransport::statsLine() const {
                      " peer_inline=" + std::to_string(s.peerReceiveSize) +
                      " memreg=" + memoryRegistrationName(registrations_->kind());
   for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);
+  if (options_.numaAuto) {
+    std::lock_guard lock(mu_);
+    line += placement_.detail.empty() ? " numa=pending" : placement_.statsField();
+  }
   return line;
 }
 

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client/transport/NumaPlacement.h"
 #include "client/transport/Transport.h"
 #include "client/transport/rdma/ChunkLists.h"
 #include "client/transport/rdma/ChunkPlanner.h"
@@ -57,6 +58,7 @@ struct RdmaTransportOptions {
   // this must exceed the calls the session can have outstanding (its slots).
   std::uint32_t sendBuffers = 256;
   MemoryRegistration registration = MemoryRegistration::kPooled;
+  bool numaAuto = false;  // numa=auto: the completion thread runs on the device's node
 };
 
 // Counters in the spirit of the kernel's "xprt: rdma" line in mountstats.
@@ -145,6 +147,7 @@ class RdmaTransport final : public Transport {
   TransportSink* sink_ = nullptr;
   std::thread thread_;
   std::atomic<std::thread::id> ioThreadId_{};
+  NumaPlacement placement_;  // numa=auto: where run() runs (under mu_)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> broken_{false};
   std::string failure_;  // the first fail()'s message, for later send errors (mu_)

@@ -134,6 +134,31 @@ TEST(TrunkingGanesha, AnotherAddressOfTheSameServerJoinsTheSession) {
   client->close();
 }
 
+// numa=auto on loopback: lo has no NUMA node, so each connection's loop
+// stays where it is and its stats line says why; the I/O works as ever.
+TEST(TrunkingGanesha, NumaAutoSaysWhereEachLoopRuns) {
+  NFSRDMA_NEED_GANESHA();
+  ClientOptions o = trunked(2);
+  o.numaAuto = true;
+  auto client = Client::connect(o);
+  const auto data = pattern(1U << 20, 9);
+  OpenFile f = client->open("trunk-numa.bin", createFlags());
+  client->pwrite(f, data, 0);
+  std::vector<std::uint8_t> back(data.size());
+  ASSERT_EQ(client->pread(f, back, 0), data.size());
+  client->close(f);
+  EXPECT_TRUE(back == data);
+  const std::string stats = client->transportStats();
+  std::size_t lines = 0;
+  for (std::size_t at = stats.find(" numa=none (the interface of 127.0.0.1 has no NUMA node)");
+       at != std::string::npos; at = stats.find(" numa=none (the interface of 127.0.0.1", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2U) << stats;
+  client->unlink("trunk-numa.bin");
+  client->close();
+}
+
 TEST(TrunkingGanesha, AnotherServerBehindASecondAddressIsRefused) {
   NFSRDMA_NEED_GANESHA();
   namespace fs = std::filesystem;

@@ -42,6 +42,10 @@ TEST(ClientOptions, TrunkKeysAndServerLists) {
             std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?nconnect=17").find("from 1 to 16"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?bind=a,,b").find("bind= needs a local address"), std::string::npos);
+  EXPECT_FALSE(one.numaAuto);
+  EXPECT_TRUE(ClientOptions::fromUrl("nfs://srv/e?numa=auto").numaAuto);
+  EXPECT_FALSE(ClientOptions::fromUrl("nfs://srv/e?numa=off").numaAuto);
+  EXPECT_NE(errorOf("nfs://srv/e?numa=1").find("numa=1 (expected auto or off)"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv,/e").find("no server host"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv,other:0/e").find("port '0' after the host"), std::string::npos);
 }

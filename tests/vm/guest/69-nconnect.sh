@@ -167,6 +167,14 @@ round_trips() {
 }
 
 one_client rdma 20049 "$rdma_base" "$rdma_q"
+# numa=auto over RDMA: each connection's completion thread goes to its
+# device's NUMA node; the guest's rxe on a virtio NIC has none, and every
+# connection's stats line must say so rather than stay silent.
+timeout 60 nfsrdma-client --stats ls "$rdma_base$rdma_q&numa=auto" >numa.txt 2>&1 ||
+  { cat numa.txt; vm_fail "ls over rdma with numa=auto"; }
+placed=$(grep -c ' numa=' numa.txt || true)
+[ "$placed" -eq "$nc" ] || { cat numa.txt; vm_fail "numa=auto: $placed of $nc connections say where they run"; }
+echo "numa=auto over rdma:$(grep -m1 -o ' numa=.*' numa.txt)"
 one_client tcp 2049 "$tcp_base" "$tcp_q"
 round_trips rdma "$rdma_base" "$rdma_q"
 round_trips tcp "$tcp_base" "$tcp_q"

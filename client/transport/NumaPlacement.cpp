@@ -1,0 +1,138 @@
+#include "client/transport/NumaPlacement.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+
+#include "verbs/DeviceDiscovery.h"
+
+namespace nfsrdma::transport {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string firstLine(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::optional<int> nodeIn(const fs::path& numaNodeFile) {
+  const std::string text = firstLine(numaNodeFile);
+  int v = -1;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || v < 0) return std::nullopt;  // "-1": the device has none
+  return v;
+}
+
+// The interface holding ip, or "" (getifaddrs, IPv4 and IPv6).
+std::string interfaceOf(const std::string& ip) {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return {};
+  std::string name;
+  for (const ifaddrs* a = all; a != nullptr && name.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* bytes = nullptr;
+    if (a->ifa_addr->sa_family == AF_INET) {
+      bytes = &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr;
+    } else if (a->ifa_addr->sa_family == AF_INET6) {
+      bytes = &reinterpret_cast<const sockaddr_in6*>(a->ifa_addr)->sin6_addr;
+    } else {
+      continue;
+    }
+    if (::inet_ntop(a->ifa_addr->sa_family, bytes, text, sizeof text) != nullptr && ip == text) {
+      name = a->ifa_name;
+    }
+  }
+  ::freeifaddrs(all);
+  return name;
+}
+
+}  // namespace
+
+std::string NumaPlacement::statsField() const {
+  return node >= 0 ? " numa=" + std::to_string(node) : " numa=none (" + detail + ")";
+}
+
+std::optional<std::vector<int>> parseCpuList(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  std::vector<int> cpus;
+  if (text.empty()) return std::nullopt;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view part = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (comma != std::string_view::npos && text.empty()) return std::nullopt;  // "1,
+    const auto dash = part.find('-');
+    int lo = 0, hi = 0;
+    const std::string_view a = part.substr(0, dash);
+    const std::string_view b = dash == std::string_view::npos ? a : part.substr(dash + 1);
+    const auto r1 = std::from_chars(a.data(), a.data() + a.size(), lo);
+    const auto r2 = std::from_chars(b.data(), b.data() + b.size(), hi);
+    if (a.empty() || b.empty() || r1.ec != std::errc() || r1.ptr != a.data() + a.size() ||
+        r2.ec != std::errc() || r2.ptr != b.data() + b.size() || lo < 0 || hi < lo || hi >= CPU_SETSIZE) {
+      return std::nullopt;
+    }
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+std::optional<int> rdmaDeviceNumaNode(const std::string& device, const fs::path& sysfs) {
+  verbs::DiscoveryOptions o;
+  o.sysfsRoot = sysfs;
+  o.queryVerbs = false;
+  try {
+    for (const verbs::DeviceInfo& d : verbs::discoverDevices(o)) {
+      if (d.name == device) return d.numaNode >= 0 ? std::optional<int>(d.numaNode) : std::nullopt;
+    }
+  } catch (const std::exception&) {
+    // No device in this sysfs: no node to go by.
+  }
+  return std::nullopt;
+}
+
+std::optional<int> localAddressNumaNode(const std::string& ip, const fs::path& sysfs) {
+  const std::string name = interfaceOf(ip);
+  if (name.empty()) return std::nullopt;
+  return nodeIn(sysfs / "class" / "net" / name / "device" / "numa_node");
+}
+
+NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
+  NumaPlacement p;
+  const fs::path list = sysfs / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
+  const std::string text = firstLine(list);
+  const auto cpus = parseCpuList(text);
+  if (!cpus || cpus->empty()) {
+    p.detail = "node " + std::to_string(node) + ": cannot read its CPUs from " + list.string();
+    return p;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : *cpus) CPU_SET(static_cast<std::size_t>(c), &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+    p.detail = "node " + std::to_string(node) + " (cpus " + text + "): sched_setaffinity: " + std::strerror(errno);
+    return p;
+  }
+  p.node = node;
+  p.detail = "node " + std::to_string(node) + " (cpus " + text + ")";
+  return p;
+}
+
+NumaPlacement placeThisThread(std::optional<int> node, const std::string& what, const fs::path& sysfs) {
+  if (node) return pinThisThreadToNode(*node, sysfs);
+  NumaPlacement p;
+  p.detail = what + " has no NUMA node";
+  return p;
+}
+
+}  // namespace nfsrdma::transport

@@ -1,0 +1,45 @@
+// numa=auto: a connection's I/O thread runs on the CPUs of the NUMA node its
+// device sits on (the RDMA device, or the NIC holding a TCP connection's
+// local address), as the field pins its pollers (SPDK's reactors, perftest's
+// --cpu). Reading the node and the node's CPUs is sysfs text; the sysfs root
+// is a parameter so tests can point it at a fake tree.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nfsrdma::transport {
+
+// Where a connection's I/O thread was placed, for its stats line.
+struct NumaPlacement {
+  int node = -1;       // the node it runs on; -1: not pinned
+  std::string detail;  // why not, or which CPUs: "node 0 (cpus 0-15)", "rxe0 has no NUMA node"
+  // " numa=0" / " numa=none (why)" for a stats line.
+  std::string statsField() const;
+};
+
+// "0-3,8,10-11" (sysfs cpulist) -> {0,1,2,3,8,10,11}; nullopt when malformed.
+std::optional<std::vector<int>> parseCpuList(std::string_view text);
+
+// The node of an RDMA device (its bus device's numa_node, else its netdev's),
+// or nullopt (a virtual device such as rxe on a virtual NIC has none).
+std::optional<int> rdmaDeviceNumaNode(const std::string& device,
+                                      const std::filesystem::path& sysfs = "/sys");
+// The node of the network interface holding a local IP address, or nullopt
+// (loopback and virtual interfaces have none; an address no interface holds).
+std::optional<int> localAddressNumaNode(const std::string& ip,
+                                        const std::filesystem::path& sysfs = "/sys");
+
+// Pins the calling thread to the CPUs of node (sysfs nodeN/cpulist). The
+// placement says where it runs, or why it was not pinned (what failed).
+NumaPlacement pinThisThreadToNode(int node, const std::filesystem::path& sysfs = "/sys");
+
+// numa=auto for a thread whose device's node is 'node' (nullopt: unknown,
+// 'what' says whose): pins it when known, else says why not.
+NumaPlacement placeThisThread(std::optional<int> node, const std::string& what,
+                              const std::filesystem::path& sysfs = "/sys");
+
+}  // namespace nfsrdma::transport

@@ -21,16 +21,15 @@ namespace nfsrdma::verbs {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// First line of a sysfs file without the newline; "" when absent/unreadable.
-std::string readLine(const fs::path& p) {
+std::string readSysfsLine(const fs::path& p) {
   std::ifstream in(p);
   std::string line;
   if (!in || !std::getline(in, line)) return {};
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
   return line;
 }
+
+namespace {
 
 int toInt(std::string_view s, int fallback) {
   int v = fallback;
@@ -73,10 +72,10 @@ std::string portStateName(ibv_port_state s) {
 PortInfo readPort(const fs::path& portDir, int number) {
   PortInfo p;
   p.number = number;
-  p.state = afterColon(readLine(portDir / "state"));
-  p.physState = afterColon(readLine(portDir / "phys_state"));
-  p.linkLayer = readLine(portDir / "link_layer");
-  const std::string rate = readLine(portDir / "rate");
+  p.state = afterColon(readSysfsLine(portDir / "state"));
+  p.physState = afterColon(readSysfsLine(portDir / "phys_state"));
+  p.linkLayer = readSysfsLine(portDir / "link_layer");
+  const std::string rate = readSysfsLine(portDir / "rate");
   p.gbps = parseSysfsRate(rate);
   if (const auto open = rate.find('('), close = rate.find(')');
       open != std::string::npos && close != std::string::npos && close > open) {
@@ -85,29 +84,38 @@ PortInfo readPort(const fs::path& portDir, int number) {
     p.rate = rate;
   }
   for (const std::string& idx : listDir(portDir / "gids")) {
-    const std::string gid = readLine(portDir / "gids" / idx);
+    const std::string gid = readSysfsLine(portDir / "gids" / idx);
     const std::optional<std::string> ip = gidToIp(gid);
     if (!ip) continue;  // unpopulated entry
     GidEntry g;
     g.index = toInt(idx, -1);
     g.gid = gid;
     g.ip = *ip;
-    g.type = readLine(portDir / "gid_attrs" / "types" / idx);
-    g.netdev = readLine(portDir / "gid_attrs" / "ndevs" / idx);
+    g.type = readSysfsLine(portDir / "gid_attrs" / "types" / idx);
+    g.netdev = readSysfsLine(portDir / "gid_attrs" / "ndevs" / idx);
     if (p.netdev.empty()) p.netdev = g.netdev;
     p.gids.push_back(std::move(g));
   }
   return p;
 }
 
+}  // namespace
+
+int netdevNumaNode(const std::string& netdev, const fs::path& sysfsRoot) {
+  const int n = toInt(readSysfsLine(sysfsRoot / "class" / "net" / netdev / "device" / "numa_node"), -1);
+  return n >= 0 ? n : -1;
+}
+
+namespace {
+
 DeviceInfo readDevice(const fs::path& sysfsRoot, const std::string& name) {
   const fs::path dev = sysfsRoot / "class" / "infiniband" / name;
   DeviceInfo d;
   d.name = name;
-  d.nodeGuid = readLine(dev / "node_guid");
-  d.nodeType = afterColon(readLine(dev / "node_type"));
-  d.firmware = readLine(dev / "fw_ver");
-  d.numaNode = toInt(readLine(dev / "device" / "numa_node"), -1);
+  d.nodeGuid = readSysfsLine(dev / "node_guid");
+  d.nodeType = afterColon(readSysfsLine(dev / "node_type"));
+  d.firmware = readSysfsLine(dev / "fw_ver");
+  d.numaNode = toInt(readSysfsLine(dev / "device" / "numa_node"), -1);
   std::error_code ec;
   d.software = !fs::exists(dev / "device", ec) && !ec;
   for (const std::string& port : listDir(dev / "ports")) {
@@ -118,7 +126,7 @@ DeviceInfo readDevice(const fs::path& sysfsRoot, const std::string& name) {
     // Virtual devices (rxe, siw) sit on a netdev that may know its node.
     for (const PortInfo& p : d.ports) {
       if (p.netdev.empty()) continue;
-      const int n = toInt(readLine(sysfsRoot / "class" / "net" / p.netdev / "device" / "numa_node"), -1);
+      const int n = netdevNumaNode(p.netdev, sysfsRoot);
       if (n >= 0) d.numaNode = n;
       break;
     }

@@ -61,6 +61,13 @@ struct DiscoveryOptions {
 // Throws NoDeviceError when there is no device.
 std::vector<DeviceInfo> discoverDevices(const DiscoveryOptions& options = {});
 
+// First line of a sysfs file without its newline or trailing spaces; "" when
+// absent or unreadable.
+std::string readSysfsLine(const std::filesystem::path& p);
+// The NUMA node of a network interface (sysfs class/net/NAME/device/numa_node),
+// or -1 when it reports none (virtual interfaces, loopback).
+int netdevNumaNode(const std::string& netdev, const std::filesystem::path& sysfsRoot = "/sys");
+
 // Gb/s of an active speed (IBV_SPEED-style bit: 1 SDR .. 128 NDR) times
 // width (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X). 0 when either unknown.
 double linkSpeedGbps(std::uint8_t activeSpeed, std::uint8_t activeWidth);

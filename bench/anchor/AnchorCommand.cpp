@@ -324,11 +324,12 @@ void measureTrunkPair(AnchorRow& r, const ReadWorkload& w, Client& client, Clien
     many.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(trunked, kFileName, w); }));
     if (!one.back().error.empty() || !many.back().error.empty()) break;
   }
-  const auto failed = [](const std::vector<ReadMeasurement>& v) {
-    return std::find_if(v.begin(), v.end(), [](const auto& m) { return !m.error.empty(); });
+  const auto result = [](const std::vector<ReadMeasurement>& v) {
+    const auto failed = std::find_if(v.begin(), v.end(), [](const auto& m) { return !m.error.empty(); });
+    return failed != v.end() ? *failed : medianByCpu(v);
   };
-  r.ours = failed(one) != one.end() ? *failed(one) : medianByCpu(one);
-  r.trunked = failed(many) != many.end() ? *failed(many) : medianByCpu(many);
+  r.ours = result(one);
+  r.trunked = result(many);
   r.trunked.client = "nfsrdma-nc" + std::to_string(trunked.options().nconnect);
 }
 
@@ -336,10 +337,12 @@ AnchorRow measureRow(const ReadWorkload& w, Client& client, Client* trunked, con
                      const std::string& only, std::uint32_t width) {
   AnchorRow r{&w, {}, {}, {}, {}, {}};
   const pid_t serverPid = s.pid();
-  if (only != "libnfs" && trunked != nullptr) {
-    measureTrunkPair(r, w, client, *trunked, serverPid);
-  } else if (only != "libnfs") {
-    r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); });
+  if (only != "libnfs") {
+    if (trunked != nullptr) {
+      measureTrunkPair(r, w, client, *trunked, serverPid);
+    } else {
+      r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); });
+    }
   }
   if (only != "libnfs" && width > 1 && w.blockSize == 4096) {
     ReadWorkload v = w;

@@ -5,11 +5,11 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 
 #include "verbs/DeviceDiscovery.h"
 
@@ -18,19 +18,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string firstLine(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-std::optional<int> nodeIn(const fs::path& numaNodeFile) {
-  const std::string text = firstLine(numaNodeFile);
-  int v = -1;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || v < 0) return std::nullopt;  // "-1": the device has none
-  return v;
+// An IPv4 or IPv6 address as inet_ntop writes it, without a port; "" for
+// another family.
+std::string addressText(const sockaddr* sa) {
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* bytes = nullptr;
+  if (sa->sa_family == AF_INET) {
+    bytes = &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr;
+  } else if (sa->sa_family == AF_INET6) {
+    bytes = &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr;
+  } else {
+    return {};
+  }
+  return ::inet_ntop(sa->sa_family, bytes, text, sizeof text) != nullptr ? text : "";
 }
 
 // The interface holding ip, or "" (getifaddrs, IPv4 and IPv6).
@@ -39,19 +39,7 @@ std::string interfaceOf(const std::string& ip) {
   if (::getifaddrs(&all) != 0) return {};
   std::string name;
   for (const ifaddrs* a = all; a != nullptr && name.empty(); a = a->ifa_next) {
-    if (a->ifa_addr == nullptr) continue;
-    char text[INET6_ADDRSTRLEN] = {};
-    const void* bytes = nullptr;
-    if (a->ifa_addr->sa_family == AF_INET) {
-      bytes = &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr;
-    } else if (a->ifa_addr->sa_family == AF_INET6) {
-      bytes = &reinterpret_cast<const sockaddr_in6*>(a->ifa_addr)->sin6_addr;
-    } else {
-      continue;
-    }
-    if (::inet_ntop(a->ifa_addr->sa_family, bytes, text, sizeof text) != nullptr && ip == text) {
-      name = a->ifa_name;
-    }
+    if (a->ifa_addr != nullptr && addressText(a->ifa_addr) == ip) name = a->ifa_name;
   }
   ::freeifaddrs(all);
   return name;
@@ -104,13 +92,21 @@ std::optional<int> rdmaDeviceNumaNode(const std::string& device, const fs::path&
 std::optional<int> localAddressNumaNode(const std::string& ip, const fs::path& sysfs) {
   const std::string name = interfaceOf(ip);
   if (name.empty()) return std::nullopt;
-  return nodeIn(sysfs / "class" / "net" / name / "device" / "numa_node");
+  const int node = verbs::netdevNumaNode(name, sysfs);
+  return node >= 0 ? std::optional<int>(node) : std::nullopt;
+}
+
+std::string localAddressOf(int fd) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return {};
+  return addressText(reinterpret_cast<const sockaddr*>(&local));
 }
 
 NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   NumaPlacement p;
   const fs::path list = sysfs / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
-  const std::string text = firstLine(list);
+  const std::string text = verbs::readSysfsLine(list);
   const auto cpus = parseCpuList(text);
   if (!cpus || cpus->empty()) {
     p.detail = "node " + std::to_string(node) + ": cannot read its CPUs from " + list.string();

@@ -32,6 +32,8 @@ std::optional<int> rdmaDeviceNumaNode(const std::string& device,
 // (loopback and virtual interfaces have none; an address no interface holds).
 std::optional<int> localAddressNumaNode(const std::string& ip,
                                         const std::filesystem::path& sysfs = "/sys");
+// A socket's local IP address (getsockname), or "" when it has none.
+std::string localAddressOf(int fd);
 
 // Pins the calling thread to the CPUs of node (sysfs nodeN/cpulist). The
 // placement says where it runs, or why it was not pinned (what failed).

@@ -1,6 +1,5 @@
 #include "client/transport/TcpTransport.h"
 
-#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -237,16 +236,7 @@ std::string TcpTransport::statsLine() const {
 }
 
 void TcpTransport::placeOnDeviceNode() {
-  sockaddr_storage local{};
-  socklen_t len = sizeof local;
-  char text[INET6_ADDRSTRLEN] = {};
-  std::string ip;
-  if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-    const void* bytes = local.ss_family == AF_INET6
-                            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&local)->sin6_addr)
-                            : static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(&local)->sin_addr);
-    if (::inet_ntop(local.ss_family, bytes, text, sizeof text) != nullptr) ip = text;
-  }
+  const std::string ip = localAddressOf(fd_.get());
   placed_.store(true);
   loop_->place(ip.empty() ? std::nullopt : localAddressNumaNode(ip),
                ip.empty() ? "this connection's local address (getsockname failed)" : "the interface of " + ip);

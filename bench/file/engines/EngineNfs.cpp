@@ -234,7 +234,8 @@ class NfsJobRun {
 // (callWhileBusy repeats them, seeing Ctrl-C between), say once per call
 // why it waits, and print what the client recovered from.
 struct BusyNotice {
-  std::chrono::milliseconds budget{0};
+  explicit BusyNotice(std::chrono::milliseconds b) : budget(b) {}
+  const std::chrono::milliseconds budget;
   std::atomic<bool> told{false};  // said for the current call
 };
 
@@ -289,11 +290,11 @@ OutageAccount outagesOf(const Client& client) {
   return a;
 }
 
-std::vector<ConnectionUse> connectionsOf(const Client& client, std::uint32_t job) {
+// Each connection's counters; the cell says whose job they are.
+std::vector<ConnectionUse> connectionsOf(const Client& client) {
   std::vector<ConnectionUse> out;
   for (const ConnectionStats& c : client.stats().connections) {
     ConnectionUse u;
-    u.job = job;
     u.peer = c.peer;
     u.calls = c.rpc.calls;
     u.bytesSent = c.rpc.bytesSent;
@@ -306,32 +307,24 @@ std::vector<ConnectionUse> connectionsOf(const Client& client, std::uint32_t job
   return out;
 }
 
-// Connects the job's client, repeating the connect while the server is busy.
-std::unique_ptr<Client> connectJobClient(const TargetSpec& t,
-                                         const std::shared_ptr<BusyNotice>& notice) {
-  const ClientOptions o = jobClientOptions(t, notice);
-  std::unique_ptr<Client> client;
-  notice->told = false;
-  callWhileBusy([&] { client = Client::connect(o); }, notice->budget);
-  return client;
-}
-
-// --client shared: the cell's one client, on which every job issues.
+// A client and what its jobs are told: the cell's one for --client shared
+// (jobs: all of them), or a job's own (jobs 1).
 class NfsShare final : public EngineShare {
  public:
   NfsShare(const TargetSpec& t, std::uint32_t jobs)
-      : jobs_(jobs), notice_(std::make_shared<BusyNotice>()) {
-    notice_->budget = t.nfs.busyTimeout;
-    client_ = connectJobClient(t, notice_);
+      : jobs_(jobs), notice_(std::make_shared<BusyNotice>(t.nfs.busyTimeout)) {
+    const ClientOptions o = jobClientOptions(t, notice_);
+    // Repeated while the server is busy, as every synchronous call of a job.
+    callWhileBusy([&] { client_ = Client::connect(o); }, notice_->budget);
   }
 
   OutageAccount outages() const override { return outagesOf(*client_); }
-  std::vector<ConnectionUse> connections() const override { return connectionsOf(*client_, 0); }
+  std::vector<ConnectionUse> connections() const override { return connectionsOf(*client_); }
   void close() override { client_->close(); }
 
   Client& client() { return *client_; }
   std::uint32_t jobs() const { return jobs_; }
-  const std::shared_ptr<BusyNotice>& notice() const { return notice_; }
+  BusyNotice& notice() const { return *notice_; }
 
  private:
   std::uint32_t jobs_;
@@ -343,17 +336,10 @@ class NfsEngine final : public Engine {
  public:
   // share: the cell's shared client, or null for one of the job's own.
   NfsEngine(const TargetSpec& t, std::shared_ptr<NfsShare> share)
-      : readsPerCompound_(t.nfs.readsPerCompound), share_(std::move(share)) {
-    if (share_) {
-      notice_ = share_->notice();
-      client_ = &share_->client();
-      return;
-    }
-    notice_ = std::make_shared<BusyNotice>();
-    notice_->budget = t.nfs.busyTimeout;
-    own_ = connectJobClient(t, notice_);
-    client_ = own_.get();
-  }
+      : readsPerCompound_(t.nfs.readsPerCompound),
+        owns_(share == nullptr),
+        share_(owns_ ? std::make_shared<NfsShare>(t, 1) : std::move(share)),
+        client_(share_->client()) {}
 
   std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
     std::vector<std::uint64_t> sizes;
@@ -362,15 +348,15 @@ class NfsEngine final : public Engine {
       flags.read = true;
       flags.write = true;
       flags.create = create;
-      busy([&] { files_.push_back(client_->open(name, flags)); });
-      busy([&] { sizes.push_back(client_->fstat(files_.back()).size); });
+      busy([&] { files_.push_back(client_.open(name, flags)); });
+      busy([&] { sizes.push_back(client_.fstat(files_.back()).size); });
     }
     return sizes;
   }
 
   void run(JobDriver& d) override {
     if (d.spec().layout || d.spec().profile.writes()) wrote_ = true;
-    NfsJobRun run(d, *client_, files_, readsPerCompound_);
+    NfsJobRun run(d, client_, files_, readsPerCompound_);
     run.start();
     run.wait();
   }
@@ -378,7 +364,7 @@ class NfsEngine final : public Engine {
   void commit() override {
     for (auto& f : files_) {
       try {
-        busy([&] { client_->fsync(f); });  // COMMIT
+        busy([&] { client_.fsync(f); });  // COMMIT
       } catch (const NfsException& e) {
         // The server restarted during the run: whether it kept the data is
         // for the run to decide (--verify reads every written block back).
@@ -392,28 +378,27 @@ class NfsEngine final : public Engine {
                                  unsigned readPercent) const override {
     // maxInFlight: the session's slots and, over RDMA, the credits granted;
     // on a shared client every job's share of them.
-    const std::uint32_t jobs = share_ ? share_->jobs() : 1;
-    const std::uint32_t inFlight = std::max<std::uint32_t>(1, client_->maxInFlight() / jobs);
-    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_->maxIoSize(), inFlight,
+    const std::uint32_t inFlight = std::max<std::uint32_t>(1, client_.maxInFlight() / share_->jobs());
+    return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_.maxIoSize(), inFlight,
                                readsPerCompound_,
-                               client_->maxReadsPerCompound(blockSize));
+                               client_.maxReadsPerCompound(blockSize));
   }
 
   OutageAccount outages() const override {
     // A shared client's outages are the cell's, counted once (EngineShare).
-    OutageAccount a = own_ ? outagesOf(*own_) : OutageAccount{};
+    OutageAccount a = owns_ ? share_->outages() : OutageAccount{};
     a.unstableLost = unstableLost_;
     return a;
   }
 
   std::vector<ConnectionUse> connections() const override {
-    return own_ ? connectionsOf(*own_, 0) : std::vector<ConnectionUse>{};
+    return owns_ ? share_->connections() : std::vector<ConnectionUse>{};
   }
 
   void remove(const std::vector<std::string>& files) override {
     for (const auto& name : files) {
       try {
-        busy([&] { client_->unlink(name); });
+        busy([&] { client_.unlink(name); });
       } catch (const NfsException& e) {
         if (e.code() != nfs4::statusError(nfs4::kErrNoEnt)) throw;
       }
@@ -432,9 +417,9 @@ class NfsEngine final : public Engine {
         commitFailure = std::current_exception();
       }
     }
-    for (auto& f : files_) client_->close(f);  // CLOSE (nothing left to COMMIT)
+    for (auto& f : files_) client_.close(f);  // CLOSE (nothing left to COMMIT)
     files_.clear();
-    if (own_) own_->close();  // a shared client stays for the other jobs
+    if (owns_) share_->close();  // a shared client stays for the other jobs
     if (commitFailure) std::rethrow_exception(commitFailure);
   }
 
@@ -444,23 +429,23 @@ class NfsEngine final : public Engine {
     // state (a server that refuses while opens remain drops it when the
     // lease expires). A shared client is the cell's to close.
     files_.clear();
-    if (own_) own_->close();
+    if (owns_) share_->close();
   }
 
  private:
   void busy(const std::function<void()>& call) {
-    notice_->told = false;
-    callWhileBusy(call, notice_->budget);
+    share_->notice().told = false;
+    callWhileBusy(call, share_->notice().budget);
   }
 
   std::uint32_t readsPerCompound_ = 1;
+  // The job's own client (owns_), or the cell's: then the busy notice,
+  // said once per call, is the jobs' together (a grace period holds them
+  // all alike), and the cell counts its outages and closes it.
+  const bool owns_;
   std::shared_ptr<NfsShare> share_;
-  // Said once per call; on a shared client the jobs' calls share it (a
-  // grace period holds them all alike).
-  std::shared_ptr<BusyNotice> notice_;
+  Client& client_;
   bool wrote_ = false;  // a run wrote: finish() COMMITs
-  std::unique_ptr<Client> own_;  // per job: the job's own client
-  Client* client_ = nullptr;     // own_ or the share's
   std::string unstableLost_;  // the first COMMIT that found a new write verifier
   std::vector<OpenFile> files_;
 };

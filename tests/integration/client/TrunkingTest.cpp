@@ -51,6 +51,18 @@ void expectLoadSpread(const Client& client, std::size_t connections) {
   EXPECT_EQ(sum, s.rpc.calls);  // the client's total is theirs together
 }
 
+// Writes size bytes of pattern(seed) to name and reads them back through
+// the same client, byte-exact.
+void expectRoundTrip(Client& client, const std::string& name, std::size_t size, std::uint32_t seed) {
+  const auto data = pattern(size, seed);
+  OpenFile f = client.open(name, createFlags());
+  client.pwrite(f, data, 0);
+  std::vector<std::uint8_t> back(data.size());
+  ASSERT_EQ(client.pread(f, back, 0), data.size());
+  client.close(f);
+  EXPECT_TRUE(back == data) << name;
+}
+
 class Trunking : public ::testing::TestWithParam<std::uint32_t> {
  protected:
   void SetUp() override { NFSRDMA_NEED_GANESHA(); }
@@ -119,13 +131,7 @@ TEST(TrunkingGanesha, AnotherAddressOfTheSameServerJoinsTheSession) {
   // the client, which asks the server who it is before trunking to it.
   const std::uint16_t port = GaneshaEnvironment::get().port();
   auto client = Client::connect("nfs://127.0.0.1:" + std::to_string(port) + ",127.1/export?nconnect=4");
-  const auto data = pattern(3U << 20, 5);
-  OpenFile f = client->open("trunk-addr.bin", createFlags());
-  client->pwrite(f, data, 0);
-  std::vector<std::uint8_t> back(data.size());
-  ASSERT_EQ(client->pread(f, back, 0), data.size());
-  client->close(f);
-  EXPECT_TRUE(back == data);
+  expectRoundTrip(*client, "trunk-addr.bin", 3U << 20, 5);
   const ClientStats s = client->stats();
   ASSERT_EQ(s.connections.size(), 4U);
   EXPECT_NE(s.connections[1].peer.find("127.1"), std::string::npos) << s.connections[1].peer;
@@ -141,13 +147,7 @@ TEST(TrunkingGanesha, NumaAutoSaysWhereEachLoopRuns) {
   ClientOptions o = trunked(2);
   o.numaAuto = true;
   auto client = Client::connect(o);
-  const auto data = pattern(1U << 20, 9);
-  OpenFile f = client->open("trunk-numa.bin", createFlags());
-  client->pwrite(f, data, 0);
-  std::vector<std::uint8_t> back(data.size());
-  ASSERT_EQ(client->pread(f, back, 0), data.size());
-  client->close(f);
-  EXPECT_TRUE(back == data);
+  expectRoundTrip(*client, "trunk-numa.bin", 1U << 20, 9);
   const std::string stats = client->transportStats();
   std::size_t lines = 0;
   for (std::size_t at = stats.find(" numa=none (the interface of 127.0.0.1 has no NUMA node)");

@@ -13,18 +13,24 @@
 namespace nfsrdma::bench {
 namespace {
 
+// A 4 KiB, iodepth 1, one-second run on target, with no I/O in it yet.
+RunResult oneSecondRun(const std::string& target) {
+  RunResult r;
+  r.target = target;
+  r.profile = "4k-randread";
+  r.blockSize = 4096;
+  r.iodepth = 1;
+  r.seconds = 1;
+  return r;
+}
+
 // The latency is submission to completion: fio's lat, not clat (the HTML
 // called it "completion latency").
 TEST(FileReport, LatencyIsLabelledLat) {
   const std::string html = renderHtmlReport(testing::fieldNotesReport());
   EXPECT_NE(html.find("<h2>Latency (lat), usec</h2>"), std::string::npos);
   EXPECT_EQ(html.find("Completion latency"), std::string::npos);
-  RunResult r;
-  r.target = "local";
-  r.profile = "4k-randread";
-  r.blockSize = 4096;
-  r.iodepth = 1;
-  r.seconds = 1;
+  RunResult r = oneSecondRun("local");
   r.dir[0].ops = 1;
   r.dir[0].bytes = 4096;
   r.dir[0].lat.record(50000);
@@ -34,16 +40,10 @@ TEST(FileReport, LatencyIsLabelledLat) {
   EXPECT_EQ(text.find("clat"), std::string::npos) << text;
 }
 
-
 // The text says how the jobs reached the server, and on a shared client how
 // the load spread; the JSON has every connection's counters.
 TEST(FileReport, SaysWhetherTheJobsSharedAClient) {
-  RunResult r;
-  r.target = "nfs-tcp";
-  r.profile = "4k-randread";
-  r.blockSize = 4096;
-  r.iodepth = 1;
-  r.seconds = 1;
+  RunResult r = oneSecondRun("nfs-tcp");
   r.client.mode = "shared";
   r.client.sessions = 1;
   r.client.connections = 2;

@@ -14,7 +14,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache clang libclang-rt-14-dev
   # libraries (see README "Dependencies")
   libtirpc-dev libnfs-dev libyaml-cpp-dev libboost-program-options-dev
-  libibverbs-dev librdmacm-dev liburing-dev libgtest-dev libgmock-dev libssl-dev
+  libibverbs-dev librdmacm-dev liburing-dev libblkid-dev libgtest-dev libgmock-dev libssl-dev
   # real servers and peers used by the tests
   nfs-ganesha nfs-ganesha-vfs libnfs-utils
   # many-client runs: one benchmark client per MPI rank (mpirun, libmpi)
@@ -26,6 +26,8 @@ packages=(
   # VM testbed: qemu and initramfs tools; the guest's knfsd, mount.nfs and
   # ps/pkill are copied from these host packages (nothing of them runs on the host)
   qemu-system-x86 cpio zstd busybox-static nfs-kernel-server nfs-common procps
+  # ... and its block protocols' host tools (NVMe-oF, iSCSI/iSER initiator, mkfs.ext4)
+  nvme-cli open-iscsi e2fsprogs
 )
 # The Kubernetes manifest validator runs on Node.js; the machines come with
 # it (and npm), a bare Debian gets its own.

@@ -22,6 +22,7 @@
 #include "bench/compare/CompareConditions.h"
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
+#include "bench/file/DeviceTargets.h"
 #include "bench/file/FileCli.h"
 #include "bench/file/FileClients.h"
 #include "bench/file/FileEmbedded.h"
@@ -113,6 +114,7 @@ void writeFile(const std::string& path, const std::string& text) {
 struct CompareArgs {
   std::vector<std::string> targets;
   std::string profiles;
+  std::string ratios;  // --ratios: the ratio columns instead of the default ones
   std::string jsonPath = "nfsrdma-bench-compare.json";
   std::string htmlPath = "nfsrdma-bench-compare.html";
   std::string baselinePath, resultsPath, linkJson, serverMem, diskTarget;
@@ -128,8 +130,12 @@ po::options_description compareOptions(CompareArgs& a) {
       "target", po::value(&a.targets)->composing(),
       "NAME=ENGINE:LOCATION, repeatable: local=path:/mnt/disk, nfs-tcp=nfs:nfs://host/export, "
       "nfs-rdma=nfs:nfs://host:20049/export?proto=rdma, libnfs=libnfs:nfs://host/export, "
-      "knfs=path:/mnt/nfs "
+      "knfs=path:/mnt/nfs, nvmf-rdma=dev:/dev/nvme1n1 "
       "(default: the embedded nfs-ganesha on 127.0.0.1 with local, nfs-tcp, libnfs, nfs-rdma)")(
+      "ratios", po::value(&a.ratios),
+      "comma list of NUM/DEN target names: the ratio columns (default: those of nfs-rdma/nfs-tcp, "
+      "nfs-tcp/libnfs, nfs-tcp/local, nfs-rdma/local, nfs-rdma/nvmf-rdma, nfs-rdma/iser, "
+      "nvmf-rdma/nvme-tcp, iser/iscsi, nvmf-rdma/local whose targets ran)")(
       "profiles", po::value(&a.profiles),
       "comma list (default: all seven: 4k-randread ... randrw)")(
       "json", po::value(&a.jsonPath)->default_value(a.jsonPath),
@@ -335,7 +341,8 @@ std::string unavailableReason(const TargetSpec& s, const RdmaDevice& rdma, bool 
 
 // The report's targets and whether each can run (probed once each).
 std::vector<bool> describeTargets(CompareReport& report, const std::vector<TargetSpec>& specs,
-                                  const LinkBounds& link, const RdmaDevice& rdma, bool embedded) {
+                                  const LinkBounds& link, const RdmaDevice& rdma, bool embedded,
+                                  const std::string& ratios) {
   std::vector<bool> usable;
   for (const auto& s : specs) {
     CompareTarget t;
@@ -355,7 +362,7 @@ std::vector<bool> describeTargets(CompareReport& report, const std::vector<Targe
     usable.push_back(t.available);
     report.targets.push_back(std::move(t));
   }
-  report.ratios = defaultRatios(report.targets);
+  report.ratios = ratios.empty() ? defaultRatios(report.targets) : parseRatios(ratios, report.targets);
   return usable;
 }
 
@@ -525,9 +532,10 @@ bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
   std::vector<TargetSpec> specs = targets.specs;
   const LinkBounds link = linkBoundsOf(a.linkJson, rdma);
   for (auto& s : specs) s.direct = options.direct;
+  prepareDeviceTargets(specs, profiles, options);
   describeServer(report, a, specs);
   const bool progress = clients.leader() && progressWanted();
-  std::vector<bool> usable = describeTargets(report, specs, link, rdma, targets.embedded != nullptr);
+  std::vector<bool> usable = describeTargets(report, specs, link, rdma, targets.embedded != nullptr, a.ratios);
   agreeOnTargets(report, usable, clients);
   const ServerCachePlan cachePlan = planCache(report, specs, usable, options);
   for (const auto& p : profiles) {

@@ -98,14 +98,43 @@ std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& target
                        [&](const CompareTarget& t) { return t.name == n && t.available; });
   };
   std::vector<CompareRatio> out;
+  // NFS against the block protocols over the same link, then each of
+  // those over RDMA against itself over TCP.
   const std::pair<const char*, const char*> wanted[] = {
-      {"nfs-rdma", "nfs-tcp"}, {"nfs-tcp", "libnfs"}, {"nfs-tcp", "local"}, {"nfs-rdma", "local"}};
+      {"nfs-rdma", "nfs-tcp"},   {"nfs-tcp", "libnfs"},    {"nfs-tcp", "local"},
+      {"nfs-rdma", "local"},     {"nfs-rdma", "nvmf-rdma"}, {"nfs-rdma", "iser"},
+      {"nvmf-rdma", "nvme-tcp"}, {"iser", "iscsi"},         {"nvmf-rdma", "local"}};
   for (const auto& [a, b] : wanted) {
     if (has(a) && has(b)) out.push_back({a, b});
   }
   // A vectored column (several READs per COMPOUND) against the anchor too.
   for (const auto& t : targets) {
     if (t.available && t.name.rfind("nfs-tcp-v", 0) == 0 && has("libnfs")) out.push_back({t.name, "libnfs"});
+  }
+  return out;
+}
+
+std::vector<CompareRatio> parseRatios(const std::string& list,
+                                      const std::vector<CompareTarget>& targets) {
+  const auto known = [&](const std::string& n) {
+    return std::any_of(targets.begin(), targets.end(),
+                       [&](const CompareTarget& t) { return t.name == n; });
+  };
+  std::vector<CompareRatio> out;
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', from), list.size());
+    const std::string item = list.substr(from, comma - from);
+    from = comma + 1;
+    const auto slash = item.find('/');
+    const CompareRatio r{item.substr(0, slash), slash == std::string::npos ? "" : item.substr(slash + 1)};
+    if (slash == std::string::npos || r.numerator.empty() || r.denominator.empty()) {
+      throw std::invalid_argument("--ratios '" + item + "': expected NUMERATOR/DENOMINATOR target names");
+    }
+    for (const auto& n : {r.numerator, r.denominator}) {
+      if (!known(n)) throw std::invalid_argument("--ratios " + item + ": no target is named " + n);
+    }
+    out.push_back(r);
   }
   return out;
 }

@@ -121,8 +121,13 @@ struct CompareReport {
 };
 
 // Ratio columns for the targets present, in this order when both sides
-// exist: nfs-rdma/nfs-tcp, nfs-tcp/libnfs, nfs-tcp/local, nfs-rdma/local.
+// exist: nfs-rdma/nfs-tcp, nfs-tcp/libnfs, nfs-tcp/local, nfs-rdma/local,
+// nfs-rdma/nvmf-rdma, nfs-rdma/iser, nvmf-rdma/nvme-tcp, iser/iscsi, nvmf-rdma/local.
 std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& targets);
+// --ratios "a/b,c/d": the ratio columns, in that order. Throws
+// std::invalid_argument naming an item that is not NUM/DEN of target names.
+std::vector<CompareRatio> parseRatios(const std::string& list,
+                                      const std::vector<CompareTarget>& targets);
 
 // Fills every cell's flags from the disk target's figures, the targets'
 // links and the server's memory.

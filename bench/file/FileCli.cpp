@@ -20,8 +20,9 @@ namespace nfsrdma::bench {
 void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
   std::ostringstream ramp;  // "0.3" in --help, not boost's 0.29999999999999999
   ramp << a.ramp;
-  opts.add_options()("size", po::value(&a.size)->default_value(a.size),
-                     "bytes per job (k/m/g/t, binary), split across --nrfiles files")(
+  opts.add_options()("size", po::value(&a.size),
+                     "bytes per job (k/m/g/t, binary), split across --nrfiles files (default 64m; "
+                     "a dev: target: the device split across the jobs)")(
       "runtime", po::value(&a.runtime)->default_value(a.runtime), "seconds per run, time-based (after the ramp)")(
       "io-bytes", po::value(&a.ioBytes), "bytes per job to transfer instead of a runtime (e.g. 1g)")(
       "iodepth", po::value(&a.iodepth)->default_value(0),
@@ -48,12 +49,19 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "parent of the embedded server's export directory (a disk, not tmpfs)")(
       "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
       "embedded server, nfs engine over TCP: up to N queued READs of one file share a COMPOUND "
-      "(compare: an extra nfs-tcp-vN column); other targets take it as the URL key reads-per-compound=N");
+      "(compare: an extra nfs-tcp-vN column); other targets take it as the URL key reads-per-compound=N")(
+      "allow-destructive-write", po::value(&a.allowDestructiveWrite)->composing(),
+      "DEVICE, repeatable: a dev: target on this device may be written (its data is destroyed); "
+      "refused while it is mounted, swap, held or carries a signature")(
+      "force", po::bool_switch(&a.force),
+      "with --allow-destructive-write: write a device that carries a file system or partition "
+      "table signature or has holders (never a mounted one)");
 }
 
 FileOptions toFileOptions(const WorkloadArgs& a) {
   FileOptions o;
-  o.sizeBytes = parseSize(a.size, "--size");
+  o.sizeGiven = !a.size.empty();
+  o.sizeBytes = o.sizeGiven ? parseSize(a.size, "--size") : 64ULL << 20;
   if (o.sizeBytes == 0)
     throw std::invalid_argument("--size '" + a.size + "': must be more than 0 bytes per job");
   if (!(a.runtime > 0) || a.runtime > 86400) throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
@@ -91,6 +99,12 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   }
   o.sharedClient = a.client == "shared";
   o.dropServerCache = a.dropServerCache;
+  o.destructiveWrites = a.allowDestructiveWrite;
+  o.force = a.force;
+  if (o.force && o.destructiveWrites.empty()) {
+    throw std::invalid_argument(
+        "--force: only with --allow-destructive-write DEVICE (it overrides that option's checks)");
+  }
   if (a.readsPerCompound == 0 || a.readsPerCompound > 16) {
     throw std::invalid_argument("--reads-per-compound must be 1..16");
   }

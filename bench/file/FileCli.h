@@ -4,13 +4,14 @@
 
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 #include "bench/file/FileProfile.h"
 
 namespace nfsrdma::bench {
 
 struct WorkloadArgs {
-  std::string size = "64m";
+  std::string size;  // empty: 64m (a dev: target: the device split across the jobs)
   double runtime = 2;
   std::string ioBytes;
   std::uint32_t iodepth = 0;
@@ -27,11 +28,13 @@ struct WorkloadArgs {
   bool dropServerCache = false;
   std::string workDir = "/var/tmp";
   std::uint32_t readsPerCompound = 1;  // embedded nfs-tcp: queued READs per COMPOUND
+  std::vector<std::string> allowDestructiveWrite;  // dev: devices the run may write
+  bool force = false;
 };
 
 // Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
 // --nrfiles, --seed, --rwmixread, --verify, --shared-file, --client, --drop-server-cache, --work-dir,
-// --reads-per-compound.
+// --reads-per-compound, --allow-destructive-write, --force.
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
 FileOptions toFileOptions(const WorkloadArgs& a);

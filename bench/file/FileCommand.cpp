@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench/BenchCommands.h"
+#include "bench/file/DeviceTargets.h"
 #include "bench/file/FileCli.h"
 #include "bench/file/FileClients.h"
 #include "bench/file/FileEmbedded.h"
@@ -37,7 +38,8 @@ po::options_description fileOptions(FileArgs& a) {
       "profile", po::value(&a.profileName)->default_value(a.profileName),
       "4k-randread, 4k-randwrite, 128k-read, 128k-write, 4m-read, 4m-write, randrw[:N% reads]")(
       "target", po::value(&a.target),
-      "nfs:nfs://host[:port]/export[?proto=tcp|rdma], libnfs:nfs://host[:port]/export, or path:DIR "
+      "nfs:nfs://host[:port]/export[?proto=tcp|rdma], libnfs:nfs://host[:port]/export, path:DIR or "
+      "dev:DEVICE (a block device; writes need --allow-destructive-write DEVICE) "
       "(default: the embedded nfs-ganesha on 127.0.0.1)")(
       "engine", po::value(&a.engine)->default_value(a.engine),
       "with the embedded server: nfs, libnfs, or path (the export's directory)")(
@@ -96,7 +98,15 @@ void checkSharedClient(const FileOptions& options, EngineKind engine) {
                               "session between jobs); use --client per-job");
 }
 
-FileTarget chooseTarget(const FileArgs& a, const FileOptions& options) {
+// A dev: target checked (and allowed to be written) before anything runs.
+void prepareDevice(TargetSpec& spec, const FilePlan& plan) {
+  std::vector<TargetSpec> one{spec};
+  prepareDeviceTargets(one, {plan.profile}, plan.options);
+  spec = one.front();
+}
+
+FileTarget chooseTarget(const FileArgs& a, const FilePlan& plan) {
+  const FileOptions& options = plan.options;
   FileTarget t;
   if (a.target.empty()) {
     if (a.engine == "libnfs") checkSharedClient(options, EngineKind::Libnfs);
@@ -107,6 +117,7 @@ FileTarget chooseTarget(const FileArgs& a, const FileOptions& options) {
     checkSharedClient(options, t.spec.engine);
   }
   t.spec.direct = options.direct;
+  prepareDevice(t.spec, plan);
   return t;
 }
 
@@ -155,7 +166,7 @@ int runStatus(const RunResult& r) {
 
 // One process: choose the target, run, print (as before many clients).
 int runAlone(const FileArgs& a, const FilePlan& plan, CreatedFiles& created) {
-  const FileTarget t = chooseTarget(a, plan.options);
+  const FileTarget t = chooseTarget(a, plan);
   const bool toStdout = a.jsonPath == "-";
   if (!toStdout) printHeader(t, plan.profile);
   const RunResult r = runOnTarget(t, plan, created);
@@ -184,7 +195,7 @@ std::string clientTarget(const FileArgs& a, const FilePlan& plan, ClientRun& cli
   } else {
     if (clients.rank() == 0) {
       try {
-        t = chooseTarget(a, plan.options);
+        t = chooseTarget(a, plan);
         spec = t.spec.name + "\n" + engineName(t.spec.engine) + ":" + t.spec.location + "\n" +
                t.spec.localDir;
       } catch (const std::exception& e) {
@@ -201,6 +212,7 @@ std::string clientTarget(const FileArgs& a, const FilePlan& plan, ClientRun& cli
     if (a.target.empty()) t.spec.localDir = spec.substr(nl2 + 1);
     if (a.target.empty() && a.engine == "nfs") t.spec.nfs.readsPerCompound = a.workload.readsPerCompound;
     t.spec.direct = plan.options.direct;
+    prepareDevice(t.spec, plan);
   } catch (const std::exception& e) {
     return (a.target.empty() ? "the embedded server's target: " : "--target: ") + std::string(e.what());
   }

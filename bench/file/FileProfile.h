@@ -42,6 +42,8 @@ FileProfile profileByName(std::string_view name);
 
 struct FileOptions {
   std::uint64_t sizeBytes = 64ULL << 20;       // per job, split across nrfiles files
+  // --size was given; else a dev: target's jobs split the whole device.
+  bool sizeGiven = false;
   std::chrono::milliseconds runtime{2000};     // time-based when ioBytes == 0
   std::uint64_t ioBytes = 0;                   // per job, counted after the ramp; 0: time-based
   std::uint32_t iodepth = 0;                   // 0: the profile's default
@@ -69,6 +71,10 @@ struct FileOptions {
   // session, a connection per job) as an application's threads share one
   // mount; false (per-job): each job has its own client and session.
   bool sharedClient = false;
+  // dev: targets the run may write (--allow-destructive-write, each the
+  // device as given) and --force (see writeRefusal).
+  std::vector<std::string> destructiveWrites;
+  bool force = false;
 
   // Bytes of the whole file set (every job's files): the working set.
   // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.

@@ -17,6 +17,8 @@
 #include <random>
 #include <thread>
 
+#include "bench/file/DeviceTargets.h"
+
 namespace nfsrdma::bench {
 
 double RunResult::mibPerSecond(IoDirection d) const {
@@ -281,7 +283,7 @@ JobSpec jobSpecFor(const FileProfile& profile, const FileOptions& o, std::uint32
 // Records in created the files it writes, and only those: a file that was
 // complete before is neither rewritten nor removed after an interrupt.
 // True when it wrote any.
-bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
+bool layOutFileSet(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
   const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
   // libnfs cannot write (see unsupportedReason): our client lays its files out on the same server.
   TargetSpec target = given;
@@ -323,6 +325,20 @@ bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* c
     engine->finish();
   });
   return wrote;
+}
+
+// The file set laid out as layOutFileSet does; on a device only when the run
+// may write it, and once per run (claimDeviceLayout). What the layout wrote
+// on a device stays: there is nothing to remove after an interrupt.
+bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
+  if (!given.isDevice()) return layOutFileSet(given, o, created);
+  if (!given.deviceWritable || !claimDeviceLayout(given, o)) return false;
+  try {
+    return layOutFileSet(given, o, nullptr);
+  } catch (...) {
+    forgetDeviceLayout(given, o);
+    throw;
+  }
 }
 
 // Reads each job's whole files once, sequentially, on numjobs threads: the
@@ -504,7 +520,12 @@ RunResult describeCell(const TargetSpec& target, const FileProfile& profile,
                              " engine has no shared client; its jobs ran as --client per-job");
     }
   }
-  if (options.sharedFile) {
+  if (target.isDevice()) {
+    result.notes.push_back("dev: the " + std::to_string(options.sharingJobs) + " job(s) work on " +
+                           "disjoint ranges of " + target.location + ", " +
+                           formatBytes(static_cast<double>(options.sizeBytes)) + " each" +
+                           (target.deviceWritable ? "" : "; read-only (nothing is written)"));
+  } else if (options.sharedFile) {
     result.notes.push_back("--shared-file: the " + std::to_string(options.sharingJobs) +
                            " jobs of the run work on disjoint ranges of one file set of " +
                            std::to_string(options.nrfiles) + " file(s)");
@@ -1015,7 +1036,8 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
 RunResult runFileBenchmark(const TargetSpec& target, const FileProfile& profile,
                            const FileOptions& options, const RunSettings& settings) {
   try {
-    return runCell(target, profile, options, settings);
+    return runCell(target, profile, target.isDevice() ? optionsOnDevice(target, options) : options,
+                   settings);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception&) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "bench/file/FileProfile.h"
 #include "bench/file/Interrupt.h"
 #include "client/Error.h"
 #include "client/mount/MountPlan.h"
@@ -116,6 +117,8 @@ const char* engineName(EngineKind k) {
       return "libnfs";
     case EngineKind::Path:
       return "path";
+    case EngineKind::Device:
+      return "dev";
   }
   return "?";
 }
@@ -125,7 +128,8 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string engine = spec.substr(0, colon);
   if (colon == std::string::npos || colon + 1 >= spec.size()) {
-    throw std::invalid_argument("target '" + spec + "': expected nfs:URL, libnfs:URL or path:DIR");
+    throw std::invalid_argument("target '" + spec +
+                                "': expected nfs:URL, libnfs:URL, path:DIR or dev:DEVICE");
   }
   t.location = spec.substr(colon + 1);
   if (engine == "nfs" || engine == "libnfs") {
@@ -144,19 +148,32 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
     t.onNfs = pathIsOnNfs(t.location);
     t.localDir = t.location;
     if (t.onNfs) t.mountProto = nfsMountProto(t.location);
+  } else if (engine == "dev") {
+    t.engine = EngineKind::Device;
+    t.name = name.empty() ? "dev" : name;
+    t.device = inspectBlockDevice(t.location);
   } else {
     throw std::invalid_argument("target '" + spec + "': unknown engine '" + engine +
-                                "' (nfs, libnfs, path)");
+                                "' (nfs, libnfs, path, dev)");
   }
   return t;
 }
 
 bool TargetSpec::serverIsLocal() const {
   if (engine == EngineKind::Path) return !onNfs;
+  // A device's server (an NVMe-oF or iSCSI target) is not known from here:
+  // only this host's page cache is in reach, and O_DIRECT keeps it out.
+  if (engine == EngineKind::Device) return true;
   return nfs.host == "127.0.0.1" || nfs.host == "localhost" || nfs.host == "::1";
 }
 
 std::string TargetSpec::describe(bool sharedClient) const {
+  if (engine == EngineKind::Device) {
+    return "dev " + location + " (" + formatBytes(static_cast<double>(device.sizeBytes)) + ", " +
+           std::to_string(device.logicalBlock) + " B logical blocks, " +
+           (deviceWritable ? "writes allowed" : "read-only") +
+           (direct ? ", O_DIRECT, io_uring)" : ", buffered, io_uring)");
+  }
   if (engine == EngineKind::Path) {
     return std::string("path ") + location +
            (onNfs ? " on NFS (proto=" + mountProto + ")" : std::string()) +
@@ -202,6 +219,7 @@ std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {
     case EngineKind::Libnfs:
       return makeLibnfsEngine(target);
     case EngineKind::Path:
+    case EngineKind::Device:
       return makePathEngine(target);
   }
   throw std::logic_error("unknown engine");

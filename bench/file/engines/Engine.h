@@ -12,6 +12,10 @@
 //   path   a directory on any mounted file system (local disk, kernel NFS
 //          mount over TCP or RDMA, iSCSI LUN) through io_uring, O_DIRECT
 //          unless --direct=0, one ring per job.
+//   dev    a block device (dev:/dev/nvme1n1, an NVMe-oF namespace, an iSCSI
+//          LUN, /dev/ram0) through the path engine's io_uring: the jobs
+//          share the device as one file, each on its own range; read-only
+//          unless the device was named by --allow-destructive-write.
 #pragma once
 
 #include <chrono>
@@ -24,18 +28,19 @@
 #include <vector>
 
 #include "bench/file/FileJob.h"
+#include "bench/file/engines/BlockDevice.h"
 #include "client/ClientOptions.h"
 
 namespace nfsrdma::bench {
 
-enum class EngineKind { Nfs, Libnfs, Path };
+enum class EngineKind { Nfs, Libnfs, Path, Device };
 const char* engineName(EngineKind k);
 
 // Where a run goes: an engine and its location.
 struct TargetSpec {
   std::string name;  // column name in reports: "local", "nfs-tcp", ...
   EngineKind engine = EngineKind::Path;
-  std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory
+  std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory; dev: the device
   ClientOptions nfs;     // parsed location of nfs and libnfs targets
   // A directory on this host holding the target's files (a path target's
   // location, the embedded server's export directory), or empty: what the
@@ -47,21 +52,29 @@ struct TargetSpec {
   // e.g. a kernel client's /mnt/nfs; its server is elsewhere, not this host.
   bool onNfs = false;
   std::string mountProto;  // path on NFS: the mount's proto= ("tcp", "rdma"), "tcp" when not given
+  BlockDeviceInfo device;  // dev: what inspectBlockDevice found
+  // dev: the run may write (the device passed writeRefusal); else it is
+  // opened read-only and never laid out.
+  bool deviceWritable = false;
 
-  // "nfs" / "libnfs" / "path" followed by ':' and the location, e.g.
-  // "nfs:nfs://10.0.0.1/export?proto=rdma", "path:/mnt/disk". The name
-  // defaults to the engine's ("nfs-tcp", "nfs-rdma", "libnfs", "path").
+  // "nfs" / "libnfs" / "path" / "dev" followed by ':' and the location, e.g.
+  // "nfs:nfs://10.0.0.1/export?proto=rdma", "path:/mnt/disk", "dev:/dev/sdb".
+  // The name defaults to the engine's ("nfs-tcp", "nfs-rdma", "libnfs",
+  // "path", "dev").
   static TargetSpec parse(const std::string& name, const std::string& spec);
   // True when the server is on this host (loopback address; a path target
   // not on NFS), so its caches can be dropped and its RAM is this host's.
   bool serverIsLocal() const;
   // True when the target's bytes cross a network to an NFS server (nfs,
   // libnfs, a path on an NFS mount): a link bounds its figures.
-  bool overNfs() const { return engine != EngineKind::Path || onNfs; }
+  bool overNfs() const {
+    return engine == EngineKind::Nfs || engine == EngineKind::Libnfs || onNfs;
+  }
   // The transport of an NFS target: "tcp" or "rdma" (a path on NFS: its mount's).
   std::string nfsTransport() const {
     return engine == EngineKind::Path ? mountProto : std::string(transportName(nfs.proto));
   }
+  bool isDevice() const { return engine == EngineKind::Device; }
   // sharedClient: the nfs engine's jobs share one client (--client shared).
   std::string describe(bool sharedClient = false) const;
 };

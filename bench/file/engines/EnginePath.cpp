@@ -3,8 +3,13 @@
 // cache stays out of the figures as with fio's direct=1. One ring per job,
 // sized to the iodepth; each slot has one SQE in flight. The wait for
 // completions is bounded (1 s per wait, the run's hard stop overall).
+// A dev: target is the same engine on one file, the device: every name of
+// the file set opens it (the jobs' ranges keep them apart), read-only
+// unless the target may be written, and nothing is created or removed.
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <liburing.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,9 +31,10 @@ std::string errnoText(int err) {
 
 class PathEngine final : public Engine {
  public:
-  explicit PathEngine(const TargetSpec& t) : dir_(t.location), direct_(t.direct) {
+  explicit PathEngine(const TargetSpec& t)
+      : dir_(t.location), direct_(t.direct), device_(t.isDevice()), writable_(t.deviceWritable) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir_, ec)) {
+    if (!device_ && !std::filesystem::is_directory(dir_, ec)) {
       throw std::runtime_error("path " + dir_.string() + ": not a directory");
     }
   }
@@ -40,9 +46,8 @@ class PathEngine final : public Engine {
   std::vector<std::uint64_t> open(const std::vector<std::string>& files, bool create) override {
     std::vector<std::uint64_t> sizes;
     for (const auto& name : files) {
-      const std::string p = (dir_ / name).string();
-      int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
-      if (direct_) flags |= O_DIRECT;
+      const std::string p = pathOf(name);
+      const int flags = openFlags(create);
       int fd = ::open(p.c_str(), flags, 0644);
       if (fd < 0 && direct_ && errno == EINVAL) {
         throw std::runtime_error("open " + p +
@@ -50,9 +55,7 @@ class PathEngine final : public Engine {
       }
       if (fd < 0) throw std::runtime_error("open " + p + ": " + errnoText(errno));
       fds_.emplace_back(fd);
-      struct stat st {};
-      if (::fstat(fd, &st) != 0) throw std::runtime_error("fstat " + p + ": " + errnoText(errno));
-      sizes.push_back(static_cast<std::uint64_t>(st.st_size));
+      sizes.push_back(sizeOf(fd, p));
     }
     return sizes;
   }
@@ -102,6 +105,7 @@ class PathEngine final : public Engine {
   }
 
   void remove(const std::vector<std::string>& files) override {
+    if (device_) return;  // a device keeps what was written: the user gave it to be written
     for (const auto& name : files) {
       const std::string p = (dir_ / name).string();
       if (::unlink(p.c_str()) != 0 && errno != ENOENT)
@@ -110,6 +114,29 @@ class PathEngine final : public Engine {
   }
 
  private:
+  std::string pathOf(const std::string& name) const {
+    return device_ ? dir_.string() : (dir_ / name).string();
+  }
+
+  int openFlags(bool create) const {
+    int flags = O_CLOEXEC | (direct_ ? O_DIRECT : 0);
+    if (device_) return flags | (writable_ ? O_RDWR : O_RDONLY);
+    return flags | O_RDWR | (create ? O_CREAT : 0);
+  }
+
+  // A file's size; a device's (BLKGETSIZE64: st_size is 0 for it).
+  std::uint64_t sizeOf(int fd, const std::string& p) const {
+    if (device_) {
+      std::uint64_t bytes = 0;
+      if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+        throw std::runtime_error("BLKGETSIZE64 " + p + ": " + errnoText(errno));
+      return bytes;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw std::runtime_error("fstat " + p + ": " + errnoText(errno));
+    return static_cast<std::uint64_t>(st.st_size);
+  }
+
   // One run's requests: one slot each, with one SQE at a time.
   struct RingRun {
     explicit RingRun(JobDriver& driver)
@@ -172,8 +199,10 @@ class PathEngine final : public Engine {
   // The error text of a CQE's result for r, empty when r moved all its bytes.
   std::string completionError(const IoRequest& r, int res) const {
     if (res < 0) {
-      return std::string(directionName(r.op)) + " " + (dir_ / "").string() + " file " +
-             std::to_string(r.file) + " at " + std::to_string(r.offset) + ": " + errnoText(-res);
+      const std::string where =
+          device_ ? dir_.string() : (dir_ / "").string() + " file " + std::to_string(r.file);
+      return std::string(directionName(r.op)) + " " + where + " at " + std::to_string(r.offset) +
+             ": " + errnoText(-res);
     }
     if (static_cast<std::size_t>(res) != r.buf.size()) {
       return std::string(directionName(r.op)) + " at " + std::to_string(r.offset) + ": " +
@@ -245,8 +274,10 @@ class PathEngine final : public Engine {
     }
   }
 
-  std::filesystem::path dir_;
+  std::filesystem::path dir_;  // the directory, or the device
   bool direct_;
+  bool device_;
+  bool writable_;  // device_: opened for writing
   std::vector<UniqueFd> fds_;
   io_uring ring_{};
   bool ringUp_ = false;

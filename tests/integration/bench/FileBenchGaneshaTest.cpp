@@ -41,6 +41,7 @@ TargetSpec target(EngineKind k) {
     case EngineKind::Libnfs:
       return TargetSpec::parse("libnfs", "libnfs:" + url());
     case EngineKind::Path:
+    case EngineKind::Device:  // no device is ganesha's; the export's directory instead
       break;
   }
   return TargetSpec::parse("local", "path:" + GaneshaEnvironment::get().exportDir().string());

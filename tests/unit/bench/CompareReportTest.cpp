@@ -175,6 +175,42 @@ TEST(CompareReport, DefaultRatiosFollowTheTargetsPresent) {
   EXPECT_EQ(r[1].name(), "nfs-tcp/local");
 }
 
+std::vector<CompareTarget> named(const std::vector<std::string>& names) {
+  std::vector<CompareTarget> t(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) t[i].name = names[i];
+  return t;
+}
+
+TEST(CompareReport, BlockTargetsGetTheirRatiosByName) {
+  const auto r = defaultRatios(
+      named({"local", "nvmf-rdma", "nvme-tcp", "iser", "iscsi", "nfs-rdma", "nfs-tcp"}));
+  std::vector<std::string> got;
+  for (const auto& q : r) got.push_back(q.name());
+  EXPECT_EQ(got, (std::vector<std::string>{"nfs-rdma/nfs-tcp", "nfs-tcp/local", "nfs-rdma/local",
+                                           "nfs-rdma/nvmf-rdma", "nfs-rdma/iser",
+                                           "nvmf-rdma/nvme-tcp", "iser/iscsi", "nvmf-rdma/local"}));
+}
+
+TEST(CompareReport, RatiosGivenReplaceTheDefaultsAndNameTargets) {
+  const auto t = named({"a", "b", "c"});
+  const auto r = parseRatios("c/a,a/b", t);
+  ASSERT_EQ(r.size(), 2U);
+  EXPECT_EQ(r[0].name(), "c/a");
+  EXPECT_EQ(r[1].name(), "a/b");
+  EXPECT_THROW(
+      {
+        try {
+          (void)parseRatios("a/x", t);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_STREQ(e.what(), "--ratios a/x: no target is named x");
+          throw;
+        }
+      },
+      std::invalid_argument);
+  EXPECT_THROW((void)parseRatios("a", t), std::invalid_argument);
+  EXPECT_THROW((void)parseRatios("a/b,", t), std::invalid_argument);
+}
+
 // A baseline saved before the latency object was renamed (schema /1,
 // "clat_us") still loads, with its latencies.
 TEST(CompareReport, ReadsABaselineOfSchemaOne) {

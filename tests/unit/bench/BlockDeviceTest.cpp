@@ -1,0 +1,352 @@
+// dev: targets: the rule that refuses destructive writes (each refusal on its
+// facts), the facts as sysfs, mountinfo, /proc/swaps and libblkid give them
+// (a fake sysfs tree, images made by mkfs and mkswap), and end to end on real
+// loop devices: `nfsrdma-bench file` refuses and the device's bytes are
+// unchanged, or it is allowed and its written data verifies.
+#include "bench/file/engines/BlockDevice.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/BenchCommands.h"
+#include "bench/file/DeviceTargets.h"
+#include "tests/unit/bench/CommandCapture.h"
+#include "tests/unit/bench/ScratchDir.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+using testing::CommandResult;
+using testing::runCommand;
+using testing::ScratchDir;
+
+BlockDeviceInfo device(const std::string& path = "/dev/sdz") {
+  BlockDeviceInfo d;
+  d.path = path;
+  d.rdev = makedev(8, 240);
+  d.kernelName = "sdz";
+  d.sizeBytes = 1ULL << 30;
+  return d;
+}
+
+WritePermission named(dev_t rdev, bool force = false) {
+  WritePermission p;
+  p.devices.push_back({"/dev/sdz", rdev});
+  p.force = force;
+  return p;
+}
+
+TEST(WriteRefusal, AnUnnamedDeviceIsNeverWritten) {
+  const std::string why = writeRefusal("local", device(), {}, {});
+  EXPECT_EQ(why,
+            "target local (dev:/dev/sdz): writes destroy the data on it; to allow them name this "
+            "device with --allow-destructive-write /dev/sdz");
+}
+
+TEST(WriteRefusal, APermissionForAnotherDeviceSaysWhichItNamed) {
+  WritePermission p;
+  p.devices.push_back({"/dev/sdy", makedev(8, 224)});
+  const std::string why = writeRefusal("local", device(), {}, p);
+  EXPECT_NE(why.find("--allow-destructive-write /dev/sdz (--allow-destructive-write names "
+                     "/dev/sdy, not this device)"),
+            std::string::npos)
+      << why;
+}
+
+TEST(WriteRefusal, AMountedDeviceIsRefusedEvenWithForce) {
+  DeviceUse use;
+  use.mounts.push_back("/mnt/data (ext4, /dev/sdz1)");
+  for (bool force : {false, true}) {
+    const std::string why = writeRefusal("local", device(), use, named(device().rdev, force));
+    EXPECT_EQ(why,
+              "target local (dev:/dev/sdz): mounted at /mnt/data (ext4, /dev/sdz1): a mounted "
+              "device is never written (unmount it first; --force does not override this)");
+  }
+}
+
+TEST(WriteRefusal, SwapIsRefusedEvenWithForce) {
+  DeviceUse use;
+  use.swaps.push_back("/dev/sdz2");
+  const std::string why = writeRefusal("local", device(), use, named(device().rdev, true));
+  EXPECT_NE(why.find("in use as swap (/dev/sdz2)"), std::string::npos) << why;
+}
+
+TEST(WriteRefusal, AReadOnlyDeviceIsRefused) {
+  BlockDeviceInfo d = device();
+  d.readOnly = true;
+  EXPECT_EQ(writeRefusal("local", d, {}, named(d.rdev, true)),
+            "target local (dev:/dev/sdz): the device is read-only (BLKROGET)");
+}
+
+TEST(WriteRefusal, HoldersAreRefusedUnlessForced) {
+  DeviceUse use;
+  use.holders.push_back("dm-0 (holds sdz)");
+  EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev)),
+            "target local (dev:/dev/sdz): held by dm-0 (holds sdz) (device-mapper, RAID or LVM on "
+            "top of it): writes would corrupt what it serves; release it, or give --force");
+  EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev, true)), "");
+}
+
+TEST(WriteRefusal, ASignatureIsRefusedUnlessForced) {
+  DeviceUse use;
+  use.signatures.push_back("xfs (filesystem)");
+  EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev)),
+            "target local (dev:/dev/sdz): carries the signature xfs (filesystem): writes would "
+            "destroy what it holds; wipe it first (wipefs -a /dev/sdz) or give --force");
+  EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev, true)), "");
+}
+
+TEST(WriteRefusal, ANamedUnusedDeviceMayBeWritten) {
+  EXPECT_EQ(writeRefusal("local", device(), {}, named(device().rdev)), "");
+}
+
+void writeText(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+void run(const std::string& command) {
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+// sdz with partition sdz1 (259:7), held by dm-3, mounted; sdz2 as swap.
+DeviceProbePaths fakeTree(const ScratchDir& dir) {
+  const auto sys = dir.path() / "sys";
+  writeText(sys / "8:240/sdz1/partition", "1\n");
+  writeText(sys / "8:240/sdz1/dev", "259:7\n");
+  std::filesystem::create_directories(sys / "8:240/sdz1/holders/dm-3");
+  writeText(sys / "8:240/sdz2/partition", "2\n");
+  writeText(sys / "8:240/sdz2/dev", "259:8\n");
+  writeText(sys / "8:240/queue/rotational", "0\n");  // not a partition: no "partition" file
+  writeText(dir.path() / "mountinfo",
+            "22 1 0:21 / /proc rw - proc proc rw\n"
+            "36 22 259:7 / /mnt/data rw,relatime shared:1 - ext4 /dev/sdz1 rw\n"
+            "37 22 8:1 / / rw - ext4 /dev/sda1 rw\n");
+  writeText(dir.path() / "swaps",
+            "Filename\tType\tSize\tUsed\tPriority\n/dev/sdz2 partition 1024 0 -2\n");
+  return {sys.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
+}
+
+TEST(DeviceUse, SysfsMountinfoAndSwapsNameThePartitionsUsers) {
+  ScratchDir dir("blockdev-use");
+  const DeviceProbePaths paths = fakeTree(dir);
+  BlockDeviceInfo d = device((dir.path() / "image").string());
+  run("truncate -s 1M " + d.path);
+  const DeviceUse use = probeDeviceUse(d, paths);
+  EXPECT_EQ(use.holders, std::vector<std::string>{"dm-3 (holds sdz1)"});
+  EXPECT_EQ(use.mounts, std::vector<std::string>{"/mnt/data (ext4, /dev/sdz1)"});
+  EXPECT_EQ(use.swaps, std::vector<std::string>{"/dev/sdz2"});
+  EXPECT_TRUE(use.signatures.empty());
+}
+
+TEST(DeviceUse, AnUnusedDeviceHasNoUsers) {
+  ScratchDir dir("blockdev-unused");
+  const DeviceProbePaths paths = fakeTree(dir);
+  BlockDeviceInfo d = device((dir.path() / "image").string());
+  d.rdev = makedev(8, 16);
+  d.kernelName = "sdb";
+  run("truncate -s 1M " + d.path);
+  const DeviceUse use = probeDeviceUse(d, paths);
+  EXPECT_TRUE(use.holders.empty() && use.mounts.empty() && use.swaps.empty());
+}
+
+TEST(DeviceSignatures, LibblkidFindsAFileSystemSwapAndAPartitionTable) {
+  ScratchDir dir("blockdev-sig");
+  const std::string img = (dir.path() / "img").string();
+  run("truncate -s 16M " + img + " && mkfs.ext4 -q -F " + img);
+  EXPECT_EQ(probeSignatures(img), std::vector<std::string>{"ext4 (filesystem)"});
+  run("truncate -s 0 " + img + " && truncate -s 16M " + img + " && mkswap -q " + img);
+  EXPECT_EQ(probeSignatures(img), std::vector<std::string>{"swap (other)"});
+  // An MBR with one Linux partition from sector 2048 on.
+  run("truncate -s 0 " + img + " && truncate -s 16M " + img);
+  {
+    std::fstream f(img, std::ios::in | std::ios::out | std::ios::binary);
+    const unsigned char entry[16] = {0x00, 0, 0, 0, 0x83, 0, 0, 0, 0x00, 0x08, 0, 0, 0x00, 0x78, 0, 0};
+    f.seekp(446);
+    f.write(reinterpret_cast<const char*>(entry), sizeof entry);
+    f.seekp(510);
+    f.write("\x55\xaa", 2);
+  }
+  EXPECT_EQ(probeSignatures(img), std::vector<std::string>{"dos (partition table)"});
+  run("truncate -s 0 " + img + " && truncate -s 16M " + img);
+  EXPECT_TRUE(probeSignatures(img).empty());
+}
+
+// A loop device over an image file, detached at the end.
+class LoopDevice {
+ public:
+  explicit LoopDevice(const std::string& image) {
+    const int control = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (control < 0) {
+      why_ = std::string("/dev/loop-control: ") + std::strerror(errno) + " (needs root)";
+      return;
+    }
+    const int backing = ::open(image.c_str(), O_RDWR | O_CLOEXEC);
+    // Bounded: another test may take the free device between the two calls.
+    for (int attempt = 0; attempt < 20 && fd_ < 0; ++attempt) {
+      const int n = ::ioctl(control, LOOP_CTL_GET_FREE);
+      if (n < 0) break;
+      path_ = "/dev/loop" + std::to_string(n);
+      const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+      if (fd >= 0 && ::ioctl(fd, LOOP_SET_FD, backing) == 0) {
+        fd_ = fd;
+      } else if (fd >= 0) {
+        ::close(fd);
+      }
+    }
+    if (fd_ < 0) why_ = "no free loop device: " + std::string(std::strerror(errno));
+    ::close(backing);
+    ::close(control);
+  }
+  ~LoopDevice() {
+    if (fd_ < 0) return;
+    (void)::ioctl(fd_, LOOP_CLR_FD, 0);
+    ::close(fd_);
+  }
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+  const std::string& why() const { return why_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+  std::string why_;
+};
+
+std::string bytesOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+CommandResult writeRun(const std::string& dev, std::vector<std::string> extra) {
+  std::vector<std::string> args{"file", "--target", "dev:" + dev, "--profile", "4k-randwrite",
+                                "--runtime", "0.2", "--ramp", "0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return runCommand(runFileCommand, args);
+}
+
+class DeviceWrites : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    image_ = (dir_.path() / "disk.img").string();
+    // No lazy initialisation: nothing but the test writes the image afterwards.
+    run("truncate -s 32M " + image_ + " && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 " +
+        image_);
+    loop_ = std::make_unique<LoopDevice>(image_);
+    if (loop_->path().empty() || !loop_->why().empty()) GTEST_SKIP() << loop_->why();
+    before_ = bytesOf(image_);
+  }
+  // The refusal's message on stderr, exit 1, and not a byte of the device changed.
+  void expectRefused(const CommandResult& r, const std::string& message) {
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_TRUE(bytesOf(image_) == before_) << "the device was written";
+  }
+  ScratchDir dir_{"blockdev-loop"};
+  std::string image_;
+  std::unique_ptr<LoopDevice> loop_;
+  std::string before_;
+};
+
+TEST_F(DeviceWrites, WithoutPermissionNothingIsWritten) {
+  expectRefused(writeRun(loop_->path(), {}),
+                "writes destroy the data on it; to allow them name this device with "
+                "--allow-destructive-write " + loop_->path());
+}
+
+TEST_F(DeviceWrites, PermissionForAnotherDeviceWritesNothing) {
+  run("truncate -s 1M " + image_ + ".other");
+  LoopDevice second(image_ + ".other");
+  if (!second.why().empty()) GTEST_SKIP() << second.why();
+  expectRefused(writeRun(loop_->path(), {"--allow-destructive-write", second.path()}),
+                "(--allow-destructive-write names " + second.path() + ", not this device)");
+}
+
+TEST_F(DeviceWrites, AFileSystemSignatureWritesNothing) {
+  expectRefused(writeRun(loop_->path(), {"--allow-destructive-write", loop_->path()}),
+                "carries the signature ext4 (filesystem): writes would destroy what it holds; "
+                "wipe it first (wipefs -a " + loop_->path() + ") or give --force");
+}
+
+TEST_F(DeviceWrites, AMountedDeviceWritesNothingEvenWithForce) {
+  const std::string mnt = (dir_.path() / "mnt").string();
+  std::filesystem::create_directories(mnt);
+  if (::mount(loop_->path().c_str(), mnt.c_str(), "ext4", MS_RDONLY, nullptr) != 0)
+    GTEST_SKIP() << "mount ext4: " << std::strerror(errno);
+  const CommandResult r =
+      writeRun(loop_->path(), {"--allow-destructive-write", loop_->path(), "--force"});
+  ::umount(mnt.c_str());
+  expectRefused(r, "mounted at " + mnt + " (ext4, " + loop_->path() + "): a mounted device is "
+                   "never written");
+}
+
+TEST_F(DeviceWrites, VerifyOfReadsNeedsPermissionToLayTheDataOut) {
+  const CommandResult r = runCommand(runFileCommand, {"file", "--target", "dev:" + loop_->path(),
+                                                      "--profile", "4k-randread", "--runtime",
+                                                      "0.2", "--ramp", "0", "--verify"});
+  expectRefused(r, "the profiles only read, but --verify checks the bench's data pattern");
+}
+
+TEST_F(DeviceWrites, ReadsWithoutPermissionRunAndWriteNothing) {
+  const CommandResult r = runCommand(
+      runFileCommand, {"file", "--target", "dev:" + loop_->path(), "--profile", "4k-randread",
+                       "--runtime", "0.2", "--ramp", "0", "--numjobs", "2"});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("read-only, O_DIRECT, io_uring"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the 2 job(s) work on disjoint ranges of " + loop_->path() + ", 16 MiB each"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(bytesOf(image_) == before_);
+}
+
+TEST_F(DeviceWrites, ForcedWritesOverASignatureVerifyClean) {
+  const CommandResult r = writeRun(
+      loop_->path(), {"--allow-destructive-write", loop_->path(), "--force", "--verify",
+                      "--numjobs", "2", "--size", "8m"});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("0 mismatches"), std::string::npos) << r.out;
+  EXPECT_FALSE(bytesOf(image_) == before_);
+}
+
+TEST_F(DeviceWrites, SizeBeyondTheDeviceIsRefused) {
+  const CommandResult r = runCommand(
+      runFileCommand, {"file", "--target", "dev:" + loop_->path(), "--profile", "4k-randread",
+                       "--size", "20m", "--numjobs", "2"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("--size 20 MiB x 2 jobs = 40 MiB exceeds the device's 32 MiB"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(DeviceTarget, ARegularFileIsNotADevice) {
+  ScratchDir dir("blockdev-file");
+  const std::string f = (dir.path() / "plain").string();
+  std::ofstream(f) << "x";
+  try {
+    (void)TargetSpec::parse("", "dev:" + f);
+    FAIL() << "parsed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "dev:" + f + ": not a block device (for a directory or file system use path:)");
+  }
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -27,9 +27,16 @@ packages=(
   nfs-kernel-server nfs-common fio
   # many-client runs: orterun (mpirun) and orted start the ranks
   openmpi-bin
+  # block protocols next to NFS: the NVMe-oF host (nvme connect), the iSCSI
+  # and iSER initiator (iscsid, iscsiadm), mkfs.ext4 for the export's ramdisk
+  nvme-cli open-iscsi e2fsprogs
 )
 # Kernel modules loaded by the guest's /init (their dependencies come along).
-modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc crc32)
+modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc crc32
+  # loaded by 70-block: the ramdisk, NVMe-oF target and host over RDMA and
+  # TCP, LIO with its iSCSI and iSER fabrics, the initiators, the export's fs
+  brd configfs nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp target_core_iblock iscsi_target_mod
+  ib_isert ib_iser iscsi_tcp sd_mod ext4)
 
 versions=$(dpkg-query -W -f='${Package} ${Version} ${Status}\n' "${packages[@]}" 2>&1) ||
   vm_missing "host packages for the guest image are missing: $(grep -v 'install ok installed' <<<"$versions" | tr '\n' ' ')"

@@ -8,11 +8,13 @@
 
 KNFSD_EXPORT=${KNFSD_EXPORT:-/srv/export}
 
-# knfsd_start: exports $KNFSD_EXPORT to the in-guest network and starts nfsd
+# knfsd_start: exports $KNFSD_EXPORT (a tmpfs unless something is mounted
+# there already) to the in-guest network and starts nfsd
 # with TCP 2049 and RDMA 20049 listeners; fails the test when one is missing.
 knfsd_start() {
   mkdir -p "$KNFSD_EXPORT"
-  if ! grep -q " $KNFSD_EXPORT tmpfs " /proc/mounts; then
+  # A file system a test mounted there itself (70-block: ext4 on a ramdisk) stays.
+  if ! grep -q " $KNFSD_EXPORT " /proc/mounts; then
     mount -t tmpfs -o size=512m knfsd-export "$KNFSD_EXPORT" || vm_fail "tmpfs for $KNFSD_EXPORT"
   fi
   chmod 0777 "$KNFSD_EXPORT"

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "bench/BenchCommands.h"
+#include "bench/anchor/DeviceAnchor.h"
 #include "bench/anchor/ReadDrivers.h"
 #include "bench/anchor/SocketFloor.h"
 #include "bench/file/FileCli.h"
@@ -146,6 +147,7 @@ struct AnchorArgs {
   std::string only;
   std::int64_t readsPerCompound = 8;
   std::int64_t nconnect = 4;
+  std::string device;  // --device: the dev engine against fio instead
 };
 
 po::options_description anchorOptions(AnchorArgs& a) {
@@ -164,7 +166,10 @@ po::options_description anchorOptions(AnchorArgs& a) {
       "no such row)")(
       "nconnect", po::value(&a.nconnect)->default_value(a.nconnect),
       "an extra nfsrdma-ncN row: our client with N connections bound to its session, against "
-      "one (0 or 1, or a --url with nconnect=: no such row)");
+      "one (0 or 1, or a --url with nconnect=: no such row)")(
+      "device", po::value(&a.device),
+      "instead: the dev engine against fio on this block device, read-only (4 KiB random and "
+      "128 KiB sequential reads)");
   return opts;
 }
 
@@ -461,6 +466,7 @@ int runAnchorCommand(int argc, char** argv) {
   return tool::runReportingErrors("nfsrdma-bench anchor", std::cerr, [&] {
     if (parseOptionsOrHelp(argc, argv, opts, "anchor", "--url")) return tool::kExitSuccess;
     validate(a);
+    if (!a.device.empty()) return runDeviceAnchor(a.device, a.runtime, a.jsonPath);
     AnchorServer s;
     openServer(s, a.url);
     const std::uint64_t fileSize = static_cast<std::uint64_t>(a.sizeMiB) << 20;

@@ -140,6 +140,14 @@ std::uint8_t* JobDriver::buffer(std::uint32_t slot, IoDirection op) const {
       .get();
 }
 
+std::vector<std::span<std::uint8_t>> JobDriver::buffers() const {
+  std::vector<std::span<std::uint8_t>> all;
+  for (const auto* set : {&buffers_, &writeBuffers_}) {
+    for (const auto& b : *set) all.emplace_back(b.get(), block_);
+  }
+  return all;
+}
+
 void JobDriver::start() {
   std::lock_guard lock(mu_);
   start_ = BenchClock::now();

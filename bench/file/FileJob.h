@@ -159,6 +159,10 @@ class JobDriver {
   // the kernel would not cancel): the buffers are leaked on purpose, since
   // the kernel may still read or write them after this driver is gone.
   void abandonBuffers();
+  // Every buffer a request of this job can point at (a slot's, and with a
+  // mix its write buffer), each of the block size, allocated for the
+  // driver's life: what an engine may register (io_uring fixed buffers).
+  std::vector<std::span<std::uint8_t>> buffers() const;
 
  private:
   std::uint64_t nextRandom();

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "bench/file/engines/Engine.h"
 #include "verbs/UniqueFd.h"
@@ -62,6 +63,7 @@ class PathEngine final : public Engine {
 
   void run(JobDriver& d) override {
     startRing(d.slots());
+    registerBuffers(d);
     RingRun run(d);
     d.start();
     try {
@@ -78,8 +80,10 @@ class PathEngine final : public Engine {
       // flight (the driver's): they must be back before the error leaves,
       // since the driver may be freed right after.
       if (run.active > 0) cancelInFlight(d, run.inFlight, run.active);
+      unregisterBuffers();
       throw;
     }
+    unregisterBuffers();
   }
 
   void commit() override {
@@ -156,6 +160,26 @@ class PathEngine final : public Engine {
     ringUp_ = true;
   }
 
+  // The driver's buffers as io_uring fixed buffers (fio's --fixedbufs): a
+  // request on one does not pin and unpin its pages, most of a 128 KiB
+  // submission's CPU. Per run, since each run has its own driver. Where the
+  // kernel refuses (RLIMIT_MEMLOCK of an unprivileged user) the requests go
+  // out unregistered: the same I/O, only dearer.
+  void registerBuffers(const JobDriver& d) {
+    std::vector<iovec> iov;
+    for (const auto& b : d.buffers()) iov.push_back({b.data(), b.size()});
+    if (iov.empty() || io_uring_register_buffers(&ring_, iov.data(), static_cast<unsigned>(iov.size())) != 0)
+      return;
+    for (std::size_t k = 0; k < iov.size(); ++k)
+      fixed_.emplace(static_cast<const std::uint8_t*>(iov[k].iov_base), static_cast<int>(k));
+  }
+
+  void unregisterBuffers() {
+    if (fixed_.empty()) return;
+    (void)io_uring_unregister_buffers(&ring_);
+    fixed_.clear();
+  }
+
   // Slot i's next request into an SQE; false when the driver has none.
   bool prepare(RingRun& run, std::uint32_t i) {
     if (!run.d.next(i, run.reqs[i])) return false;
@@ -165,7 +189,14 @@ class PathEngine final : public Engine {
     const IoRequest& r = run.reqs[i];
     const int fd = fds_[r.file].get();
     const auto len = static_cast<unsigned>(r.buf.size());
-    if (r.op == IoDirection::Read) {
+    const auto fixed = fixed_.find(r.buf.data());
+    if (fixed != fixed_.end()) {
+      if (r.op == IoDirection::Read) {
+        io_uring_prep_read_fixed(sqe, fd, r.buf.data(), len, r.offset, fixed->second);
+      } else {
+        io_uring_prep_write_fixed(sqe, fd, r.buf.data(), len, r.offset, fixed->second);
+      }
+    } else if (r.op == IoDirection::Read) {
       io_uring_prep_read(sqe, fd, r.buf.data(), len, r.offset);
     } else {
       io_uring_prep_write(sqe, fd, r.buf.data(), len, r.offset);
@@ -278,6 +309,7 @@ class PathEngine final : public Engine {
   bool direct_;
   bool device_;
   bool writable_;  // device_: opened for writing
+  std::unordered_map<const std::uint8_t*, int> fixed_;  // registered buffer -> its index
   std::vector<UniqueFd> fds_;
   io_uring ring_{};
   bool ringUp_ = false;

@@ -187,3 +187,12 @@ for t in local nvmf-rdma nvme-tcp iscsi nfs-rdma nfs-tcp knfs-rdma ${iser:+iser}
 done
 if grep -q '"ran": *false' "$out.json"; then vm_fail "a cell did not run (see the table)"; fi
 echo "block table: all cells ran, --verify clean"
+
+# The dev engine against fio (the anchor, at its best) on the ramdisk and on
+# the NVMe-oF namespace over RDMA, read-only, in this boot.
+for d in /dev/ram0 "$nvmf_rdma"; do
+  timeout 120 nfsrdma-bench anchor --device "$d" --runtime 1 >"$VM_TMP/anchor.txt" 2>&1 ||
+    { cat "$VM_TMP/anchor.txt"; vm_fail "nfsrdma-bench anchor --device $d"; }
+  cat "$VM_TMP/anchor.txt"
+  grep -q 'ratios nfsrdma/fio: 4k-randread IOPS' "$VM_TMP/anchor.txt" || vm_fail "no ratios for $d"
+done

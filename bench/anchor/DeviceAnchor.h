@@ -1,0 +1,42 @@
+// `nfsrdma-bench anchor --device DEV`: the dev: engine against fio on the
+// same block device, read-only, in one run: 4 KiB random reads at QD32 and
+// 128 KiB sequential reads at QD8, alternated three times (ours, fio, ours,
+// ...) and each side's median run by CPU per operation kept, with the
+// ratios. fio runs at its best: io_uring with registered buffers and files
+// (--fixedbufs, --registerfiles), O_DIRECT, no map of the blocks read
+// (--norandommap: ours keeps none) and no disk statistics thread
+// (--disk_util=0), the same depth and block size. CPU: ours is this
+// process's (every thread, io_uring's io-wq workers included, over the
+// run); fio's is its job's own usr_cpu + sys_cpu, which fio takes with
+// getrusage(RUSAGE_SELF) in the job's process (the io-wq workers are
+// threads of it) over the job's run, without its start-up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bench/report/Json.h"
+
+namespace nfsrdma::bench {
+
+struct DeviceAnchorRun {
+  std::string client;  // "nfsrdma" or "fio"
+  std::uint64_t ops = 0;
+  double seconds = 0;
+  double cpuSeconds = 0;  // user + system over the run (see above)
+  std::uint64_t bytes = 0;
+  std::string error;
+  double iops() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+  double cpuMicrosPerOp() const { return ops ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
+};
+
+// fio's --output-format=json of one job: its reads, runtime and its own
+// usr_cpu + sys_cpu (its job thread's). Throws std::runtime_error naming
+// what is missing.
+DeviceAnchorRun fioRunFromJson(const JsonValue& doc);
+
+// The whole command; the exit status (1 when a run failed).
+int runDeviceAnchor(const std::string& device, double runtimeSeconds, const std::string& jsonPath);
+
+}  // namespace nfsrdma::bench

@@ -308,15 +308,6 @@ struct AnchorRow {
   ReadMeasurement floor;  // bare socket receive at the anchor's rate
 };
 
-// The run of the median client CPU per operation: what a run typically
-// costs, not the one a neighbour's burst of work disturbed.
-ReadMeasurement medianByCpu(std::vector<ReadMeasurement> runs) {
-  std::sort(runs.begin(), runs.end(), [](const ReadMeasurement& a, const ReadMeasurement& b) {
-    return a.cpuMicrosPerOp() < b.cpuMicrosPerOp();
-  });
-  return runs[runs.size() / 2];
-}
-
 // One connection and the trunk, alternated kTrunkRounds times (1, N, 1, N,
 // ...) so that both see the same host over the same minutes; each row is its
 // median run. A failed run is the row's result, as with one round.
@@ -329,12 +320,8 @@ void measureTrunkPair(AnchorRow& r, const ReadWorkload& w, Client& client, Clien
     many.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(trunked, kFileName, w); }));
     if (!one.back().error.empty() || !many.back().error.empty()) break;
   }
-  const auto result = [](const std::vector<ReadMeasurement>& v) {
-    const auto failed = std::find_if(v.begin(), v.end(), [](const auto& m) { return !m.error.empty(); });
-    return failed != v.end() ? *failed : medianByCpu(v);
-  };
-  r.ours = result(one);
-  r.trunked = result(many);
+  r.ours = failedOrMedianByCpu(one);
+  r.trunked = failedOrMedianByCpu(many);
   r.trunked.client = "nfsrdma-nc" + std::to_string(trunked.options().nconnect);
 }
 

@@ -1,10 +1,8 @@
 #include "bench/anchor/DeviceAnchor.h"
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,19 +24,12 @@ struct DeviceWorkload {
 };
 constexpr DeviceWorkload kWorkloads[] = {{"4k-randread", "randread"}, {"128k-read", "read"}};
 
-// Every thread of this process, io_uring's io-wq workers included.
-double processCpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
-DeviceAnchorRun runOurs(const TargetSpec& target, const FileProfile& profile, double seconds) {
+ReadMeasurement runOurs(const TargetSpec& target, const FileProfile& profile, double seconds) {
   FileOptions o;
   o.runtime = std::chrono::milliseconds(static_cast<long>(seconds * 1000));
   o.ramp = std::chrono::milliseconds(0);  // fio's CPU covers its whole run: no ramp on either side
-  DeviceAnchorRun run{"nfsrdma", 0, 0, 0, 0, {}};
+  ReadMeasurement run;
+  run.client = "nfsrdma";
   const double cpu0 = processCpuSeconds();
   RunSettings rs;
   rs.cache = CachePrep::FromOptions;
@@ -51,7 +42,7 @@ DeviceAnchorRun runOurs(const TargetSpec& target, const FileProfile& profile, do
   return run;
 }
 
-DeviceAnchorRun runFio(const std::string& device, const FileProfile& p, const char* rw, double seconds) {
+ReadMeasurement runFio(const std::string& device, const FileProfile& p, const char* rw, double seconds) {
   const std::string out = (std::filesystem::temp_directory_path() /
                            ("nfsrdma-anchor-fio-" + std::to_string(::getpid()) + ".json"))
                               .string();
@@ -62,7 +53,8 @@ DeviceAnchorRun runFio(const std::string& device, const FileProfile& p, const ch
       static_cast<int>(seconds) + 60, device.c_str(), rw, p.blockSize, p.defaultIodepth, seconds,
       out.c_str());
   const int status = std::system(cmd.c_str());
-  DeviceAnchorRun run{"fio", 0, 0, 0, 0, {}};
+  ReadMeasurement run;
+  run.client = "fio";
   if (status != 0) {
     run.error = "fio exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + cmd;
   } else {
@@ -76,40 +68,29 @@ DeviceAnchorRun runFio(const std::string& device, const FileProfile& p, const ch
   return run;
 }
 
-DeviceAnchorRun medianOrFailed(std::vector<DeviceAnchorRun> runs) {
-  for (const auto& r : runs) {
-    if (!r.error.empty()) return r;
-  }
-  std::sort(runs.begin(), runs.end(), [](const DeviceAnchorRun& a, const DeviceAnchorRun& b) {
-    return a.cpuMicrosPerOp() < b.cpuMicrosPerOp();
-  });
-  return runs[runs.size() / 2];
-}
-
 struct DeviceRow {
   const char* workload;
-  DeviceAnchorRun ours, fio;
+  ReadMeasurement ours, fio;
 };
 
 DeviceRow measure(const TargetSpec& target, const DeviceWorkload& w, double seconds) {
   const FileProfile p = profileByName(w.profile);
-  std::vector<DeviceAnchorRun> ours, fio;
+  std::vector<ReadMeasurement> ours, fio;
   for (int k = 0; k < kRounds; ++k) {
     ours.push_back(runOurs(target, p, seconds));
     fio.push_back(runFio(target.location, p, w.fioRw, seconds));
     if (!ours.back().error.empty() || !fio.back().error.empty()) break;
   }
-  return {w.profile, medianOrFailed(ours), medianOrFailed(fio)};
+  return {w.profile, failedOrMedianByCpu(ours), failedOrMedianByCpu(fio)};
 }
 
-bool printRun(const char* workload, const DeviceAnchorRun& r) {
+bool printRun(const char* workload, const ReadMeasurement& r) {
   if (!r.error.empty()) {
     std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", workload, r.client.c_str(), r.error.c_str());
     return false;
   }
   std::printf(" %-12s %-8s %10.0f %9.1f %12.2f\n", workload, r.client.c_str(), r.iops(),
-              r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1048576.0 : 0,
-              r.cpuMicrosPerOp());
+              r.mibPerSecond(), r.cpuMicrosPerOp());
   return true;
 }
 
@@ -118,7 +99,7 @@ void writeRows(const std::string& path, const std::string& device, const std::ve
   w.beginObject().field("schema", "nfsrdma-bench-anchor-device/1").field("device", device);
   w.beginArray("results");
   for (const auto& r : rows) {
-    for (const DeviceAnchorRun* m : {&r.ours, &r.fio}) {
+    for (const ReadMeasurement* m : {&r.ours, &r.fio}) {
       w.beginObject().field("workload", r.workload).field("client", m->client);
       w.field("ops", m->ops).field("seconds", m->seconds).field("iops", m->iops());
       w.field("cpu_us_per_op", m->cpuMicrosPerOp()).field("error", m->error).endObject();
@@ -130,13 +111,14 @@ void writeRows(const std::string& path, const std::string& device, const std::ve
 
 }  // namespace
 
-DeviceAnchorRun fioRunFromJson(const JsonValue& doc) {
+ReadMeasurement fioRunFromJson(const JsonValue& doc) {
   const JsonValue* jobs = doc.find("jobs");
   if (jobs == nullptr || jobs->array.empty()) throw std::runtime_error("fio JSON: no \"jobs\"");
   const JsonValue& job = jobs->array.front();
   const JsonValue* read = job.find("read");
   if (read == nullptr) throw std::runtime_error("fio JSON: job has no \"read\"");
-  DeviceAnchorRun run{"fio", 0, 0, 0, 0, {}};
+  ReadMeasurement run;
+  run.client = "fio";
   run.ops = static_cast<std::uint64_t>(read->num("total_ios"));
   run.bytes = static_cast<std::uint64_t>(read->num("io_bytes"));
   run.seconds = job.num("job_runtime") / 1000.0;

@@ -12,29 +12,17 @@
 // threads of it) over the job's run, without its start-up.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 
+#include "bench/anchor/ReadDrivers.h"
 #include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
 
-struct DeviceAnchorRun {
-  std::string client;  // "nfsrdma" or "fio"
-  std::uint64_t ops = 0;
-  double seconds = 0;
-  double cpuSeconds = 0;  // user + system over the run (see above)
-  std::uint64_t bytes = 0;
-  std::string error;
-  double iops() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
-  double cpuMicrosPerOp() const { return ops ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
-};
-
 // fio's --output-format=json of one job: its reads, runtime and its own
-// usr_cpu + sys_cpu (its job thread's). Throws std::runtime_error naming
+// usr_cpu + sys_cpu (its job process's). Throws std::runtime_error naming
 // what is missing.
-DeviceAnchorRun fioRunFromJson(const JsonValue& doc);
+ReadMeasurement fioRunFromJson(const JsonValue& doc);
 
 // The whole command; the exit status (1 when a run failed).
 int runDeviceAnchor(const std::string& device, double runtimeSeconds, const std::string& jsonPath);

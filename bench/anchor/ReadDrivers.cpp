@@ -18,16 +18,27 @@ extern "C" {
 }
 
 namespace nfsrdma::bench {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double cpuNow() {
+double processCpuSeconds() {
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
   return secs(ru.ru_utime) + secs(ru.ru_stime);
 }
+
+ReadMeasurement failedOrMedianByCpu(std::vector<ReadMeasurement> runs) {
+  const auto failed =
+      std::find_if(runs.begin(), runs.end(), [](const auto& m) { return !m.error.empty(); });
+  if (failed != runs.end()) return *failed;
+  std::sort(runs.begin(), runs.end(), [](const ReadMeasurement& a, const ReadMeasurement& b) {
+    return a.cpuMicrosPerOp() < b.cpuMicrosPerOp();
+  });
+  return runs[runs.size() / 2];
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // Offsets for one queue slot: random blocks from a per-slot xorshift, or a
 // shared sequential cursor.
@@ -244,12 +255,12 @@ ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const R
   m.client = "nfsrdma";
   OpenFile f = client.open(file, {});
   NfsrdmaReads reads(client, f, w);
-  const double cpu0 = cpuNow();
+  const double cpu0 = processCpuSeconds();
   const auto t0 = Clock::now();
   reads.start(t0 + w.runtime);
   reads.waitForAll();
   m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  m.cpuSeconds = cpuNow() - cpu0;
+  m.cpuSeconds = processCpuSeconds() - cpu0;
   reads.addTo(m);
   client.close(f);
   return m;
@@ -377,7 +388,7 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
       slot.pieces.push_back({&slot, at, std::min<std::size_t>(piece, w.blockSize - at)});
     }
   }
-  const double cpu0 = cpuNow();
+  const double cpu0 = processCpuSeconds();
   const auto t0 = Clock::now();
   run.deadline = t0 + w.runtime;
   run.active = w.queueDepth;
@@ -403,7 +414,7 @@ ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, cons
     }
   }
   m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  m.cpuSeconds = cpuNow() - cpu0;
+  m.cpuSeconds = processCpuSeconds() - cpu0;
   m.ops = run.ops;
   m.bytes = run.bytes;
   m.error = run.error;

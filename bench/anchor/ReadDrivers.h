@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/anchor/HostCpu.h"
 #include "bench/file/engines/LibnfsLimits.h"
@@ -42,6 +43,15 @@ struct ReadMeasurement {
   double mibPerSecond() const { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1048576.0 : 0; }
   double cpuMicrosPerOp() const { return ops > 0 ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
 };
+
+// This process's user + system CPU seconds, every thread of it (io_uring's
+// io-wq workers too): what each run is charged.
+double processCpuSeconds();
+
+// The first failed run, else the run of the median CPU per operation: what
+// a run typically costs, not the one a neighbour's burst of work disturbed.
+// runs must not be empty.
+ReadMeasurement failedOrMedianByCpu(std::vector<ReadMeasurement> runs);
 
 // Our client: 'file' (a path below the client's export) must hold fileSize bytes.
 ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w);

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "verbs/UniqueFd.h"
+#include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -110,9 +111,7 @@ std::string lookup(blkid_probe pr, const char* key) {
   return std::string(v, strnlen(v, len));
 }
 
-std::string errnoText(int err) {
-  return std::strerror(err);
-}
+using verbs::errnoText;
 
 }  // namespace
 

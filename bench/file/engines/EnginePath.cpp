@@ -22,13 +22,12 @@
 
 #include "bench/file/engines/Engine.h"
 #include "verbs/UniqueFd.h"
+#include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
 namespace {
 
-std::string errnoText(int err) {
-  return std::strerror(err);
-}
+using verbs::errnoText;
 
 class PathEngine final : public Engine {
  public:

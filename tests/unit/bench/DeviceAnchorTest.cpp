@@ -8,7 +8,7 @@ namespace nfsrdma::bench {
 namespace {
 
 TEST(DeviceAnchor, ReadsFiosJobFigures) {
-  const DeviceAnchorRun r = fioRunFromJson(parseJson(R"({
+  const ReadMeasurement r = fioRunFromJson(parseJson(R"({
     "fio version": "fio-3.33",
     "jobs": [{"jobname": "anchor", "error": 0, "job_runtime": 2000,
               "usr_cpu": 5.8, "sys_cpu": 13.55,
@@ -23,7 +23,7 @@ TEST(DeviceAnchor, ReadsFiosJobFigures) {
 }
 
 TEST(DeviceAnchor, AFailedFioJobIsAnError) {
-  const DeviceAnchorRun r = fioRunFromJson(parseJson(
+  const ReadMeasurement r = fioRunFromJson(parseJson(
       R"({"jobs": [{"error": 5, "job_runtime": 10, "read": {"total_ios": 0, "io_bytes": 0}}]})"));
   EXPECT_EQ(r.error, "fio job error 5");
 }

@@ -24,8 +24,13 @@ std::uint32_t jobsSharing(const FileOptions& o) {
   return std::max(o.sharingJobs, o.numjobs);
 }
 
+// "target local (dev:/dev/sdb): ", how every refusal of a dev: target begins.
+std::string whoIs(const TargetSpec& t) {
+  return "target " + t.name + " (dev:" + t.location + "): ";
+}
+
 void checkLayoutOf(const TargetSpec& t, const FileOptions& o) {
-  const std::string who = "target " + t.name + " (dev:" + t.location + "): ";
+  const std::string who = whoIs(t);
   if (o.nrfiles != 1) {
     throw std::invalid_argument(who + "--nrfiles " + std::to_string(o.nrfiles) +
                                 ": a device is one file shared by the jobs (use --nrfiles 1)");
@@ -47,26 +52,21 @@ void checkLayoutOf(const TargetSpec& t, const FileOptions& o) {
 
 void checkBlocksOf(const TargetSpec& t, const FileProfile& p) {
   if (p.blockSize % t.device.logicalBlock == 0) return;
-  throw std::invalid_argument("target " + t.name + " (dev:" + t.location + "): " + p.name + "'s " +
+  throw std::invalid_argument(whoIs(t) + p.name + "'s " +
                               bytesText(p.blockSize) + " requests are not a multiple of its " +
                               std::to_string(t.device.logicalBlock) + " B logical block");
 }
 
-// The run writes t: a profile writes, or --verify lays the pattern out.
-bool writesDevice(const std::vector<FileProfile>& profiles, const FileOptions& o) {
-  return o.verify || std::any_of(profiles.begin(), profiles.end(),
-                                 [](const FileProfile& p) { return p.writes(); });
-}
-
+// The run writes t when a profile writes, or when --verify lays the pattern out.
 void authorizeWrite(TargetSpec& t, const std::vector<FileProfile>& profiles, const FileOptions& o,
                     const WritePermission& permission, const DeviceProbePaths& paths) {
-  if (!writesDevice(profiles, o)) return;
+  const bool profilesWrite = std::any_of(profiles.begin(), profiles.end(),
+                                         [](const FileProfile& p) { return p.writes(); });
+  if (!profilesWrite && !o.verify) return;
   std::string why = writeRefusal(t.name, t.device, probeDeviceUse(t.device, paths), permission);
   if (!why.empty()) {
-    const bool onlyVerify = std::none_of(profiles.begin(), profiles.end(),
-                                         [](const FileProfile& p) { return p.writes(); });
     // Reads alone write nothing; --verify is what asked for the pattern.
-    if (onlyVerify) {
+    if (!profilesWrite) {
       why += " (the profiles only read, but --verify checks the bench's data pattern, which a "
              "write must first lay out on the device; leave out --verify to read it as it is)";
     }

@@ -188,11 +188,11 @@ done
 if grep -q '"ran": *false' "$out.json"; then vm_fail "a cell did not run (see the table)"; fi
 echo "block table: all cells ran, --verify clean"
 
-# The dev engine against fio (the anchor, at its best) on the ramdisk and on
-# the NVMe-oF namespace over RDMA, read-only, in this boot.
-for d in /dev/ram0 "$nvmf_rdma"; do
-  timeout 120 nfsrdma-bench anchor --device "$d" --runtime 1 >"$VM_TMP/anchor.txt" 2>&1 ||
-    { cat "$VM_TMP/anchor.txt"; vm_fail "nfsrdma-bench anchor --device $d"; }
-  cat "$VM_TMP/anchor.txt"
-  grep -q 'ratios nfsrdma/fio: 4k-randread IOPS' "$VM_TMP/anchor.txt" || vm_fail "no ratios for $d"
-done
+# The dev engine against fio (the anchor, at its best) on the ramdisk,
+# read-only, in this boot: the fastest device here, where the engine's own
+# cost shows most. (On the NVMe-oF namespace it costs the boot 40 s more and
+# compares the same engine through the same block layer.)
+timeout 120 nfsrdma-bench anchor --device /dev/ram0 --runtime 1 >"$VM_TMP/anchor.txt" 2>&1 ||
+  { cat "$VM_TMP/anchor.txt"; vm_fail "nfsrdma-bench anchor --device /dev/ram0"; }
+cat "$VM_TMP/anchor.txt"
+grep -q 'ratios nfsrdma/fio: 4k-randread IOPS' "$VM_TMP/anchor.txt" || vm_fail "no ratios for /dev/ram0"

@@ -259,10 +259,6 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   while (o.exportPath.size() > 1 && o.exportPath.back() == '/') o.exportPath.pop_back();
   applyQuery(url, query, o, port);
   if (o.proto == TransportKind::kRdma && !port.given) o.port = 20049;
-  if (o.proto == TransportKind::kRdma && o.ioThreads != 0) {
-    bad(url, "iothreads=" + std::to_string(o.ioThreads) +
-                 " needs proto=tcp: each RDMA connection polls its own completion queue on its own thread");
-  }
   if (o.proto == TransportKind::kRdma && o.readsPerCompound > 1) {
     bad(url, "reads-per-compound=" + std::to_string(o.readsPerCompound) +
                  " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, one READ per COMPOUND");

@@ -83,9 +83,9 @@ struct ClientOptions {
   // calls go to the least loaded. 1..16, as the kernel's mount option.
   std::uint32_t nconnect = 1;
   std::optional<std::uint32_t> givenNconnect;  // what the URL said, for callers with their own default
-  // iothreads=N: the I/O threads a TCP trunk's connections share (connection
-  // i runs on thread i mod N); 0: one per two cores, at most nconnect. Each
-  // RDMA connection polls its own completion queue on its own thread.
+  // iothreads=N: the I/O threads a trunk's connections share (connection i
+  // runs on thread i mod N; TCP sockets and RDMA completion queues alike);
+  // 0: one per two cores, at most nconnect.
   std::uint32_t ioThreads = 0;
   // numa=auto: each connection's I/O thread runs on the CPUs of its device's
   // NUMA node (the RDMA device; over TCP the NIC holding the local address),
@@ -113,7 +113,7 @@ struct ClientOptions {
   // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
   // busy-timeout (ms), recovery-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
   // (local addresses, comma list), reads-per-compound (1..16, TCP only),
-  // nconnect (1..16), iothreads (1..16, TCP only).
+  // nconnect (1..16), iothreads (1..16).
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;

@@ -25,7 +25,8 @@ std::string hostName() {
 // One receive buffer per credit stays registered for the connection's life.
 constexpr std::uint32_t kMaxRdmaCredits = 1024;
 
-std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) {
+std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o,
+                                                        const std::shared_ptr<transport::IoLoop>& loop) {
   transport::rdma::RdmaTransportOptions r;
   r.host = o.host;
   r.port = o.port;
@@ -39,7 +40,7 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o) 
   r.registration = o.perIoRegistration ? transport::rdma::MemoryRegistration::kPerIo
                                        : transport::rdma::MemoryRegistration::kPooled;
   r.numaAuto = o.numaAuto;
-  return transport::rdma::RdmaTransport::connect(r);
+  return transport::rdma::RdmaTransport::connect(r, loop);
 }
 
 // The one place a transport is chosen. A kind this switch does not know
@@ -53,7 +54,7 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
       return tcp;
     }
     case TransportKind::kRdma:
-      return makeRdmaTransport(o);
+      return makeRdmaTransport(o, loop);
   }
   throw NfsException(makeError(
       ClientErrc::kInvalidArgument,
@@ -74,12 +75,12 @@ ClientOptions connectionOptions(const ClientOptions& o, std::size_t i) {
   return c;
 }
 
-// The I/O threads a TCP trunk's connections share: a thread per connection
+// The I/O threads a trunk's connections share: a thread per connection
 // costs a wakeup per reply or two once the connections outnumber the cores,
-// where one thread serving several takes their replies in batches. None
-// (each connection its own) for one connection and for RDMA.
+// where one thread serving several takes their replies (TCP) or completions
+// (RDMA) in batches. None (each connection its own) for one connection.
 std::vector<std::shared_ptr<transport::IoLoop>> ioLoops(const ClientOptions& o) {
-  if (o.proto != TransportKind::kTcp || o.nconnect <= 1) return {};
+  if (o.nconnect <= 1) return {};
   const std::uint32_t cores = std::max(1U, std::thread::hardware_concurrency());
   const std::uint32_t wanted = o.ioThreads != 0 ? o.ioThreads : std::max(1U, cores / 2);
   std::vector<std::shared_ptr<transport::IoLoop>> loops;

@@ -1,6 +1,7 @@
-// One I/O thread serving the sockets of one or more connections.
+// One I/O thread serving the descriptors of one or more connections: TCP
+// sockets, and RDMA completion channels and connection-manager events.
 //
-// Every TCP connection runs on an IoLoop: its own by default, or one shared
+// Every connection runs on an IoLoop: its own by default, or one shared
 // by several connections of a trunk (nconnect) when the host has fewer
 // cores than connections. A shared loop takes the replies of all its
 // connections in one wakeup, as one connection takes a batch of replies,

@@ -4,8 +4,6 @@
 #include "client/transport/rdma/InlineMarshal.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -28,9 +26,10 @@ std::uint32_t receiveCount(const RdmaTransportOptions& o) {
 
 }  // namespace
 
-std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions& options) {
+std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions& options,
+                                                      std::shared_ptr<IoLoop> loop) {
   try {
-    return std::unique_ptr<RdmaTransport>(new RdmaTransport(options));
+    return std::unique_ptr<RdmaTransport>(new RdmaTransport(options, std::move(loop)));
   } catch (const verbs::NoDeviceError& e) {
     throw NfsException(makeError(ClientErrc::kNoRdmaDevice, e.what()));
   } catch (const NfsException&) {
@@ -65,7 +64,40 @@ verbs::CmId resolvedId(verbs::CmEventChannel& events, const RdmaTransportOptions
 }
 }  // namespace
 
-RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
+// The loop's view of the connection, one member per descriptor: the
+// completion channel (replies and send completions; it also carries the
+// tick) and the connection manager's events (a disconnect). A member
+// reports no calls in flight, so the loop's reply pacing (a TCP socket's)
+// never waits for RDMA completions: a CQ is polled as soon as it fires.
+class RdmaTransport::LoopMember final : public IoLoop::Member {
+ public:
+  enum class Source { kCompletions, kCmEvents };
+  LoopMember(RdmaTransport& t, Source source) : t_(t), source_(source) {}
+  int pollFd() const override {
+    return source_ == Source::kCompletions ? t_.completionChannel_.get()->fd : t_.events_.get()->fd;
+  }
+  short pollEvents() const override { return POLLIN; }
+  void onEvents(short revents) override {
+    if ((revents & POLLIN) == 0) return;
+    if (source_ == Source::kCompletions) {
+      t_.onCompletionEvent();
+    } else {
+      t_.onCmEvent();
+    }
+  }
+  void onTick() override {
+    if (source_ == Source::kCompletions) t_.sink_->onTick();
+  }
+  std::size_t takeReplies() override { return 0; }
+  std::size_t callsInFlight() const override { return 0; }
+  bool inLargeRecord() const override { return false; }
+
+ private:
+  RdmaTransport& t_;
+  Source source_;
+};
+
+RdmaTransport::RdmaTransport(const RdmaTransportOptions& options, std::shared_ptr<IoLoop> loop)
     : options_(options),
       description_("rdma " + options.host + ":" + std::to_string(options.port)),
       events_(verbs::CmEventChannel::create()),
@@ -97,9 +129,10 @@ RdmaTransport::RdmaTransport(const RdmaTransportOptions& options)
           options.registration, [this](std::uintptr_t start, std::size_t length, unsigned access) {
             return registerRange(start, length, access);
           })) {
-  wakeFd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-  if (!wakeFd_) throw std::system_error(errno, std::generic_category(), "eventfd");
-  setUp(options);  // if it throws, wakeFd_ (a member, already built) closes itself
+  loop_ = loop ? std::move(loop) : std::make_shared<IoLoop>();
+  completionMember_ = std::make_unique<LoopMember>(*this, LoopMember::Source::kCompletions);
+  cmEventMember_ = std::make_unique<LoopMember>(*this, LoopMember::Source::kCmEvents);
+  setUp(options);
 }
 
 void RdmaTransport::setUp(const RdmaTransportOptions& options) {
@@ -143,23 +176,22 @@ RdmaTransport::~RdmaTransport() {
 
 void RdmaTransport::start(TransportSink& sink) {
   sink_ = &sink;
-  thread_ = std::thread([this] { run(); });
-}
-
-void RdmaTransport::wake() {
-  std::uint64_t one = 1;
-  (void)!::write(wakeFd_.get(), &one, sizeof one);
+  if (options_.numaAuto) {
+    const std::string device = id_.deviceName();
+    loop_->place(rdmaDeviceNumaNode(device), "RDMA device " + device);
+  }
+  started_ = true;
+  loop_->add(*completionMember_);
+  loop_->add(*cmEventMember_);
 }
 
 void RdmaTransport::close() {
   if (stopping_.exchange(true)) return;
-  wake();
-  if (thread_.joinable()) {
-    if (std::this_thread::get_id() == thread_.get_id()) {
-      thread_.detach();
-    } else {
-      thread_.join();
-    }
+  // From here on the loop does not touch this connection (from a callback
+  // on the loop's thread: from the current round on).
+  if (started_) {
+    loop_->remove(*completionMember_);
+    loop_->remove(*cmEventMember_);
   }
   (void)id_.disconnect();
   // Flush everything posted so no completion refers to memory we free next.
@@ -334,50 +366,22 @@ void RdmaTransport::fail(const Error& e) {
   if (sink_ != nullptr) sink_->onTransportError(e);
 }
 
-void RdmaTransport::run() {
-  ioThreadId_.store(std::this_thread::get_id());
-  if (options_.numaAuto) {
-    const std::string device = id_.deviceName();
-    NumaPlacement p = placeThisThread(rdmaDeviceNumaNode(device), "RDMA device " + device);
-    std::lock_guard lock(mu_);
-    placement_ = std::move(p);
-  }
-  auto nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
-  while (!stopping_.load()) {
-    std::array<pollfd, 3> fds{{{completionChannel_.get()->fd, POLLIN, 0},
-                               {events_.get()->fd, POLLIN, 0},
-                               {wakeFd_.get(), POLLIN, 0}}};
-    const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            nextTick - std::chrono::steady_clock::now())
-                            .count();
-    const int rc = ::poll(fds.data(), fds.size(), waitMs < 0 ? 0 : static_cast<int>(waitMs) + 1);
-    if (rc < 0 && errno != EINTR) fail(errnoError(errno, "poll on " + description_));
-    if (rc > 0) {
-      if (fds[2].revents & POLLIN) {
-        std::uint64_t v;
-        (void)!::read(wakeFd_.get(), &v, sizeof v);
-      }
-      if (stopping_.load()) break;
-      if (fds[0].revents & POLLIN) {
-        (void)cq_.waitEvent(std::chrono::milliseconds(0));  // ack and re-arm
-        pollCompletions();
-      }
-      if (fds[1].revents & POLLIN) {
-        try {
-          if (auto ev = events_.wait(std::chrono::milliseconds(0))) {
-            if (ev->type() == RDMA_CM_EVENT_DISCONNECTED || ev->type() == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-              fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + ev->describe()));
-            }
-          }
-        } catch (const std::exception& e) {
-          fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + e.what()));
-        }
+void RdmaTransport::onCompletionEvent() {
+  if (stopping_.load()) return;
+  (void)cq_.waitEvent(std::chrono::milliseconds(0));  // ack and re-arm
+  pollCompletions();
+}
+
+void RdmaTransport::onCmEvent() {
+  if (stopping_.load()) return;
+  try {
+    if (auto ev = events_.wait(std::chrono::milliseconds(0))) {
+      if (ev->type() == RDMA_CM_EVENT_DISCONNECTED || ev->type() == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+        fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + ev->describe()));
       }
     }
-    if (std::chrono::steady_clock::now() >= nextTick) {
-      sink_->onTick();
-      nextTick = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
-    }
+  } catch (const std::exception& e) {
+    fail(makeError(ClientErrc::kConnectionClosed, description_ + ": " + e.what()));
   }
 }
 
@@ -555,8 +559,8 @@ std::string RdmaTransport::statsLine() const {
                      " memreg=" + memoryRegistrationName(registrations_->kind());
   for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);
   if (options_.numaAuto) {
-    std::lock_guard lock(mu_);
-    line += placement_.detail.empty() ? " numa=pending" : placement_.statsField();
+    const NumaPlacement p = loop_->placement();
+    line += p.detail.empty() ? " numa=pending" : p.statsField();
   }
   return line;
 }

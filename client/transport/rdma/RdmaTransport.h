@@ -8,8 +8,12 @@
 // their XDR position, straight from the caller's memory; READ data lands in
 // the caller's buffer through a Write chunk; large replies come through a
 // Reply chunk (ChunkPlanner decides). Calls in flight never exceed the
-// server's credit grant: the rest wait in a backlog (CreditWindow). One I/O
-// thread polls the completion queue and the connection manager's events.
+// server's credit grant: the rest wait in a backlog (CreditWindow). An I/O
+// loop (IoLoop) waits on the completion channel and the connection
+// manager's events: its own, or one shared by the queue pairs of a trunk, so
+// that with more connections than cores one thread takes every QP's
+// completions in one wakeup instead of a thread per QP contending with the
+// device's own work for the same cores.
 //
 // The decisions are pure units beside this file, tested without verbs:
 // ChunkPlanner (which chunks), ChunkLists (their segments and memory),
@@ -25,10 +29,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "client/transport/IoLoop.h"
 #include "client/transport/NumaPlacement.h"
 #include "client/transport/Transport.h"
 #include "client/transport/rdma/ChunkLists.h"
@@ -37,7 +41,6 @@
 #include "client/transport/rdma/MemoryRegistration.h"
 #include "client/transport/rdma/RpcRdmaHeader.h"
 #include "verbs/CmConnection.h"
-#include "verbs/UniqueFd.h"
 #include "verbs/CmEventChannel.h"
 #include "verbs/CmId.h"
 #include "verbs/CompletionQueue.h"
@@ -58,7 +61,7 @@ struct RdmaTransportOptions {
   // this must exceed the calls the session can have outstanding (its slots).
   std::uint32_t sendBuffers = 256;
   MemoryRegistration registration = MemoryRegistration::kPooled;
-  bool numaAuto = false;  // numa=auto: the completion thread runs on the device's node
+  bool numaAuto = false;  // numa=auto: the I/O loop's thread runs on the device's node
 };
 
 // Counters in the spirit of the kernel's "xprt: rdma" line in mountstats.
@@ -82,7 +85,9 @@ class RdmaTransport final : public Transport {
  public:
   // Connects through rdma_cm; throws NfsException (kNoRdmaDevice when the
   // host has no RDMA device, otherwise naming the failing step).
-  static std::unique_ptr<RdmaTransport> connect(const RdmaTransportOptions& options);
+  // loop: the I/O thread to run on, shared with other connections; null: its own.
+  static std::unique_ptr<RdmaTransport> connect(const RdmaTransportOptions& options,
+                                                std::shared_ptr<IoLoop> loop = nullptr);
   ~RdmaTransport() override;
 
   RdmaTransport(const RdmaTransport&) = delete;
@@ -93,7 +98,7 @@ class RdmaTransport final : public Transport {
   void setMaxIncomingMessage(std::size_t bytes) override { maxIncoming_.store(bytes); }
   void close() override;
   void abandon(std::uint32_t xid) override;
-  bool onIoThread() const override { return std::this_thread::get_id() == ioThreadId_.load(); }
+  bool onIoThread() const override { return loop_->onThread(); }
   std::string describe() const override { return description_; }
   RdmaStats stats() const;
   std::string statsLine() const override;
@@ -101,9 +106,14 @@ class RdmaTransport final : public Transport {
 
  private:
 
-  explicit RdmaTransport(const RdmaTransportOptions& options);
+  // What the loop waits on for this connection: one member for the
+  // completion channel, one for the connection manager's events.
+  class LoopMember;
+
+  RdmaTransport(const RdmaTransportOptions& options, std::shared_ptr<IoLoop> loop);
   void setUp(const RdmaTransportOptions& options);  // receives, send slots, connect
-  void run();
+  void onCompletionEvent();
+  void onCmEvent();
   void pollCompletions();
   // send()'s steps.
   Error encodeChunkLists(const OutgoingMessage& message, const CallPlan& p, CallChunks& call,
@@ -127,7 +137,6 @@ class RdmaTransport final : public Transport {
   void fail(const Error& e);
   // The device side of registration, which the registration strategy calls.
   Registration registerRange(std::uintptr_t start, std::size_t length, unsigned access);
-  void wake();
 
   RdmaTransportOptions options_;
   std::string description_;
@@ -143,11 +152,11 @@ class RdmaTransport final : public Transport {
   verbs::RegisteredBuffer sendBuffers_;
 
   InlineLimits limits_;
-  UniqueFd wakeFd_;  // an eventfd: wake() ends the I/O loop's poll
+  std::shared_ptr<IoLoop> loop_;
+  std::unique_ptr<LoopMember> completionMember_;
+  std::unique_ptr<LoopMember> cmEventMember_;
   TransportSink* sink_ = nullptr;
-  std::thread thread_;
-  std::atomic<std::thread::id> ioThreadId_{};
-  NumaPlacement placement_;  // numa=auto: where run() runs (under mu_)
+  bool started_ = false;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> broken_{false};
   std::string failure_;  // the first fail()'s message, for later send errors (mu_)

@@ -206,6 +206,7 @@ class Session {
   struct Connection {
     rpc::RpcClient* rpc = nullptr;
     bool otherAddress = false;
+    bool corksRounds = false;  // its transport's (Transport::corksRounds)
     std::atomic<ConnState> state{ConnState::kUp};
     // The renewal thread's next try and its backoff (mu_).
     std::chrono::steady_clock::time_point nextAttempt{};
@@ -267,6 +268,11 @@ class Session {
   // The least loaded connection that is up (none: the first, whose call
   // then fails and starts a recovery).
   std::size_t pick() const;
+  // The least loaded connection that is up, ties in turn; thisThreadOnly:
+  // of those this I/O thread serves (none: conns_.size()).
+  std::size_t leastLoaded(bool thisThreadOnly) const;
+  // pick() from a reply callback over transports that cork a loop's round.
+  std::size_t pickForRound() const;
   bool anyUpLocked() const;
   // Connection i failed: the renewal thread reconnects it (mu_ held).
   void markDownLocked(std::size_t i, const Error& cause);

@@ -14,6 +14,7 @@ std::vector<std::unique_ptr<Session::Connection>> Session::makeConnections(
     auto c = std::make_unique<Connection>();
     c->rpc = given.rpc;
     c->otherAddress = given.otherAddress;
+    c->corksRounds = given.rpc->corksRounds();
     // Only the first is bound by CREATE_SESSION; the others join it first.
     c->state = out.empty() ? ConnState::kUp : ConnState::kUnbound;
     out.push_back(std::move(c));
@@ -21,15 +22,25 @@ std::vector<std::unique_ptr<Session::Connection>> Session::makeConnections(
   return out;
 }
 
+namespace {
+// The connection the calls of one loop round go on (pickForRound).
+struct RoundTarget {
+  const void* session = nullptr;
+  std::uint64_t round = 0;
+  std::size_t conn = 0;
+};
+thread_local RoundTarget tlsRoundTarget;
+}  // namespace
+
 std::size_t Session::pick() const {
   const std::size_t n = conns_.size();
   if (n == 1) return 0;
-  // A call made from a reply callback stays on that reply's connection
-  // unless it is clearly busier than the least loaded: sent while its
-  // replies are delivered, it is corked with the others of the wakeup,
-  // where another connection would send it on its own (or its thread would
-  // have to be woken for it).
   if (const rpc::RpcClient* current = rpc::RpcClient::deliveringNow()) {
+    if (conns_.front()->corksRounds) return pickForRound();
+    // A call made from a reply callback stays on that reply's connection
+    // unless it is clearly busier than the least loaded: sent while its
+    // replies are delivered, it is corked with the others of the wakeup,
+    // where another connection would send it on its own.
     std::size_t mine = n;
     std::size_t least = SIZE_MAX;
     for (std::size_t i = 0; i < n; ++i) {
@@ -39,21 +50,46 @@ std::size_t Session::pick() const {
     }
     if (mine != n && conns_[mine]->rpc->inFlight() <= least + kAffinitySlack) return mine;
   }
-  // The least loaded one that is up; ties go round, so a caller with one
-  // call at a time still uses every connection.
+  return leastLoaded(false);
+}
+
+std::size_t Session::leastLoaded(bool thisThreadOnly) const {
+  // Ties go round, so a caller with one call at a time still uses every
+  // connection. None up: the first, whose call then fails and starts the
+  // recovery.
+  const std::size_t n = conns_.size();
   const std::size_t start = rotor_.fetch_add(1, std::memory_order_relaxed);
-  std::size_t best = 0;
+  std::size_t best = thisThreadOnly ? n : 0;
   std::size_t load = SIZE_MAX;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (start + k) % n;
     if (conns_[i]->state.load(std::memory_order_relaxed) != ConnState::kUp) continue;
+    if (thisThreadOnly && !conns_[i]->rpc->onIoThread()) continue;
     const std::size_t l = conns_[i]->rpc->inFlight();
     if (l < load) {
       best = i;
       load = l;
     }
   }
-  return best;  // none up: the first, whose call then fails and starts the recovery
+  return best;
+}
+
+std::size_t Session::pickForRound() const {
+  // The calls that reply callbacks make in one round of the loop all go on
+  // one of the loop's connections, the least loaded when the round's first
+  // call is made. They leave in one send at the round's end and their
+  // replies come back together, where spreading every round's calls over
+  // all connections costs each connection a send and a receive per round
+  // (on loopback also the server's side of every segment). The rounds take
+  // turns, so every connection carries its part of the load.
+  const std::size_t n = conns_.size();
+  const std::uint64_t round = rpc::RpcClient::deliveryRound();
+  RoundTarget& t = tlsRoundTarget;
+  if (t.session == this && t.round == round && t.conn < n && connectionUp(t.conn)) return t.conn;
+  std::size_t target = leastLoaded(true);
+  if (target == n) target = leastLoaded(false);  // none of them served by this thread
+  t = RoundTarget{this, round, target};
+  return target;
 }
 
 bool Session::connectionUp(std::size_t i) const {

@@ -3,6 +3,8 @@
 #include <random>
 #include <vector>
 
+#include "client/transport/IoLoop.h"
+
 namespace nfsrdma::rpc {
 
 RpcStats& RpcStats::operator+=(const RpcStats& o) {
@@ -129,6 +131,13 @@ void RpcClient::setMaxIncomingMessage(std::size_t bytes) {
   std::shared_lock lock(transportMu_);
   maxIncoming_ = bytes;
   transport_->setMaxIncomingMessage(bytes);
+}
+
+std::uint64_t RpcClient::deliveryRound() { return transport::IoLoop::currentRound(); }
+
+bool RpcClient::corksRounds() const {
+  std::shared_lock lock(transportMu_);
+  return transport_->corksRounds();
 }
 
 bool RpcClient::onIoThread() const {

@@ -98,6 +98,9 @@ class RpcClient final : public transport::TransportSink {
   // The connection whose reply callback this thread is in, if any: a call
   // sent on it from there leaves corked with the others of the wakeup.
   static const RpcClient* deliveringNow() { return tlsDelivering_; }
+  // This I/O thread's loop round (transport::IoLoop::currentRound).
+  static std::uint64_t deliveryRound();
+  bool corksRounds() const;  // the transport's (Transport::corksRounds)
   std::string describe() const;
   std::string transportStats() const;
   std::uint32_t transportCallLimit() const;

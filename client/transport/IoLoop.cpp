@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "client/Error.h"
+#include "client/transport/Transport.h"
 
 namespace nfsrdma::transport {
 namespace {
@@ -19,9 +20,11 @@ constexpr std::int64_t kMinCoalesceMicros = 50;
 
 }  // namespace
 
+thread_local std::uint64_t IoLoop::tlsRound_ = 0;
+
 IoLoop::IoLoop() : wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (!wakeFd_) throw NfsException(errnoError(errno, "eventfd for an I/O loop"));
-  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -83,6 +86,7 @@ NumaPlacement IoLoop::placement() const {
 void IoLoop::drop(Member* m) {
   members_.erase(std::remove(members_.begin(), members_.end(), m), members_.end());
   std::replace(serving_.begin(), serving_.end(), m, static_cast<Member*>(nullptr));
+  std::replace(flushing_.begin(), flushing_.end(), m, static_cast<Member*>(nullptr));
 }
 
 void IoLoop::applyCommands() {
@@ -144,11 +148,20 @@ void IoLoop::serve(const std::vector<pollfd>& fds) {
   // fds[i + 1] is members_[i] of this round; a member removed by a callback
   // (its owner closed it) is skipped from then on.
   serving_ = members_;
+  ++tlsRound_;
+  inRound_ = true;
   for (std::size_t i = 0; i < serving_.size(); ++i) {
     const short ev = fds[i + 1].revents;
     if (ev != 0 && serving_[i] != nullptr) serving_[i]->onEvents(ev);
   }
+  inRound_ = false;
   serving_.clear();
+  // Sends corked during the round leave now, one per member; a member
+  // removed by a callback in between is skipped.
+  for (std::size_t i = 0; i < flushing_.size(); ++i) {
+    if (flushing_[i] != nullptr) flushing_[i]->onRoundEnd();
+  }
+  flushing_.clear();
 }
 
 void IoLoop::tick() {
@@ -157,7 +170,7 @@ void IoLoop::tick() {
     if (m != nullptr) m->onTick();
   }
   serving_.clear();
-  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTickIntervalMs);
+  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
 }
 
 std::chrono::microseconds IoLoop::pacing() {
@@ -181,8 +194,9 @@ std::chrono::microseconds IoLoop::pacing() {
   if (replies > 0) lastBatch_ = now;
   if (!coalesce_.load() || inFlight < kCoalesceMinInFlight || large) return std::chrono::microseconds(0);
   // A quarter of the calls in flight per wakeup; over several connections
-  // half, since each connection's share costs a receive and a send of its
-  // own per wakeup (what a trunk would otherwise pay per operation).
+  // half, since each connection with replies in a wakeup costs a receive
+  // of its own (what a trunk would otherwise pay per operation; its calls
+  // leave in one send per wakeup: Session::pickForRound).
   const double share = busy > 1 ? 0.5 : 0.25;
   const auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) * share);
   if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);

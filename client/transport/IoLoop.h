@@ -22,6 +22,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,9 +50,9 @@ class IoLoop {
     virtual std::size_t takeReplies() = 0;
     virtual std::size_t callsInFlight() const = 0;
     virtual bool inLargeRecord() const = 0;
+    // After a round of callbacks, for a member that asked (flushAfterRound).
+    virtual void onRoundEnd() {}
   };
-
-  static constexpr int kTickIntervalMs = 50;
 
   IoLoop();   // starts the thread; throws NfsException when the eventfd cannot be made
   ~IoLoop();  // stops the thread; every member must have left
@@ -72,6 +73,15 @@ class IoLoop {
   void place(std::optional<int> node, std::string what);
   // Where the thread runs; empty detail: no placement applied yet.
   NumaPlacement placement() const;
+
+  // Loop thread only. inRound(): inside a round of event callbacks, where a
+  // member may cork a send made for it from another member's callback and
+  // ask to flush it when the round ends (m->onRoundEnd()).
+  bool inRound() const { return inRound_; }
+  void flushAfterRound(Member& m) { flushing_.push_back(&m); }
+  // How many rounds this thread's loop has served (0 on any other thread):
+  // what tells two calls made in the same round.
+  static std::uint64_t currentRound() { return tlsRound_; }
 
  private:
   struct Command {
@@ -107,6 +117,9 @@ class IoLoop {
   // Loop thread only.
   std::vector<Member*> members_;
   std::vector<Member*> serving_;  // this round's, a removed one nulled
+  std::vector<Member*> flushing_;  // asked for onRoundEnd(), a removed one nulled
+  bool inRound_ = false;
+  static thread_local std::uint64_t tlsRound_;
   std::chrono::steady_clock::time_point nextTick_;
   double replyGapMicros_ = 0;  // moving average of the time between replies, all members
   std::chrono::steady_clock::time_point lastBatch_{};

@@ -200,7 +200,10 @@ Error TcpTransport::send(const OutgoingMessage& message) {
 }
 
 Error TcpTransport::sendRecord(iovec* iov, std::size_t count, std::size_t size) {
-  if (onIoThread() && dispatching_ && size <= kCorkLimit) {
+  if (size <= kCorkLimit && onIoThread() && (dispatching_ || loop_->inRound())) {
+    // From another connection's callback: this one's cork leaves when the
+    // loop's round ends (its own receive may not come this round).
+    if (!dispatching_ && cork_.empty()) loop_->flushAfterRound(*this);
     appendIov(cork_, iov, count, 0);
     return {};
   }
@@ -273,6 +276,14 @@ Error TcpTransport::flushCork() {
   }
   cork_.clear();
   return {};
+}
+
+void TcpTransport::onRoundEnd() {
+  if (broken_.load()) {
+    cork_.clear();  // its calls fail with the connection
+    return;
+  }
+  if (Error e = flushCork()) fail(e);
 }
 
 void TcpTransport::fail(const Error& e) {

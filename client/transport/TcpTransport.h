@@ -63,6 +63,7 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   // (The loop's: on a shared loop it applies to all of its connections.)
   void setReplyCoalescing(bool on) { loop_->setCoalescing(on); }
   bool onIoThread() const override { return loop_->onThread(); }
+  bool corksRounds() const override { return true; }
   // numa=auto: the loop's thread goes to the NUMA node of the interface
   // holding this connection's local address; statsLine then says where.
   void placeOnDeviceNode();
@@ -80,6 +81,7 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   std::size_t takeReplies() override { return std::exchange(repliesInBatch_, 0); }
   std::size_t callsInFlight() const override { return sink_->callsInFlight(); }
   bool inLargeRecord() const override { return reader_.inLargeRecord(); }
+  void onRoundEnd() override;
   class Delivery;  // hands the reader's records to the sink, counting them
   Error readAndDispatch();
   ssize_t receiveInto(const ReceiveTargets& t);  // one recvmsg() into what the reader names

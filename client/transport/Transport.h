@@ -59,6 +59,7 @@ struct OutgoingMessage {
 
 class Transport {
  public:
+  // How often the I/O loop calls TransportSink::onTick (call deadlines).
   static constexpr int kTickIntervalMs = 50;
 
   virtual ~Transport() = default;
@@ -75,6 +76,11 @@ class Transport {
   // holds for it, so the server can no longer reach its buffers.
   virtual void abandon(std::uint32_t xid) { (void)xid; }
   virtual bool onIoThread() const = 0;
+  // Whether a send made on the I/O thread from any connection's reply
+  // callback waits for the end of the loop's round and leaves with the
+  // round's other sends (TCP: one sendmsg() for them all). Without it each
+  // such send leaves at once (RDMA: a posted send each).
+  virtual bool corksRounds() const { return false; }
   // e.g. "tcp 127.0.0.1:2049"
   virtual std::string describe() const = 0;
   // Counters as "name=value" pairs after the transport's name, in the spirit

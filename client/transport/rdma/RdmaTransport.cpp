@@ -1,6 +1,7 @@
 #include "client/transport/rdma/RdmaTransport.h"
 
 #include "client/rpc/RpcMessage.h"
+#include "client/transport/NumaPlacement.h"
 #include "client/transport/rdma/InlineMarshal.h"
 
 #include <poll.h>

@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "client/transport/IoLoop.h"
-#include "client/transport/NumaPlacement.h"
 #include "client/transport/Transport.h"
 #include "client/transport/rdma/ChunkLists.h"
 #include "client/transport/rdma/ChunkPlanner.h"

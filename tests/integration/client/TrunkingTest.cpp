@@ -1,11 +1,14 @@
 // Session trunking (nconnect) against a real nfs-ganesha on loopback: one
 // session over 1, 4 and 8 TCP connections moves bytes exactly, concurrent
 // random writes from many threads read back, every connection carries
-// calls, another address of the same server joins the session, and another
+// calls (also reads issued from callbacks), another address of the same server joins the session, and another
 // server behind a second address is refused with a clear error.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -123,6 +126,72 @@ TEST(TrunkingGanesha, ConcurrentRandomWritesOverFourConnectionsReadBack) {
   EXPECT_TRUE(back == data);
   reader->unlink("trunk-random.bin");
   reader->close();
+}
+
+// 4 KiB reads at queue depth 32, each next one issued from the callback of
+// the one before (as the benchmark and an application's event loop do):
+// every read is byte-exact, and the rounds' batches take turns on the
+// connections, so each carries a fair part of the load, not one all of it.
+TEST(TrunkingGanesha, ReadsIssuedFromCallbacksSpreadOverEveryConnection) {
+  NFSRDMA_NEED_GANESHA();
+  constexpr std::size_t kBlock = 4096;
+  constexpr std::size_t kBlocks = 1024;
+  constexpr std::size_t kDepth = 32;
+  constexpr std::size_t kReads = 8000;
+  constexpr std::uint32_t kConnections = 4;
+  auto client = Client::connect(trunked(kConnections));
+  const auto data = pattern(kBlock * kBlocks, 5);
+  OpenFile f = client->open("trunk-qd.bin", createFlags());
+  client->pwrite(f, data, 0);
+  client->fsync(f);
+  const std::uint64_t before = client->stats().rpc.calls;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t issued = 0;
+  std::size_t done = 0;
+  std::size_t wrong = 0;
+  std::string firstError;
+  std::vector<std::vector<std::uint8_t>> bufs(kDepth, std::vector<std::uint8_t>(kBlock));
+  std::function<void(std::size_t)> next = [&](std::size_t lane) {
+    std::size_t k = 0;
+    {
+      std::lock_guard lock(mu);
+      if (issued == kReads) return;
+      k = issued++;
+    }
+    const std::size_t block = (k * 7919) % kBlocks;
+    client->preadAsync(f, bufs[lane], block * kBlock, [&, lane, block](const IoResult& r) {
+      const bool same = !r.error && r.bytes == kBlock &&
+                        std::equal(bufs[lane].begin(), bufs[lane].end(),
+                                   data.begin() + static_cast<std::ptrdiff_t>(block * kBlock));
+      {
+        std::lock_guard lock(mu);
+        if (!same) ++wrong;
+        if (r.error && firstError.empty()) firstError = r.error.message();
+        ++done;
+      }
+      cv.notify_all();
+      next(lane);
+    });
+  };
+  for (std::size_t lane = 0; lane < kDepth; ++lane) next(lane);
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return done == kReads; }))
+        << done << " of " << kReads << " reads done";
+  }
+  EXPECT_EQ(wrong, 0U) << firstError;
+  const ClientStats s = client->stats();
+  ASSERT_EQ(s.connections.size(), kConnections);
+  const std::uint64_t reads = s.rpc.calls - before;
+  for (std::size_t i = 0; i < kConnections; ++i) {
+    // A fair share is a quarter; one in ten is far from "all on one".
+    EXPECT_GT(s.connections[i].rpc.calls * 10, reads) << "connection " << i << " of " << reads << " calls";
+  }
+  client->close(f);
+  client->unlink("trunk-qd.bin");
+  client->close();
 }
 
 TEST(TrunkingGanesha, AnotherAddressOfTheSameServerJoinsTheSession) {

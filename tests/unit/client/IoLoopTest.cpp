@@ -4,10 +4,13 @@
 // that leaves (closed from another thread, or from its own callback) is
 // never touched again while the others go on.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -95,6 +98,19 @@ bool sendRecord(int fd, std::uint8_t fill, std::size_t size) {
   return ::send(fd, rec.data(), rec.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(rec.size());
 }
 
+// Two connections, a and b, started on one loop.
+struct TwoOnOneLoop {
+  std::shared_ptr<IoLoop> loop = std::make_shared<IoLoop>();
+  CountingSink a;
+  CountingSink b;
+  std::unique_ptr<Pair> pa = pairOn(loop, "a");
+  std::unique_ptr<Pair> pb = pairOn(loop, "b");
+  TwoOnOneLoop() {
+    pa->transport->start(a);
+    pb->transport->start(b);
+  }
+};
+
 TEST(IoLoop, OneThreadServesEveryConnectionAndEachSinkGetsOnlyItsOwn) {
   auto loop = std::make_shared<IoLoop>();
   CountingSink sinks[3];
@@ -125,13 +141,8 @@ TEST(IoLoop, OneThreadServesEveryConnectionAndEachSinkGetsOnlyItsOwn) {
 }
 
 TEST(IoLoop, AConnectionThatLeavesIsNotTouchedAndTheOthersGoOn) {
-  auto loop = std::make_shared<IoLoop>();
-  CountingSink a;
-  CountingSink b;
-  auto pa = pairOn(loop, "a");
-  auto pb = pairOn(loop, "b");
-  pa->transport->start(a);
-  pb->transport->start(b);
+  TwoOnOneLoop two;
+  auto& [loop, a, b, pa, pb] = two;
   // a closes itself from its own callback (on the loop's thread).
   a.onNextMessage([&] { pa->transport->close(); });
   ASSERT_TRUE(sendRecord(pa->peer, 1, 10));
@@ -147,6 +158,51 @@ TEST(IoLoop, AConnectionThatLeavesIsNotTouchedAndTheOthersGoOn) {
   EXPECT_EQ(a.bodies().size(), 1U);
   EXPECT_TRUE(b.bodies().empty());
   EXPECT_EQ(c.bodies().front(), std::vector<std::uint8_t>(20, 3));
+  pb->transport->close();
+}
+
+// Three small calls made for b from a's reply callback (a trunk sending a
+// round's calls on another of its connections): none has left while the
+// callback runs, and all three arrive whole when the loop's round ends.
+TEST(IoLoop, SendsForAnotherConnectionFromACallbackLeaveWhenTheRoundEnds) {
+  TwoOnOneLoop two;
+  auto& [loop, a, b, pa, pb] = two;
+  const std::vector<std::uint8_t> call(40, 0x5a);
+  std::atomic<bool> sent{true};
+  std::atomic<bool> heldInCallback{false};
+  a.onNextMessage([&] {
+    for (int i = 0; i < 3; ++i) {
+      xdr::ConstBuffer seg{call.data(), call.size()};
+      OutgoingMessage out;
+      out.segments = {&seg, 1};
+      out.size = call.size();
+      if (pb->transport->send(out)) sent = false;
+    }
+    pollfd p{pb->peer, POLLIN, 0};
+    heldInCallback = ::poll(&p, 1, 0) == 0;
+  });
+  ASSERT_TRUE(sendRecord(pa->peer, 1, 10));
+  ASSERT_TRUE(a.wait(1));
+  EXPECT_TRUE(sent);
+  EXPECT_TRUE(heldInCallback) << "a call for b left while a's callback still ran";
+  const std::size_t want = 3 * (4 + call.size());
+  std::vector<std::uint8_t> got;
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (got.size() < want && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{pb->peer, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    std::array<std::uint8_t, 512> buf{};
+    const ssize_t n = ::recv(pb->peer, buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n > 0) got.insert(got.end(), buf.begin(), buf.begin() + n);
+  }
+  ASSERT_EQ(got.size(), want);
+  for (int i = 0; i < 3; ++i) {
+    const std::uint8_t* rec = got.data() + static_cast<std::size_t>(i) * (4 + call.size());
+    EXPECT_EQ(rec[0], 0x80);  // last fragment, 40 bytes
+    EXPECT_EQ(rec[3], call.size());
+    EXPECT_TRUE(std::equal(call.begin(), call.end(), rec + 4)) << "call " << i;
+  }
+  pa->transport->close();
   pb->transport->close();
 }
 

@@ -85,6 +85,7 @@ class NfsJobRun {
     std::size_t pieces = 0;  // outstanding sub-requests
     std::size_t bytes = 0;
     std::string error;
+    bool retired = false;  // grouped mode: finished, no more requests (its group's thread only)
   };
   // Grouped (vectored) mode: slot i belongs to group i / per_.
   struct Group {
@@ -166,9 +167,14 @@ class NfsJobRun {
     const std::uint32_t end = std::min<std::uint32_t>(first + per_, d_.slots());
     std::vector<std::uint32_t> live;
     for (std::uint32_t i = first; i < end; ++i) {
+      // A slot the job stopped in an earlier round of its group (the
+      // deadline passed between two of the group's slots) is done already:
+      // counting it again would take another slot's place in active_.
+      if (slots_[i].retired) continue;
       if (d_.next(i, slots_[i].req)) {
         live.push_back(i);
       } else {
+        slots_[i].retired = true;
         finishSlot();
       }
     }

@@ -59,6 +59,10 @@ struct ClientOptions {
   // server): close() does not throw for it, as no data depends on it (the
   // server drops the client ID when its lease runs out). Not parsed from URLs.
   std::function<void(const std::string&)> onTeardownError;
+  // Told once at connect when the server granted fewer session slots than
+  // queueDepth asked for: no more calls than that are in flight, whatever
+  // depth the caller keeps (the CLI and the benchmarks print it). Not parsed from URLs.
+  std::function<void(const std::string&)> onFewerSlots;
   std::uint32_t queueDepth = 32;   // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the

@@ -138,6 +138,13 @@ Client::Client(const ClientOptions& options) : options_(options) {
   so.ownerId = "nfsrdma:" + auth.machineName + ":" + std::to_string(::getpid()) + ":" + unique;
   openOwner_ = "open:" + unique;
   session_ = std::make_unique<nfs4::Session>(trunk, so);
+  const std::uint32_t granted = session_->fore().maxRequests;
+  if (granted < so.slots && options_.onFewerSlots) {
+    options_.onFewerSlots(options_.url() + ": the server granted " + std::to_string(granted) + " of the " +
+                          std::to_string(so.slots) + " session slots asked for (qd=" +
+                          std::to_string(so.slots) + "): at most " + std::to_string(granted) +
+                          " calls are in flight at once");
+  }
   mountExport();
 }
 

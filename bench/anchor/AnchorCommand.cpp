@@ -234,8 +234,9 @@ void openServer(AnchorServer& s, const std::string& url) {
   }
   // Slots for the deepest workload: 1 MiB reads at QD8 are 32 calls in
   // flight when the server's largest I/O is 256 KiB (knfsd over RDMA), as
-  // the kernel client's are on the same server. The server may grant fewer
-  // (knfsd in the VM grants 30: its reply cache memory bounds them).
+  // the kernel client's are on the same server; twice that leaves room. The
+  // server may grant fewer (its reply cache memory bounds them): the header
+  // says what it granted.
   s.options.queueDepth = 64;
   // Over RDMA the anchor measures with pooled registration unless the URL
   // says memreg=: each phase's buffers live until all its reads completed
@@ -253,10 +254,30 @@ void printHeader(const AnchorServer& s, const Client& client, const AnchorArgs& 
   std::printf(" server : %s (%s)\n", s.options.url().c_str(), s.note.c_str());
   std::printf(" file   : %s, %llu MiB; %.1f s per run; CPU = this process's user+system time\n",
               kFileName, static_cast<unsigned long long>(a.sizeMiB), a.runtime);
-  std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n\n",
+  std::printf(" nfsrdma: %u calls in flight at most (session slots%s), %zu-byte max I/O\n",
               client.maxInFlight(), s.options.proto == TransportKind::kRdma ? ", RDMA credits" : "",
               client.maxIoSize());
   std::fflush(stdout);
+}
+
+// The session slots asked for and granted, against the calls the deepest
+// workload keeps in flight (its depth times the READs one block takes at
+// the server's I/O size): a server granting fewer caps that cell's depth.
+void printSlots(const Client& client, const std::vector<ReadWorkload>& workloads) {
+  std::uint64_t deepest = 0;
+  for (const auto& w : workloads) {
+    const std::uint64_t pieces = (w.blockSize + client.maxIoSize() - 1) / client.maxIoSize();
+    deepest = std::max<std::uint64_t>(deepest, std::uint64_t{w.queueDepth} * pieces);
+  }
+  const auto s = client.stats().session;
+  std::printf(" slots  : asked %u, granted %u; the deepest workload keeps %llu calls in flight\n", s.slotsAsked,
+              s.slots, static_cast<unsigned long long>(deepest));
+  if (s.slots < deepest) {
+    std::printf(" note   : the server granted fewer session slots than the deepest workload needs: its "
+                "depth is capped at %u calls\n",
+                s.slots);
+  }
+  std::printf("\n");
 }
 
 // How many queued 4 KiB READs share a COMPOUND in the vectored row (<= 1:
@@ -469,6 +490,7 @@ int runAnchorCommand(int argc, char** argv) {
         {"4k-randread QD32", 4096, 32, true, fileSize, ms, 1},
         {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
     };
+    printSlots(*client, workloads);
     const std::uint32_t width = vectoredWidth(a, *client, s.options.proto);
     std::unique_ptr<Client> trunked = connectTrunked(a, s);
     std::printf(" %-18s %-11s %12s %10s %12s %12s %6s\n", "workload", "client", "IOPS", "MiB/s",

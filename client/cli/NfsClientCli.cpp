@@ -65,7 +65,7 @@ void printStats(const CliOptions& o, const Client& c) {
                          {"unknown_xids", r.unknownXids}, {"malformed", r.malformedReplies},
                          {"sent", r.bytesSent}, {"received", r.bytesReceived}})
             << "\nsession: "
-            << counters({{"slots", n.slots}, {"retired", n.retiredSlots}, {"compounds", n.compounds},
+            << counters({{"slots", n.slots}, {"slots_asked", n.slotsAsked}, {"retired", n.retiredSlots}, {"compounds", n.compounds},
                          {"waited_for_slot", n.waitedForSlot}, {"renewals", n.renewals}})
             << "\nrecovery: "
             << counters({{"outages", n.outages}, {"reconnects", n.reconnects}, {"replayed", n.replayed},

@@ -21,6 +21,35 @@
 
 namespace nfsrdma::nfs4 {
 
+// The largest COMPOUND reply this client asks a server to keep in its
+// reply cache (sa_cachethis, set on every COMPOUND that changes state), for
+// COMPOUNDs of at most maxOperations operations: the ca_maxresponsesize_cached
+// CREATE_SESSION asks for. Servers size their slots by it: knfsd divides a
+// share of its reply cache memory by it (capped at 2 KiB), so asking for
+// 8 KiB got 30 slots where 32 were asked. The largest such reply is a path
+// walk ending in OPEN, GETFH and GETATTR(type, size) (Client::open), its
+// variable parts at their limits:
+//   RPC reply header, AUTH_NONE verifier                              24
+//   COMPOUND status, empty tag, result count                          12
+//   SEQUENCE                                                          44
+//   PUTFH (or PUTROOTFH)                                               8
+//   a LOOKUP per operation the five others leave                  8 each
+//   OPEN: status, stateid, change_info, rflags, a 3-word attrset, a
+//     write delegation with its space limit and an ACE whose principal
+//     is 128 bytes (knfsd's IDMAP_NAMESZ; knfsd itself sends none)    244
+//   GETFH: a 128-byte handle (NFS4_FHSIZE)                           140
+//   GETATTR(type, size), up to a 3-word bitmap                        40
+// knfsd also checks its own estimate before OPEN runs (fs/nfsd/nfs4proc.c,
+// nfsd4_open_rsize: 232 bytes, and 16 for an error after it). The other
+// state-changing COMPOUNDs are smaller (RENAME or CREATE after the same
+// walk: at most 48 or 44 bytes of results where OPEN's part has 424).
+constexpr std::uint32_t largestCachedReply(std::uint32_t maxOperations) {
+  constexpr std::uint32_t kWithoutLookups = 24 + 12 + 44 + 8 + 244 + 140 + 40;
+  constexpr std::uint32_t kLookup = 8;
+  constexpr std::uint32_t kOtherOps = 5;  // SEQUENCE, PUTFH, OPEN, GETFH, GETATTR
+  return kWithoutLookups + kLookup * (maxOperations > kOtherOps ? maxOperations - kOtherOps : 0);
+}
+
 using SessionId = std::array<std::uint8_t, kSessionIdSize>;
 using Verifier = std::array<std::uint8_t, kVerifierSize>;
 

@@ -63,6 +63,7 @@ Session::Session(const std::vector<SessionConnection>& connections, const Sessio
   fore_ = created.fore;
   slots_ = SlotTable(created.fore.maxRequests);
   stats_.slots = created.fore.maxRequests;
+  stats_.slotsAsked = options_.slots;
   lastReply_ = std::chrono::steady_clock::now();
   // Replies can be as large as the server said; a little slack covers the RPC header.
   for (auto& c : conns_) c->rpc->setMaxIncomingMessage(std::size_t{fore_.maxResponseSize} + 1024);
@@ -129,7 +130,7 @@ Error Session::createSession(NewSession& out, bool& refused) {
   ChannelAttrs fore;
   fore.maxRequestSize = options_.maxRequestSize;
   fore.maxResponseSize = options_.maxResponseSize;
-  fore.maxResponseSizeCached = 8192;
+  fore.maxResponseSizeCached = largestCachedReply(options_.maxOperations);
   fore.maxOperations = options_.maxOperations;
   fore.maxRequests = options_.slots;
   ChannelAttrs back;

@@ -105,7 +105,8 @@ struct SessionStats {
   std::uint64_t recoveries = 0;  // sessions replaced after the server lost ours
   std::uint64_t renewals = 0;
   std::uint64_t waitedForSlot = 0;
-  std::uint32_t slots = 0;
+  std::uint32_t slots = 0;       // fore-channel slots the server granted
+  std::uint32_t slotsAsked = 0;  // ...and CREATE_SESSION asked for (SessionOptions::slots)
   std::uint32_t retiredSlots = 0;
   std::uint64_t teardownRetries = 0;  // DESTROY_* sent again after DELAY or CLIENTID_BUSY
   std::uint64_t outages = 0;          // connection or session losses ridden through (or not)

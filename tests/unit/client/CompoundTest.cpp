@@ -696,6 +696,44 @@ TEST(CompoundDecode, OpenEveryDelegationVariant) {
   }
 }
 
+// The cached reply size the client asks for is the size of the largest
+// reply it asks to be cached: the path walk ending in OPEN, GETFH and
+// GETATTR(type, size) with every variable part at its limit, built here
+// byte by byte and decoded as the client decodes it.
+TEST(CompoundDecode, LargestCachedReplyIsThePathWalkEndingInOpen) {
+  constexpr std::uint32_t kMaxOps = 18;  // what Client asks for
+  constexpr std::uint32_t kLookups = kMaxOps - 5;
+  Wire w = compoundReply(0, kMaxOps);
+  sequenceOk(w);
+  w.result(Op::kPutFh);
+  for (std::uint32_t i = 0; i < kLookups; ++i) w.result(Op::kLookup);
+  w.result(Op::kOpen).stateId(1, 0xa1).u32(1).u64(100).u64(101).u32(0x24);
+  w.u32(3).u32(~0U).u32(~0U).u32(~0U);                   // attrset, 3 words
+  w.u32(2).stateId(6, 0xd2).u32(0).u32(1).u64(1U << 30);  // write delegation, size limit
+  w.u32(0).u32(0).u32(0x16).str(std::string(128, 'p'));  // ACE, IDMAP_NAMESZ principal
+  w.result(Op::kGetFh).opaque(Bytes(kFhMaxSize, 0xfe));
+  w.result(Op::kGetAttr).u32(3).u32((1U << attr::kType) | (1U << attr::kSize)).u32(0).u32(0);
+  w.opaque(Wire().u32(1).u64(4096).bytes());
+  constexpr std::size_t kRpcReplyHeader = 24;  // xid, REPLY, ACCEPTED, AUTH_NONE verifier, SUCCESS
+  EXPECT_EQ(kRpcReplyHeader + w.bytes().size(), largestCachedReply(kMaxOps));
+  EXPECT_EQ(largestCachedReply(kMaxOps), 616U);
+
+  xdr::XdrDecoder dec(w.bytes());
+  CompoundDecoder d(dec);
+  ASSERT_EQ(d.next(Op::kSequence), kNfs4Ok);
+  (void)d.sequence();
+  ASSERT_EQ(d.next(Op::kPutFh), kNfs4Ok);
+  for (std::uint32_t i = 0; i < kLookups; ++i) ASSERT_EQ(d.next(Op::kLookup), kNfs4Ok);
+  ASSERT_EQ(d.next(Op::kOpen), kNfs4Ok);
+  EXPECT_EQ(d.open().delegationType, kOpenDelegateWrite);
+  ASSERT_EQ(d.next(Op::kGetFh), kNfs4Ok);
+  EXPECT_EQ(d.getFh().bytes.size(), kFhMaxSize);
+  ASSERT_EQ(d.next(Op::kGetAttr), kNfs4Ok);
+  EXPECT_EQ(d.getAttr().size, 4096U);
+  ASSERT_TRUE(d.ok()) << d.malformedReason();
+  EXPECT_EQ(dec.remaining(), 0U);
+}
+
 TEST(CompoundDecode, OpenMalformedDelegations) {
   const std::pair<Wire, std::string> cases[] = {
       {std::move(Wire().u32(4)), "OPEN delegation type 4"},

@@ -196,7 +196,15 @@ ours_4k="" ours_1m="" kern_4k="" kern_1m=""
 for round in 1 2 3; do
   timeout 240 nfsrdma-bench anchor --only nfsrdma --url "$rdma_base$rdma_q" --size-mib "$size_mib" \
     --runtime "$runtime" --json ours.json >ours.txt 2>&1 || { cat ours.txt; vm_fail "nfsrdma-bench anchor over rdma nconnect=$nc"; }
-  [ "$round" -eq 1 ] && cat ours.txt
+  if [ "$round" -eq 1 ]; then
+    cat ours.txt
+    # The session's slots must cover the deepest workload (knfsd sizes them
+    # by the cached reply size we ask for: 8 KiB asked got 30 of 32).
+    grep -q '^ slots  : asked' ours.txt || vm_fail "the anchor did not print its session slots"
+    if grep -q '^ note   : the server granted fewer session slots' ours.txt; then
+      vm_fail "knfsd granted fewer session slots than the anchor's deepest workload needs ($(sed -n 's/^ slots  : //p' ours.txt))"
+    fi
+  fi
   o4=$(awk '$1 == "4k-randread" && $3 == "nfsrdma" { print $4 }' ours.txt)
   o1=$(awk '$1 == "1m-seqread" && $3 == "nfsrdma" { print $5 }' ours.txt)
   [ -n "$o4" ] && [ -n "$o1" ] || vm_fail "no nfsrdma rows in the anchor output"

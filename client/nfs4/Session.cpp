@@ -156,7 +156,7 @@ Error Session::createSession(NewSession& out, bool& refused) {
   }
   ++createSequence_;  // the client ID's CREATE_SESSION sequence advanced (RFC 8881 18.36.4)
   if (created.fore.maxRequests == 0) {
-    (void)destroySessionOnServer(created.session);
+    (void)destroySessionOnServer(created.session, rpc_);
     refused = true;
     return makeError(ClientErrc::kMalformedReply, "CREATE_SESSION granted no slots");
   }
@@ -190,7 +190,7 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
   if (out.fore.maxOperations < fore_.maxOperations ||
       out.fore.maxRequestSize < fore_.maxRequestSize ||
       out.fore.maxResponseSize < fore_.maxResponseSize) {
-    (void)destroySessionOnServer(out.id);
+    (void)destroySessionOnServer(out.id, rpc_);
     return makeError(ClientErrc::kMalformedReply,
                      "the new session's limits are below the first one's");
   }
@@ -293,8 +293,11 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
   bool newClientId = false;
   Error e;
   std::string reclaimed;
+  // A recovery gave up with calls of unknown fate on the slots: the server
+  // may still have the session, which the new one replaces.
+  const bool dropOld = needNewSession_;
   lock.unlock();
-  const Restored how = restore(deadline, sessionLost, fresh, table, newClientId, e, reclaimed);
+  const Restored how = restore(deadline, sessionLost, dropOld, fresh, table, newClientId, e, reclaimed);
   lock.lock();
   if (how == Restored::kFailed) {
     failRecovery(lock, e);
@@ -321,7 +324,7 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
 }
 
 Session::Restored Session::restore(std::chrono::steady_clock::time_point deadline, bool sessionLost,
-                                   NewSession& fresh, SlotTable& table, bool& newClientId,
+                                   bool dropOld, NewSession& fresh, SlotTable& table, bool& newClientId,
                                    Error& error, std::string& reclaimed) {
   const auto now = std::chrono::steady_clock::now();
   const auto left = deadline > now ? deadline - now : std::chrono::steady_clock::duration::zero();
@@ -348,9 +351,12 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
       }
     }
     if (!e && sessionLost) {
+      if (dropOld) dropLiveSession();
       e = establishNewSession(fresh, table, newClientId, reclaimed);
       if (!e) return Restored::kNewSession;
     }
+    // Unanswered on the connection just made: the next round makes another.
+    e = presumeDeadAfterTimeout(rpc_, e);
     const bool again = worthAnotherTry(e) || rpc_.connectionLost();
     const auto pause = again && rpc_.canReconnect() ? backoff.nextPause(std::chrono::steady_clock::now())
                                                     : std::nullopt;
@@ -369,6 +375,18 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
       return Restored::kFailed;
     }
   }
+}
+
+void Session::dropLiveSession() {
+  // As the kernel client does on a session reset: the session goes before
+  // another replaces it, or the server keeps its slots and reply cache
+  // until the lease ends and refuses DESTROY_CLIENTID as busy until then.
+  // DESTROY_SESSION must come on a connection bound to it (RFC 8881
+  // 18.37.3), and this one is new. Best effort: a server that lost the
+  // session answers the bind with BADSESSION, and nothing is lost when the
+  // destroy fails.
+  if (bindConnection()) return;
+  (void)destroySessionOnServer(sessionId_, rpc_);
 }
 
 Error Session::reconnectOnce() {
@@ -607,6 +625,17 @@ bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const
   return true;
 }
 
+Error Session::presumeDeadAfterTimeout(rpc::RpcClient& rpc, const Error& e) {
+  if (e.code != make_error_code(ClientErrc::kTimedOut) || !rpc.canReconnect()) return e;
+  {
+    std::lock_guard lock(mu_);
+    if (!canRecover_ || closed_ || stopRenew_) return e;
+  }
+  const std::string why = e.context + "; the connection is taken for dead and replaced";
+  rpc.presumeDead(why);
+  return makeError(ClientErrc::kConnectionLost, why);
+}
+
 bool Session::withinRecoveryTime(Request& request) const {
   const auto now = std::chrono::steady_clock::now();
   if (request.firstLoss == std::chrono::steady_clock::time_point{}) request.firstLoss = now;
@@ -672,9 +701,10 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
                       xdr::XdrDecoder& results, const RequestPtr& request) {
   const Decode& decode = request->decode;
   if (error) {
-    // A lost connection: the call waits to go again on its slot.
-    if (error.code == make_error_code(ClientErrc::kConnectionLost) &&
-        awaitReconnect(slot, sequenceId, request, error)) {
+    // A lost connection (or one taken for dead after a timeout): the call
+    // waits to go again on its slot.
+    const Error e = presumeDeadAfterTimeout(*conns_[request->conn]->rpc, error);
+    if (e.code == make_error_code(ClientErrc::kConnectionLost) && awaitReconnect(slot, sequenceId, request, e)) {
       return;
     }
     // A call the server may or may not have executed: retire the slot. A
@@ -684,9 +714,9 @@ void Session::onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error&
     if (rejected) {
       releaseAndPump(slot, SlotOutcome::kNotExecuted);
     } else {
-      retire(slot, error);
+      retire(slot, e);
     }
-    decode(error, nullptr);
+    decode(e, nullptr);
     return;
   }
   CompoundDecoder d(results);
@@ -935,7 +965,7 @@ Error Session::close() {
     std::unique_lock lock(mu_);
     idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1), [this] { return slots_.inUse() == 0; });
   }
-  Error first = destroyWhenNotBusy([this] { return destroySessionOnServer(sessionId_); });
+  Error first = destroyWhenNotBusy([this] { return destroySessionOnServer(sessionId_, *conns_[pick()]->rpc); });
   Error second = destroyWhenNotBusy([this] { return destroyClientIdOnServer(); });
   return first ? first : second;
 }
@@ -963,8 +993,8 @@ Error Session::destroyWhenNotBusy(const std::function<Error()>& destroy) {
   }
 }
 
-Error Session::destroySessionOnServer(const SessionId& session) {
-  return sessionlessRoundTrip(*conns_[pick()]->rpc, [&session](CompoundEncoder& c) { c.destroySession(session); },
+Error Session::destroySessionOnServer(const SessionId& session, rpc::RpcClient& via) {
+  return sessionlessRoundTrip(via, [&session](CompoundEncoder& c) { c.destroySession(session); },
                               [](CompoundDecoder& d) -> Error {
                                 const std::uint32_t st = d.next(Op::kDestroySession);
                                 if (!d.ok()) return malformedError(d);

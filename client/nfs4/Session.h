@@ -235,6 +235,13 @@ class Session {
   void startRecoveryLocked(const Error& cause, bool connection);
   // A replayed call the server had no cached reply for (RETRY_UNCACHED_REP).
   void onUncachedReplay(std::uint32_t slot, const RequestPtr& request);
+  // A call unanswered within the RPC timeout on a connection that still
+  // looks up (packets dropped with the link up): the connection is taken
+  // for dead (RpcClient::presumeDead) and the kConnectionLost returned lets
+  // the call ride through on its slot, as a kernel hard mount goes on after
+  // timeo x retrans. Any other error, or a connection that cannot be
+  // replaced (or a session not yet set up, or closing), is returned as it is.
+  Error presumeDeadAfterTimeout(rpc::RpcClient& rpc, const Error& e);
   // Whether a request lost at `now` may still wait for recovery (it sets
   // the request's first loss).
   bool withinRecoveryTime(Request& request) const;
@@ -297,9 +304,12 @@ class Session {
   void recover(std::unique_lock<std::mutex>& lock);
   // recover()'s unlocked part: reconnect (with backoff, until deadline) and
   // bind, or a new session when the server lost ours.
-  Restored restore(std::chrono::steady_clock::time_point deadline, bool sessionLost,
+  // dropOld: the server may still have the session being replaced.
+  Restored restore(std::chrono::steady_clock::time_point deadline, bool sessionLost, bool dropOld,
                    NewSession& fresh, SlotTable& table, bool& newClientId, Error& error,
                    std::string& reclaimed);
+  // Binds connection 0 to the session being replaced and destroys it there.
+  void dropLiveSession();
   Error reconnectOnce();
   Error bindConnection() { return bindConnection(rpc_); }
   Error bindConnection(rpc::RpcClient& rpc);
@@ -318,7 +328,7 @@ class Session {
   Error callOnNewSession(const SessionId& id, SlotTable& table,
                          const std::function<void(CompoundEncoder&)>& encode,
                          const std::function<Error(CompoundDecoder&)>& decode);
-  Error destroySessionOnServer(const SessionId& session);
+  Error destroySessionOnServer(const SessionId& session, rpc::RpcClient& via);
   Error destroyClientIdOnServer();
   // Runs destroy again while it fails with DELAY or CLIENTID_BUSY, within
   // options_.teardownBudget; returns its last result.

@@ -216,7 +216,8 @@ void Session::restoreConnections(std::unique_lock<std::mutex>& lock) {
     }
     const bool reconnect = st == ConnState::kDown || c.rpc->connectionLost();
     lock.unlock();
-    const Error e = rejoin(c, reconnect);
+    // Unanswered: the connection is taken for dead, and made again next time.
+    const Error e = presumeDeadAfterTimeout(*c.rpc, rejoin(c, reconnect));
     lock.lock();
     if (!e) {
       c.state = ConnState::kUp;

@@ -271,6 +271,25 @@ void RpcClient::onTransportError(const Error& error) {
   failAll(lost);
 }
 
+void RpcClient::presumeDead(const std::string& why) {
+  const Error lost = makeError(ClientErrc::kConnectionLost, why);
+  {
+    std::lock_guard lock(mu_);
+    if (factory_ == nullptr || shutDown_ || currentFailed_) return;
+    currentFailed_ = true;
+    broken_ = lost;
+    ++stats_.connectionsLost;
+  }
+  // Closed now, not at the reconnect: a late reply on it must not land in
+  // a caller's buffer (TCP direct placement, an RDMA Write chunk) after
+  // the call was answered over another connection.
+  {
+    std::shared_lock lock(transportMu_);
+    transport_->close();
+  }
+  failAll(lost);
+}
+
 void RpcClient::onCallError(std::uint32_t xid, const Error& error) {
   Pending call;
   {

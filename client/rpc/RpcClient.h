@@ -88,6 +88,14 @@ class RpcClient final : public transport::TransportSink {
   bool canReconnect() const;
   // Whether the connection failed and no new one replaced it yet.
   bool connectionLost() const;
+  // Takes a connection that still looks up for dead: a call went unanswered
+  // past the timeout (packets dropped with the link up: a black-holed route,
+  // a switch rebooting). Every call in flight ends with kConnectionLost
+  // whose context is why, later calls fail at once, and reconnect() replaces it, as a
+  // failure the transport saw itself would. Nothing happens when the
+  // connection already failed, or when it cannot be replaced (no factory):
+  // then its calls time out one by one.
+  void presumeDead(const std::string& why);
   // Closes the failed connection and starts a new one from the factory (its
   // error returned, naming the server). Not from the I/O thread; after
   // shutdown() it fails with kShutdown.

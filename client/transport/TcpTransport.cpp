@@ -165,7 +165,7 @@ void TcpTransport::start(TransportSink& sink) {
 }
 
 void TcpTransport::close() {
-  stopping_.store(true);
+  if (stopping_.exchange(true)) return;  // closed already (RpcClient::presumeDead, then reconnect())
   // From here on the loop does not touch this connection (from a callback
   // on the loop's thread: from the current round on).
   if (started_) loop_->remove(*this);

@@ -70,7 +70,9 @@ class Transport {
   virtual Error send(const OutgoingMessage& message) = 0;
   // Largest message the transport accepts from the peer.
   virtual void setMaxIncomingMessage(std::size_t bytes) = 0;
-  // Stops the I/O thread and closes the connection; idempotent; not from the I/O thread.
+  // Stops serving the connection and closes it; idempotent. On the I/O
+  // thread only from a loop callback (a tick or an event: the loop skips
+  // the connection from then on).
   virtual void close() = 0;
   // The RPC layer gave up on a call (timeout): release what the transport
   // holds for it, so the server can no longer reach its buffers.

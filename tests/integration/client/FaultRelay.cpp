@@ -83,6 +83,12 @@ void FaultRelay::cutAfter(std::size_t toClient, std::size_t toServer, unsigned m
   armed_ = 0;
 }
 
+void FaultRelay::partitionAfter(std::size_t toServer, std::chrono::milliseconds duration) {
+  std::lock_guard lock(mu_);
+  partitionAt_ = toServer;
+  partitionFor_ = duration;
+}
+
 namespace {
 
 // Moves what `from` has (up to the cut) into way.pending; false at end of stream.
@@ -112,9 +118,21 @@ bool writeSide(int to, Way& way) {
 
 }  // namespace
 
+void FaultRelay::startPartitionAfter(std::size_t moved) {
+  movedToServer_ += moved;
+  std::lock_guard lock(mu_);
+  if (partitionAt_ == 0 || movedToServer_ < partitionAt_ || partitionStarted_) return;
+  partitionStarted_ = true;
+  silentUntil_ = std::chrono::steady_clock::now() + partitionFor_;
+}
+
 void FaultRelay::run() {
   std::vector<std::unique_ptr<Link>> links;
   while (!stop_) {
+    if (std::chrono::steady_clock::now() < silentUntil_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // partitioned: nothing moves
+      continue;
+    }
     std::vector<pollfd> fds{{listen_.get(), POLLIN, 0}};
     for (auto& l : links) {
       const short toServerEvents = static_cast<short>(l->cut ? 0 : POLLIN);
@@ -157,7 +175,9 @@ void FaultRelay::run() {
       const short ce = fds[1 + 2 * i].revents;
       const short se = fds[2 + 2 * i].revents;
       bool ok = true;
+      const std::size_t before = l.toServer.moved;
       if ((ce & (POLLIN | POLLHUP | POLLERR)) != 0) ok = readSide(l.client.get(), l.toServer, l.cut) && ok;
+      startPartitionAfter(l.toServer.moved - before);
       if ((se & (POLLIN | POLLHUP | POLLERR)) != 0) ok = readSide(l.server.get(), l.toClient, l.cut) && ok;
       ok = writeSide(l.server.get(), l.toServer) && ok;
       ok = writeSide(l.client.get(), l.toClient) && ok;

@@ -6,11 +6,16 @@
 // the middle of a record too. The client must reconnect and resend; the
 // server sees a dropped connection as with a flapping link.
 //
+// It can also go silent (partitionAfter): for a while it moves no byte either
+// way on any connection and accepts none, without closing anything, as a
+// link that drops every packet while it stays up; then it carries on.
+//
 // One thread moves the bytes with non-blocking sockets and poll(), holding
 // what a side cannot take yet, so neither peer can stall the other.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -33,12 +38,20 @@ class FaultRelay {
   // toServer bytes to the server (0: that way never): the next maxCuts
   // connections accepted are; later ones are left alone.
   void cutAfter(std::size_t toClient, std::size_t toServer, unsigned maxCuts);
+  // Once toServer bytes in all went to the server, for this long nothing
+  // moves and no connection is accepted (the client's connects still
+  // complete in the listen backlog, and what it sends waits in the socket
+  // buffers): a silent partition, once.
+  void partitionAfter(std::size_t toServer, std::chrono::milliseconds duration);
+  bool partitioned() const { return partitionStarted_.load(); }
   unsigned cuts() const { return cuts_.load(); }
   unsigned connections() const { return connections_.load(); }
 
  private:
   struct Link;
   void run();
+  // Counts bytes read for the server; starts the partition at its mark.
+  void startPartitionAfter(std::size_t moved);
 
   UniqueFd listen_;
   std::uint16_t port_ = 0;
@@ -50,6 +63,11 @@ class FaultRelay {
   unsigned armed_ = 0;  // connections accepted with a cut set (mu_)
   std::atomic<unsigned> cuts_{0};
   std::atomic<unsigned> connections_{0};
+  std::size_t partitionAt_ = 0;                  // bytes to the server in all (mu_); 0: none
+  std::chrono::milliseconds partitionFor_{0};     // (mu_)
+  std::size_t movedToServer_ = 0;                 // relay thread only
+  std::chrono::steady_clock::time_point silentUntil_{};  // relay thread only
+  std::atomic<bool> partitionStarted_{false};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -442,6 +442,65 @@ TEST_F(RideThrough, UnstableDataLostInARestartIsWrittenAgainOrReported) {
   c->close();
 }
 
+// A silent partition (every byte held both ways, nothing closed) longer
+// than the client's timeout, in the middle of a write: the call that timed
+// out takes its connection for dead, the connections made during the
+// partition time out too, and once it ends a new one is bound to the same
+// session and the calls go again on their slots. Every byte arrives, no slot
+// is retired, and the outage is in the account. Over one connection and
+// over a trunk of four.
+void writeAcrossASilentPartition(Client& c, FaultRelay& relay, const fs::path& onServer,
+                                 std::chrono::milliseconds partition) {
+  const auto data = randomBytes(24U << 20, 6);
+  OpenFlags w;
+  w.write = true;
+  w.create = true;
+  w.truncate = true;
+  OpenFile f = c.open(onServer.filename().string(), w);
+  relay.partitionAfter(4U << 20, partition);  // in the middle of the writes
+  std::string failed;
+  std::thread writer([&] {
+    try {
+      for (std::size_t at = 0; at < data.size(); at += 1U << 20) c.pwrite(f, {data.data() + at, 1U << 20}, at);
+    } catch (const std::exception& e) {
+      failed = e.what();
+    }
+  });
+  writer.join();
+  EXPECT_TRUE(relay.partitioned());
+  ASSERT_EQ(failed, "") << "a write failed across the partition";
+  c.close(f);
+  EXPECT_TRUE(slurp(onServer) == data) << "the server's file differs";
+}
+
+TEST_F(RideThrough, WritesCompleteAcrossASilentPartitionLongerThanTheTimeout) {
+  for (const std::uint32_t nconnect : {1U, 4U}) {
+    FaultRelay relay(port());
+    ClientOptions o = clientOptions(relay.port());
+    o.timeout = 1500ms;
+    o.nconnect = nconnect;
+    auto c = Client::connect(o);
+    const auto t0 = std::chrono::steady_clock::now();
+    writeAcrossASilentPartition(*c, relay, exportDir() / ("silent-" + std::to_string(nconnect) + ".bin"), 4s);
+    const auto s = c->stats();
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, 4s);
+    EXPECT_GE(s.rpc.timeouts, 1U) << "nconnect=" << nconnect;
+    // A trunk counts a connection lost while others carried on apart from
+    // an outage of the whole session.
+    EXPECT_GE(s.session.outages + s.session.connectionLosses, 1U) << "nconnect=" << nconnect;
+    EXPECT_GE(s.session.reconnects, 1U) << "nconnect=" << nconnect;
+    EXPECT_GE(s.session.replayed, 1U) << "nconnect=" << nconnect;
+    EXPECT_EQ(s.session.retiredSlots, 0U) << "nconnect=" << nconnect;
+    EXPECT_EQ(s.session.recoveries, 0U) << "the session should have survived the partition";
+    EXPECT_EQ(s.session.unrecovered, 0U);
+    std::cout << "[ account ] nconnect=" << nconnect << " timeouts=" << s.rpc.timeouts
+              << " outages=" << s.session.outages << " connection_losses=" << s.session.connectionLosses
+              << " failovers=" << s.session.failovers << " reconnects=" << s.session.reconnects
+              << " replayed=" << s.session.replayed << " outage_ms=" << s.session.outageMillis << "\n";
+    c->close();
+  }
+}
+
 // A server that stays down: the call fails within the recovery timeout,
 // with one error naming the server and how long it tried.
 TEST_F(RideThrough, AServerThatStaysDownFailsTheCallWithinTheRecoveryTimeout) {

@@ -355,6 +355,10 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
       }
       cv_.notify_all();
       if (script.drop) return;
+      if (script.vanish) {
+        busySlots_.erase(a.slot);
+        return;
+      }
       if (config_.holdBatch > 1 && !script.hangUp) {
         held_.push_back({*c, std::move(script)});
         flush = held_.size() >= config_.holdBatch;
@@ -379,9 +383,9 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
     peer.hangUp();
     return;
   }
-  if (script.loseReply) {
+  if (script.loseReply || script.swallowReply) {
     (void)build(*c, script);  // run and cached, never sent
-    peer.hangUp();
+    if (script.loseReply) peer.hangUp();
     return;
   }
   if (script.delay.count() > 0) std::this_thread::sleep_for(script.delay);

@@ -79,6 +79,12 @@ struct SequenceScript {
   // Run it (its reply goes into the slot's reply cache) but hang up instead
   // of answering: a reply lost with the connection.
   bool loseReply = false;
+  // Run it (reply cached) and send nothing, keeping the connection: a reply
+  // lost in a silent partition (packets dropped with the link up).
+  bool swallowReply = false;
+  // Never seen: the request was lost on the way (a silent partition), so
+  // nothing runs and the slot stays free for it.
+  bool vanish = false;
   // COMPOUND4res bytes to send instead of the real results (damaged replies).
   std::function<Bytes(const CompoundCall&)> rawResults;
 };
@@ -101,6 +107,16 @@ inline SequenceScript delaySequence(std::chrono::milliseconds delay) {
 inline SequenceScript loseReplyOnSequence() {
   SequenceScript s;
   s.loseReply = true;
+  return s;
+}
+inline SequenceScript swallowReplyOnSequence() {
+  SequenceScript s;
+  s.swallowReply = true;
+  return s;
+}
+inline SequenceScript vanishSequence() {
+  SequenceScript s;
+  s.vanish = true;
   return s;
 }
 inline SequenceScript hangUpOnSequence() {

@@ -468,6 +468,56 @@ TEST_F(RpcClientTest, PeerThatNeverAnswersTimesOutWithinTheConfiguredTimeout) {
   expectAnswered(1);
 }
 
+// A connection taken for dead (the session's answer to a call unanswered
+// past the timeout): every call in flight ends with kConnectionLost naming
+// why, the old connection is closed at once (the peer reads end of stream,
+// so no late reply can land), later calls fail until reconnect(), and the
+// new connection carries calls again.
+TEST_F(RpcClientTest, AConnectionPresumedDeadEndsItsCallsAndIsClosedUntilReplaced) {
+  std::unique_ptr<ScriptedPeer> second;
+  rpc_->setReconnect([&second] {
+    Connection c = connectSocketPair();
+    second = std::move(c.peer);
+    return std::unique_ptr<transport::Transport>(std::move(c.transport));
+  });
+  const auto calls = startAndRead(3);
+  ASSERT_EQ(calls.size(), 3U);
+  rpc_->presumeDead("no reply within 300 ms");
+  ASSERT_TRUE(outcomes_.waitAll(3));
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Outcome o = outcomes_.get(i);
+    EXPECT_EQ(o.fired, 1);
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionLost));
+    EXPECT_EQ(o.error.context, "no reply within 300 ms");
+  }
+  EXPECT_TRUE(rpc_->connectionLost());
+  EXPECT_EQ(rpc_->stats().connectionsLost, 1U);
+  EXPECT_FALSE(peer_->readRecord(kWait).has_value()) << "the old connection is still open";
+  EXPECT_EQ(start(3).code, make_error_code(ClientErrc::kConnectionLost));
+  rpc_->presumeDead("again");  // already failed: counted once
+  EXPECT_EQ(rpc_->stats().connectionsLost, 1U);
+  ASSERT_FALSE(rpc_->reconnect());
+  ASSERT_FALSE(start(4));
+  auto next = second->readCall();
+  ASSERT_TRUE(next.has_value());
+  ASSERT_TRUE(second->sendRecord(successReply(next->xid, resultsFor(4))));
+  ASSERT_TRUE(outcomes_.wait(4));
+  EXPECT_FALSE(outcomes_.get(4).error);
+}
+
+// Without a way to replace it, a connection is never taken for dead: its
+// calls go on and time out one by one, as before.
+TEST_F(RpcClientTest, AConnectionThatCannotBeReplacedIsNotPresumedDead) {
+  const auto calls = startAndRead(1);
+  ASSERT_EQ(calls.size(), 1U);
+  rpc_->presumeDead("no reply within 300 ms");
+  EXPECT_FALSE(rpc_->connectionLost());
+  EXPECT_FALSE(outcomes_.wait(0, 200ms));
+  ASSERT_TRUE(peer_->sendRecord(successReply(calls[0].xid, resultsFor(0))));
+  ASSERT_TRUE(outcomes_.wait(0));
+  EXPECT_FALSE(outcomes_.get(0).error);
+}
+
 TEST_F(RpcClientTest, ManySilentCallsAllTimeOut) {
   connect(kTimeout);
   const auto t0 = std::chrono::steady_clock::now();

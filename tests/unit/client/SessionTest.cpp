@@ -855,6 +855,69 @@ TEST_F(SessionTest, CallsCutOffBeforeTheServerRanThemRunOnceAfterTheReconnect) {
   expectNoViolations();
 }
 
+// A silent partition: the server ran the call but its reply never came,
+// and the connection still looks up (no reset, no error). After the RPC
+// timeout the connection is taken for dead, replaced and bound again, and
+// the call goes again on its slot with its sequence id, answered from the
+// reply cache, instead of failing with kTimedOut on a retired slot.
+TEST_F(SessionTest, ACallUnansweredOnALiveConnectionIsReplayedOnANewOne) {
+  startSession({}, kTimeout);
+  enableReconnect();
+  server_->scriptNextSequence(swallowReplyOnSequence());
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome o = runBare(0);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, kTimeout);
+  EXPECT_FALSE(o.error) << o.error.message();
+  const auto s = server_->stats();
+  ASSERT_EQ(s.replays.size(), 1U);
+  EXPECT_EQ(s.replays[0], std::make_pair(0U, kFirstSequenceAfterSetup));
+  EXPECT_EQ(s.bindConn, 1U);
+  const auto st = session_->stats();
+  EXPECT_EQ(st.retiredSlots, 0U);
+  EXPECT_EQ(st.reconnects, 1U);
+  EXPECT_EQ(st.replayed, 1U);
+  EXPECT_EQ(st.outages, 1U);
+  EXPECT_EQ(rpc_->stats().connectionsLost, 1U);
+  EXPECT_EQ(rpc_->stats().timeouts, 1U);
+  const auto n = notices();
+  ASSERT_EQ(n.size(), 1U);
+  EXPECT_NE(n[0].find("no reply from peer socketpair within 300 ms; the connection is taken for dead and "
+                      "replaced"),
+            std::string::npos)
+      << n[0];
+  EXPECT_FALSE(runBare(1).error);  // the slot goes on with the next sequence id
+  expectNoViolations();
+}
+
+// The request itself was lost on the way: the server never saw it, so the
+// call runs once on the new connection (not from the reply cache).
+TEST_F(SessionTest, ACallLostOnTheWayInASilentPartitionRunsOnceOnTheNewConnection) {
+  startSession({}, kTimeout);
+  enableReconnect();
+  server_->scriptNextSequence(vanishSequence());
+  const Outcome o = runBare(0);
+  EXPECT_FALSE(o.error) << o.error.message();
+  EXPECT_TRUE(server_->stats().replays.empty());
+  EXPECT_EQ(session_->stats().replayed, 1U);
+  EXPECT_EQ(session_->stats().retiredSlots, 0U);
+  expectNoViolations();
+}
+
+// Every call in flight on the silent connection goes again, not only the
+// one whose timer fired first.
+TEST_F(SessionTest, EveryCallInFlightOnASilentConnectionIsReplayed) {
+  startSession({}, kTimeout);
+  enableReconnect();
+  for (int i = 0; i < 3; ++i) server_->scriptNextSequence(swallowReplyOnSequence());
+  for (std::size_t i = 0; i < 3; ++i) submitBare(i);
+  ASSERT_TRUE(completions_.waitAll(3, kTimeout + kTimeoutSlack + kWait));
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_FALSE(completions_.get(i).error) << completions_.get(i).error.message();
+  EXPECT_EQ(server_->stats().replays.size(), 3U);
+  EXPECT_EQ(session_->stats().reconnects, 1U);
+  EXPECT_EQ(session_->stats().outages, 1U);
+  expectNoViolations();
+}
+
 // No connection to be had: every waiting call ends with one error naming
 // the server, the time and the recovery timeout, once the timeout is spent.
 TEST_F(SessionTest, AServerThatCannotBeReachedEndsEachCallWithinTheRecoveryTimeout) {

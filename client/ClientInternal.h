@@ -85,6 +85,11 @@ inline std::vector<std::string_view> pathComponents(std::string_view path) {
   return out;
 }
 
+// Throws ENAMETOOLONG, naming the path's start and its length, for a path
+// (comps: its components) longer than PATH_MAX or with a name longer than
+// NAME_MAX: what the kernel client refuses before it asks the server.
+void refuseLongNames(const char* what, const std::string& path, const std::vector<std::string_view>& comps);
+
 // The synchronous calls throw what the asynchronous layer returns.
 inline void check(const Error& e) {
   if (e) throw NfsException(e);

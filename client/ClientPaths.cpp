@@ -3,6 +3,7 @@
 // (servers do not follow links for us). Every namespace call goes through
 // here, so POSIX's rules for links live in one place.
 #include <algorithm>
+#include <cerrno>
 #include <deque>
 
 #include "client/ClientInternal.h"
@@ -11,14 +12,52 @@ namespace nfsrdma {
 
 using namespace client_detail;  // ClientInternal.h
 
+namespace client_detail {
+
+// PATH_MAX and NAME_MAX, as the kernel client refuses longer ones
+// (ENAMETOOLONG) before anything goes to the server: a longer path would
+// otherwise end in a request larger than the session allows, naming
+// neither the path nor its length. Names are bounded by every server we
+// know (knfsd and nfs-ganesha take 255 bytes).
+constexpr std::size_t kMaxPath = 4096;
+constexpr std::size_t kMaxName = 255;
+
+namespace {
+
+// "what /export/aaaa...": a path too long to print whole.
+std::string named(const char* what, const std::string& path) {
+  constexpr std::size_t kShown = 64;
+  return std::string(what) + " " + (path.size() <= kShown ? path : path.substr(0, kShown) + "...");
+}
+
+}  // namespace
+
+void refuseLongNames(const char* what, const std::string& path, const std::vector<std::string_view>& comps) {
+  if (path.size() > kMaxPath) {
+    throw NfsException(errnoError(ENAMETOOLONG, named(what, path) + ": a path of " + std::to_string(path.size()) +
+                                                    " bytes, longer than " + std::to_string(kMaxPath) +
+                                                    " (PATH_MAX)"));
+  }
+  for (auto c : comps) {
+    if (c.size() <= kMaxName) continue;
+    throw NfsException(errnoError(ENAMETOOLONG, named(what, path) + ": a name of " + std::to_string(c.size()) +
+                                                    " bytes, longer than " + std::to_string(kMaxName) +
+                                                    " (NAME_MAX)"));
+  }
+}
+
+}  // namespace client_detail
+
 Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
   PathParts parts;
-  parts.full = std::string(what) + " " + fullPath(path);
+  const std::string full = fullPath(path);
+  parts.lookups = pathComponents(path);
+  refuseLongNames(what, full, parts.lookups);
+  parts.full = std::string(what) + " " + full;
   parts.wantParent = wantParent;
   // "." is dropped here. ".." is not a name a server looks up
   // (NFS4ERR_BADNAME): a path with one is walked component by component, so
   // that it goes back from where a symbolic link before it led, as in POSIX.
-  parts.lookups = pathComponents(path);
   parts.physical =
       std::find(parts.lookups.begin(), parts.lookups.end(), "..") != parts.lookups.end();
   // "d/" and "d/." name a directory: a link there is followed even by lstat.

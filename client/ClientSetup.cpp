@@ -150,6 +150,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
 
 void Client::mountExport() {
   const std::vector<std::string_view> comps = pathComponents(options_.exportPath);
+  refuseLongNames("mount", options_.exportPath, comps);
   const std::string what = "mount " + options_.exportPath;
   nfs4::Attributes rootAttrs;
   Error e = run(

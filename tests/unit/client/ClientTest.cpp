@@ -214,6 +214,25 @@ TEST_F(ClientTest, ErrorsNameTheOperationThePathAndTheStatus) {
   EXPECT_TRUE(busyNotices_.empty()) << "NFS4ERR_IO is not sent again";
 }
 
+// A path beyond PATH_MAX, or a name beyond NAME_MAX, is refused before
+// anything is sent, naming the path's start and its length (it used to end
+// in "request larger than the negotiated maximum").
+TEST_F(ClientTest, AnOverlongPathOrNameIsRefusedNamingItsLength) {
+  connect();
+  const std::size_t sent = server_->stats().compounds;
+  const std::string longPath = std::string(100 * 1024, 'd') + "/f";
+  std::string error = errorOf([&] { (void)client_->open(longPath, OpenFlags{.create = true}); });
+  EXPECT_EQ(error, "open /" + std::string(63, 'd') +
+                       "...: a path of 102403 bytes, longer than 4096 (PATH_MAX): File name too long");
+  error = errorOf([&] { (void)client_->stat("dir/" + std::string(256, 'n')); });
+  EXPECT_NE(error.find(": a name of 256 bytes, longer than 255 (NAME_MAX): File name too long"), std::string::npos)
+      << error;
+  EXPECT_EQ(server_->stats().compounds, sent) << "a request went out";
+  error = errorOf([&] { (void)client_->stat(std::string(255, 'n')); });  // a name of 255 goes to the server
+  EXPECT_EQ(error.find("NAME_MAX"), std::string::npos) << error;
+  EXPECT_GT(server_->stats().compounds, sent);
+}
+
 TEST_F(ClientTest, TheTransportFactoryRefusesAKindItDoesNotKnow) {
   ClientOptions o = options();
   o.proto = static_cast<TransportKind>(7);

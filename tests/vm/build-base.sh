@@ -36,7 +36,9 @@ modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc cr
   # loaded by 70-block: the ramdisk, NVMe-oF target and host over RDMA and
   # TCP, LIO with its iSCSI and iSER fabrics, the initiators, the export's fs
   brd configfs nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp target_core_iblock iscsi_target_mod
-  ib_isert ib_iser iscsi_tcp sd_mod ext4)
+  ib_isert ib_iser iscsi_tcp sd_mod ext4
+  # loaded by 63: netem drops every packet on the veths (a silent partition)
+  sch_netem)
 
 versions=$(dpkg-query -W -f='${Package} ${Version} ${Status}\n' "${packages[@]}" 2>&1) ||
   vm_missing "host packages for the guest image are missing: $(grep -v 'install ok installed' <<<"$versions" | tr '\n' ' ')"

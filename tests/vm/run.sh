@@ -14,6 +14,10 @@
 #   --shell            interactive: set up, run --test (if given), then a shell on the console
 #   --kernel-deb FILE  kernel image .deb to boot (also NFSRDMA_VM_KERNEL_DEB)
 #   --timeout SEC      hard limit for the whole VM run (default: 90 + sum of test timeouts)
+#   --test-timeout SEC every selected guest test's limit, instead of its own vm-timeout line
+#   --env NAME=VALUE   exported to the guest tests (repeatable; NAME in capitals, VALUE
+#                      without blanks): how a test runs longer than in CI, e.g.
+#                      tests/vm/ride-through-soak.sh
 #   --list             print the guest tests and exit
 # Environment: NFSRDMA_VM_TESTS (default for --test, e.g. from ctest),
 # NFSRDMA_VM_CACHE (cache root), NFSRDMA_VM_QEMU (qemu binary), NFSRDMA_REQUIRE_REAL=1 (fail
@@ -34,6 +38,8 @@ list=0
 vm_timeout=${NFSRDMA_VM_TIMEOUT:-}
 kernel_args=()
 [[ -n ${NFSRDMA_VM_KERNEL_DEB:-} ]] && kernel_args=(--deb "$NFSRDMA_VM_KERNEL_DEB")
+test_timeout=""
+guest_args=""  # nfsrdma.env=... and nfsrdma.test_timeout=... on the kernel command line
 while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a directory}; shift 2 ;;
@@ -41,6 +47,16 @@ while (($#)); do
     --shell) shell=1; shift ;;
     --kernel-deb) kernel_args=(--deb "${2:?--kernel-deb needs a file}"); shift 2 ;;
     --timeout) vm_timeout=${2:?--timeout needs seconds}; shift 2 ;;
+    --test-timeout)
+      test_timeout=${2:?--test-timeout needs seconds}
+      [[ $test_timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--test-timeout $test_timeout: expected whole seconds"
+      guest_args+=" nfsrdma.test_timeout=$test_timeout"
+      shift 2 ;;
+    --env)
+      [[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^[:space:]]*$ ]] ||
+        vm_die "--env ${2:-}: expected NAME=VALUE (NAME in capitals, digits and _, VALUE without blanks)"
+      guest_args+=" nfsrdma.env=$2"
+      shift 2 ;;
     --list) list=1; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) vm_die "unknown argument $1 (see --help)" ;;
@@ -63,6 +79,7 @@ for f in "$guest"/[0-9][0-9]-*.sh; do
   seen[$name]=1
   if [[ -n $only && ",$only," != *",$stem,"* && ",$only," != *",$name,"* ]]; then continue; fi
   limit=$(sed -n 's/^# vm-timeout:[ \t]*\([0-9][0-9]*\).*/\1/p' "$f" | head -n1)
+  [[ -z $test_timeout ]] || limit=$test_timeout
   tests+=("$f")
   names+=("$name")
   limits+=("${limit:-180}")
@@ -170,7 +187,7 @@ fi
 # marks the TSC unstable in some boots and falls back to the HPET, whose every
 # read is a trapped MMIO access: timing-heavy guest tests (perftest, link)
 # then measure different clocks from boot to boot.
-append="console=ttyS0 panic=-1 mitigations=off no_timer_check clocksource=tsc tsc=reliable quiet loglevel=4 rdinit=/init"
+append="console=ttyS0 panic=-1 mitigations=off no_timer_check clocksource=tsc tsc=reliable quiet loglevel=4 rdinit=/init$guest_args"
 qemu=("$qemu_bin" -machine q35 -accel tcg,thread=multi -cpu max -m 2G -smp 2
   -nographic -no-reboot -nic none -kernel "$ktree/vmlinuz" -initrd "$initrd")
 

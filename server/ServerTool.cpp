@@ -294,6 +294,7 @@ int serve(const ServerRun& r) {
     printDryRun(g, r.out);
     return tool::kExitSuccess;
   }
+  g.notice = [&r](const std::string& line) { r.out << line << "\n" << std::flush; };
   const StopSignals signals;
   GaneshaServer server = GaneshaServer::start(g);
   printServing(server, g, r.out);

@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -615,6 +616,21 @@ std::string configErrorsMessage(const std::vector<std::string>& errors) {
   return msg;
 }
 
+// Removes the work directories ended runs left in the temp directory and
+// says so in one line, through opts.notice or on standard error.
+void sweepLeftovers(const GaneshaOptions& opts) {
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) return;
+  const std::string line = sweepEndedGaneshaWorkDirs(tmp);
+  if (line.empty()) return;
+  if (opts.notice) {
+    opts.notice(line);
+  } else {
+    std::cerr << line << "\n" << std::flush;
+  }
+}
+
 }  // namespace
 
 GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
@@ -624,6 +640,7 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
   // before the work directory is made.
   (void)renderGaneshaConfig(opts, opts.port != 0 ? opts.port : 2049,
                             opts.workDir.empty() ? fs::temp_directory_path() : fs::absolute(opts.workDir));
+  sweepLeftovers(opts);
   GaneshaServer server;
   server.address_ = opts.bindAddress;
   server.useWorkDir(opts.workDir);

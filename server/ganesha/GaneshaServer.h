@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct GaneshaOptions {
   // MaxRead and MaxWrite of every export (what NFSv4 clients learn as
   // maxread/maxwrite); 0 keeps ganesha's default of 1 MiB.
   std::uint32_t maxIoBytes = 0;
+  // Where start() says, in one line, which work directories of ended runs it
+  // removed (sweepEndedGaneshaWorkDirs). Unset: standard error.
+  std::function<void(const std::string&)> notice{};
 };
 
 // Renders a complete ganesha.conf for `opts` listening on `port`, with the
@@ -107,7 +111,8 @@ class GaneshaServer {  // move-only; destructor stops the server, never throws
   // The child gets PR_SET_PDEATHSIG(SIGTERM), tied to the calling thread:
   // call start() from a thread that outlives the server (the main thread in
   // the tools and tests), or ganesha is stopped when that thread exits.
-  // Validates `opts`, writes the config into the work directory, runs
+  // Validates `opts`, removes work directories ended runs left (and says so
+  // through opts.notice), writes the config into the work directory, runs
   // `ganesha.nfsd -F` and returns once the log says "NFS SERVER INITIALIZED"
   // and a TCP connect to the port succeeds, within opts.startTimeout, with no
   // configuration error in the log. Throws std::runtime_error naming the

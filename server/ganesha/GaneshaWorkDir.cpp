@@ -1,8 +1,8 @@
-// GaneshaWorkDir: making and filling ganesha's work directories. Files are
-// made relative to the open directory with O_EXCL | O_NOFOLLOW, so a link put
-// where one of them goes is never followed; the record in a directory ties it
-// to one process of one boot and PID namespace, because a pid alone means
-// nothing across a reboot or a container.
+// GaneshaWorkDir: making, filling and sweeping ganesha's work directories.
+// Files are made relative to the open directory with O_EXCL | O_NOFOLLOW, so
+// a link put where one of them goes is never followed; the record in a
+// temporary directory ties it to one process of one boot and PID namespace,
+// because a pid alone means nothing across a reboot or a container.
 #include "server/ganesha/GaneshaWorkDir.h"
 
 #include <dirent.h>
@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kTemporaryPrefix = "nfsrdma-ganesha-";
+constexpr std::size_t kTemporarySuffix = 6;  // mkdtemp's XXXXXX
 constexpr std::size_t kMaxPidDigits = 7;      // pid_max is at most 4194304
 // In every work directory: which process used it last, in which boot and
 // PID namespace.
@@ -46,7 +47,7 @@ std::string errnoText(int err) {
 }
 
 // This boot and PID namespace; "" when either cannot be read (then no
-// record matches).
+// record matches, and nothing is swept).
 std::string runScope() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::string boot;
@@ -79,6 +80,59 @@ std::optional<std::string> readSmallFile(int dirFd, const char* name) {
 
 bool allDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// The pid in a name nfsrdma-ganesha-<pid>-XXXXXX exactly, else 0.
+pid_t pidOfTemporaryName(std::string_view name) {
+  if (name.substr(0, kTemporaryPrefix.size()) != kTemporaryPrefix) return 0;
+  name.remove_prefix(kTemporaryPrefix.size());
+  const auto dash = name.find('-');
+  if (dash == std::string_view::npos) return 0;
+  const std::string_view digits = name.substr(0, dash);
+  const std::string_view suffix = name.substr(dash + 1);
+  const bool suffixOk = suffix.size() == kTemporarySuffix &&
+                        std::all_of(suffix.begin(), suffix.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
+  if (!allDigits(digits) || digits.size() > kMaxPidDigits || digits.front() == '0' || !suffixOk) return 0;
+  return static_cast<pid_t>(std::stol(std::string(digits)));
+}
+
+// Whether the temporary work directory `name` in `parentFd` was left by a
+// run that has ended (see sweepEndedGaneshaWorkDirs for every condition).
+bool isLeftover(int parentFd, const std::string& name, pid_t pid, const std::string& scope) {
+  UniqueFd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::geteuid()) return false;
+  if (readSmallFile(dir.get(), kRunRecord) != runRecord(pid, scope) || processRuns(pid)) return false;
+  // ganesha outlives a killed parent only until its death signal is handled.
+  if (const auto ganesha = readSmallFile(dir.get(), kGaneshaPidFileName); ganesha && !ganesha->empty()) {
+    std::string text = *ganesha;
+    if (text.back() == '\n') text.pop_back();
+    if (!allDigits(text) || text.size() > kMaxPidDigits || processRuns(static_cast<pid_t>(std::stol(text))))
+      return false;
+  }
+  return true;
+}
+
+// "nfs-ganesha work directory of a run that" or "... directories of runs that".
+std::string whatWasLeft(std::size_t n) {
+  return n == 1 ? "nfs-ganesha work directory left by a run that ended without removing it"
+                : "nfs-ganesha work directories left by runs that ended without removing them";
+}
+
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+std::string sweepLine(const std::vector<std::string>& removed, const std::vector<std::string>& failed) {
+  std::string line;
+  if (!removed.empty()) line = "removed the " + whatWasLeft(removed.size()) + ": " + listed(removed);
+  if (!failed.empty()) {
+    line += (line.empty() ? "could not remove the " + whatWasLeft(failed.size()) : "; could not remove") + ": " +
+            listed(failed);
+  }
+  return line.empty() ? "" : "note: " + line;
 }
 
 // Up to `limit` names in the directory (".", ".." aside), and whether there
@@ -246,6 +300,32 @@ void makeWorkSubdir(const GaneshaWorkDir& dir, const std::string& name) {
   if (err == EEXIST && ::fstatat(dir.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
     return;
   fail("cannot create directory " + (dir.path / name).string() + ": " + errnoText(err));
+}
+
+std::string sweepEndedGaneshaWorkDirs(const fs::path& parent) noexcept {
+  try {
+    const std::string scope = runScope();
+    UniqueFd parentFd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (scope.empty() || !parentFd) return "";
+    std::vector<std::string> removed, failed;
+    std::error_code ec;
+    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const pid_t pid = pidOfTemporaryName(name);
+      if (pid <= 0 || !isLeftover(parentFd.get(), name, pid, scope)) continue;
+      std::error_code rm;
+      fs::remove_all(parent / name, rm);
+      const std::string shown = (parent / name).string() + " (pid " + std::to_string(pid) + ")";
+      if (rm) {
+        failed.push_back(shown + ": " + rm.message());
+      } else {
+        removed.push_back(shown);
+      }
+    }
+    return sweepLine(removed, failed);
+  } catch (...) {
+    return "";
+  }
 }
 
 }  // namespace nfsrdma::server

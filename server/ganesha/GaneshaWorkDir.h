@@ -3,8 +3,9 @@
 // (a temporary one, or the caller's, created when absent) or one that is empty
 // and only its owner may write, so nothing of anyone else's is overwritten;
 // every file in it is made afresh without following a link, so nothing
-// outside it is written through one. Each records which process used it
-// last, so that a later run can tell whether that one still runs.
+// outside it is written through one. A temporary one records which process
+// made it, so that when that process is killed (nothing removes it then) a
+// later start can tell it is a leftover and remove it.
 #pragma once
 
 #include <sys/types.h>
@@ -16,7 +17,8 @@
 
 namespace nfsrdma::server {
 
-// What a work directory holds: the config, ganesha's log, its pid (-p), its
+// What a work directory holds: the config, ganesha's log, its pid (-p: the
+// sweep reads it to tell whether the ganesha of an ended run still runs), its
 // stdout and stderr, the NFSv4 recovery state, and the record of the run.
 inline constexpr const char* kGaneshaConfigFileName = "ganesha.conf";
 inline constexpr const char* kGaneshaLogFileName = "ganesha.log";
@@ -32,7 +34,7 @@ struct GaneshaWorkDir {
 };
 
 // A new directory nfsrdma-ganesha-<our pid>-XXXXXX (mode 0700) in `parent`,
-// holding the record of this run. Throws
+// holding the record sweepEndedGaneshaWorkDirs reads. Throws
 // std::runtime_error naming the directory and the errno text.
 GaneshaWorkDir makeTemporaryGaneshaWorkDir(const std::filesystem::path& parent);
 
@@ -55,5 +57,14 @@ void writeWorkFile(const GaneshaWorkDir& dir, const std::string& name, const std
 
 // Makes the subdirectory `name` unless it already is one (not a link).
 void makeWorkSubdir(const GaneshaWorkDir& dir, const std::string& name);
+
+// Removes from `parent` each work directory of a run that ended without
+// removing it: named nfsrdma-ganesha-<pid>-XXXXXX exactly, a directory (not
+// a link) owned by us, whose record names that pid in this boot and this PID
+// namespace, with that pid and the ganesha pid in its pid file no longer
+// running (a running one, even an unrelated process that reuses the pid,
+// keeps it). Returns one line saying what it removed and what it could not,
+// or "" when it found nothing. Never throws.
+std::string sweepEndedGaneshaWorkDirs(const std::filesystem::path& parent) noexcept;
 
 }  // namespace nfsrdma::server

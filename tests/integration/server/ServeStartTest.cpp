@@ -1,7 +1,9 @@
 // What `nfsrdma-server serve` checks as it starts the real nfs-ganesha: it is
 // ready only when ganesha's log reports no configuration error (else it fails
-// with those lines quoted); its --work-dir is a new or empty directory (or
-// one an ended serve used), and nothing in it is written through a link.
+// with those lines quoted); its --work-dir is a new or empty directory, and
+// nothing in it is written through a link; a serve killed with SIGKILL
+// leaves its temporary work directory, and the next start removes it and
+// says so.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -11,6 +13,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/ganesha/GaneshaServer.h"
@@ -48,6 +51,20 @@ pid_t ganeshaWhenReady(Child& tool) {
       !std::regex_search(tool.output, m, std::regex("nfs-ganesha pid ([0-9]+) on")))
     return 0;
   return static_cast<pid_t>(std::stol(m[1]));
+}
+
+bool processGone(pid_t pid) {
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Waits (bounded) until `pid` is gone.
+bool waitGone(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!processGone(pid)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
 }
 
 }  // namespace
@@ -201,4 +218,36 @@ TEST(ServeStart, LinksInTheWorkDirAreNotFollowed) {
   for (const char* made : {"made-through-a-link.log", "made-through-a-link.pid", "made-through-a-link.stdout"})
     EXPECT_FALSE(fs::exists(dir.path / made)) << made;
   EXPECT_TRUE(fs::is_symlink(dir.path / "work/ganesha.log"));
+}
+
+// SIGKILL leaves serve no time to remove its temporary work directory (its
+// ganesha stops on its parent-death signal). The next start finds that the
+// pid which made it no longer runs, removes it and says so in one line.
+TEST(ServeStart, AKilledServesWorkDirIsRemovedByTheNextStart) {
+  NFSRDMA_REQUIRE_SERVE();
+  TempDir dir{"nfsrdma-serve-kill"};
+  fs::create_directories(dir.path / "data");
+  const std::string config = writeConfig(dir.path, dir.path / "data", "127.0.0.1");
+  Child first({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config});
+  const pid_t ganesha = ganeshaWhenReady(first);
+  ASSERT_GT(ganesha, 0) << first.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.output, m, std::regex("  log (\\S+)/ganesha.log\n"))) << first.output;
+  const fs::path left = m[1].str();
+  const pid_t killed = first.pid;
+  ASSERT_EQ(::kill(killed, SIGKILL), 0);
+  ASSERT_NE(first.waitExit(std::chrono::seconds(10)), -1);
+  ASSERT_TRUE(waitGone(ganesha, std::chrono::seconds(30))) << "ganesha " << ganesha << " outlived its parent";
+  ASSERT_TRUE(fs::is_directory(left)) << left;
+
+  Child next({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config});
+  ASSERT_GT(ganeshaWhenReady(next), 0) << next.output;
+  EXPECT_TRUE(std::regex_search(next.output, std::regex("(^|\n)note: removed the nfs-ganesha work director(y|ies) "
+                                                        "left by (a run|runs) that ended without removing (it|them): "
+                                                        "[^\n]*" +
+                                                        left.string() + " \\(pid " + std::to_string(killed) + "\\)")))
+      << next.output;
+  EXPECT_FALSE(fs::exists(left)) << left;
+  ASSERT_EQ(::kill(next.pid, SIGTERM), 0);
+  EXPECT_NE(next.waitExit(std::chrono::seconds(30)), -1) << next.output;
 }

@@ -28,7 +28,8 @@ constexpr unsigned kMaxLexedPrefix = 99;
 // Every character a host name has, as a class ganesha's lexer reads.
 constexpr const char* kHostNameClass = "[a-zA-Z0-9._-]";
 
-const char* const kNotAClient = "is not a host, network, wildcard or @netgroup ganesha.conf can carry";
+const char* const kNotAClient =
+    "is not a host, network, wildcard or @netgroup ganesha.conf can carry";
 
 [[noreturn]] void refuse(const std::string& why) {
   throw std::runtime_error(why);
@@ -45,7 +46,8 @@ bool allWordChars(std::string_view s) {
 }
 
 bool startsLikeAToken(std::string_view s) {
-  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s.front())) != 0 || s.front() == '_');
+  return !s.empty() &&
+         (std::isalpha(static_cast<unsigned char>(s.front())) != 0 || s.front() == '_');
 }
 
 // A numeric network: family, address bytes, prefix length.
@@ -74,11 +76,14 @@ std::optional<Network> parseAddress(const std::string& text) {
 // The prefix length a mask stands for: digits, or (IPv4) a contiguous dotted
 // netmask.
 unsigned prefixOf(const std::string& mask, const Network& n) {
-  const bool digits = !mask.empty() && mask.size() <= 3 &&
-                      std::all_of(mask.begin(), mask.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  const bool digits =
+      !mask.empty() && mask.size() <= 3 &&
+      std::all_of(mask.begin(), mask.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
   if (digits) {
     const auto p = static_cast<unsigned>(std::stoul(mask));
-    if (p > n.width()) refuse("has prefix /" + mask + ", beyond the address's " + std::to_string(n.width()) + " bits");
+    if (p > n.width())
+      refuse("has prefix /" + mask + ", beyond the address's " + std::to_string(n.width()) +
+             " bits");
     return p;
   }
   in_addr m{};
@@ -94,7 +99,8 @@ std::optional<Network> parseNetwork(const std::string& client) {
   std::optional<Network> n = parseAddress(client.substr(0, slash));
   if (!n) {
     if (slash != std::string::npos || client.find_first_not_of("0123456789.") == std::string::npos)
-      refuse(kNotAClient);  // a network of something else, or a short IPv4 form a resolver would expand
+      refuse(kNotAClient);  // a network of something else, or a short IPv4 form a resolver would
+                            // expand
     return std::nullopt;
   }
   if (slash != std::string::npos) {
@@ -109,7 +115,9 @@ std::optional<Network> parseNetwork(const std::string& client) {
 // would match nobody.
 void unmapIpv4(Network& n) {
   static constexpr std::array<unsigned char, 12> kMapped{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if (n.family != AF_INET6 || n.prefix < 96 || !std::equal(kMapped.begin(), kMapped.end(), n.bytes.begin())) return;
+  if (n.family != AF_INET6 || n.prefix < 96 ||
+      !std::equal(kMapped.begin(), kMapped.end(), n.bytes.begin()))
+    return;
   std::copy(n.bytes.begin() + 12, n.bytes.end(), n.bytes.begin());
   std::fill(n.bytes.begin() + 4, n.bytes.end(), 0);
   n.family = AF_INET;
@@ -138,9 +146,10 @@ std::vector<std::string> networkTerms(Network n) {
     return {addressText(n) + "/1", addressText(upper) + "/1"};
   }
   if (n.prefix > kMaxLexedPrefix) {
-    refuse("is an IPv6 network of prefix /" + std::to_string(n.prefix) +
-           ", which nfs-ganesha's config cannot carry (it reads prefixes /1 to /99); list its hosts "
-           "one by one, or write a shorter prefix if the wider network may use the export");
+    refuse(
+        "is an IPv6 network of prefix /" + std::to_string(n.prefix) +
+        ", which nfs-ganesha's config cannot carry (it reads prefixes /1 to /99); list its hosts "
+        "one by one, or write a shorter prefix if the wider network may use the export");
   }
   return {addressText(n) + "/" + std::to_string(n.prefix)};
 }
@@ -148,11 +157,13 @@ std::vector<std::string> networkTerms(Network n) {
 std::string netgroupTerm(const std::string& client) {
   const std::string_view name = std::string_view(client).substr(1);
   if (!startsLikeAToken(name) || !allWordChars(name)) {
-    refuse("is a netgroup name nfs-ganesha's config cannot carry (it reads names that start with a "
-           "letter or '_' and hold letters, digits, '.', '_' and '-')");
+    refuse(
+        "is a netgroup name nfs-ganesha's config cannot carry (it reads names that start with a "
+        "letter or '_' and hold letters, digits, '.', '_' and '-')");
   }
   if (client.size() > kMaxTokenBytes)
-    refuse("is longer than the " + std::to_string(kMaxTokenBytes) + " bytes nfs-ganesha takes for a netgroup");
+    refuse("is longer than the " + std::to_string(kMaxTokenBytes) +
+           " bytes nfs-ganesha takes for a netgroup");
   return client;
 }
 
@@ -166,12 +177,14 @@ std::string classTerm(const std::string& pattern, std::size_t open, std::size_t*
   if (negated) body.erase(0, 1);
   if (!body.empty() && body.front() == '!') {
     refuse("has the class [" + pattern.substr(open + 1, *close - open - 1) +
-           "]: exportfs reads its '!' as a character and nfs-ganesha as \"not\"; write '^' for \"not\"");
+           "]: exportfs reads its '!' as a character and nfs-ganesha as \"not\"; write '^' for "
+           "\"not\"");
   }
   if (body.empty() || !allWordChars(body)) {
-    refuse("has the class [" + pattern.substr(open + 1, *close - open - 1) +
-           "], which nfs-ganesha's config cannot carry (classes of letters, digits, '.', '_' and '-', "
-           "'^' first for \"not\")");
+    refuse(
+        "has the class [" + pattern.substr(open + 1, *close - open - 1) +
+        "], which nfs-ganesha's config cannot carry (classes of letters, digits, '.', '_' and '-', "
+        "'^' first for \"not\")");
   }
   return std::string("[") + (negated ? "!" : "") + body + "]";
 }
@@ -189,9 +202,11 @@ std::string wildcardTerm(const std::string& pattern) {
     }
   }
   // ganesha's lexer reads ?name as a host name "?name", which never resolves.
-  if (out.front() == '?' && allWordChars(std::string_view(out).substr(1))) out.replace(0, 1, kHostNameClass);
+  if (out.front() == '?' && allWordChars(std::string_view(out).substr(1)))
+    out.replace(0, 1, kHostNameClass);
   if (out.size() > kMaxTokenBytes) {
-    refuse("is longer than the " + std::to_string(kMaxTokenBytes) + " bytes nfs-ganesha takes for a wildcard" +
+    refuse("is longer than the " + std::to_string(kMaxTokenBytes) +
+           " bytes nfs-ganesha takes for a wildcard" +
            (out != pattern ? " (written as " + out + ")" : std::string()));
   }
   return out;
@@ -202,7 +217,8 @@ std::string wildcardTerm(const std::string& pattern) {
 bool ganeshaReadsAsHostName(const std::string& name) {
   if (!startsLikeAToken(name)) return false;
   std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   for (const char* word : {"yes", "no", "on", "off", "true", "false"}) {
     if (lower == word) return false;
   }
@@ -216,7 +232,8 @@ std::optional<std::vector<std::string>> ganeshaClientTerms(const std::string& cl
   if (client.empty()) refuse(kNotAClient);
   if (client.front() == '@') return std::vector<std::string>{netgroupTerm(client)};
   if (const std::optional<Network> n = parseNetwork(client)) return networkTerms(*n);
-  if (client.find_first_of("*?[") != std::string::npos) return std::vector<std::string>{wildcardTerm(client)};
+  if (client.find_first_of("*?[") != std::string::npos)
+    return std::vector<std::string>{wildcardTerm(client)};
   if (!allWordChars(client)) refuse(kNotAClient);
   if (ganeshaReadsAsHostName(client)) return std::vector<std::string>{client};
   return std::nullopt;
@@ -273,8 +290,9 @@ std::vector<std::string> lookUpGaneshaClient(const std::string& name) {
   addrinfo* found = nullptr;
   const int rc = ::getaddrinfo(name.c_str(), nullptr, nullptr, &found);
   if (rc != 0) {
-    const std::string why =
-        rc == EAI_SYSTEM ? std::error_code(errno, std::generic_category()).message() : ::gai_strerror(rc);
+    const std::string why = rc == EAI_SYSTEM
+                                ? std::error_code(errno, std::generic_category()).message()
+                                : ::gai_strerror(rc);
     refuse("cannot resolve host name '" + name + "': " + why);
   }
   const std::unique_ptr<addrinfo, void (*)(addrinfo*)> owner(found, ::freeaddrinfo);
@@ -286,7 +304,8 @@ std::vector<std::string> lookUpGaneshaClient(const std::string& name) {
       std::memcpy(n.bytes.data(), &reinterpret_cast<const sockaddr_in*>(ai->ai_addr)->sin_addr, 4);
     } else if (ai->ai_family == AF_INET6) {
       n.family = AF_INET6;
-      std::memcpy(n.bytes.data(), &reinterpret_cast<const sockaddr_in6*>(ai->ai_addr)->sin6_addr, 16);
+      std::memcpy(n.bytes.data(), &reinterpret_cast<const sockaddr_in6*>(ai->ai_addr)->sin6_addr,
+                  16);
     } else {
       continue;
     }

@@ -30,7 +30,7 @@ namespace {
 
 constexpr std::string_view kTemporaryPrefix = "nfsrdma-ganesha-";
 constexpr std::size_t kTemporarySuffix = 6;  // mkdtemp's XXXXXX
-constexpr std::size_t kMaxPidDigits = 7;      // pid_max is at most 4194304
+constexpr std::size_t kMaxPidDigits = 7;     // pid_max is at most 4194304
 // In every work directory: which process used it last, in which boot and
 // PID namespace.
 constexpr const char* kRunRecord = kGaneshaRunRecordName;
@@ -53,7 +53,8 @@ std::string runScope() {
   std::string boot;
   struct stat ns {};
   if (!std::getline(in, boot) || boot.empty() || ::stat("/proc/self/ns/pid", &ns) != 0) return "";
-  return "boot " + boot + "\npid namespace " + std::to_string(ns.st_dev) + ":" + std::to_string(ns.st_ino) + "\n";
+  return "boot " + boot + "\npid namespace " + std::to_string(ns.st_dev) + ":" +
+         std::to_string(ns.st_ino) + "\n";
 }
 
 std::string runRecord(pid_t pid, const std::string& scope) {
@@ -79,7 +80,8 @@ std::optional<std::string> readSmallFile(int dirFd, const char* name) {
 }
 
 bool allDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
 // The pid in a name nfsrdma-ganesha-<pid>-XXXXXX exactly, else 0.
@@ -91,8 +93,10 @@ pid_t pidOfTemporaryName(std::string_view name) {
   const std::string_view digits = name.substr(0, dash);
   const std::string_view suffix = name.substr(dash + 1);
   const bool suffixOk = suffix.size() == kTemporarySuffix &&
-                        std::all_of(suffix.begin(), suffix.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
-  if (!allDigits(digits) || digits.size() > kMaxPidDigits || digits.front() == '0' || !suffixOk) return 0;
+                        std::all_of(suffix.begin(), suffix.end(),
+                                    [](unsigned char c) { return std::isalnum(c) != 0; });
+  if (!allDigits(digits) || digits.size() > kMaxPidDigits || digits.front() == '0' || !suffixOk)
+    return 0;
   return static_cast<pid_t>(std::stol(std::string(digits)));
 }
 
@@ -102,12 +106,15 @@ bool isLeftover(int parentFd, const std::string& name, pid_t pid, const std::str
   UniqueFd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::geteuid()) return false;
-  if (readSmallFile(dir.get(), kRunRecord) != runRecord(pid, scope) || processRuns(pid)) return false;
+  if (readSmallFile(dir.get(), kRunRecord) != runRecord(pid, scope) || processRuns(pid))
+    return false;
   // ganesha outlives a killed parent only until its death signal is handled.
-  if (const auto ganesha = readSmallFile(dir.get(), kGaneshaPidFileName); ganesha && !ganesha->empty()) {
+  if (const auto ganesha = readSmallFile(dir.get(), kGaneshaPidFileName);
+      ganesha && !ganesha->empty()) {
     std::string text = *ganesha;
     if (text.back() == '\n') text.pop_back();
-    if (!allDigits(text) || text.size() > kMaxPidDigits || processRuns(static_cast<pid_t>(std::stol(text))))
+    if (!allDigits(text) || text.size() > kMaxPidDigits ||
+        processRuns(static_cast<pid_t>(std::stol(text))))
       return false;
   }
   return true;
@@ -125,12 +132,15 @@ std::string listed(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string sweepLine(const std::vector<std::string>& removed, const std::vector<std::string>& failed) {
+std::string sweepLine(const std::vector<std::string>& removed,
+                      const std::vector<std::string>& failed) {
   std::string line;
-  if (!removed.empty()) line = "removed the " + whatWasLeft(removed.size()) + ": " + listed(removed);
+  if (!removed.empty())
+    line = "removed the " + whatWasLeft(removed.size()) + ": " + listed(removed);
   if (!failed.empty()) {
-    line += (line.empty() ? "could not remove the " + whatWasLeft(failed.size()) : "; could not remove") + ": " +
-            listed(failed);
+    line += (line.empty() ? "could not remove the " + whatWasLeft(failed.size())
+                          : "; could not remove") +
+            ": " + listed(failed);
   }
   return line.empty() ? "" : "note: " + line;
 }
@@ -167,8 +177,9 @@ std::string shown(const std::vector<std::string>& names, bool more) {
 
 const std::string kGiveAnother =
     "; give a new directory (it is made), an empty one or one an earlier run of ours used: " +
-    std::string(kGaneshaConfigFileName) + ", " + kGaneshaLogFileName + ", " + kGaneshaPidFileName + ", " +
-    kGaneshaStdoutFileName + ", " + kGaneshaRecoveryDirName + "/ and " + kRunRecord + " are written there";
+    std::string(kGaneshaConfigFileName) + ", " + kGaneshaLogFileName + ", " + kGaneshaPidFileName +
+    ", " + kGaneshaStdoutFileName + ", " + kGaneshaRecoveryDirName + "/ and " + kRunRecord +
+    " are written there";
 
 // A directory we did not make: ours and writable by us alone.
 void requireOursAlone(int fd, const std::string& what) {
@@ -182,7 +193,8 @@ void requireOursAlone(int fd, const std::string& what) {
     std::array<char, 8> mode{};
     std::snprintf(mode.data(), mode.size(), "%04o", static_cast<unsigned>(st.st_mode & 07777));
     fail(what + "others may write in it (mode " + mode.data() +
-         "), so they could put a link where ganesha writes; give a new directory (it is made) or one only we "
+         "), so they could put a link where ganesha writes; give a new directory (it is made) or "
+         "one only we "
          "may write");
   }
 }
@@ -193,7 +205,8 @@ std::optional<pid_t> recordedPid(const std::string& record) {
   if (record.rfind("pid ", 0) != 0 || nl == std::string::npos) return std::nullopt;
   const std::string digits = record.substr(4, nl - 4);
   const std::string scope = runScope();
-  if (!allDigits(digits) || digits.size() > kMaxPidDigits || scope.empty() || record.substr(nl + 1) != scope)
+  if (!allDigits(digits) || digits.size() > kMaxPidDigits || scope.empty() ||
+      record.substr(nl + 1) != scope)
     return std::nullopt;
   return static_cast<pid_t>(std::stol(digits));
 }
@@ -201,28 +214,35 @@ std::optional<pid_t> recordedPid(const std::string& record) {
 // A directory with something in it: what an earlier run of ours left there
 // (its record, and only the names a run puts there), with neither that run
 // nor its ganesha still running.
-void requireLeftByAnEndedRun(int fd, const std::vector<std::string>& names, bool more, const std::string& what) {
+void requireLeftByAnEndedRun(int fd, const std::vector<std::string>& names, bool more,
+                             const std::string& what) {
   const std::optional<std::string> record = readSmallFile(fd, kRunRecord);
   if (!record) {
-    fail(what + "it is not empty (holds " + shown(names, more) + ") and no run of ours used it (no " + kRunRecord +
-         " in it)" + kGiveAnother);
+    fail(what + "it is not empty (holds " + shown(names, more) +
+         ") and no run of ours used it (no " + kRunRecord + " in it)" + kGiveAnother);
   }
   std::vector<std::string> foreign;
   for (const auto& n : names) {
     const bool ours = n == kRunRecord || n == kGaneshaConfigFileName || n == kGaneshaLogFileName ||
-                      n == kGaneshaPidFileName || n == kGaneshaStdoutFileName || n == kGaneshaRecoveryDirName;
+                      n == kGaneshaPidFileName || n == kGaneshaStdoutFileName ||
+                      n == kGaneshaRecoveryDirName;
     if (!ours) foreign.push_back(n);
   }
-  if (!foreign.empty() || more) fail(what + "it holds " + shown(foreign, more) + ", which no run of ours puts there" + kGiveAnother);
+  if (!foreign.empty() || more)
+    fail(what + "it holds " + shown(foreign, more) + ", which no run of ours puts there" +
+         kGiveAnother);
   if (const auto ganesha = readSmallFile(fd, kGaneshaPidFileName); ganesha && !ganesha->empty()) {
     std::string text = *ganesha;
     if (text.back() == '\n') text.pop_back();
-    if (!allDigits(text) || text.size() > kMaxPidDigits || processRuns(static_cast<pid_t>(std::stol(text))))
-      fail(what + "the nfs-ganesha in its " + kGaneshaPidFileName + " (" + text + ") still runs; stop it first, or give another directory");
+    if (!allDigits(text) || text.size() > kMaxPidDigits ||
+        processRuns(static_cast<pid_t>(std::stol(text))))
+      fail(what + "the nfs-ganesha in its " + kGaneshaPidFileName + " (" + text +
+           ") still runs; stop it first, or give another directory");
   }
   const std::optional<pid_t> user = recordedPid(*record);
   if (user && *user != ::getpid() && processRuns(*user))
-    fail(what + "process " + std::to_string(*user) + ", which ran nfs-ganesha there, still runs; stop it first, or give another directory");
+    fail(what + "process " + std::to_string(*user) +
+         ", which ran nfs-ganesha there, still runs; stop it first, or give another directory");
 }
 
 // An existing directory we did not make: ours alone, and empty or what an
@@ -238,9 +258,11 @@ void requireUsableExisting(const fs::path& p, int fd) {
 }  // namespace
 
 GaneshaWorkDir makeTemporaryGaneshaWorkDir(const fs::path& parent) {
-  std::string tmpl = (parent / (std::string(kTemporaryPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::string tmpl =
+      (parent / (std::string(kTemporaryPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (::mkdtemp(tmpl.data()) == nullptr)
-    fail("cannot create a temporary ganesha work directory in " + parent.string() + ": " + errnoText(errno));
+    fail("cannot create a temporary ganesha work directory in " + parent.string() + ": " +
+         errnoText(errno));
   GaneshaWorkDir d;
   d.path = tmpl;
   d.temporary = true;
@@ -260,7 +282,8 @@ GaneshaWorkDir useGivenGaneshaWorkDir(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
   const bool made = ::mkdir(p.c_str(), 0700) == 0;
-  if (!made && errno != EEXIST) fail("cannot create ganesha work directory '" + p.string() + "': " + errnoText(errno));
+  if (!made && errno != EEXIST)
+    fail("cannot create ganesha work directory '" + p.string() + "': " + errnoText(errno));
   GaneshaWorkDir d;
   d.path = p;
   d.fd.reset(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -277,18 +300,21 @@ UniqueFd makeWorkFile(const GaneshaWorkDir& dir, const std::string& name, mode_t
   const std::string where = (dir.path / name).string();
   if (::unlinkat(dir.fd.get(), name.c_str(), 0) != 0 && errno != ENOENT)
     fail("cannot replace " + where + ": " + errnoText(errno));
-  UniqueFd fd(::openat(dir.fd.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  UniqueFd fd(::openat(dir.fd.get(), name.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd) fail("cannot create " + where + ": " + errnoText(errno));
   return fd;
 }
 
-void writeWorkFile(const GaneshaWorkDir& dir, const std::string& name, const std::string& contents) {
+void writeWorkFile(const GaneshaWorkDir& dir, const std::string& name,
+                   const std::string& contents) {
   const UniqueFd fd = makeWorkFile(dir, name);
   std::size_t done = 0;
   while (done < contents.size()) {  // each round writes at least a byte or fails
     const ssize_t n = ::write(fd.get(), contents.data() + done, contents.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write " + (dir.path / name).string() + ": " + errnoText(n < 0 ? errno : EIO));
+    if (n <= 0)
+      fail("cannot write " + (dir.path / name).string() + ": " + errnoText(n < 0 ? errno : EIO));
     done += static_cast<std::size_t>(n);
   }
 }
@@ -297,7 +323,8 @@ void makeWorkSubdir(const GaneshaWorkDir& dir, const std::string& name) {
   if (::mkdirat(dir.fd.get(), name.c_str(), 0755) == 0) return;
   const int err = errno;
   struct stat st {};
-  if (err == EEXIST && ::fstatat(dir.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+  if (err == EEXIST && ::fstatat(dir.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISDIR(st.st_mode))
     return;
   fail("cannot create directory " + (dir.path / name).string() + ": " + errnoText(err));
 }

@@ -46,10 +46,12 @@ fs::path leftoverOfAnEndedRun(const fs::path& parent, pid_t* pid) {
   ::close(fds[1]);
   std::string made;
   char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) made.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    made.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
   ::waitpid(child, nullptr, 0);
-  if (made.empty()) throw std::runtime_error("the child made no work directory in " + parent.string());
+  if (made.empty())
+    throw std::runtime_error("the child made no work directory in " + parent.string());
   *pid = child;
   return made;
 }
@@ -63,7 +65,8 @@ void rewriteRecordLine(const fs::path& dir, const std::string& key, const std::s
 }
 
 std::string sweepLine(const fs::path& path, pid_t pid) {
-  return "note: removed the nfs-ganesha work directory left by a run that ended without removing it: " +
+  return "note: removed the nfs-ganesha work directory left by a run that ended without removing "
+         "it: " +
          path.string() + " (pid " + std::to_string(pid) + ")";
 }
 
@@ -74,7 +77,8 @@ TEST(GaneshaWorkDir, SweepRemovesTheDirectoryOfARunThatEnded) {
   pid_t pid = 0;
   const fs::path left = leftoverOfAnEndedRun(parent.path, &pid);
   ASSERT_TRUE(fs::is_directory(left));
-  EXPECT_EQ(left.filename().string().rfind("nfsrdma-ganesha-" + std::to_string(pid) + "-", 0), 0U) << left;
+  EXPECT_EQ(left.filename().string().rfind("nfsrdma-ganesha-" + std::to_string(pid) + "-", 0), 0U)
+      << left;
   std::ofstream(left / "ganesha.log") << "what ganesha wrote\n";
   fs::create_directories(left / "recovery/v4recov");
   std::ofstream(left / "ganesha.pid") << pid << "\n";  // its ganesha ended too
@@ -95,7 +99,9 @@ TEST(GaneshaWorkDir, SweepKeepsWhatIsNotCertainlyAnEndedRunsDirectory) {
   const auto leftover = [&] { return leftoverOfAnEndedRun(parent.path, &pid); };
 
   fs::path p = leftover();
-  const fs::path reused = parent.path / ("nfsrdma-ganesha-1-" + p.filename().string().substr(p.filename().string().size() - 6));
+  const fs::path reused =
+      parent.path /
+      ("nfsrdma-ganesha-1-" + p.filename().string().substr(p.filename().string().size() - 6));
   fs::rename(p, reused);
   rewriteRecordLine(reused, "pid ", "pid 1");
   kept.push_back(reused);
@@ -152,7 +158,8 @@ TEST(GaneshaWorkDir, AGivenDirectoryIsMadeOrMustBeEmptyAndOurs) {
   struct stat st {};
   ASSERT_EQ(::stat(made.path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0700U);
-  EXPECT_EQ(useGivenGaneshaWorkDir(dir.path / "a/b/work").path, dir.path / "a/b/work");  // empty, ours
+  EXPECT_EQ(useGivenGaneshaWorkDir(dir.path / "a/b/work").path,
+            dir.path / "a/b/work");  // empty, ours
 
   const auto refusal = [](const fs::path& p) {
     try {
@@ -162,28 +169,37 @@ TEST(GaneshaWorkDir, AGivenDirectoryIsMadeOrMustBeEmptyAndOurs) {
     }
     return std::string("(no error)");
   };
-  const std::string cannot = "cannot use '" + (dir.path / "a").string() + "' as nfs-ganesha's work directory: ";
+  const std::string cannot =
+      "cannot use '" + (dir.path / "a").string() + "' as nfs-ganesha's work directory: ";
   const std::string give =
-      "; give a new directory (it is made), an empty one or one an earlier run of ours used: ganesha.conf, "
+      "; give a new directory (it is made), an empty one or one an earlier run of ours used: "
+      "ganesha.conf, "
       "ganesha.log, ganesha.pid, ganesha.stdout, recovery/ and nfsrdma-run are written there";
-  EXPECT_EQ(refusal(dir.path / "a"), cannot + "it is not empty (holds b) and no run of ours used it (no nfsrdma-run "
-                                              "in it)" + give);
+  EXPECT_EQ(refusal(dir.path / "a"),
+            cannot +
+                "it is not empty (holds b) and no run of ours used it (no nfsrdma-run "
+                "in it)" +
+                give);
   fs::create_directories(dir.path / "group");
   ::chmod((dir.path / "group").c_str(), 0770);
   EXPECT_EQ(refusal(dir.path / "group"),
             "cannot use '" + (dir.path / "group").string() +
-                "' as nfs-ganesha's work directory: others may write in it (mode 0770), so they could put a link "
+                "' as nfs-ganesha's work directory: others may write in it (mode 0770), so they "
+                "could put a link "
                 "where ganesha writes; give a new directory (it is made) or one only we may write");
   std::ofstream(dir.path / "file") << "x";
-  EXPECT_EQ(refusal(dir.path / "file"), "cannot use '" + (dir.path / "file").string() +
-                                            "' as nfs-ganesha's work directory: Not a directory (expected a "
-                                            "directory)");
+  EXPECT_EQ(refusal(dir.path / "file"),
+            "cannot use '" + (dir.path / "file").string() +
+                "' as nfs-ganesha's work directory: Not a directory (expected a "
+                "directory)");
   if (::geteuid() == 0) {
     fs::create_directories(dir.path / "theirs");
     ASSERT_EQ(::chown((dir.path / "theirs").c_str(), 65534, 65534), 0);
-    EXPECT_EQ(refusal(dir.path / "theirs"), "cannot use '" + (dir.path / "theirs").string() +
-                                                "' as nfs-ganesha's work directory: it is owned by uid 65534, not "
-                                                "by us (uid 0)" + give);
+    EXPECT_EQ(refusal(dir.path / "theirs"),
+              "cannot use '" + (dir.path / "theirs").string() +
+                  "' as nfs-ganesha's work directory: it is owned by uid 65534, not "
+                  "by us (uid 0)" +
+                  give);
   }
 }
 
@@ -193,7 +209,8 @@ TEST(GaneshaWorkDir, AGivenDirectoryIsMadeOrMustBeEmptyAndOurs) {
 TEST(GaneshaWorkDir, ADirectoryAnEndedRunLeftIsUsedAgain) {
   TempDir dir;
   const fs::path work = useGivenGaneshaWorkDir(dir.path / "work").path;
-  for (const char* f : {"ganesha.conf", "ganesha.log", "ganesha.pid", "ganesha.stdout"}) std::ofstream(work / f) << "";
+  for (const char* f : {"ganesha.conf", "ganesha.log", "ganesha.pid", "ganesha.stdout"})
+    std::ofstream(work / f) << "";
   fs::create_directories(work / "recovery/v4recov");
   EXPECT_EQ(useGivenGaneshaWorkDir(work).path, work);
 
@@ -207,21 +224,29 @@ TEST(GaneshaWorkDir, ADirectoryAnEndedRunLeftIsUsedAgain) {
   };
   const std::string cannot = "cannot use '" + work.string() + "' as nfs-ganesha's work directory: ";
   std::ofstream(work / "notes.txt") << "mine\n";
-  EXPECT_EQ(refusal(), cannot + "it holds notes.txt, which no run of ours puts there; give a new directory (it is "
-                                "made), an empty one or one an earlier run of ours used: ganesha.conf, ganesha.log, "
-                                "ganesha.pid, ganesha.stdout, recovery/ and nfsrdma-run are written there");
+  EXPECT_EQ(
+      refusal(),
+      cannot +
+          "it holds notes.txt, which no run of ours puts there; give a new directory (it is "
+          "made), an empty one or one an earlier run of ours used: ganesha.conf, ganesha.log, "
+          "ganesha.pid, ganesha.stdout, recovery/ and nfsrdma-run are written there");
   fs::remove(work / "notes.txt");
 
   std::ofstream(work / "ganesha.pid", std::ios::trunc) << ::getpid() << "\n";
-  EXPECT_EQ(refusal(), cannot + "the nfs-ganesha in its ganesha.pid (" + std::to_string(::getpid()) +
+  EXPECT_EQ(refusal(), cannot + "the nfs-ganesha in its ganesha.pid (" +
+                           std::to_string(::getpid()) +
                            ") still runs; stop it first, or give another directory");
   std::ofstream(work / "ganesha.pid", std::ios::trunc) << "";
 
   // pid 1 runs: as another process that used the directory and still runs.
   const std::string record = readFile(work / "nfsrdma-run");
-  std::ofstream(work / "nfsrdma-run", std::ios::trunc) << "pid 1" << record.substr(record.find('\n'));
-  EXPECT_EQ(refusal(), cannot + "process 1, which ran nfs-ganesha there, still runs; stop it first, or give another "
-                                "directory");
+  std::ofstream(work / "nfsrdma-run", std::ios::trunc)
+      << "pid 1" << record.substr(record.find('\n'));
+  EXPECT_EQ(
+      refusal(),
+      cannot +
+          "process 1, which ran nfs-ganesha there, still runs; stop it first, or give another "
+          "directory");
   EXPECT_EQ(readFile(work / "ganesha.conf"), "");
 }
 
@@ -247,6 +272,7 @@ TEST(GaneshaWorkDir, FilesAreMadeWithoutFollowingALink) {
     makeWorkSubdir(work, "recovery");
     FAIL() << "a link to a directory was taken as the recovery directory";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot create directory " + (work.path / "recovery").string() + ": File exists");
+    EXPECT_EQ(std::string(e.what()),
+              "cannot create directory " + (work.path / "recovery").string() + ": File exists");
   }
 }

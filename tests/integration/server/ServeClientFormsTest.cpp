@@ -40,25 +40,28 @@ struct Form {
 // reverse lookup wildcards and netgroups match against), and names its
 // config lexer cannot read resolve too.
 PrivateEtc lookupEtc() {
-  return PrivateEtc({{"hosts",
-                      "127.0.0.1 localhost 1host.nfsrdma.test on\n"
-                      "::1 ip6-localhost\n"},
-                     {"nsswitch.conf",
-                      "passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetgroup: files\n"},
-                     {"netgroup", "nfsrdma_trusted (localhost,,)\nnfsrdma_others (elsewhere,,)\n"}});
+  return PrivateEtc(
+      {{"hosts",
+        "127.0.0.1 localhost 1host.nfsrdma.test on\n"
+        "::1 ip6-localhost\n"},
+       {"nsswitch.conf",
+        "passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetgroup: files\n"},
+       {"netgroup", "nfsrdma_trusted (localhost,,)\nnfsrdma_others (elsewhere,,)\n"}});
 }
 
 // A config of one read-only export per form, /f0, /f1, ..., each holding
 // form.txt with the form's own line.
-std::string writeConfig(const fs::path& dir, const std::vector<Form>& forms, const std::string& bind) {
+std::string writeConfig(const fs::path& dir, const std::vector<Form>& forms,
+                        const std::string& bind) {
   std::ofstream cfg(dir / "cfg.yaml");
   cfg << "exports:\n";
   for (std::size_t i = 0; i < forms.size(); ++i) {
     const fs::path data = dir / ("data" + std::to_string(i));
     fs::create_directories(data);
     std::ofstream(data / "form.txt") << "export " << i << " for '" << forms[i].host << "'\n";
-    cfg << "  - path: " << data.string() << "\n    pseudo: /f" << i << "\n    clients:\n      - host: '"
-        << forms[i].host << "'\n        access: ro\n        insecure: true\n";
+    cfg << "  - path: " << data.string() << "\n    pseudo: /f" << i
+        << "\n    clients:\n      - host: '" << forms[i].host
+        << "'\n        access: ro\n        insecure: true\n";
   }
   cfg << "transports:\n  bind_address: '" << bind << "'\n";
   return (dir / "cfg.yaml").string();
@@ -69,34 +72,42 @@ std::string clientCat(const std::string& url, int* status) {
 }
 
 // Serves `forms` on `bind` and reads every export through `urlHost`.
-void serveAndReadEachForm(const std::vector<Form>& forms, const std::string& bind, const std::string& urlHost) {
+void serveAndReadEachForm(const std::vector<Form>& forms, const std::string& bind,
+                          const std::string& urlHost) {
   TempDir dir{"nfsrdma-forms"};
   const std::string config = writeConfig(dir.path, forms, bind);
   const PrivateEtc etc = lookupEtc();
-  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", (dir.path / "work").string(), config},
+  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
+              (dir.path / "work").string(), config},
              [&etc] { return etc.enter(); });
   const bool ready = tool.readUntil("ready;", std::chrono::seconds(90));
   if (!ready && tool.output.find("child setup: ") != std::string::npos && !requireReal())
     GTEST_SKIP() << "no private /etc for serve here: " << tool.output;
   ASSERT_TRUE(ready) << tool.output;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(tool.output, m, std::regex("nfs-ganesha pid [0-9]+ on \\S+:([0-9]+)"))) << tool.output;
+  ASSERT_TRUE(
+      std::regex_search(tool.output, m, std::regex("nfs-ganesha pid [0-9]+ on \\S+:([0-9]+)")))
+      << tool.output;
   const std::string port = m[1];
   for (std::size_t i = 0; i < forms.size(); ++i) {
     int status = -1;
-    const std::string url = "nfs://" + urlHost + ":" + port + "/f" + std::to_string(i) + "/form.txt";
+    const std::string url =
+        "nfs://" + urlHost + ":" + port + "/f" + std::to_string(i) + "/form.txt";
     const std::string got = clientCat(url, &status);
     if (forms[i].admitsThisHost) {
       EXPECT_EQ(status, 0) << forms[i].host << ": " << got;
-      EXPECT_EQ(got, "export " + std::to_string(i) + " for '" + forms[i].host + "'\n") << forms[i].host;
+      EXPECT_EQ(got, "export " + std::to_string(i) + " for '" + forms[i].host + "'\n")
+          << forms[i].host;
     } else {
       EXPECT_NE(status, 0) << forms[i].host << " let this host read: " << got;
       EXPECT_NE(got.find("NFS4ERR_NOENT"), std::string::npos) << forms[i].host << ": " << got;
     }
   }
   std::ifstream conf(dir.path / "work/ganesha.conf");
-  const std::string rendered((std::istreambuf_iterator<char>(conf)), std::istreambuf_iterator<char>());
-  EXPECT_NE(rendered.find("    Clients = 127.0.0.1;  # 1host.nfsrdma.test, resolved by nfsrdma"), std::string::npos)
+  const std::string rendered((std::istreambuf_iterator<char>(conf)),
+                             std::istreambuf_iterator<char>());
+  EXPECT_NE(rendered.find("    Clients = 127.0.0.1;  # 1host.nfsrdma.test, resolved by nfsrdma"),
+            std::string::npos)
       << rendered;
   ASSERT_EQ(::kill(tool.pid, SIGTERM), 0);
   EXPECT_NE(tool.waitExit(std::chrono::seconds(30)), -1) << tool.output;

@@ -31,7 +31,8 @@ using nfsrdma::testing::TempDir;
 
 // A config exporting `path` to one client.
 std::string writeConfig(const fs::path& dir, const fs::path& path, const std::string& host) {
-  std::ofstream(dir / "cfg.yaml") << "exports:\n  - path: " << path.string() << "\n    pseudo: /data\n"
+  std::ofstream(dir / "cfg.yaml") << "exports:\n  - path: " << path.string()
+                                  << "\n    pseudo: /data\n"
                                   << "    clients:\n      - host: '" << host
                                   << "'\n        access: ro\n        insecure: true\n"
                                      "transports:\n  bind_address: 127.0.0.1\n";
@@ -75,14 +76,15 @@ bool waitGone(pid_t pid, std::chrono::seconds limit) {
 TEST(ServeStart, AConfigurationErrorInGaneshasLogFailsServeWithTheLinesQuoted) {
   NFSRDMA_REQUIRE_SERVE();
   TempDir dir{"nfsrdma-serve-err"};
-  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", (dir.path / "work").string(),
-              writeConfig(dir.path, "/proc", "127.0.0.1")});
+  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
+              (dir.path / "work").string(), writeConfig(dir.path, "/proc", "127.0.0.1")});
   const int status = serveUntilExit(tool, std::chrono::seconds(90));
   ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
   EXPECT_EQ(tool.output.find("ready;"), std::string::npos) << tool.output;
-  EXPECT_NE(tool.output.find("nfs-ganesha reported errors in the configuration it was given and would serve "
-                             "without what they name:\n"),
+  EXPECT_NE(tool.output.find(
+                "nfs-ganesha reported errors in the configuration it was given and would serve "
+                "without what they name:\n"),
             std::string::npos)
       << tool.output;
   const std::string log = readFile(dir.path / "work/ganesha.log");
@@ -91,10 +93,13 @@ TEST(ServeStart, AConfigurationErrorInGaneshasLogFailsServeWithTheLinesQuoted) {
   for (std::string line; std::getline(lines, line);) {
     if (line.find(":CONFIG :CRIT :") == std::string::npos) continue;
     ++crit;
-    EXPECT_NE(tool.output.find("\n" + line + "\n"), std::string::npos) << "not quoted: " << line << "\n" << tool.output;
+    EXPECT_NE(tool.output.find("\n" + line + "\n"), std::string::npos)
+        << "not quoted: " << line << "\n"
+        << tool.output;
   }
   EXPECT_GT(crit, 0) << "ganesha logged no CONFIG CRIT line:\n" << log;
-  EXPECT_NE(tool.output.find("config " + (dir.path / "work/ganesha.conf").string() + ", log "), std::string::npos)
+  EXPECT_NE(tool.output.find("config " + (dir.path / "work/ganesha.conf").string() + ", log "),
+            std::string::npos)
       << tool.output;
 }
 
@@ -107,7 +112,8 @@ TEST(ServeStart, AClientNameThatDoesNotResolveFailsServe) {
   TempDir dir{"nfsrdma-serve-name"};
   fs::create_directories(dir.path / "data");
   const PrivateEtc etc({{"hosts", "127.0.0.1 localhost\n"}, {"nsswitch.conf", "hosts: files\n"}});
-  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", writeConfig(dir.path, dir.path / "data", "nosuch.invalid")},
+  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0",
+              writeConfig(dir.path, dir.path / "data", "nosuch.invalid")},
              [&etc] { return etc.enter(); });
   const int status = serveUntilExit(tool, std::chrono::seconds(90));
   if (tool.output.find("child setup: ") != std::string::npos && !requireReal())
@@ -115,16 +121,19 @@ TEST(ServeStart, AClientNameThatDoesNotResolveFailsServe) {
   ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
   EXPECT_EQ(tool.output.find("ready;"), std::string::npos) << tool.output;
-  EXPECT_TRUE(std::regex_search(tool.output, std::regex("config_errs_to_log :CONFIG :[A-Z]+ :Config File \\(.*"
-                                                        "ganesha.conf:[0-9]+\\): Client \\(nosuch.invalid\\) not "
-                                                        "found")))
+  EXPECT_TRUE(std::regex_search(
+      tool.output, std::regex("config_errs_to_log :CONFIG :[A-Z]+ :Config File \\(.*"
+                              "ganesha.conf:[0-9]+\\): Client \\(nosuch.invalid\\) not "
+                              "found")))
       << tool.output;
 
-  Child early({NFSRDMA_SERVER_BIN, "serve", "--port", "0", writeConfig(dir.path, dir.path / "data", "9nosuch.invalid")},
+  Child early({NFSRDMA_SERVER_BIN, "serve", "--port", "0",
+               writeConfig(dir.path, dir.path / "data", "9nosuch.invalid")},
               [&etc] { return etc.enter(); });
   ASSERT_NE(serveUntilExit(early, std::chrono::seconds(30)), -1) << early.output;
-  EXPECT_NE(early.output.find("nfsrdma-server: ganesha export '" + (dir.path / "data").string() +
-                              "': client '9nosuch.invalid': cannot resolve host name '9nosuch.invalid': "),
+  EXPECT_NE(early.output.find(
+                "nfsrdma-server: ganesha export '" + (dir.path / "data").string() +
+                "': client '9nosuch.invalid': cannot resolve host name '9nosuch.invalid': "),
             std::string::npos)
       << early.output;
 }
@@ -138,16 +147,19 @@ TEST(ServeStart, AWorkDirThatIsNotEmptyIsRefusedAndLeftAsItWas) {
   fs::create_directories(dir.path / "work");
   std::ofstream(dir.path / "work/ganesha.conf") << "precious\n";
   const std::string config = writeConfig(dir.path, dir.path / "data", "127.0.0.1");
-  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", (dir.path / "work").string(), config});
+  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
+              (dir.path / "work").string(), config});
   const int status = serveUntilExit(tool, std::chrono::seconds(60));
   ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
-  EXPECT_NE(tool.output.find("nfsrdma-server: cannot use '" + (dir.path / "work").string() +
-                             "' as nfs-ganesha's work directory: it is not empty (holds ganesha.conf) and no run "
-                             "of ours used it (no nfsrdma-run in it); give a new directory (it is made), an empty "
-                             "one or one an earlier run of ours used: ganesha.conf, ganesha.log, ganesha.pid, "
-                             "ganesha.stdout, recovery/ and nfsrdma-run are written there\n"),
-            std::string::npos)
+  EXPECT_NE(
+      tool.output.find(
+          "nfsrdma-server: cannot use '" + (dir.path / "work").string() +
+          "' as nfs-ganesha's work directory: it is not empty (holds ganesha.conf) and no run "
+          "of ours used it (no nfsrdma-run in it); give a new directory (it is made), an empty "
+          "one or one an earlier run of ours used: ganesha.conf, ganesha.log, ganesha.pid, "
+          "ganesha.stdout, recovery/ and nfsrdma-run are written there\n"),
+      std::string::npos)
       << tool.output;
   EXPECT_EQ(readFile(dir.path / "work/ganesha.conf"), "precious\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path / "work"), fs::directory_iterator()), 1);
@@ -156,12 +168,14 @@ TEST(ServeStart, AWorkDirThatIsNotEmptyIsRefusedAndLeftAsItWas) {
   // ganesha writes.
   fs::create_directories(dir.path / "shared");
   ::chmod((dir.path / "shared").c_str(), 01777);
-  Child shared({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", (dir.path / "shared").string(), config});
+  Child shared({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
+                (dir.path / "shared").string(), config});
   ASSERT_NE(serveUntilExit(shared, std::chrono::seconds(60)), -1) << shared.output;
-  EXPECT_NE(shared.output.find("nfsrdma-server: cannot use '" + (dir.path / "shared").string() +
-                               "' as nfs-ganesha's work directory: others may write in it (mode 1777), so they "
-                               "could put a link where ganesha writes; give a new directory (it is made) or one "
-                               "only we may write\n"),
+  EXPECT_NE(shared.output.find(
+                "nfsrdma-server: cannot use '" + (dir.path / "shared").string() +
+                "' as nfs-ganesha's work directory: others may write in it (mode 1777), so they "
+                "could put a link where ganesha writes; give a new directory (it is made) or one "
+                "only we may write\n"),
             std::string::npos)
       << shared.output;
   EXPECT_TRUE(fs::is_empty(dir.path / "shared"));
@@ -181,8 +195,11 @@ TEST(ServeStart, AWorkDirIsUsedAgainOnceTheServeThatUsedItEnded) {
 
   Child second({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", work, config});
   ASSERT_NE(serveUntilExit(second, std::chrono::seconds(60)), -1) << second.output;
-  EXPECT_NE(second.output.find("nfsrdma-server: cannot use '" + work + "' as nfs-ganesha's work directory: the "
-                               "nfs-ganesha in its ganesha.pid (" + std::to_string(ganesha) + ") still runs; stop it first, or "
+  EXPECT_NE(second.output.find("nfsrdma-server: cannot use '" + work +
+                               "' as nfs-ganesha's work directory: the "
+                               "nfs-ganesha in its ganesha.pid (" +
+                               std::to_string(ganesha) +
+                               ") still runs; stop it first, or "
                                "give another directory\n"),
             std::string::npos)
       << second.output;
@@ -207,15 +224,17 @@ TEST(ServeStart, LinksInTheWorkDirAreNotFollowed) {
   fs::create_symlink(dir.path / "made-through-a-link.log", dir.path / "work/ganesha.log");
   fs::create_symlink(dir.path / "made-through-a-link.pid", dir.path / "work/ganesha.pid");
   fs::create_symlink(dir.path / "made-through-a-link.stdout", dir.path / "work/ganesha.stdout");
-  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", (dir.path / "work").string(),
-              writeConfig(dir.path, dir.path / "data", "127.0.0.1")});
+  Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
+              (dir.path / "work").string(), writeConfig(dir.path, dir.path / "data", "127.0.0.1")});
   const int status = serveUntilExit(tool, std::chrono::seconds(60));
   ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
-  EXPECT_NE(tool.output.find("as nfs-ganesha's work directory: it is not empty (holds "), std::string::npos)
+  EXPECT_NE(tool.output.find("as nfs-ganesha's work directory: it is not empty (holds "),
+            std::string::npos)
       << tool.output;
   EXPECT_EQ(readFile(dir.path / "victim.conf"), "not ganesha's\n");
-  for (const char* made : {"made-through-a-link.log", "made-through-a-link.pid", "made-through-a-link.stdout"})
+  for (const char* made :
+       {"made-through-a-link.log", "made-through-a-link.pid", "made-through-a-link.stdout"})
     EXPECT_FALSE(fs::exists(dir.path / made)) << made;
   EXPECT_TRUE(fs::is_symlink(dir.path / "work/ganesha.log"));
 }
@@ -232,20 +251,23 @@ TEST(ServeStart, AKilledServesWorkDirIsRemovedByTheNextStart) {
   const pid_t ganesha = ganeshaWhenReady(first);
   ASSERT_GT(ganesha, 0) << first.output;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(first.output, m, std::regex("  log (\\S+)/ganesha.log\n"))) << first.output;
+  ASSERT_TRUE(std::regex_search(first.output, m, std::regex("  log (\\S+)/ganesha.log\n")))
+      << first.output;
   const fs::path left = m[1].str();
   const pid_t killed = first.pid;
   ASSERT_EQ(::kill(killed, SIGKILL), 0);
   ASSERT_NE(first.waitExit(std::chrono::seconds(10)), -1);
-  ASSERT_TRUE(waitGone(ganesha, std::chrono::seconds(30))) << "ganesha " << ganesha << " outlived its parent";
+  ASSERT_TRUE(waitGone(ganesha, std::chrono::seconds(30)))
+      << "ganesha " << ganesha << " outlived its parent";
   ASSERT_TRUE(fs::is_directory(left)) << left;
 
   Child next({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config});
   ASSERT_GT(ganeshaWhenReady(next), 0) << next.output;
-  EXPECT_TRUE(std::regex_search(next.output, std::regex("(^|\n)note: removed the nfs-ganesha work director(y|ies) "
-                                                        "left by (a run|runs) that ended without removing (it|them): "
-                                                        "[^\n]*" +
-                                                        left.string() + " \\(pid " + std::to_string(killed) + "\\)")))
+  EXPECT_TRUE(std::regex_search(
+      next.output, std::regex("(^|\n)note: removed the nfs-ganesha work director(y|ies) "
+                              "left by (a run|runs) that ended without removing (it|them): "
+                              "[^\n]*" +
+                              left.string() + " \\(pid " + std::to_string(killed) + "\\)")))
       << next.output;
   EXPECT_FALSE(fs::exists(left)) << left;
   ASSERT_EQ(::kill(next.pid, SIGTERM), 0);

@@ -98,9 +98,10 @@ std::optional<Network> parseNetwork(const std::string& client) {
   const auto slash = client.find('/');
   std::optional<Network> n = parseAddress(client.substr(0, slash));
   if (!n) {
+    // A network of something else, or a short IPv4 form (10.1) a resolver
+    // would expand.
     if (slash != std::string::npos || client.find_first_not_of("0123456789.") == std::string::npos)
-      refuse(kNotAClient);  // a network of something else, or a short IPv4 form a resolver would
-                            // expand
+      refuse(kNotAClient);
     return std::nullopt;
   }
   if (slash != std::string::npos) {

@@ -1,8 +1,8 @@
 // GaneshaWorkDir: making, filling and sweeping ganesha's work directories.
 // Files are made relative to the open directory with O_EXCL | O_NOFOLLOW, so
-// a link put where one of them goes is never followed; the record in a
-// temporary directory ties it to one process of one boot and PID namespace,
-// because a pid alone means nothing across a reboot or a container.
+// a link put where one of them goes is never followed; the record in each
+// directory ties it to one process of one boot and PID namespace, because a
+// pid alone means nothing across a reboot or a container.
 #include "server/ganesha/GaneshaWorkDir.h"
 
 #include <dirent.h>
@@ -84,6 +84,18 @@ bool allDigits(std::string_view s) {
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
+// Whether the ganesha whose pid the directory's pid file holds may still
+// run: it does, or the file holds something else than a pid (*text: what it
+// holds). An absent or empty file: no ganesha wrote it.
+bool ganeshaMayRun(int dirFd, std::string* text) {
+  const std::optional<std::string> held = readSmallFile(dirFd, kGaneshaPidFileName);
+  if (!held || held->empty()) return false;
+  *text = *held;
+  if (text->back() == '\n') text->pop_back();
+  return !allDigits(*text) || text->size() > kMaxPidDigits ||
+         processRuns(static_cast<pid_t>(std::stol(*text)));
+}
+
 // The pid in a name nfsrdma-ganesha-<pid>-XXXXXX exactly, else 0.
 pid_t pidOfTemporaryName(std::string_view name) {
   if (name.substr(0, kTemporaryPrefix.size()) != kTemporaryPrefix) return 0;
@@ -109,15 +121,8 @@ bool isLeftover(int parentFd, const std::string& name, pid_t pid, const std::str
   if (readSmallFile(dir.get(), kRunRecord) != runRecord(pid, scope) || processRuns(pid))
     return false;
   // ganesha outlives a killed parent only until its death signal is handled.
-  if (const auto ganesha = readSmallFile(dir.get(), kGaneshaPidFileName);
-      ganesha && !ganesha->empty()) {
-    std::string text = *ganesha;
-    if (text.back() == '\n') text.pop_back();
-    if (!allDigits(text) || text.size() > kMaxPidDigits ||
-        processRuns(static_cast<pid_t>(std::stol(text))))
-      return false;
-  }
-  return true;
+  std::string ganesha;
+  return !ganeshaMayRun(dir.get(), &ganesha);
 }
 
 // "nfs-ganesha work directory of a run that" or "... directories of runs that".
@@ -126,10 +131,11 @@ std::string whatWasLeft(std::size_t n) {
                 : "nfs-ganesha work directories left by runs that ended without removing them";
 }
 
-std::string listed(const std::vector<std::string>& items) {
+// The items, comma-separated, with ", ..." when there are `more`.
+std::string listed(const std::vector<std::string>& items, bool more = false) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
+  return out + (more ? ", ..." : "");
 }
 
 std::string sweepLine(const std::vector<std::string>& removed,
@@ -169,12 +175,6 @@ std::vector<std::string> someEntries(int dirFd, std::size_t limit, bool* more) {
   return names;
 }
 
-std::string shown(const std::vector<std::string>& names, bool more) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out + (more ? ", ..." : "");
-}
-
 const std::string kGiveAnother =
     "; give a new directory (it is made), an empty one or one an earlier run of ours used: " +
     std::string(kGaneshaConfigFileName) + ", " + kGaneshaLogFileName + ", " + kGaneshaPidFileName +
@@ -193,9 +193,8 @@ void requireOursAlone(int fd, const std::string& what) {
     std::array<char, 8> mode{};
     std::snprintf(mode.data(), mode.size(), "%04o", static_cast<unsigned>(st.st_mode & 07777));
     fail(what + "others may write in it (mode " + mode.data() +
-         "), so they could put a link where ganesha writes; give a new directory (it is made) or "
-         "one only we "
-         "may write");
+         "), so they could put a link where ganesha writes; give a new directory (it is made) "
+         "or one only we may write");
   }
 }
 
@@ -218,7 +217,7 @@ void requireLeftByAnEndedRun(int fd, const std::vector<std::string>& names, bool
                              const std::string& what) {
   const std::optional<std::string> record = readSmallFile(fd, kRunRecord);
   if (!record) {
-    fail(what + "it is not empty (holds " + shown(names, more) +
+    fail(what + "it is not empty (holds " + listed(names, more) +
          ") and no run of ours used it (no " + kRunRecord + " in it)" + kGiveAnother);
   }
   std::vector<std::string> foreign;
@@ -229,15 +228,11 @@ void requireLeftByAnEndedRun(int fd, const std::vector<std::string>& names, bool
     if (!ours) foreign.push_back(n);
   }
   if (!foreign.empty() || more)
-    fail(what + "it holds " + shown(foreign, more) + ", which no run of ours puts there" +
+    fail(what + "it holds " + listed(foreign, more) + ", which no run of ours puts there" +
          kGiveAnother);
-  if (const auto ganesha = readSmallFile(fd, kGaneshaPidFileName); ganesha && !ganesha->empty()) {
-    std::string text = *ganesha;
-    if (text.back() == '\n') text.pop_back();
-    if (!allDigits(text) || text.size() > kMaxPidDigits ||
-        processRuns(static_cast<pid_t>(std::stol(text))))
-      fail(what + "the nfs-ganesha in its " + kGaneshaPidFileName + " (" + text +
-           ") still runs; stop it first, or give another directory");
+  if (std::string ganesha; ganeshaMayRun(fd, &ganesha)) {
+    fail(what + "the nfs-ganesha in its " + kGaneshaPidFileName + " (" + ganesha +
+         ") still runs; stop it first, or give another directory");
   }
   const std::optional<pid_t> user = recordedPid(*record);
   if (user && *user != ::getpid() && processRuns(*user))
@@ -288,8 +283,9 @@ GaneshaWorkDir useGivenGaneshaWorkDir(const fs::path& dir) {
   d.path = p;
   d.fd.reset(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!d.fd) {
-    fail("cannot use '" + p.string() + "' as nfs-ganesha's work directory: " + errnoText(errno) +
-         (errno == ENOTDIR ? " (expected a directory)" : ""));
+    const int err = errno;
+    fail("cannot use '" + p.string() + "' as nfs-ganesha's work directory: " + errnoText(err) +
+         (err == ENOTDIR ? " (expected a directory)" : ""));
   }
   if (!made) requireUsableExisting(p, d.fd.get());
   writeWorkFile(d, kRunRecord, runRecord(::getpid(), runScope()));
@@ -342,11 +338,11 @@ std::string sweepEndedGaneshaWorkDirs(const fs::path& parent) noexcept {
       if (pid <= 0 || !isLeftover(parentFd.get(), name, pid, scope)) continue;
       std::error_code rm;
       fs::remove_all(parent / name, rm);
-      const std::string shown = (parent / name).string() + " (pid " + std::to_string(pid) + ")";
+      const std::string entry = (parent / name).string() + " (pid " + std::to_string(pid) + ")";
       if (rm) {
-        failed.push_back(shown + ": " + rm.message());
+        failed.push_back(entry + ": " + rm.message());
       } else {
-        removed.push_back(shown);
+        removed.push_back(entry);
       }
     }
     return sweepLine(removed, failed);

@@ -247,7 +247,14 @@ TEST(ServeStart, AKilledServesWorkDirIsRemovedByTheNextStart) {
   TempDir dir{"nfsrdma-serve-kill"};
   fs::create_directories(dir.path / "data");
   const std::string config = writeConfig(dir.path, dir.path / "data", "127.0.0.1");
-  Child first({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config});
+  // A temp directory of the test's own: no other run's start sweeps it first.
+  const fs::path tmp = dir.path / "tmp";
+  fs::create_directories(tmp);
+  const auto inTmp = [&tmp] {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    return std::string();
+  };
+  Child first({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config}, inTmp);
   const pid_t ganesha = ganeshaWhenReady(first);
   ASSERT_GT(ganesha, 0) << first.output;
   std::smatch m;
@@ -260,8 +267,9 @@ TEST(ServeStart, AKilledServesWorkDirIsRemovedByTheNextStart) {
   ASSERT_TRUE(waitGone(ganesha, std::chrono::seconds(30)))
       << "ganesha " << ganesha << " outlived its parent";
   ASSERT_TRUE(fs::is_directory(left)) << left;
+  ASSERT_EQ(left.parent_path(), tmp);
 
-  Child next({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config});
+  Child next({NFSRDMA_SERVER_BIN, "serve", "--port", "0", config}, inTmp);
   ASSERT_GT(ganeshaWhenReady(next), 0) << next.output;
   EXPECT_TRUE(std::regex_search(
       next.output, std::regex("(^|\n)note: removed the nfs-ganesha work director(y|ies) "

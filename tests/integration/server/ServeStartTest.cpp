@@ -39,9 +39,16 @@ std::string writeConfig(const fs::path& dir, const fs::path& path, const std::st
   return (dir / "cfg.yaml").string();
 }
 
-// serve runs to its end within `limit`: its wait status (-1: still running).
-int serveUntilExit(Child& tool, std::chrono::seconds limit) {
-  return tool.waitExit(limit);
+// Whether serve ended within `limit` with exit status 1, having never said
+// "ready" (else why not, with its output).
+::testing::AssertionResult serveFailed(Child& tool, std::chrono::seconds limit) {
+  const int status = tool.waitExit(limit);
+  if (status == -1) return ::testing::AssertionFailure() << "serve still runs:\n" << tool.output;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+    return ::testing::AssertionFailure() << "wait status " << status << "\n" << tool.output;
+  if (tool.output.find("ready;") != std::string::npos)
+    return ::testing::AssertionFailure() << "serve said ready:\n" << tool.output;
+  return ::testing::AssertionSuccess();
 }
 
 // Waits (bounded) for serve's "ready;" line: the ganesha pid it printed, or
@@ -78,10 +85,7 @@ TEST(ServeStart, AConfigurationErrorInGaneshasLogFailsServeWithTheLinesQuoted) {
   TempDir dir{"nfsrdma-serve-err"};
   Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
               (dir.path / "work").string(), writeConfig(dir.path, "/proc", "127.0.0.1")});
-  const int status = serveUntilExit(tool, std::chrono::seconds(90));
-  ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
-  EXPECT_EQ(tool.output.find("ready;"), std::string::npos) << tool.output;
+  ASSERT_TRUE(serveFailed(tool, std::chrono::seconds(90)));
   EXPECT_NE(tool.output.find(
                 "nfs-ganesha reported errors in the configuration it was given and would serve "
                 "without what they name:\n"),
@@ -115,12 +119,10 @@ TEST(ServeStart, AClientNameThatDoesNotResolveFailsServe) {
   Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0",
               writeConfig(dir.path, dir.path / "data", "nosuch.invalid")},
              [&etc] { return etc.enter(); });
-  const int status = serveUntilExit(tool, std::chrono::seconds(90));
+  const ::testing::AssertionResult failed = serveFailed(tool, std::chrono::seconds(90));
   if (tool.output.find("child setup: ") != std::string::npos && !requireReal())
     GTEST_SKIP() << "no private /etc for serve here: " << tool.output;
-  ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
-  EXPECT_EQ(tool.output.find("ready;"), std::string::npos) << tool.output;
+  ASSERT_TRUE(failed);
   EXPECT_TRUE(std::regex_search(
       tool.output, std::regex("config_errs_to_log :CONFIG :[A-Z]+ :Config File \\(.*"
                               "ganesha.conf:[0-9]+\\): Client \\(nosuch.invalid\\) not "
@@ -130,7 +132,7 @@ TEST(ServeStart, AClientNameThatDoesNotResolveFailsServe) {
   Child early({NFSRDMA_SERVER_BIN, "serve", "--port", "0",
                writeConfig(dir.path, dir.path / "data", "9nosuch.invalid")},
               [&etc] { return etc.enter(); });
-  ASSERT_NE(serveUntilExit(early, std::chrono::seconds(30)), -1) << early.output;
+  ASSERT_TRUE(serveFailed(early, std::chrono::seconds(30)));
   EXPECT_NE(early.output.find(
                 "nfsrdma-server: ganesha export '" + (dir.path / "data").string() +
                 "': client '9nosuch.invalid': cannot resolve host name '9nosuch.invalid': "),
@@ -149,9 +151,7 @@ TEST(ServeStart, AWorkDirThatIsNotEmptyIsRefusedAndLeftAsItWas) {
   const std::string config = writeConfig(dir.path, dir.path / "data", "127.0.0.1");
   Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
               (dir.path / "work").string(), config});
-  const int status = serveUntilExit(tool, std::chrono::seconds(60));
-  ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
+  ASSERT_TRUE(serveFailed(tool, std::chrono::seconds(60)));
   EXPECT_NE(
       tool.output.find(
           "nfsrdma-server: cannot use '" + (dir.path / "work").string() +
@@ -170,7 +170,7 @@ TEST(ServeStart, AWorkDirThatIsNotEmptyIsRefusedAndLeftAsItWas) {
   ::chmod((dir.path / "shared").c_str(), 01777);
   Child shared({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
                 (dir.path / "shared").string(), config});
-  ASSERT_NE(serveUntilExit(shared, std::chrono::seconds(60)), -1) << shared.output;
+  ASSERT_TRUE(serveFailed(shared, std::chrono::seconds(60)));
   EXPECT_NE(shared.output.find(
                 "nfsrdma-server: cannot use '" + (dir.path / "shared").string() +
                 "' as nfs-ganesha's work directory: others may write in it (mode 1777), so they "
@@ -194,7 +194,7 @@ TEST(ServeStart, AWorkDirIsUsedAgainOnceTheServeThatUsedItEnded) {
   ASSERT_GT(ganesha, 0) << first.output;
 
   Child second({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir", work, config});
-  ASSERT_NE(serveUntilExit(second, std::chrono::seconds(60)), -1) << second.output;
+  ASSERT_TRUE(serveFailed(second, std::chrono::seconds(60)));
   EXPECT_NE(second.output.find("nfsrdma-server: cannot use '" + work +
                                "' as nfs-ganesha's work directory: the "
                                "nfs-ganesha in its ganesha.pid (" +
@@ -226,9 +226,7 @@ TEST(ServeStart, LinksInTheWorkDirAreNotFollowed) {
   fs::create_symlink(dir.path / "made-through-a-link.stdout", dir.path / "work/ganesha.stdout");
   Child tool({NFSRDMA_SERVER_BIN, "serve", "--port", "0", "--work-dir",
               (dir.path / "work").string(), writeConfig(dir.path, dir.path / "data", "127.0.0.1")});
-  const int status = serveUntilExit(tool, std::chrono::seconds(60));
-  ASSERT_NE(status, -1) << "serve still runs:\n" << tool.output;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << tool.output;
+  ASSERT_TRUE(serveFailed(tool, std::chrono::seconds(60)));
   EXPECT_NE(tool.output.find("as nfs-ganesha's work directory: it is not empty (holds "),
             std::string::npos)
       << tool.output;

@@ -294,6 +294,7 @@ int serve(const ServerRun& r) {
     printDryRun(g, r.out);
     return tool::kExitSuccess;
   }
+  g.notice = [&r](const std::string& line) { r.out << line << "\n" << std::flush; };
   const StopSignals signals;
   GaneshaServer server = GaneshaServer::start(g);
   printServing(server, g, r.out);
@@ -387,7 +388,7 @@ po::options_description serverOptions(ServerArgs& a) {
       "'*', 0.0.0.0/0, ::/0, *.*)")("port", po::value<int>(), "serve: TCP port (0: any free port)")(
       "bind", po::value<std::string>(), "serve: bind address")(
       "work-dir", po::value<std::string>(),
-      "serve: ganesha work directory (default: a temporary one)")(
+      "serve: ganesha work directory, new, empty or one serve used (default: a temporary one)")(
       "command", po::value(&a.command), "subcommand")("config", po::value<std::string>(),
                                                        "YAML config");
   return opts;

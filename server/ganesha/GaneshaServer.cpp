@@ -25,12 +25,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
 
+#include "server/ganesha/GaneshaClients.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
@@ -38,6 +40,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kReadyLine = "NFS SERVER INITIALIZED";
+constexpr const char* kConfigFile = kGaneshaConfigFileName;
+constexpr const char* kLogFile = kGaneshaLogFileName;
+constexpr const char* kStdoutFile = kGaneshaStdoutFileName;
+constexpr std::size_t kMaxConfigErrorsQuoted = 20;
 constexpr std::chrono::milliseconds kPollInterval{20};
 constexpr std::chrono::seconds kStopGrace{10};
 constexpr std::chrono::seconds kKillGrace{5};
@@ -234,7 +240,7 @@ bool waitForExit(pid_t pid, std::chrono::milliseconds limit, int* status) {
 // async-signal-safe calls are allowed.
 struct ExecPlan {
   std::vector<std::string> args;
-  std::string stdoutPath;
+  int stdoutFd = -1;  // ganesha.stdout, made without following a link
 };
 
 pid_t spawnGanesha(const ExecPlan& plan) {
@@ -256,11 +262,10 @@ pid_t spawnGanesha(const ExecPlan& plan) {
     ::signal(SIGHUP, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
     int in = ::open("/dev/null", O_RDONLY);
-    int out = ::open(plan.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0) ::_exit(126);
+    if (in < 0) ::_exit(126);
     ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
+    ::dup2(plan.stdoutFd, 1);
+    ::dup2(plan.stdoutFd, 2);
     ::syscall(SYS_close_range, 3U, ~0U, 0U);
     ::execv(argv[0], argv.data());
     ::_exit(127);
@@ -283,78 +288,22 @@ std::string tailOfFile(const fs::path& file, std::size_t maxLines) {
   return out;
 }
 
-namespace {
-
-// A numeric address as family and network-order bytes.
-struct RawAddress {
-  int family = AF_UNSPEC;
-  std::array<unsigned char, 16> bytes{};
-  unsigned bits() const { return family == AF_INET ? 32 : 128; }
-};
-
-std::optional<RawAddress> parseRaw(const std::string& text) {
-  RawAddress a;
-  if (::inet_pton(AF_INET, text.c_str(), a.bytes.data()) == 1) {
-    a.family = AF_INET;
-  } else if (::inet_pton(AF_INET6, text.c_str(), a.bytes.data()) == 1) {
-    a.family = AF_INET6;
-    // ::ffff:a.b.c.d is how a dual-stack listener sees an IPv4 client, and
-    // ganesha matches it as a.b.c.d.
-    static constexpr std::array<unsigned char, 12> kMapped{0, 0, 0, 0, 0,    0,
-                                                           0, 0, 0, 0, 0xff, 0xff};
-    if (std::equal(kMapped.begin(), kMapped.end(), a.bytes.begin())) {
-      std::copy(a.bytes.begin() + 12, a.bytes.end(), a.bytes.begin());
-      a.family = AF_INET;
-    }
-  } else {
-    return std::nullopt;
-  }
-  return a;
-}
-
-// One CLIENT block's Clients value against an address: nullopt for names,
-// wildcards and netgroups (resolved by ganesha, not here).
-std::optional<bool> clientMatches(const std::string& clients, const RawAddress& addr) {
-  if (clients == "*") return true;
-  const auto slash = clients.find('/');
-  const auto net = parseRaw(clients.substr(0, slash));
-  if (!net) return std::nullopt;
-  if (net->family != addr.family) return false;
-  unsigned prefix = addr.bits();
-  if (slash != std::string::npos) {
-    const std::string len = clients.substr(slash + 1);
-    const bool digits =
-        std::all_of(len.begin(), len.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
-    if (len.empty() || len.size() > 3 || !digits) return std::nullopt;
-    prefix = static_cast<unsigned>(std::stoul(len));
-    if (prefix > addr.bits()) return std::nullopt;
-  }
-  for (unsigned i = 0; i < prefix; ++i) {
-    const unsigned mask = 0x80u >> (i % 8);
-    if ((net->bytes[i / 8] & mask) != (addr.bytes[i / 8] & mask)) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address) {
-  const auto addr = parseRaw(address);
-  if (!addr) return std::nullopt;
+  if (!isNumericAddress(address)) return std::nullopt;
   for (const GaneshaClientSpec& c : exp.clients) {
-    const std::optional<bool> m = clientMatches(c.clients, *addr);
+    const std::optional<bool> m = ganeshaClientAdmits(c.clients, address);
     if (!m || *m) return m;
   }
   return exp.clients.empty();
 }
 
 std::vector<std::string> localClientAddresses(const std::string& listenAddress) {
-  const auto a = parseRaw(listenAddress);
-  const bool wildcard = a && std::all_of(a->bytes.begin(), a->bytes.begin() + a->bits() / 8,
-                                         [](unsigned char b) { return b == 0; });
-  if (!wildcard) return {listenAddress};
-  if (a->family == AF_INET) return {"127.0.0.1"};
-  return {"127.0.0.1", "::1"};
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, listenAddress.c_str(), &v4) == 1 && v4.s_addr == htonl(INADDR_ANY)) return {"127.0.0.1"};
+  if (::inet_pton(AF_INET6, listenAddress.c_str(), &v6) == 1 && std::memcmp(&v6, &in6addr_any, sizeof v6) == 0)
+    return {"127.0.0.1", "::1"};
+  return {listenAddress};
 }
 
 bool ganeshaSupportsNfsRdma() {
@@ -395,7 +344,7 @@ void requireValidSettings(const GaneshaOptions& opts, uint16_t port, const fs::p
     throw std::runtime_error("ganesha: work directory '" + workDir.string() +
                              "' must be an absolute path");
   }
-  requireConfigSafe("ganesha: work directory", (workDir / "recovery").string());
+  requireConfigSafe("ganesha: work directory", (workDir / kGaneshaRecoveryDirName).string());
 }
 
 void requireValidExports(const std::vector<GaneshaExportSpec>& exports) {
@@ -422,20 +371,39 @@ void requireValidExports(const std::vector<GaneshaExportSpec>& exports) {
   }
 }
 
+std::string clientWhere(const GaneshaExportSpec& e, const GaneshaClientSpec& cl) {
+  return "ganesha export '" + e.path.string() + "': client '" + cl.clients + "'";
+}
+
+// Every client has terms ganesha reads (GaneshaClients.h), before anything
+// is looked up.
 void requireValidClients(const std::vector<GaneshaExportSpec>& exports) {
   for (const auto& e : exports) {
     for (const auto& cl : e.clients) {
-      // ganesha's parser ends a token at , ; { } # and whitespace; allow
-      // only what a host, network, wildcard or netgroup is made of.
-      const bool ok = !cl.clients.empty() && std::all_of(cl.clients.begin(), cl.clients.end(), [](char ch) {
-        return std::isalnum(static_cast<unsigned char>(ch)) != 0 || std::strchr(".:/*?@_-", ch) != nullptr;
-      });
-      if (!ok) {
-        throw std::runtime_error("ganesha export '" + e.path.string() + "': client '" + cl.clients +
-                                 "' is not a host, network, wildcard or @netgroup ganesha.conf can carry");
+      try {
+        (void)ganeshaClientTerms(cl.clients);
+      } catch (const std::runtime_error& why) {
+        throw std::runtime_error(clientWhere(e, cl) + " " + why.what());
       }
     }
   }
+}
+
+// A CLIENT block's Clients line: its terms, or the addresses of a name
+// ganesha's config cannot carry, with the name in a comment.
+std::string clientsLine(const GaneshaExportSpec& e, const GaneshaClientSpec& cl) {
+  const std::optional<std::vector<std::string>> terms = ganeshaClientTerms(cl.clients);
+  std::vector<std::string> written;
+  try {
+    written = terms ? *terms : lookUpGaneshaClient(cl.clients);
+  } catch (const std::runtime_error& why) {
+    throw std::runtime_error(clientWhere(e, cl) + ": " + why.what());
+  }
+  std::string line = "    Clients = ";
+  for (std::size_t i = 0; i < written.size(); ++i) line += (i == 0 ? "" : ", ") + written[i];
+  line += ";";
+  if (!terms) line += "  # " + cl.clients + ", resolved by nfsrdma (ganesha's config cannot carry the name)";
+  return line + "\n";
 }
 
 // Minor_Versions' value: each version once, in order.
@@ -474,13 +442,13 @@ void renderNfsv4(std::ostream& c, const GaneshaOptions& opts, const std::string&
     << "  Lease_Lifetime = " << opts.leaseSeconds << ";\n"
     << "  Minor_Versions = " << minors << ";\n"
     << "  RecoveryBackend = fs;\n"
-    << "  RecoveryRoot = \"" << (workDir / "recovery").string() << "\";\n"
+    << "  RecoveryRoot = \"" << (workDir / kGaneshaRecoveryDirName).string() << "\";\n"
     << "}\n";
 }
 
-void renderClient(std::ostream& c, const GaneshaClientSpec& cl) {
+void renderClient(std::ostream& c, const GaneshaExportSpec& e, const GaneshaClientSpec& cl) {
   c << "  CLIENT {\n"
-    << "    Clients = " << cl.clients << ";\n"
+    << clientsLine(e, cl)
     << "    Access_Type = " << (cl.readOnly ? "RO" : "RW") << ";\n"
     << "    Squash = " << squashName(cl.squash) << ";\n";
   if (cl.anonymousUid) c << "    Anonymous_Uid = " << *cl.anonymousUid << ";\n";
@@ -506,7 +474,7 @@ void renderExport(std::ostream& c, const GaneshaExportSpec& e, const GaneshaOpti
   if (opts.maxIoBytes != 0)
     c << "  MaxRead = " << opts.maxIoBytes << ";\n  MaxWrite = " << opts.maxIoBytes << ";\n";
   c << "  FSAL { Name = VFS; }\n";
-  for (const auto& cl : e.clients) renderClient(c, cl);
+  for (const auto& cl : e.clients) renderClient(c, e, cl);
   c << "}\n";
 }
 
@@ -621,30 +589,83 @@ bool lostPortRace(const fs::path& logPath) {
          log.find("Cannot bind") != std::string::npos;
 }
 
+// ganesha's own report of errors in its configuration, as the log lines
+// say it: each line of config_errs_to_log (at any level: a client name that
+// does not resolve is a WARN there) and each CONFIG line at CRIT, MAJ or FATAL
+// (ganesha_yyerror, client_commit, fsal_cfg_commit). ganesha drops what they
+// name and serves the rest.
+std::vector<std::string> configErrors(const fs::path& logPath) {
+  std::ifstream in(logPath);
+  std::vector<std::string> found;
+  for (std::string line; std::getline(in, line);) {
+    const bool reported = line.find("config_errs_to_log :CONFIG :") != std::string::npos;
+    const bool severe = line.find(":CONFIG :CRIT :") != std::string::npos ||
+                        line.find(":CONFIG :MAJ :") != std::string::npos ||
+                        line.find(":CONFIG :FATAL :") != std::string::npos;
+    if (reported || severe) found.push_back(line);
+  }
+  return found;
+}
+
+std::string configErrorsMessage(const std::vector<std::string>& errors) {
+  std::string msg =
+      "nfs-ganesha reported errors in the configuration it was given and would serve without what they name:";
+  for (std::size_t i = 0; i < errors.size() && i < kMaxConfigErrorsQuoted; ++i) msg += "\n" + errors[i];
+  if (errors.size() > kMaxConfigErrorsQuoted)
+    msg += "\n(" + std::to_string(errors.size() - kMaxConfigErrorsQuoted) + " more in the log)";
+  return msg;
+}
+
+// Removes the work directories ended runs left in the temp directory and
+// says so in one line, through opts.notice or on standard error.
+void sweepLeftovers(const GaneshaOptions& opts) {
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) return;
+  const std::string line = sweepEndedGaneshaWorkDirs(tmp);
+  if (line.empty()) return;
+  if (opts.notice) {
+    opts.notice(line);
+  } else {
+    std::cerr << line << "\n" << std::flush;
+  }
+}
+
 }  // namespace
 
 GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
   requireStartable(optsIn);
   const GaneshaOptions opts = withCanonicalExportPaths(optsIn);
+  // Every refusal of the config (a client name that does not resolve too)
+  // before the work directory is made.
+  (void)renderGaneshaConfig(opts, opts.port != 0 ? opts.port : 2049,
+                            opts.workDir.empty() ? fs::temp_directory_path() : fs::absolute(opts.workDir));
+  sweepLeftovers(opts);
   GaneshaServer server;
   server.address_ = opts.bindAddress;
   server.useWorkDir(opts.workDir);
-  const fs::path pidFile = server.workDir_ / "ganesha.pid";
-  const fs::path stdoutFile = server.workDir_ / "ganesha.stdout";
   const auto exe = findExecutable("ganesha.nfsd");
-
   const int attempts = opts.port == 0 ? kFreePortAttempts : 1;
   std::string lastError;
+  bool withLogTail = true;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     const uint16_t port = opts.port != 0 ? opts.port : pickFreePort(opts.bindAddress);
-    server.writeConfig(renderGaneshaConfig(opts, port, server.workDir_));
-    ExecPlan plan{{exe->string(), "-F", "-L", server.logPath_.string(), "-f",
-                   server.configPath_.string(), "-p", pidFile.string(), "-N", "NIV_EVENT"},
-                  stdoutFile.string()};
+    server.prepareAttempt(renderGaneshaConfig(opts, port, server.dir_.path));
+    const UniqueFd out = makeWorkFile(server.dir_, kStdoutFile);
+    ExecPlan plan{{exe->string(), "-F", "-L", server.logPath_.string(), "-f", server.configPath_.string(), "-p",
+                   (server.dir_.path / kGaneshaPidFileName).string(), "-N", "NIV_EVENT"},
+                  out.get()};
     server.pid_ = spawnGanesha(plan);
     server.port_ = port;
     const Readiness r = awaitReady(server.pid_, server.logPath_, opts, port);
-    if (r.ready) return server;
+    if (r.ready) {
+      const std::vector<std::string> errors = configErrors(server.logPath_);
+      if (errors.empty()) return server;
+      lastError = configErrorsMessage(errors);
+      withLogTail = false;  // the lines that matter are quoted
+      server.killChild();
+      break;
+    }
     if (!r.exitStatus) {
       lastError = notReadyError(opts, port, r.logReady);
       server.killChild();
@@ -655,47 +676,33 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
     // only a lost race for a free port is retried
     if (!(lostPortRace(server.logPath_) && opts.port == 0)) break;
   }
-  server.failStart(lastError, stdoutFile);
+  server.failStart(lastError, withLogTail);
 }
 
 void GaneshaServer::useWorkDir(const fs::path& requested) {
-  if (requested.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "nfsrdma-ganesha-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      throw std::runtime_error("cannot create a temporary ganesha work directory: " +
-                               errnoText(errno));
-    }
-    workDir_ = tmpl;
-    ownsWorkDir_ = true;
-  } else {
-    std::error_code ec;
-    fs::create_directories(requested, ec);
-    if (ec) {
-      throw std::runtime_error("cannot create ganesha work directory '" + requested.string() +
-                               "': " + ec.message());
-    }
-    workDir_ = fs::absolute(requested);
-  }
-  configPath_ = workDir_ / "ganesha.conf";
-  logPath_ = workDir_ / "ganesha.log";
+  dir_ = requested.empty() ? makeTemporaryGaneshaWorkDir(fs::temp_directory_path())
+                           : useGivenGaneshaWorkDir(requested);
+  configPath_ = dir_.path / kConfigFile;
+  logPath_ = dir_.path / kLogFile;
 }
 
-void GaneshaServer::writeConfig(const std::string& config) const {
-  std::error_code ec;
-  fs::create_directories(workDir_ / "recovery", ec);
-  fs::remove(logPath_, ec);  // a stale "INITIALIZED" must not count
-  std::ofstream out(configPath_, std::ios::trunc);
-  out << config;
-  if (!out.flush()) throw std::runtime_error("cannot write " + configPath_.string());
+void GaneshaServer::prepareAttempt(const std::string& config) const {
+  makeWorkSubdir(dir_, kGaneshaRecoveryDirName);
+  // Made afresh and empty: a stale "INITIALIZED" must not count, and ganesha
+  // opens our files rather than wherever a link there would lead.
+  (void)makeWorkFile(dir_, kLogFile);
+  (void)makeWorkFile(dir_, kGaneshaPidFileName);
+  writeWorkFile(dir_, kConfigFile, config);
 }
 
-void GaneshaServer::failStart(const std::string& why, const fs::path& stdoutFile) {
-  std::string tail = tailOfFile(logPath_, 15);
-  std::string out = tailOfFile(stdoutFile, 5);
+void GaneshaServer::failStart(const std::string& why, bool withLogTail) {
+  const std::string tail = withLogTail ? tailOfFile(logPath_, 15) : "";
+  const std::string out = tailOfFile(dir_.path / kStdoutFile, 5);
   std::string msg = why;
-  if (!ownsWorkDir_) msg += "; config " + configPath_.string() + ", log " + logPath_.string();
+  if (!dir_.temporary)
+    msg += std::string(withLogTail ? "; " : "\n") + "config " + configPath_.string() + ", log " + logPath_.string();
   if (!tail.empty()) msg += "; last log lines:\n" + tail;
-  if (!out.empty()) msg += "stdout/stderr:\n" + out;
+  if (!out.empty()) msg += (withLogTail ? "" : "\n") + std::string("stdout/stderr:\n") + out;
   stop();
   throw std::runtime_error(msg);
 }
@@ -704,10 +711,9 @@ GaneshaServer::GaneshaServer(GaneshaServer&& other) noexcept
     : pid_(other.pid_),
       port_(other.port_),
       address_(std::move(other.address_)),
-      workDir_(std::move(other.workDir_)),
+      dir_(std::move(other.dir_)),
       logPath_(std::move(other.logPath_)),
-      configPath_(std::move(other.configPath_)),
-      ownsWorkDir_(other.ownsWorkDir_) {
+      configPath_(std::move(other.configPath_)) {
   other.release();
 }
 
@@ -717,10 +723,9 @@ GaneshaServer& GaneshaServer::operator=(GaneshaServer&& other) noexcept {
     pid_ = other.pid_;
     port_ = other.port_;
     address_ = std::move(other.address_);
-    workDir_ = std::move(other.workDir_);
+    dir_ = std::move(other.dir_);
     logPath_ = std::move(other.logPath_);
     configPath_ = std::move(other.configPath_);
-    ownsWorkDir_ = other.ownsWorkDir_;
     other.release();
   }
   return *this;
@@ -732,15 +737,15 @@ GaneshaServer::~GaneshaServer() {
 
 void GaneshaServer::release() noexcept {
   pid_ = 0;
-  ownsWorkDir_ = false;
+  dir_.temporary = false;
 }
 
 void GaneshaServer::stop() noexcept {
   killChild();
-  if (ownsWorkDir_) {
+  if (dir_.temporary) {
     std::error_code ec;
-    fs::remove_all(workDir_, ec);
-    ownsWorkDir_ = false;
+    fs::remove_all(dir_.path, ec);
+    dir_.temporary = false;
   }
 }
 

@@ -3,8 +3,10 @@
 // start, `nfsrdma-server serve`). It owns everything it creates: a rendered
 // ganesha.conf, pid file, log and NFSv4 recovery state all live in one work
 // directory, so several servers can run side by side and nothing outside that
-// directory is written. Readiness is observed (the log line ganesha prints
-// once its listeners are up, then a TCP connect), never guessed by sleeping.
+// directory is written (GaneshaWorkDir.h). Readiness is observed (the log line
+// ganesha prints once its listeners are up, then a TCP connect), never guessed
+// by sleeping, and a server whose log reports a configuration error is not
+// ready: ganesha drops what it cannot read and serves the rest.
 #pragma once
 
 #include <sys/types.h>
@@ -13,10 +15,12 @@
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/ganesha/GaneshaWorkDir.h"
 #include "server/ganesha/Squash.h"
 
 namespace nfsrdma::server {
@@ -25,7 +29,9 @@ namespace nfsrdma::server {
 // Who may use an export and how: one ganesha CLIENT block. Blocks are tried
 // in order and the first that matches the client's address decides.
 struct GaneshaClientSpec {
-  std::string clients;  // a host, network (10.0.0.0/24), wildcard (*.lab, *) or @netgroup
+  // a host, network (10.0.0.0/24, 10.0.0.0/255.255.255.0), wildcard (*.lab,
+  // *) or @netgroup: written for ganesha as GaneshaClients.h says
+  std::string clients;
   bool readOnly = false;
   Squash squash = Squash::Root;
   std::optional<std::uint32_t> anonymousUid{};  // whom squashed users become
@@ -49,8 +55,10 @@ struct GaneshaOptions {
   std::string bindAddress = "127.0.0.1";
   uint16_t port = 0;  // 0: pick a free port
   std::vector<GaneshaExportSpec> exports;
-  std::filesystem::path
-      workDir;  // config, pid, log, recovery state; empty: a fresh temp dir removed on stop
+  // Config, pid, log, stdout, recovery state: a directory start() makes, or
+  // an empty one of ours (GaneshaWorkDir.h); empty: a fresh temporary one,
+  // removed on stop.
+  std::filesystem::path workDir;
   std::chrono::seconds startTimeout{30};
   unsigned leaseSeconds = 20;
   // NFSv4 minor versions served (0, 1, 2). 0 stays on by default: libnfs,
@@ -63,24 +71,29 @@ struct GaneshaOptions {
   // MaxRead and MaxWrite of every export (what NFSv4 clients learn as
   // maxread/maxwrite); 0 keeps ganesha's default of 1 MiB.
   std::uint32_t maxIoBytes = 0;
+  // Where start() says, in one line, which work directories of ended runs it
+  // removed (sweepEndedGaneshaWorkDirs). Unset: standard error.
+  std::function<void(const std::string&)> notice{};
 };
 
 // Renders a complete ganesha.conf for `opts` listening on `port`, with the
-// NFSv4 recovery directory, and nothing else, under `workDir`. Pure: no file
-// or process is touched. Throws std::runtime_error on an export whose
-// pseudo path is not absolute, a duplicate export id or pseudo path, a path
-// or pseudo containing characters ganesha's config parser would mis-read,
-// a client that is not a host/network/wildcard/netgroup, or minor versions
-// outside 0..2 (or none).
+// NFSv4 recovery directory, and nothing else, under `workDir`. No file or
+// process is touched; the one lookup is of a client host name ganesha's
+// config cannot carry (GaneshaClients.h), whose addresses are written
+// instead, as ganesha resolves the names it reads when it starts. Throws
+// std::runtime_error on an export whose pseudo path is not absolute, a
+// duplicate export id or pseudo path, a path or pseudo containing characters
+// ganesha's config parser would mis-read, a client ganesha cannot be given
+// (or a name that does not resolve), or minor versions outside 0..2 (or none).
 std::string renderGaneshaConfig(const GaneshaOptions& opts, uint16_t port,
                                 const std::filesystem::path& workDir);
 
 // Whether a client at the numeric IPv4/IPv6 `address` may use `exp`, as the
 // rendered config decides it (the first CLIENT block that matches; none
 // matching means no access, and ganesha then hides the export from that
-// client, so it sees NFS4ERR_NOENT). nullopt when a block that comes first
-// is a host name, a *.domain or ? pattern or an @netgroup: only ganesha's
-// own lookup can tell.
+// client, so it sees NFS4ERR_NOENT), from the terms the block is rendered
+// with. nullopt when a block that comes first is a host name, a *.domain or
+// ? pattern or an @netgroup: only ganesha's own lookup can tell.
 std::optional<bool> exportAdmits(const GaneshaExportSpec& exp, const std::string& address);
 
 // The addresses a client on this host comes from when it connects to a
@@ -98,11 +111,14 @@ class GaneshaServer {  // move-only; destructor stops the server, never throws
   // The child gets PR_SET_PDEATHSIG(SIGTERM), tied to the calling thread:
   // call start() from a thread that outlives the server (the main thread in
   // the tools and tests), or ganesha is stopped when that thread exits.
-  // Validates `opts`, writes the config into the work directory, runs
+  // Validates `opts`, removes work directories ended runs left (and says so
+  // through opts.notice), writes the config into the work directory, runs
   // `ganesha.nfsd -F` and returns once the log says "NFS SERVER INITIALIZED"
-  // and a TCP connect to the port succeeds, within opts.startTimeout.
-  // Throws std::runtime_error naming the cause (bad export, ganesha missing,
-  // early exit with its status, timeout) and the last lines of the log.
+  // and a TCP connect to the port succeeds, within opts.startTimeout, with no
+  // configuration error in the log. Throws std::runtime_error naming the
+  // cause (bad export, ganesha missing, a work directory that is not new or
+  // empty, early exit with its status, timeout) and the last lines of the
+  // log, or the configuration errors ganesha logged, quoted.
   static GaneshaServer start(const GaneshaOptions& opts);
 
   // nullopt when ganesha.nfsd and the VFS FSAL are installed and we may run
@@ -119,7 +135,7 @@ class GaneshaServer {  // move-only; destructor stops the server, never throws
   const std::string& address() const { return address_; }
   pid_t pid() const { return pid_; }  // 0 once stopped
   const std::filesystem::path& logPath() const { return logPath_; }
-  const std::filesystem::path& workDir() const { return workDir_; }
+  const std::filesystem::path& workDir() const { return dir_.path; }
   const std::filesystem::path& configPath() const { return configPath_; }
   bool running() const { return pid_ > 0; }
 
@@ -136,20 +152,20 @@ class GaneshaServer {  // move-only; destructor stops the server, never throws
  private:
   GaneshaServer() = default;
   // start()'s steps: the work directory (and the config and log paths in
-  // it), the config written before each attempt, the error when none worked.
+  // it), its files made afresh before each attempt (the config written), the
+  // error when none worked (with the log's last lines when `withLogTail`).
   void useWorkDir(const std::filesystem::path& requested);
-  void writeConfig(const std::string& config) const;
-  [[noreturn]] void failStart(const std::string& why, const std::filesystem::path& stdoutFile);
+  void prepareAttempt(const std::string& config) const;
+  [[noreturn]] void failStart(const std::string& why, bool withLogTail);
   void release() noexcept;
   void killChild() noexcept;  // stop() without removing the work directory
 
   pid_t pid_ = 0;
   uint16_t port_ = 0;
   std::string address_;
-  std::filesystem::path workDir_;
+  GaneshaWorkDir dir_;  // dir_.temporary: ours to remove on stop
   std::filesystem::path logPath_;
   std::filesystem::path configPath_;
-  bool ownsWorkDir_ = false;
 };
 
 // The last `maxLines` lines of a text file ("" when unreadable); used in

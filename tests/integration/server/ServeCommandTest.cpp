@@ -26,82 +26,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using nfsrdma::testing::Child;
 using nfsrdma::testing::requireReal;
 using nfsrdma::testing::run;
 using nfsrdma::testing::TempDir;
 
-// The tool as a child with its stdout on a pipe.
-struct Child {
-  pid_t pid = -1;
-  int outFd = -1;
-  std::string output;
-
-  explicit Child(const std::vector<std::string>& argv) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid = ::fork();
-    if (pid == 0) {
-      ::dup2(fds[1], 1);
-      ::dup2(fds[1], 2);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    outFd = fds[0];
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    if (outFd >= 0) ::close(outFd);
-  }
-  // Reads output until `marker` appears, EOF, or `limit` passes.
-  bool readUntil(const std::string& marker, std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    std::array<char, 4096> buf{};
-    while (output.find(marker) == std::string::npos) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return false;
-      pollfd pfd{outFd, POLLIN, 0};
-      if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-      ssize_t n = ::read(outFd, buf.data(), buf.size());
-      if (n <= 0) return output.find(marker) != std::string::npos;
-      output.append(buf.data(), static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  // Waits (bounded) for the exit status; -1 on timeout.
-  int waitExit(std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        readUntil("\x01", std::chrono::seconds(5));  // the rest, up to EOF
-        return status;
-      }
-      readUntil("\x01", std::chrono::seconds(0));  // drain without blocking
-      pollfd pfd{outFd, POLLIN, 0};
-      ::poll(&pfd, 1, 50);
-    }
-    return -1;
-  }
-};
-
 }  // namespace
 
 TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
-  if (auto why = nfsrdma::server::GaneshaServer::unavailableReason()) {
-    if (requireReal()) FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << *why;
-    GTEST_SKIP() << *why;
-  }
+  NFSRDMA_REQUIRE_SERVE();
   if (::access("/usr/bin/nfs-ls", X_OK) != 0 || ::access("/usr/bin/nfs-cat", X_OK) != 0) {
     if (requireReal())
       FAIL() << "NFSRDMA_REQUIRE_REAL=1 but libnfs-utils (nfs-ls, nfs-cat) is missing";

@@ -3,6 +3,7 @@
 // unless RDMA is asked for) and its refusals.
 #include <gtest/gtest.h>
 
+#include "server/ganesha/GaneshaClients.h"
 #include "server/ganesha/GaneshaServer.h"
 
 using nfsrdma::server::GaneshaExportSpec;
@@ -182,4 +183,132 @@ TEST(GaneshaConfig, LocalClientAddressesOfAListener) {
   EXPECT_EQ(localClientAddresses("::"), (std::vector<std::string>{"127.0.0.1", "::1"}));
   EXPECT_EQ(localClientAddresses("0::0"), (std::vector<std::string>{"127.0.0.1", "::1"}));
   EXPECT_EQ(localClientAddresses("fd00::1"), std::vector<std::string>{"fd00::1"});
+}
+
+// Each client form the config accepts, written as nfs-ganesha's config lexer
+// reads it (src/config_parsing/conf_lex.l): no /0, no dotted netmask, no
+// prefix above /99, no bare 0.0.0.0 (every host to ganesha), no ?name (a
+// host name to ganesha), no [^...]; a name the lexer cannot read is looked
+// up (nullopt here).
+TEST(GaneshaConfig, ClientTermsAreWhatGaneshaReadsForEachForm) {
+  using nfsrdma::server::ganeshaClientTerms;
+  using Terms = std::vector<std::string>;
+  const std::vector<std::pair<std::string, Terms>> forms = {
+      {"*", {"*"}},
+      {"127.0.0.1", {"127.0.0.1"}},
+      {"0.0.0.0", {"0.0.0.0/32"}},
+      {"127.0.0.0/8", {"127.0.0.0/8"}},
+      {"127.0.0.1/8", {"127.0.0.0/8"}},
+      {"127.0.0.0/008", {"127.0.0.0/8"}},
+      {"10.1.2.3/32", {"10.1.2.3"}},
+      {"127.0.0.0/255.0.0.0", {"127.0.0.0/8"}},
+      {"192.168.4.0/255.255.252.0", {"192.168.4.0/22"}},
+      {"10.0.0.0/0", {"0.0.0.0/1", "128.0.0.0/1"}},
+      {"10.0.0.0/0.0.0.0", {"0.0.0.0/1", "128.0.0.0/1"}},
+      {"10.9.9.9/255.255.255.255", {"10.9.9.9"}},
+      {"::1", {"::1"}},
+      {"0:0:0:0:0:0:0:1", {"::1"}},
+      {"FD00::1/64", {"fd00::/64"}},
+      {"fd00::/99", {"fd00::/99"}},
+      {"::1/128", {"::1"}},
+      {"::/0", {"::/1", "8000::/1"}},
+      {"::ffff:127.0.0.1", {"127.0.0.1"}},
+      {"::ffff:127.0.0.0/104", {"127.0.0.0/8"}},
+      {"::ffff:0.0.0.0/96", {"0.0.0.0/1", "128.0.0.0/1"}},
+      {"::ffff:0.0.0.0", {"0.0.0.0/32"}},
+      {"@compute", {"@compute"}},
+      {"@_lab.rack-1", {"@_lab.rack-1"}},
+      {"localhost", {"localhost"}},
+      {"_srv.lab-1.example", {"_srv.lab-1.example"}},
+      {"*.lab.example", {"*.lab.example"}},
+      {"local*", {"local*"}},
+      {"localhos?", {"localhos?"}},
+      {"?ocalhost", {"[a-zA-Z0-9._-]ocalhost"}},
+      {"?", {"[a-zA-Z0-9._-]"}},
+      {"?*", {"?*"}},
+      {"[l]ocalhost", {"[l]ocalhost"}},
+      {"[^x]ocalhost", {"[!x]ocalhost"}},
+      {"node[0-9][0-9].lab", {"node[0-9][0-9].lab"}},
+  };
+  for (const auto& [client, terms] : forms) {
+    EXPECT_EQ(ganeshaClientTerms(client), terms) << client;
+  }
+  for (const char* lookedUp : {"1host.example", "3com.com", "on", "YES", "off", "True", "no", "false"}) {
+    EXPECT_EQ(ganeshaClientTerms(lookedUp), std::nullopt) << lookedUp;
+  }
+}
+
+// What no ganesha term can say is refused with the client named, before
+// ganesha would drop its CLIENT block.
+TEST(GaneshaConfig, ClientsGaneshaCannotReadAreRefusedWithTheReason) {
+  auto o = twoExports();
+  const auto refusal = [&](const std::string& client) {
+    o.exports[0].clients = {{client, true, nfsrdma::server::Squash::Root}};
+    return renderError(o);
+  };
+  const std::string where = "ganesha export '/srv/a': client ";
+  EXPECT_EQ(refusal("fd00::/112"),
+            where + "'fd00::/112' is an IPv6 network of prefix /112, which nfs-ganesha's config cannot carry (it "
+                    "reads prefixes /1 to /99); list its hosts one by one, or write a shorter prefix if the wider "
+                    "network may use the export");
+  EXPECT_EQ(refusal("@1rack"), where + "'@1rack' is a netgroup name nfs-ganesha's config cannot carry (it reads "
+                                       "names that start with a letter or '_' and hold letters, digits, '.', '_' "
+                                       "and '-')");
+  const std::string longGroup = "@" + std::string(64, 'g');
+  EXPECT_EQ(refusal(longGroup), where + "'" + longGroup + "' is longer than the 64 bytes nfs-ganesha takes for a netgroup");
+  EXPECT_EQ(refusal("[!a]x"), where + "'[!a]x' has the class [!a]: exportfs reads its '!' as a character and "
+                                      "nfs-ganesha as \"not\"; write '^' for \"not\"");
+  EXPECT_EQ(refusal("[a*]x"), where + "'[a*]x' has the class [a*], which nfs-ganesha's config cannot carry (classes "
+                                      "of letters, digits, '.', '_' and '-', '^' first for \"not\")");
+  const std::string longWildcard = "*" + std::string(64, 'w');
+  EXPECT_EQ(refusal(longWildcard),
+            where + "'" + longWildcard + "' is longer than the 64 bytes nfs-ganesha takes for a wildcard");
+  EXPECT_EQ(refusal("?" + std::string(60, 'q')),
+            where + "'?" + std::string(60, 'q') +
+                "' is longer than the 64 bytes nfs-ganesha takes for a wildcard (written as [a-zA-Z0-9._-]" +
+                std::string(60, 'q') + ")");
+  EXPECT_EQ(refusal("10.0.0.0/255.0.255.0"), where + "'10.0.0.0/255.0.255.0' has netmask 255.0.255.0, which is not contiguous");
+  EXPECT_EQ(refusal("10.0.0.0/33"), where + "'10.0.0.0/33' has prefix /33, beyond the address's 32 bits");
+  for (const char* junk : {"10.1", "10.0.0.0/x", "host/24", "a b", ""}) {
+    EXPECT_EQ(refusal(junk), where + "'" + junk + "' is not a host, network, wildcard or @netgroup ganesha.conf can carry")
+        << junk;
+  }
+}
+
+// The dotted netmask of the issue, and 0.0.0.0, in the CLIENT block ganesha
+// gets.
+TEST(GaneshaConfig, ClientBlocksCarryTheTermsGaneshaReads) {
+  GaneshaOptions o;
+  GaneshaExportSpec e{"/srv/a", "/export"};
+  e.clients = {{"127.0.0.0/255.0.0.0", true, nfsrdma::server::Squash::Root},
+               {"0.0.0.0", false, nfsrdma::server::Squash::Root},
+               {"::/0", true, nfsrdma::server::Squash::All}};
+  o.exports.push_back(e);
+  const std::string c = renderGaneshaConfig(o, 2049, "/w");
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 127.0.0.0/8;\n    Access_Type = RO;\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 0.0.0.0/32;\n    Access_Type = RW;\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = ::/1, 8000::/1;\n    Access_Type = RO;\n"), std::string::npos) << c;
+}
+
+// exportAdmits reads the rendered terms: a netmask is a network, 0.0.0.0 is
+// one address, an IPv4-mapped network is IPv4.
+TEST(GaneshaConfig, ExportAdmitsDecidesEveryNumericForm) {
+  using nfsrdma::server::exportAdmits;
+  using nfsrdma::server::Squash;
+  GaneshaExportSpec e{"/srv/a", "/export"};
+  e.clients = {{"127.0.0.0/255.0.0.0", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
+  EXPECT_EQ(exportAdmits(e, "128.0.0.1"), false);
+  e.clients = {{"0.0.0.0", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), false);
+  e.clients = {{"10.0.0.0/0", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "203.0.113.9"), true);
+  EXPECT_EQ(exportAdmits(e, "::1"), false);
+  e.clients = {{"::ffff:127.0.0.0/104", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
+  e.clients = {{"::/0", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "::1"), true);
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), false);
+  e.clients = {{"1host.example", false, Squash::Root}, {"*", false, Squash::Root}};
+  EXPECT_EQ(exportAdmits(e, "127.0.0.1"), std::nullopt);  // looked up when rendered, not here
 }

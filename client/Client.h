@@ -81,6 +81,10 @@ class OpenFile {
     // An asynchronous UNSTABLE write since the last durable COMMIT: its
     // buffer is the caller's, so its loss can only be reported.
     bool unretained = false;
+    bool closing = false;  // close() began: another close() returns at once
+    // CLOSE was sent: a recovery no longer reclaims the open. Not before:
+    // close() COMMITs first and may write kept data again, and a restart
+    // then must leave it an open with a stateid the server knows.
     bool closed = false;
     bool reclaimable = false;  // a reclaim answered NO_GRACE: reopen after RECLAIM_COMPLETE
   };
@@ -313,6 +317,8 @@ class Client {
   // ClientRecovery.cpp: the session's reclaim hook after a server restart.
   std::string reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call);
   Error reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call);
+  // reopen(), sent again while the server answers DELAY or GRACE (busy-timeout).
+  Error reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call);
   // Open files still open, for a reclaim; forgets the ones gone.
   std::vector<std::shared_ptr<OpenFile::State>> liveOpens();
   std::vector<std::shared_ptr<OpenFile::State>> liveOpensLocked();  // opensMu_ held

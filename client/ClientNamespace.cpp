@@ -130,8 +130,8 @@ void Client::close(OpenFile& file) {
   bool unstable;
   {
     std::lock_guard lock(st.mu);
-    if (st.closed) return;
-    st.closed = true;
+    if (st.closing) return;
+    st.closing = true;
     unstable = st.unstable.owed();
   }
   // CLOSE even when COMMIT fails (the open state must not leak), then report the COMMIT failure.
@@ -159,6 +159,10 @@ void Client::close(OpenFile& file) {
         }
         return {};
       });
+  {
+    std::lock_guard lock(st.mu);
+    st.closed = true;
+  }
   if (commitFailure) std::rethrow_exception(commitFailure);
   check(e);
 }

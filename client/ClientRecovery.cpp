@@ -88,6 +88,22 @@ Error Client::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSe
   return {};
 }
 
+Error Client::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
+  // A server still in grace for other clients holds ordinary opens
+  // (NFS4ERR_GRACE), and a busy one may hold any OPEN, reclaims too
+  // (NFS4ERR_DELAY: knfsd's file cache answers so when it cannot set the
+  // file up yet). Either goes again, as the Linux client resends a reclaim
+  // that got DELAY: given up, the file keeps the stateid of before the
+  // restart, and its next WRITE fails with NFS4ERR_BAD_STATEID.
+  nfs4::BusyRetry wait(options_.busyTimeout, nfs4::BusyRetry::Clock::now());
+  for (;;) {
+    Error e = reopen(st, claim, call);
+    const auto pause = nfs4::BusyRetry::busy(e) ? wait.nextPause(nfs4::BusyRetry::Clock::now()) : std::nullopt;
+    if (!pause) return e;
+    std::this_thread::sleep_for(*pause);
+  }
+}
+
 std::string Client::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call) {
   std::uint64_t restored = 0;
   std::uint64_t deferred = 0;
@@ -97,7 +113,7 @@ std::string Client::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessio
     Error e;
     if (phase == nfs4::ReclaimPhase::kReclaim) {
       st->reclaimable = false;
-      e = reopen(*st, nfs4::kClaimPrevious, call);
+      e = reopenWhileBusy(*st, nfs4::kClaimPrevious, call);
       if (noGrace(e)) {
         st->reclaimable = true;
         ++deferred;
@@ -106,15 +122,7 @@ std::string Client::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessio
     } else {
       if (!st->reclaimable) continue;
       st->reclaimable = false;
-      // A server still in grace for other clients holds ordinary opens.
-      nfs4::BusyRetry wait(options_.busyTimeout, nfs4::BusyRetry::Clock::now());
-      for (;;) {
-        e = reopen(*st, nfs4::kClaimFh, call);
-        const auto pause = nfs4::BusyRetry::busy(e) ? wait.nextPause(nfs4::BusyRetry::Clock::now())
-                                                    : std::nullopt;
-        if (!pause) break;
-        std::this_thread::sleep_for(*pause);
-      }
+      e = reopenWhileBusy(*st, nfs4::kClaimFh, call);
     }
     if (e) {
       ++failed;

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -91,13 +93,37 @@ class ClientTest : public ::testing::Test {
     for (const auto& v : server_->stats().violations)
       ADD_FAILURE() << "client broke the protocol: " << v;
   }
+  // The client's later connections (reconnects after a restart) are served
+  // by the same server, until the fixture ends.
+  void acceptReconnects() {
+    acceptor_.thread = std::thread([this] {
+      while (!acceptor_.stop.load()) {
+        auto p = listener_.accept(50ms);
+        if (!p) continue;
+        server_->attach(*p);
+        std::lock_guard lock(acceptor_.mu);
+        extraPeers_.push_back(std::move(p));
+      }
+    });
+  }
+  struct Acceptor {
+    std::atomic<bool> stop{false};
+    std::mutex mu;
+    std::thread thread;
+    ~Acceptor() {
+      stop = true;
+      if (thread.joinable()) thread.join();
+    }
+  };
 
   // Destroyed bottom-up: the client (its session closed while the server
   // answers), then the server and its peer.
   LoopbackListener listener_;
   std::vector<std::string> busyNotices_;
   std::unique_ptr<ScriptedPeer> peer_;
+  std::vector<std::unique_ptr<ScriptedPeer>> extraPeers_;  // reconnections, outliving the server
   std::unique_ptr<FakeNfs41Server> server_;
+  Acceptor acceptor_;  // stops before the server goes
   std::unique_ptr<Client> client_;
 };
 
@@ -231,6 +257,55 @@ TEST_F(ClientTest, AnOverlongPathOrNameIsRefusedNamingItsLength) {
   error = errorOf([&] { (void)client_->stat(std::string(255, 'n')); });  // a name of 255 goes to the server
   EXPECT_EQ(error.find("NAME_MAX"), std::string::npos) << error;
   EXPECT_GT(server_->stats().compounds, sent);
+}
+
+// A server restart while close() COMMITs: the open is reclaimed (close()
+// has begun, but CLOSE was not sent), the data the COMMIT finds lost (a new
+// write verifier) is written again with the reclaimed stateid, and CLOSE
+// goes with it too. close() used to take the file out of the reclaim at
+// once, and the rewrite failed with NFS4ERR_BAD_STATEID: the trunked copy
+// of issue 37, whose faster writes put its restart into close().
+TEST_F(ClientTest, AServerRestartDuringCloseReclaimsTheOpenAndWritesTheKeptDataAgain) {
+  ClientOptions o = options();
+  o.recoveryTimeout = 10s;
+  connect(serverConfig(), o);
+  acceptReconnects();
+  const Bytes data = pattern(3 * kServerIo + 10, 7);
+  OpenFile f = openForWrite("restart-in-close");
+  client_->pwrite(f, data, 0);  // UNSTABLE, a copy kept until a COMMIT covers it
+  server_->restartOnNext(Op::kCommit);
+  const std::string error = errorOf([&] { client_->close(f); });
+  EXPECT_EQ(error, "(no error)");
+  EXPECT_EQ(server_->restarts(), 1U);
+  EXPECT_EQ(server_->file("restart-in-close"), data);
+  const auto r = client_->stats().recovery;
+  EXPECT_EQ(r.reclaimedOpens, 1U);
+  EXPECT_EQ(r.lostOpens, 0U);
+  EXPECT_EQ(r.rewrittenBytes, data.size());
+  expectNoViolations();
+}
+
+// A reclaim the restarted server answers NFS4ERR_DELAY goes again, as the
+// Linux client resends it; given up, the file kept the stateid of before
+// the restart and its next WRITE failed with NFS4ERR_BAD_STATEID.
+TEST_F(ClientTest, AReclaimTheServerAnswersDelayIsSentAgain) {
+  ClientOptions o = options();
+  o.recoveryTimeout = 10s;
+  connect(serverConfig(), o);
+  acceptReconnects();
+  const Bytes data = pattern(2 * kServerIo, 8);
+  OpenFile f = openForWrite("delayed-reclaim");
+  client_->pwrite(f, {data.data(), kServerIo}, 0);
+  server_->restartOnNext(Op::kWrite);
+  server_->failNextOp(Op::kOpen, nfs4::kErrDelay);
+  server_->failNextOp(Op::kOpen, nfs4::kErrDelay);
+  const std::string error = errorOf([&] { client_->pwrite(f, {data.data() + kServerIo, kServerIo}, kServerIo); });
+  EXPECT_EQ(error, "(no error)");
+  EXPECT_NO_THROW(client_->close(f));
+  EXPECT_EQ(server_->restarts(), 1U);
+  EXPECT_EQ(server_->file("delayed-reclaim"), data);
+  EXPECT_EQ(client_->stats().recovery.reclaimedOpens, 1U);
+  expectNoViolations();
 }
 
 TEST_F(ClientTest, TheTransportFactoryRefusesAKindItDoesNotKnow) {

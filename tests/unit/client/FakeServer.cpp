@@ -28,17 +28,22 @@ Bytes fileHandle(const std::string& name) {
   fh.insert(fh.end(), name.begin(), name.end());
   return fh;
 }
-// Every WRITE and COMMIT reports the same verifier: this server never restarts.
-constexpr std::array<std::uint8_t, nfs4::kVerifierSize> kWriteVerifier{1, 2, 3, 4, 5, 6, 7, 8};
-
-void skipStateId(xdr::XdrDecoder& dec) {
-  (void)dec.getU32();
-  (void)dec.getFixedOpaque(nfs4::kStateIdOtherSize);
+constexpr std::uint32_t kErrBadStateId = 10025;
+// Every WRITE and COMMIT reports the same verifier until the server restarts.
+std::array<std::uint8_t, nfs4::kVerifierSize> writeVerifier(std::uint8_t boot) {
+  return {1, 2, 3, 4, 5, 6, 7, static_cast<std::uint8_t>(8 + boot)};
 }
 
-void putStateId(xdr::XdrEncoder& enc) {
+// A stateid's "other" names the server start it was made in (byte 5).
+std::uint8_t stateIdBoot(xdr::XdrDecoder& dec) {
+  (void)dec.getU32();
+  const auto other = dec.getFixedOpaque(nfs4::kStateIdOtherSize);
+  return other.size() == nfs4::kStateIdOtherSize ? other[5] : 0;
+}
+
+void putStateId(xdr::XdrEncoder& enc, std::uint8_t boot) {
   enc.putU32(1);
-  enc.putFixedOpaque(std::array<std::uint8_t, nfs4::kStateIdOtherSize>{'s', 't', 'a', 't', 'e'});
+  enc.putFixedOpaque(std::array<std::uint8_t, nfs4::kStateIdOtherSize>{'s', 't', 'a', 't', 'e', boot});
 }
 
 // OPEN4args as CompoundEncoder::open writes them (UNCHECKED create or none, CLAIM_NULL).
@@ -56,8 +61,13 @@ bool parseOpen(xdr::XdrDecoder& dec, CompoundCall::FileArgs& a) {
     for (std::uint32_t w = 0; w < words; ++w) (void)dec.getU32();
     (void)dec.getOpaque(nfs4::kOpaqueLimit);  // attribute values
   }
-  if (dec.getU32() != nfs4::kClaimNull) return false;
-  a.name = std::string(dec.getString(nfs4::kOpaqueLimit));
+  a.claim = dec.getU32();
+  switch (a.claim) {
+    case nfs4::kClaimNull: a.name = std::string(dec.getString(nfs4::kOpaqueLimit)); break;
+    case nfs4::kClaimPrevious: (void)dec.getU32(); break;  // delegate_type
+    case nfs4::kClaimFh: break;
+    default: return false;
+  }
   return dec.ok();
 }
 
@@ -78,12 +88,12 @@ bool parseFileArgs(Op op, xdr::XdrDecoder& dec, CompoundCall::FileArgs& a, bool&
       ok = parseOpen(dec, a);
       return true;
     case Op::kRead:
-      skipStateId(dec);
+      a.stateBoot = stateIdBoot(dec);
       a.offset = dec.getU64();
       a.count = dec.getU32();
       return true;
     case Op::kWrite: {
-      skipStateId(dec);
+      a.stateBoot = stateIdBoot(dec);
       a.offset = dec.getU64();
       (void)dec.getU32();  // stable
       const auto data = dec.getOpaque(kMaxWriteData);
@@ -96,7 +106,7 @@ bool parseFileArgs(Op op, xdr::XdrDecoder& dec, CompoundCall::FileArgs& a, bool&
       return true;
     case Op::kClose:
       (void)dec.getU32();  // seqid
-      skipStateId(dec);
+      a.stateBoot = stateIdBoot(dec);
       return true;
     default:
       return false;
@@ -191,7 +201,7 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         break;
       }
       case Op::kCreateSession: {
-        (void)dec.getU64();  // client id
+        c.createSessionClientId = dec.getU64();
         c.createSessionSequence = dec.getU32();
         (void)dec.getU32();  // flags
         nfs4::ChannelAttrs back;
@@ -204,11 +214,13 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         break;
       }
       case Op::kDestroySession: (void)dec.getFixedOpaque(nfs4::kSessionIdSize); break;
-      case Op::kBindConnToSession:
-        (void)dec.getFixedOpaque(nfs4::kSessionIdSize);
+      case Op::kBindConnToSession: {
+        const auto sid = dec.getFixedOpaque(nfs4::kSessionIdSize);
+        if (sid.size() == c.bindSession.size()) std::memcpy(c.bindSession.data(), sid.data(), sid.size());
         (void)dec.getU32();   // direction
         (void)dec.getBool();  // rdma mode
         break;
+      }
       case Op::kDestroyClientId: (void)dec.getU64(); break;
       default: return dec.ok() ? std::optional<CompoundCall>(std::move(c)) : std::nullopt;
     }
@@ -218,7 +230,7 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
 }
 
 FakeNfs41Server::FakeNfs41Server(ScriptedPeer& peer, FakeServerConfig config)
-    : peer_(peer), config_(config), sessionId_(makeSessionId()) {
+    : peer_(peer), config_(config), sessionId_(makeSessionId()), clientId_(config.clientId) {
   attach(peer_);
 }
 
@@ -253,6 +265,30 @@ void FakeNfs41Server::failNextCreateSession(std::uint32_t status) {
 void FakeNfs41Server::failNextOp(nfs4::Op op, std::uint32_t status) {
   std::lock_guard lock(mu_);
   opFailures_[static_cast<std::uint32_t>(op)].push_back(status);
+}
+
+void FakeNfs41Server::restartOnNext(nfs4::Op op) {
+  std::lock_guard lock(mu_);
+  restartOn_ = static_cast<std::uint32_t>(op);
+}
+
+bool FakeNfs41Server::restartFor(const CompoundCall& c) {
+  std::vector<ScriptedPeer*> peers;
+  {
+    std::lock_guard lock(mu_);
+    if (!restartOn_ || std::find(c.ops.begin(), c.ops.end(), *restartOn_) == c.ops.end()) return false;
+    restartOn_.reset();
+    ++boot_;
+    clientId_ = config_.clientId + boot_;
+    sessionLive_ = false;
+    lastSequenceId_.clear();
+    replyCache_.clear();
+    busySlots_.clear();
+    held_.clear();
+    peers = peers_;
+  }
+  for (ScriptedPeer* p : peers) p->hangUp();
+  return true;
 }
 
 void FakeNfs41Server::addFile(const std::string& name, Bytes contents) {
@@ -319,6 +355,7 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
     (void)peer.sendRecord(acceptErrorReply(call.xid, rpc::AcceptStat::kGarbageArgs));
     return;
   }
+  if (restartFor(*c)) return;
   SequenceScript script;
   bool flush = false;
   std::optional<Bytes> replay;
@@ -342,7 +379,9 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
         cv_.notify_all();
       }
     }
-    if (c->sequence && !replay) {
+    // After a restart, a session of before is unknown: BADSESSION, nothing checked.
+    const bool lostSession = c->sequence && boot_ > 0 && (!sessionLive_ || c->sequence->session != sessionId_);
+    if (c->sequence && !replay && !lostSession) {
       const SequenceArgs& a = *c->sequence;
       ++stats_.sequenced;
       stats_.cacheThis.push_back(a.cacheThis);
@@ -435,6 +474,10 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
           const SequenceArgs& a = c.sequence.value();
           SequenceReply r;
           r.session = sessionId();
+          {
+            std::lock_guard lock(mu_);
+            if (boot_ > 0 && (!sessionLive_ || a.session != sessionId_)) r.status = nfs4::kErrBadSession;
+          }
           r.sequenceId = a.sequenceId;
           r.slot = a.slot;
           r.highestSlot = a.highestSlot;
@@ -455,15 +498,17 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
           if (status == nfs4::kNfs4Ok) lastSequenceId_[a.slot] = a.sequenceId;  // executed
           break;
         }
-        case Op::kExchangeId:
+        case Op::kExchangeId: {
           status = config_.exchangeIdStatus;
-          if (status == nfs4::kNfs4Ok) {
+          std::uint64_t clientId = 0;
+          {
             std::lock_guard lock(mu_);
-            ++stats_.exchangeId;
+            if (status == nfs4::kNfs4Ok) ++stats_.exchangeId;
+            clientId = clientId_;
           }
           enc.putU32(status);
           if (status == nfs4::kNfs4Ok) {
-            enc.putU64(config_.clientId);
+            enc.putU64(clientId);
             enc.putU32(1);  // sequence id for CREATE_SESSION
             enc.putU32(nfs4::kExchgIdFlagUseNonPnfs);
             enc.putU32(nfs4::kSp4None);
@@ -473,6 +518,7 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
             enc.putU32(0);  // no implementation id
           }
           break;
+        }
         case Op::kCreateSession: {
           status = config_.createSessionStatus;
           nfs4::SessionId created{};
@@ -482,7 +528,11 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
               status = createSessionFailures_.front();
               createSessionFailures_.pop_front();
             }
+            if (status == nfs4::kNfs4Ok && boot_ > 0 && c.createSessionClientId != clientId_) {
+              status = nfs4::kErrStaleClientId;  // a client ID of before the restart
+            }
             if (status == nfs4::kNfs4Ok) {
+              sessionLive_ = true;
               if (sessionsCreated_++ > 0) {
                 sessionId_ = makeSessionId(sessionsCreated_);
                 lastSequenceId_.clear();
@@ -538,8 +588,13 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
         case Op::kDestroyClientId:
         case Op::kReclaimComplete: enc.putU32(status); break;
         case Op::kBindConnToSession: {
-          enc.putU32(status);
           std::lock_guard lock(mu_);
+          if (boot_ > 0 && (!sessionLive_ || c.bindSession != sessionId_)) {
+            status = nfs4::kErrBadSession;
+            enc.putU32(status);
+            break;
+          }
+          enc.putU32(status);
           ++stats_.bindConn;
           enc.putFixedOpaque(sessionId_);
           enc.putU32(1);  // CDFS4_FORE
@@ -616,8 +671,13 @@ std::uint32_t FakeNfs41Server::answerFileOp(std::uint32_t op, const CompoundCall
       if (a.fh != kRootFh && !fileOf(a.fh)) return fail(kErrStale);
       cur = a.fh;
       break;
-    case Op::kLookup:
     case Op::kOpen:
+      if (a.claim != nfs4::kClaimNull) {  // CLAIM_PREVIOUS, CLAIM_FH: the current file
+        if (!fileOf(cur)) return fail(kErrStale);
+        break;
+      }
+      [[fallthrough]];
+    case Op::kLookup:
       if (cur != kRootFh) return fail(nfs4::kErrNotDir);
       if (!files_.contains(a.name) && !(op == static_cast<std::uint32_t>(Op::kOpen) && a.create)) {
         return fail(nfs4::kErrNoEnt);
@@ -631,9 +691,13 @@ std::uint32_t FakeNfs41Server::answerFileOp(std::uint32_t op, const CompoundCall
     case Op::kRead:
     case Op::kWrite:
       if (!fileOf(cur)) return fail(nfs4::kErrInval);
+      if (a.stateBoot != boot_) return fail(kErrBadStateId);
+      break;
+    case Op::kClose:
+      if (a.stateBoot != boot_) return fail(kErrBadStateId);
       break;
     default:
-      break;  // COMMIT, CLOSE
+      break;  // COMMIT
   }
   enc.putU32(nfs4::kNfs4Ok);
   Bytes* f = fileOf(cur);
@@ -642,7 +706,7 @@ std::uint32_t FakeNfs41Server::answerFileOp(std::uint32_t op, const CompoundCall
       enc.putOpaque(cur);
       break;
     case Op::kOpen:
-      putStateId(enc);
+      putStateId(enc, boot_);
       enc.putBool(true);  // change_info4: atomic, before, after
       enc.putU64(0);
       enc.putU64(0);
@@ -667,14 +731,14 @@ std::uint32_t FakeNfs41Server::answerFileOp(std::uint32_t op, const CompoundCall
       std::copy_n(a.data.begin(), n, f->begin() + static_cast<std::ptrdiff_t>(a.offset));
       enc.putU32(static_cast<std::uint32_t>(n));
       enc.putU32(static_cast<std::uint32_t>(nfs4::StableHow::kUnstable));
-      enc.putFixedOpaque(kWriteVerifier);
+      enc.putFixedOpaque(writeVerifier(boot_));
       break;
     }
     case Op::kCommit:
-      enc.putFixedOpaque(kWriteVerifier);
+      enc.putFixedOpaque(writeVerifier(boot_));
       break;
     case Op::kClose:
-      putStateId(enc);
+      putStateId(enc, boot_);
       break;
     default:
       break;  // PUTFH, LOOKUP

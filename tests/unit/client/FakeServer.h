@@ -46,6 +46,8 @@ struct CompoundCall {
     std::uint64_t offset = 0;  // READ, WRITE
     std::uint32_t count = 0;   // READ
     Bytes data;                // WRITE
+    std::uint32_t claim = 0;   // OPEN: CLAIM_NULL, CLAIM_PREVIOUS or CLAIM_FH
+    std::uint8_t stateBoot = 0;  // READ, WRITE, CLOSE: the server start the stateid is of
   };
   RpcCall rpc;
   std::vector<std::uint32_t> ops;  // op numbers; parsing stops after an op it does not know
@@ -54,6 +56,8 @@ struct CompoundCall {
   nfs4::Bitmap getAttrRequest;
   nfs4::ChannelAttrs foreRequested;  // CREATE_SESSION
   std::uint32_t createSessionSequence = 0;
+  std::uint64_t createSessionClientId = 0;
+  nfs4::SessionId bindSession{};  // BIND_CONN_TO_SESSION
 };
 
 // Decodes COMPOUND arguments; nullopt if they do not parse.
@@ -195,6 +199,17 @@ class FakeNfs41Server {
   void failNextOp(nfs4::Op op, std::uint32_t status);
   // failNextOp for DESTROY_SESSION or DESTROY_CLIENTID.
   void failNextDestroy(nfs4::Op op, std::uint32_t status) { failNextOp(op, status); }
+  // When the next COMPOUND with op arrives, the server restarts instead of
+  // answering it, as rpc.nfsd 0 and a start again do: every connection is
+  // hung up, the session and client ID are forgotten (SEQUENCE and the bind
+  // get BADSESSION, CREATE_SESSION STALE_CLIENTID; EXCHANGE_ID makes a new
+  // client ID), stateids of before are refused (BAD_STATEID), and the write
+  // verifier changes. Opens are reclaimed with CLAIM_PREVIOUS (or CLAIM_FH).
+  void restartOnNext(nfs4::Op op);
+  std::uint32_t restarts() const {
+    std::lock_guard lock(mu_);
+    return boot_;
+  }
   // A regular file in the root directory, and what it holds now.
   void addFile(const std::string& name, Bytes contents = {});
   std::optional<Bytes> file(const std::string& name) const;
@@ -208,6 +223,8 @@ class FakeNfs41Server {
   };
 
   void onCall(ScriptedPeer& peer, const RpcCall& call);
+  // Restarts when c holds the op restartOnNext() named; true if it did.
+  bool restartFor(const CompoundCall& c);
   void onIdle(ScriptedPeer& peer);
   // Checks a SEQUENCE against the slot table; call with mu_ held.
   void checkSequenceLocked(const SequenceArgs& args);
@@ -227,6 +244,10 @@ class FakeNfs41Server {
   ScriptedPeer& peer_;
   const FakeServerConfig config_;
   nfs4::SessionId sessionId_;  // guarded by mu_
+  bool sessionLive_ = true;     // false from a restart to the next CREATE_SESSION (mu_)
+  std::uint64_t clientId_;      // (mu_)
+  std::uint8_t boot_ = 0;       // restarts so far (mu_)
+  std::optional<std::uint32_t> restartOn_;  // (mu_)
   std::uint32_t sessionsCreated_ = 0;
   std::deque<std::uint32_t> createSessionFailures_;
   std::map<std::uint32_t, std::deque<std::uint32_t>> opFailures_;  // by op

@@ -22,6 +22,27 @@
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 
+const char* fileKindName(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::regular:
+      return "regular file";
+    case fs::file_type::directory:
+      return "directory";
+    case fs::file_type::symlink:
+      return "symlink";
+    case fs::file_type::fifo:
+      return "FIFO";
+    case fs::file_type::socket:
+      return "socket";
+    case fs::file_type::character:
+      return "character device";
+    case fs::file_type::block:
+      return "block device";
+    default:
+      return "file of unknown kind";
+  }
+}
+
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
@@ -36,16 +57,6 @@ namespace {
   fail(what, paths.display(hostPath), err);
 }
 
-const char* kindName(mode_t mode) {
-  if (S_ISREG(mode)) return "regular file";
-  if (S_ISDIR(mode)) return "directory";
-  if (S_ISLNK(mode)) return "symlink";
-  if (S_ISFIFO(mode)) return "FIFO";
-  if (S_ISSOCK(mode)) return "socket";
-  if (S_ISCHR(mode)) return "character device";
-  return "block device";
-}
-
 fs::file_type fileTypeOf(mode_t mode) {
   if (S_ISREG(mode)) return fs::file_type::regular;
   if (S_ISDIR(mode)) return fs::file_type::directory;
@@ -54,6 +65,10 @@ fs::file_type fileTypeOf(mode_t mode) {
   if (S_ISSOCK(mode)) return fs::file_type::socket;
   if (S_ISCHR(mode)) return fs::file_type::character;
   return fs::file_type::block;
+}
+
+const char* kindName(mode_t mode) {
+  return fileKindName(fileTypeOf(mode));
 }
 
 std::string readLinkAt(int dir, const std::string& name) {

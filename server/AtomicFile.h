@@ -38,6 +38,9 @@ class ConfinementUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kind of file as messages name it: "regular file", "FIFO", "character device", ...
+const char* fileKindName(std::filesystem::file_type type);
+
 // The whole host file, or nullopt when it (or a directory on the way) does
 // not exist. Throws PathRefused for a refused link or a non-regular file,
 // std::runtime_error (with errno text) when it cannot be read.

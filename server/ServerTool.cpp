@@ -324,7 +324,7 @@ int printPlan(const ServerRun& r) {
     r.out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
   const ServerPlan plan = computePlan(cfg, r.paths, st, NfsConfOverrides::List);
   r.out << "\n" << plan.render();
-  return plan.overrides.empty() ? tool::kExitSuccess : tool::kExitFailure;  // apply would refuse
+  return plan.refusals.empty() ? tool::kExitSuccess : tool::kExitFailure;  // apply would refuse
 }
 
 int printStatus(const ServerRun& r) {

@@ -3,6 +3,10 @@
 // for YAML) and what was expected, and must leave every file in the tree
 // byte-identical: nothing is written before everything is validated.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <functional>
 
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
@@ -18,7 +22,25 @@ struct BadCase {
   std::vector<std::string> args;  // "{cfg}" and "{root}" are substituted; empty: apply {cfg}
   const char* expect;             // substring of stderr ("{cfg}" substituted)
   int status = 1;
+  std::function<void(const StagedHost&)> setup = nullptr;  // the host before the run
 };
+
+// Host files nfs-utils reads in a way nfsrdma-server cannot know.
+void fifoAt(const StagedHost& h, const std::string& rel) {
+  std::filesystem::create_directories((h.root / rel).parent_path());
+  if (::mkfifo((h.root / rel).c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + rel);
+}
+std::function<void(const StagedHost&)> nfsConf(std::string text) {
+  return [text](const StagedHost& h) { h.write("etc/nfs.conf", text); };
+}
+// etc/c1.conf includes c2.conf, ..., c<n>.conf sets threads; nfs.conf includes c1.conf.
+void includeChain(const StagedHost& h, int n) {
+  for (int i = 1; i < n; ++i)
+    h.write("etc/c" + std::to_string(i) + ".conf",
+            "include = c" + std::to_string(i + 1) + ".conf\n");
+  h.write("etc/c" + std::to_string(n) + ".conf", "threads=4\n");
+  h.write("etc/nfs.conf", "[nfsd]\ninclude = c1.conf\n");
+}
 
 #define EXPORT_OK "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n"
 #define CLIENT(extra)                                                                              \
@@ -569,6 +591,44 @@ const std::vector<BadCase> kCases = {
      {"serve", "--port", "99999", "{cfg}"},
      "--port 99999 is out of range 0..65535",
      2},
+    // Host files nfs-utils reads in a way that cannot be known (issue 37):
+    // apply refuses (plan lists them), naming the file and line.
+    {"NfsConfIncludeIsAFifo",
+     EXPORT_OK,
+     {},
+     "refusing to apply: nfs-utils would not read the [nfsd] values set in /etc/nfs.conf as the "
+     "plan sets them:\n  /etc/nfs.conf:2: include /etc/site.fifo is a FIFO; expected a regular "
+     "file (nfs-utils would block opening it until something writes to it: nfsconf and the NFS "
+     "server's start hang)",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "etc/site.fifo");
+       nfsConf("[nfsd]\ninclude = site.fifo\n")(h);
+     }},
+    {"NfsConfDLinksToAFifo",
+     EXPORT_OK,
+     {},
+     "/etc/nfs.conf.d/10-site.conf is a FIFO; expected a regular file (nfs-utils would block "
+     "opening it",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "srv/pipe");
+       h.mkdir("etc/nfs.conf.d");
+       std::filesystem::create_symlink("/srv/pipe", h.root / "etc/nfs.conf.d/10-site.conf");
+     }},
+    {"NfsConfIncludeLoop",
+     EXPORT_OK,
+     {},
+     "/etc/nfs.conf:2: include /etc/nfs.conf leads back to a file on its way (/etc/nfs.conf:2): "
+     "nfs-utils follows includes without a limit, so it would recurse until it crashes",
+     1,
+     nfsConf("[nfsd]\ninclude = nfs.conf\n")},
+    {"NfsConfIncludeChainLongerThanFollowed",
+     EXPORT_OK,
+     {},
+     "/etc/c16.conf:1: include /etc/c17.conf is include number 17 of a chain (/etc/nfs.conf:2 -> ",
+     1,
+     [](const StagedHost& h) { includeChain(h, 17); }},
 };
 
 std::string substitute(std::string s, const std::string& cfg, const std::string& root) {
@@ -593,6 +653,7 @@ TEST_P(BadInput, ClearErrorAndNothingWritten) {
   const std::string cfg = (host.root / "cfg/cfg.yaml").string();
   const std::string root = host.root.string();
   if (c.yaml != nullptr) host.write("cfg/cfg.yaml", c.yaml);
+  if (c.setup) c.setup(host);
   const auto before = host.snapshot();
 
   std::vector<std::string> args = {"--root", root};

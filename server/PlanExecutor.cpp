@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -17,52 +17,11 @@
 #include "server/AtomicFile.h"
 #include "server/HostState.h"
 #include "server/NfsConf.h"
+#include "server/UndoRecord.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
-
-// One nfs.conf key apply changed: what it was and what apply wrote.
-struct ConfKey {
-  std::string section, key;
-  std::optional<std::string> before;  // nullopt: no assignment before apply
-  std::optional<std::string> after;   // nullopt: apply removed the assignment
-};
-
-// What an undo step undoes; last-apply.yaml names it (undoKindName).
-enum class UndoKind { File, Kernel, Listener, Module, Command, Threads };
-
-constexpr std::pair<UndoKind, const char*> kUndoKindNames[] = {
-    {UndoKind::File, "file"},     {UndoKind::Kernel, "kernel"},   {UndoKind::Listener, "listener"},
-    {UndoKind::Module, "module"}, {UndoKind::Command, "command"}, {UndoKind::Threads, "threads"}};
-
-const char* undoKindName(UndoKind kind) {
-  for (const auto& [k, name] : kUndoKindNames) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-// nullopt for a name apply never writes.
-std::optional<UndoKind> undoKindNamed(const std::string& name) {
-  for (const auto& [k, n] : kUndoKindNames) {
-    if (name == n) return k;
-  }
-  return std::nullopt;
-}
-
-// One undo step, as stored in last-apply.yaml.
-struct Undo {
-  UndoKind kind = UndoKind::File;
-  std::string path;  // host path (file, kernel, listener)
-  bool existed = false;
-  std::string backup;             // host path of the backup (file)
-  std::string before;             // previous value (kernel)
-  std::string name;               // module name; listener "<transport> <port>"
-  std::vector<std::string> argv;  // command: what undoes it; threads: nfsdctl threads <before>
-  bool perKey = false;            // file /etc/nfs.conf: undo `keys`, not the whole file
-  std::vector<ConfKey> keys = {};
-};
 
 // The order rollback undoes steps in, whatever order they were recorded in:
 // nfsd is stopped first (the kernel answers EBUSY to versions, lease/grace
@@ -94,44 +53,6 @@ std::string listenerName(const std::string& arg) {
   return arg.substr(1, sep - 1) + " " + arg.substr(last + 1);
 }
 
-// last-apply.yaml: the undo steps of every apply since the last rollback.
-struct Record {
-  std::string appliedAt, config;                                  // the first of those applies
-  std::vector<std::pair<std::string, std::string>> laterApplies;  // (when, config) of the others
-  std::vector<Undo> steps;
-};
-
-// A file directly in `dir`, as apply names backups and kernel values.
-bool isFileIn(const std::string& hostPath, const char* dir) {
-  const fs::path p = fs::path(hostPath).lexically_normal();
-  return p.has_filename() && p.parent_path() == dir;
-}
-
-// "" when `u` is a step apply records; else what such a step holds. Rollback
-// writes and runs what the record says, so a hand-edited one must not name a
-// file, kernel value or program apply never touches.
-std::string unlikeApply(const Undo& u) {
-  using P = HostPaths;
-  const std::string digits = "0123456789";
-  if (u.kind == UndoKind::File && u.path != P::kOwnExports && u.path != P::kNfsConf)
-    return std::string("path ") + P::kOwnExports + " or " + P::kNfsConf;
-  if (u.kind == UndoKind::File && u.existed && !isFileIn(u.backup, P::kBackupDir))
-    return std::string("a backup in ") + P::kBackupDir;
-  if (u.kind == UndoKind::Kernel && !isFileIn(u.path, P::kNfsdDir) &&
-      !isFileIn(u.path, P::kSvcRdmaSysctl))
-    return std::string("a path in ") + P::kNfsdDir + " or " + P::kSvcRdmaSysctl;
-  if (u.kind == UndoKind::Listener && u.path != P::kPortList)
-    return std::string("path ") + P::kPortList;
-  if (u.kind == UndoKind::Command &&
-      (u.argv.size() != 2 || !isHostToolPath(u.argv[0], "exportfs") || u.argv[1] != "-ra"))
-    return "argv [<sbin or bin>/exportfs, -ra]";
-  if (u.kind == UndoKind::Threads &&
-      (u.argv.size() != 3 || !isHostToolPath(u.argv[0], "nfsdctl") || u.argv[1] != "threads" ||
-       u.argv[2].empty() || u.argv[2].find_first_not_of(digits) != std::string::npos))
-    return "argv [<sbin or bin>/nfsdctl, threads, <count>]";
-  return "";
-}
-
 // Both steps undo the same thing (the same file, kernel value, listener, ...).
 bool sameItem(const Undo& a, const Undo& b) {
   if (a.kind != b.kind) return false;
@@ -141,125 +62,16 @@ bool sameItem(const Undo& a, const Undo& b) {
   return true;  // threads: there is one thread count
 }
 
-// Reads and checks the whole record before anything is undone or added to it;
-// nullopt when there is none. Throws naming the file (and line) and what was expected.
-std::optional<Record> loadRecord(const HostPaths& paths) {
-  const std::string file = paths.display(HostPaths::kLastApply);
-  auto text = readHostFile(paths, HostPaths::kLastApply);
-  if (!text) return std::nullopt;
-  auto fail = [&file](const std::string& what) { return std::runtime_error(file + ": " + what); };
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(*text);
-  } catch (const YAML::Exception& e) {
-    throw fail("line " + std::to_string(e.mark.line + 1) + ", column " +
-               std::to_string(e.mark.column + 1) + ": unreadable apply record: " + e.msg);
+// Apply records only steps rollback accepts (unlikeApply), and checks each
+// before its change is made: a value rollback would refuse (a kernel that
+// reports what it would not take back) stops apply there, with nothing of
+// that step done, rather than the rollback later.
+void requireRecordable(const Undo& u) {
+  if (const std::string expected = unlikeApply(u); !expected.empty()) {
+    throw std::runtime_error(std::string("its undo step (") + undoKindName(u.kind) + " " +
+                             (u.path.empty() ? u.name : u.path) +
+                             ") would not be one rollback accepts: expected " + expected);
   }
-  if (!doc.IsMap() || !doc["undo"] || !doc["undo"].IsSequence()) {
-    throw fail("not an apply record (no 'undo' list)");
-  }
-  Record r;
-  try {
-    r.appliedAt = doc["applied_at"] ? doc["applied_at"].as<std::string>() : "?";
-    r.config = doc["config"] ? doc["config"].as<std::string>() : "";
-    if (const YAML::Node later = doc["later_applies"]) {
-      for (const auto& l : later) {
-        r.laterApplies.push_back({l["at"].as<std::string>(), l["config"].as<std::string>()});
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    throw fail("line " + std::to_string(e.mark.line + 1) +
-               ": applied_at, config and later_applies (at, config) must be strings: " + e.msg);
-  }
-  std::size_t n = 0;
-  for (const auto& s : doc["undo"]) {
-    ++n;
-    Undo u;
-    std::string kindName;
-    try {
-      auto str = [&s](const char* key) { return s[key] ? s[key].as<std::string>() : ""; };
-      kindName = str("kind");
-      u.path = str("path");
-      u.existed = s["existed"] && s["existed"].as<bool>();
-      u.backup = str("backup");
-      u.before = str("before");
-      u.name = str("name");
-      if (s["argv"]) u.argv = s["argv"].as<std::vector<std::string>>();
-      if (const YAML::Node keys = s["keys"]) {
-        u.perKey = true;
-        for (const auto& k : keys) {
-          ConfKey c{k["section"].as<std::string>(), k["key"].as<std::string>(), std::nullopt,
-                    std::nullopt};
-          if (k["before"]) c.before = k["before"].as<std::string>();
-          if (k["after"]) c.after = k["after"].as<std::string>();
-          u.keys.push_back(std::move(c));
-        }
-      }
-    } catch (const YAML::Exception& e) {
-      throw fail("undo step " + std::to_string(n) + " (line " + std::to_string(e.mark.line + 1) +
-                 "): a field has the wrong type: " + e.msg);
-    }
-    const std::optional<UndoKind> kind = undoKindNamed(kindName);
-    if (!kind) {
-      throw fail("undo step " + std::to_string(n) + ": unknown kind '" + kindName +
-                 "' (expected file, kernel, listener, module, command or threads)");
-    }
-    u.kind = *kind;
-    if (const std::string expected = unlikeApply(u); !expected.empty()) {
-      throw fail("undo step " + std::to_string(n) + " (" + undoKindName(u.kind) +
-                 (u.path.empty() ? "" : " " + u.path) + "): expected " + expected +
-                 "; not an undo step apply writes, so nothing was changed");
-    }
-    r.steps.push_back(std::move(u));
-  }
-  return r;
-}
-
-// Writes the undo record (last-apply.yaml), atomically.
-void writeRecord(const HostPaths& paths, const Record& record) {
-  YAML::Emitter e;
-  e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record.appliedAt
-    << YAML::Key << "config" << YAML::Value << record.config;
-  if (!record.laterApplies.empty()) {
-    e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
-    for (const auto& [at, config] : record.laterApplies) {
-      e << YAML::Flow << YAML::BeginMap << YAML::Key << "at" << YAML::Value << at << YAML::Key
-        << "config" << YAML::Value << config << YAML::EndMap;
-    }
-    e << YAML::EndSeq;
-  }
-  e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
-  for (const auto& u : record.steps) {
-    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << undoKindName(u.kind);
-    if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
-    if (u.kind == UndoKind::File) {
-      e << YAML::Key << "existed" << YAML::Value << u.existed;
-      if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
-      if (u.perKey) {
-        e << YAML::Key << "keys" << YAML::Value << YAML::BeginSeq;
-        for (const auto& k : u.keys) {
-          e << YAML::Flow << YAML::BeginMap << YAML::Key << "section" << YAML::Value << k.section
-            << YAML::Key << "key" << YAML::Value << k.key;
-          if (k.before)
-            e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
-          if (k.after) e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << *k.after;
-          e << YAML::EndMap;
-        }
-        e << YAML::EndSeq;
-      }
-    }
-    if (u.kind == UndoKind::Kernel)
-      e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
-    if (!u.name.empty()) e << YAML::Key << "name" << YAML::Value << u.name;
-    if (!u.argv.empty()) {
-      e << YAML::Key << "argv" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (const auto& a : u.argv) e << a;
-      e << YAML::EndSeq;
-    }
-    e << YAML::EndMap;
-  }
-  e << YAML::EndSeq << YAML::EndMap;
-  writeHostFile(paths, HostPaths::kLastApply, std::string(e.c_str()) + "\n", fs::perms(0600));
 }
 
 // The record apply writes as it goes. An apply after an apply that was not
@@ -283,6 +95,7 @@ class UndoLog {
   // The steps of this apply alone, with its own before-values: what undoes it.
   const std::vector<Undo>& thisRun() const { return thisRun_; }
   void add(Undo u) {
+    requireRecordable(u);
     thisRun_.push_back(u);
     auto same = std::find_if(record_.steps.begin(), record_.steps.end(),
                              [&u](const Undo& s) { return sameItem(s, u); });
@@ -334,10 +147,13 @@ void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
 void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, UndoLog& undo,
              const std::string& ts, std::ostream& out) {
   switch (c.kind) {
-    case ChangeKind::LoadModule:
+    case ChangeKind::LoadModule: {
+      const Undo u{UndoKind::Module, "", false, "", "", c.target, {}};
+      requireRecordable(u);
       runOrThrow(runner, c.argv);
-      undo.add({UndoKind::Module, "", false, "", "", c.target, {}});
+      undo.add(u);
       break;
+    }
     case ChangeKind::WriteFile: {
       requireUnchangedSincePlan(c, paths);
       Undo u{UndoKind::File, c.target, false, "", "", "", {}};
@@ -391,6 +207,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
                  "",
                  {c.argv[0], "threads", trimmed(c.before.value_or("0"))}};
       }
+      if (u) requireRecordable(*u);
       runOrThrow(runner, c.argv);
       if (u) undo.add(*u);
       break;

@@ -42,6 +42,19 @@ void includeChain(const StagedHost& h, int n) {
   h.write("etc/nfs.conf", "[nfsd]\ninclude = c1.conf\n");
 }
 
+// An undo record: a step apply writes, then `step` (hand-edited).
+std::function<void(const StagedHost&)> record(std::string step) {
+  return [step](const StagedHost& h) {
+    h.write("var/lib/nfsrdma/last-apply.yaml",
+            "applied_at: 20261201T000000Z\nconfig: x\nundo:\n"
+            "  - kind: file\n    path: /etc/exports.d/nfsrdma.exports\n    existed: false\n" +
+                step);
+  };
+}
+#define NFS_CONF_STEP(keys)                                                  \
+  "  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: " \
+  "/var/lib/nfsrdma/backups/nfs.conf.20261201T000000Z\n    keys:\n      - " keys "\n"
+
 #define EXPORT_OK "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n"
 #define CLIENT(extra)                                                                              \
   "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n        " extra \
@@ -629,6 +642,104 @@ const std::vector<BadCase> kCases = {
      "/etc/c16.conf:1: include /etc/c17.conf is include number 17 of a chain (/etc/nfs.conf:2 -> ",
      1,
      [](const StagedHost& h) { includeChain(h, 17); }},
+    // A hand-edited undo record: rollback accepts only what apply records.
+    {"RecordKernelFileApplyNeverWrites",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (kernel /proc/fs/nfsd/unlock_ip): expected a path in /proc/fs/nfsd or "
+     "/proc/sys/sunrpc/svc_rdma that apply writes (threads, versions, nfsv4leasetime, "
+     "nfsv4gracetime, max_requests, max_req_size, max_outbound_read_requests); not an undo step "
+     "apply writes, so nothing was changed",
+     1,
+     record("  - kind: kernel\n    path: /proc/fs/nfsd/unlock_ip\n    before: \"10.0.0.1\\n\"\n")},
+    {"RecordKernelValueOnTwoLines",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (kernel /proc/fs/nfsd/nfsv4leasetime): expected before: a number of seconds "
+     "10..3600 on one line, as the kernel reports it (got '90\\x0a60\\x0a')",
+     1,
+     record(
+         "  - kind: kernel\n    path: /proc/fs/nfsd/nfsv4leasetime\n    before: \"90\\n60\\n\"\n")},
+    {"RecordLeaseTimeOutOfRange",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/fs/nfsd/nfsv4gracetime): expected before: a number of seconds 10..3600",
+     1,
+     record("  - kind: kernel\n    path: /proc/fs/nfsd/nfsv4gracetime\n    before: \"5\\n\"\n")},
+    {"RecordSvcRdmaValueOutOfRange",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/sys/sunrpc/svc_rdma/max_requests): expected before: a number 4..16384 on one "
+     "line",
+     1,
+     record("  - kind: kernel\n    path: /proc/sys/sunrpc/svc_rdma/max_requests\n"
+            "    before: \"100000\\n\"\n")},
+    {"RecordVersionsThatAreNotVersions",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/fs/nfsd/versions): expected before: versions such as '-2 +3 +4 +4.0 +4.1 "
+     "+4.2' on one line, as the kernel reports it (got '+4.1 rdma 20049')",
+     1,
+     record(
+         "  - kind: kernel\n    path: /proc/fs/nfsd/versions\n    before: \"+4.1 rdma 20049\"\n")},
+    {"RecordThreadsAboveNfsdMaximum",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (threads): expected argv [<sbin or bin>/nfsdctl, threads, <count 0..8192>]",
+     1,
+     record("  - kind: threads\n    argv: [/usr/sbin/nfsdctl, threads, 99999]\n")},
+    {"RecordListenerNotInThePortList",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (listener /proc/fs/nfsd/portlist): expected name '<tcp or rdma> <port "
+     "1..65535>', a listener apply opens (got 'udp 2049')",
+     1,
+     record("  - kind: listener\n    path: /proc/fs/nfsd/portlist\n    name: udp 2049\n")},
+    {"RecordListenerPortOutOfRange",
+     nullptr,
+     {"rollback"},
+     "a listener apply opens (got 'rdma 70000')",
+     1,
+     record("  - kind: listener\n    path: /proc/fs/nfsd/portlist\n    name: rdma 70000\n")},
+    {"RecordNfsConfValueWithANewline",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected [nfsd] threads values on one line, without "
+     "control bytes, as nfs-utils reads a value (got '8\\x0a[general]\\x0ainclude=/etc/shadow')",
+     1,
+     record(NFS_CONF_STEP(
+         "{section: nfsd, key: threads, before: \"8\\n[general]\\ninclude=/etc/shadow\", "
+         "after: \"16\"}"))},
+    {"RecordNfsConfKeyApplyNeverSets",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected keys apply sets, in [nfsd]: threads, vers3, "
+     "vers4, vers4.0, vers4.1, vers4.2, lease-time, grace-time, tcp, port, rdma, rdma-port (got "
+     "[nfsd] include)",
+     1,
+     record(NFS_CONF_STEP("{section: nfsd, key: include, before: \"/etc/shadow\"}"))},
+    {"RecordNfsConfKeyInAnotherSection",
+     nullptr,
+     {"rollback"},
+     "(got [general] threads)",
+     1,
+     record(NFS_CONF_STEP("{section: general, key: threads, before: \"8\"}"))},
+    {"RecordNfsConfWholeFile",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected the [nfsd] keys apply set (it undoes "
+     "/etc/nfs.conf key by key)",
+     1,
+     record("  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: "
+            "/var/lib/nfsrdma/backups/nfs.conf.20261201T000000Z\n")},
+    {"RecordBackupOfAnotherFile",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected a backup in /var/lib/nfsrdma/backups named "
+     "nfs.conf.<time>",
+     1,
+     record("  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: "
+            "/var/lib/nfsrdma/backups/last-apply.yaml.20261201T000000Z\n    keys: []\n")},
 };
 
 std::string substitute(std::string s, const std::string& cfg, const std::string& root) {

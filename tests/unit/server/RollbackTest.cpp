@@ -381,3 +381,20 @@ TEST_F(Rollback, RefusesARecordStepApplyNeverWrites) {
     EXPECT_EQ(host.snapshot(), before) << r.out;
   }
 }
+
+// Apply records only steps rollback accepts: a kernel value rollback would
+// refuse to write back (here a lease time outside the kernel's own 10..3600)
+// stops apply before that value changes, and apply undoes what it did.
+TEST_F(Rollback, ApplyRecordsOnlyWhatRollbackAccepts) {
+  host.write("proc/fs/nfsd/nfsv4leasetime", "5\n");
+  const ToolRun a = apply();
+  EXPECT_EQ(a.status, 1) << a.out;
+  pos(a.err,
+      "apply stopped at [lease/grace /proc/fs/nfsd/nfsv4leasetime]: its undo step (kernel "
+      "/proc/fs/nfsd/nfsv4leasetime) would not be one rollback accepts: expected before: a number "
+      "of seconds 10..3600 on one line, as the kernel reports it (got '5\\x0a'); the ");
+  pos(a.err, "change(s) it made were undone");
+  EXPECT_EQ(host.read("proc/fs/nfsd/nfsv4leasetime"), "5\n");
+  expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions"});
+  EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
+}

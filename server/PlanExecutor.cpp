@@ -220,10 +220,33 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       << "\n";
 }
 
+// The file as it was before apply: its backup, or nullopt when it did not
+// exist. Throws when the backup is missing.
+std::optional<std::string> fileBeforeApply(const Undo& u, const HostPaths& paths) {
+  if (!u.existed) return std::nullopt;
+  auto b = readHostFile(paths, u.backup);
+  if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
+  return b;
+}
+
+// Whether the file holds what it held before apply (absent then and now
+// included): a killed apply may have recorded its step and died before the
+// write, and then there is nothing to undo, nor anything edited since.
+bool unchangedSinceBeforeApply(const Undo& u, const std::optional<std::string>& before,
+                               const std::optional<std::string>& current, std::ostream& out) {
+  if (current != before) return false;
+  out << "  " << u.path
+      << (before ? " holds what it held before apply" : " is absent, as it was before apply")
+      << ": nothing to undo\n";
+  return true;
+}
+
 // Puts a file back as it was before apply: its backup, byte for byte, or no
 // file. What it holds now is backed up first.
 void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
                       std::ostream& out) {
+  const std::optional<std::string> before = fileBeforeApply(u, paths);
+  if (unchangedSinceBeforeApply(u, before, readHostFile(paths, u.path), out)) return;
   if (dryRun) {
     out << "  would "
         << (u.existed ? "restore " + u.path + " from " + u.backup
@@ -232,14 +255,33 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
     return;
   }
   backupHostFile(paths, u.path, ts + ".before-rollback");
-  if (u.existed) {
-    auto content = readHostFile(paths, u.backup);
-    if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
-    writeHostFile(paths, u.path, *content);
+  if (before) {
+    writeHostFile(paths, u.path, *before);
     out << "  restored " << u.path << " from " << u.backup << "\n";
   } else {
     removeHostFile(paths, u.path);
     out << "  removed " << u.path << " (it did not exist before)\n";
+  }
+}
+
+// In `conf` (nfs.conf as rollback found it), each of apply's keys that
+// still holds what apply wrote gets its value from before apply (or goes);
+// a key changed since is kept. Says what it does (`would`: "would ").
+void undoEachKey(const Undo& u, NfsConf& conf, const std::string& would, std::ostream& out) {
+  for (const auto& k : u.keys) {
+    const auto now = conf.get(k.section, k.key);
+    const std::string name = "[" + k.section + "] " + k.key;
+    if (now != k.after) {
+      out << "    kept " << name << (now ? " = " + *now : " (removed)") << ": changed since apply "
+          << (k.after ? "wrote " + *k.after : std::string("removed it"))
+          << " (before apply: " << k.before.value_or("absent") << ")\n";
+    } else if (k.before) {
+      conf.set(k.section, k.key, *k.before);
+      out << "    " << would << "set " << name << " = " << *k.before << " (as before apply)\n";
+    } else {
+      conf.remove(k.section, k.key);
+      out << "    " << would << "remove " << name << " (absent before apply)\n";
+    }
   }
 }
 
@@ -250,19 +292,15 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
 // reported. The backup from before apply is kept either way.
 void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
                   std::ostream& out) {
-  std::string original;  // the file before apply; "" when apply created it
-  if (u.existed) {
-    auto b = readHostFile(paths, u.backup);
-    if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
-    original = *b;
-  }
+  const std::optional<std::string> before = fileBeforeApply(u, paths);
   const auto current = readHostFile(paths, u.path);
+  if (unchangedSinceBeforeApply(u, before, current, out)) return;
   if (!current) {
     out << "  kept: " << u.path << " was removed after apply; none of apply's keys are left to undo"
         << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
     return;
   }
-  NfsConf asApplied(original);
+  NfsConf asApplied(before.value_or(""));
   for (const auto& k : u.keys) {
     if (k.after) {
       asApplied.set(k.section, k.key, *k.after);
@@ -280,21 +318,7 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
                     : " (apply created the file; it stays, with the other settings)")
       << "\n";
   NfsConf conf(*current);
-  for (const auto& k : u.keys) {
-    const auto now = conf.get(k.section, k.key);
-    const std::string name = "[" + k.section + "] " + k.key;
-    if (now != k.after) {
-      out << "    kept " << name << (now ? " = " + *now : " (removed)") << ": changed since apply "
-          << (k.after ? "wrote " + *k.after : std::string("removed it"))
-          << " (before apply: " << k.before.value_or("absent") << ")\n";
-    } else if (k.before) {
-      conf.set(k.section, k.key, *k.before);
-      out << "    " << would << "set " << name << " = " << *k.before << " (as before apply)\n";
-    } else {
-      conf.remove(k.section, k.key);
-      out << "    " << would << "remove " << name << " (absent before apply)\n";
-    }
-  }
+  undoEachKey(u, conf, would, out);
   if (dryRun) return;
   backupHostFile(paths, u.path, ts + ".before-rollback");
   writeHostFile(paths, u.path, conf.text());
@@ -589,17 +613,82 @@ void preflightRollback(const Record& rec, const HostPaths& paths) {
   }
 }
 
+// Retires the record; the steps that failed stay recorded, so a rollback
+// after their cause is fixed finishes the job instead of finding nothing to
+// do. Returns false (printed) when the record could not be retired.
+bool retireRecordKeeping(const Record& rec, const std::vector<Undo>& failed, const HostPaths& paths,
+                         const std::string& ts, std::ostream& out) {
+  try {
+    retireRecord(paths, ts);
+  } catch (const std::exception& e) {
+    out << "  FAILED to retire " << paths.display(HostPaths::kLastApply) << ": " << e.what()
+        << "\n";
+    return false;
+  }
+  if (!failed.empty()) {
+    Record rest = rec;
+    rest.steps = failed;
+    writeRecord(paths, rest);
+    out << "  the " << failed.size() << " step(s) that failed stay recorded in "
+        << paths.display(HostPaths::kLastApply) << ": fix what they name and run rollback again\n";
+  }
+  return true;
+}
+
+// The copies a killed apply or rollback left beside a file it writes
+// (writeHostFile's temporaries, see removeLeftTemporaries): beside our
+// exports file, /etc/nfs.conf (where its links end), the record, and the
+// backups. Removes them (a dry run lists them), each printed. Returns false
+// (printed) when one could not be removed.
+bool removeKilledRunsCopies(const HostPaths& paths, bool dryRun, std::ostream& out) {
+  using Owns = std::function<bool(const std::string&)>;
+  auto named = [](fs::path host) -> std::pair<fs::path, Owns> {
+    return {host.parent_path(),
+            [n = host.filename().string()](const std::string& t) { return t == n; }};
+  };
+  // Backups are named after the file they keep (backupHostFile): <name>.<time>...
+  const Owns backup = [](const std::string& t) {
+    for (const char* f : {HostPaths::kOwnExports, HostPaths::kNfsConf}) {
+      if (t.rfind(fs::path(f).filename().string() + ".", 0) == 0) return true;
+    }
+    return false;
+  };
+  bool ok = true;
+  const std::function<std::pair<fs::path, Owns>()> places[] = {
+      [&] { return named(HostPaths::kOwnExports); },
+      [&] { return named(hostFileTarget(paths, HostPaths::kNfsConf)); },
+      [&] { return named(HostPaths::kLastApply); },
+      [&] {
+        return std::pair<fs::path, Owns>{HostPaths::kBackupDir, backup};
+      }};
+  for (const auto& place : places) {
+    try {
+      const auto [dir, owns] = place();
+      for (const fs::path& p : removeLeftTemporaries(paths, dir, owns, dryRun)) {
+        out << "  " << (dryRun ? "would remove " : "removed ") << p.string()
+            << " (the copy a killed apply or rollback was writing)\n";
+      }
+    } catch (const std::exception& e) {
+      ok = false;
+      out << "  FAILED to remove the copies a killed run left: " << e.what() << "\n";
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out) {
   std::optional<RunLock> lock;  // without a state directory there is no record to roll back
   if (!dryRun) lock.emplace(paths, false);
+  // Copies are removed only under the lock, so none is another run's in the middle of a write.
+  const bool sweep = dryRun || lock->held();
   const std::optional<Record> rec = loadRecord(paths);
   if (!rec) {
     out << "Nothing to roll back: no apply is recorded in " << paths.display(HostPaths::kLastApply)
         << ".\n";
-    return true;
+    return !sweep || removeKilledRunsCopies(paths, dryRun, out);
   }
   preflightRollback(*rec, paths);
   const std::string ts = utcTimestamp();
@@ -610,27 +699,8 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   out << ":\n";
   const std::vector<Undo> failed = undoSteps(rec->steps, paths, runner, dryRun, ts, out);
   bool ok = failed.empty();
-  if (!dryRun) {
-    bool retired = false;
-    try {
-      retireRecord(paths, ts);
-      retired = true;
-    } catch (const std::exception& e) {
-      ok = false;
-      out << "  FAILED to retire " << paths.display(HostPaths::kLastApply) << ": " << e.what()
-          << "\n";
-    }
-    if (retired && !failed.empty()) {
-      // What could not be undone stays recorded, so a rollback after the
-      // cause is fixed finishes the job instead of finding nothing to do.
-      Record rest = *rec;
-      rest.steps = failed;
-      writeRecord(paths, rest);
-      out << "  the " << failed.size() << " step(s) that failed stay recorded in "
-          << paths.display(HostPaths::kLastApply)
-          << ": fix what they name and run rollback again\n";
-    }
-  }
+  if (sweep && !removeKilledRunsCopies(paths, dryRun, out)) ok = false;
+  if (!dryRun && !retireRecordKeeping(*rec, failed, paths, ts, out)) ok = false;
   out << (ok ? "Rollback complete.\n" : "Rollback finished with failures (above).\n");
   return ok;
 }

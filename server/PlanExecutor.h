@@ -46,7 +46,9 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths);
 // keys are undone once the admin edited the file, and keys changed since are
 // kept and reported. Modules stay loaded (reported). Returns false when
 // something could not be restored (each printed), true otherwise, also when
-// there was nothing to roll back.
+// there was nothing to roll back. It also removes the copies a killed apply
+// or rollback left beside the files they write (each printed; a dry run
+// lists them).
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out);
 

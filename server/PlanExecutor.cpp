@@ -551,6 +551,24 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
   }
 }
 
+std::vector<std::string> applyRefusals(const ServerPlan& plan, const HostPaths& paths) {
+  std::vector<std::string> out;
+  if (plan.empty()) return out;  // apply has nothing to do: it says "No change" and checks nothing
+  const std::function<void()> checks[] = {[&] { preflight(plan, paths); },
+                                          [&] { loadRecord(paths); }};
+  for (const auto& check : checks) {
+    try {
+      check();
+    } catch (const ConfinementUnavailable&) {
+      throw;  // the host cannot be read at all: an error, not a refusal
+    } catch (const std::exception& e) {
+      // A broken state directory stops both checks, with one message.
+      if (std::find(out.begin(), out.end(), e.what()) == out.end()) out.push_back(e.what());
+    }
+  }
+  return out;
+}
+
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out) {
   ApplyOutcome outcome;
@@ -567,6 +585,7 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
   }
   preflight(outcome.plan, paths);
   if (dryRun) {
+    loadRecord(paths);  // one apply cannot read or extend stops it: say so here too
     out << outcome.plan.render() << "Dry run: nothing was changed.\n";
     return outcome;
   }

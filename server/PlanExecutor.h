@@ -7,6 +7,8 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "server/CommandRunner.h"
 #include "server/HostPaths.h"
@@ -32,6 +34,15 @@ struct ApplyOutcome {
 // that cannot be read stops apply before anything changes.
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
+
+// What stops apply of `plan` before its first change beyond what
+// computePlan lists in plan.refusals, one message each naming the path and
+// what was expected: the checks apply makes before its first change (the
+// state and backup directories, each file and kernel value it writes, see
+// preflight in the .cpp) and an undo record it cannot read or extend. Empty
+// when the plan is (apply then says "No change" and checks nothing). `plan`
+// lists these under "Apply refuses" and exits 1.
+std::vector<std::string> applyRefusals(const ServerPlan& plan, const HostPaths& paths);
 
 // Throws when the file a WriteFile change replaces no longer holds what the
 // plan read (c.before): its new content would overwrite an edit made since.

@@ -23,6 +23,7 @@ struct BadCase {
   const char* expect;             // substring of stderr ("{cfg}" substituted)
   int status = 1;
   std::function<void(const StagedHost&)> setup = nullptr;  // the host before the run
+  const char* expectOut = nullptr;  // substring of stdout (`plan` lists why apply refuses there)
 };
 
 // Host files nfs-utils reads in a way nfsrdma-server cannot know.
@@ -605,7 +606,7 @@ const std::vector<BadCase> kCases = {
      "--port 99999 is out of range 0..65535",
      2},
     // Host files nfs-utils reads in a way that cannot be known (issue 37):
-    // apply refuses (plan lists them), naming the file and line.
+    // apply and plan refuse, naming the file and line.
     {"NfsConfIncludeIsAFifo",
      EXPORT_OK,
      {},
@@ -618,6 +619,16 @@ const std::vector<BadCase> kCases = {
        fifoAt(h, "etc/site.fifo");
        nfsConf("[nfsd]\ninclude = site.fifo\n")(h);
      }},
+    {"NfsConfIncludeIsAFifoOnPlan",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "nfsrdma-server: apply would refuse: 1 problem listed under \"Apply refuses\"",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "etc/site.fifo");
+       nfsConf("[nfsd]\ninclude = site.fifo\n")(h);
+     },
+     "  - /etc/nfs.conf:2: include /etc/site.fifo is a FIFO; expected a regular file"},
     {"NfsConfDLinksToAFifo",
      EXPORT_OK,
      {},
@@ -642,6 +653,29 @@ const std::vector<BadCase> kCases = {
      "/etc/c16.conf:1: include /etc/c17.conf is include number 17 of a chain (/etc/nfs.conf:2 -> ",
      1,
      [](const StagedHost& h) { includeChain(h, 17); }},
+    // plan exits 1 where apply refuses, and says why under "Apply refuses".
+    {"PlanWithTheStateDirectoryAFile",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "apply would refuse: 1 problem",
+     1,
+     [](const StagedHost& h) { h.write("var/lib/nfsrdma", "not a directory\n"); },
+     "  - /var/lib/nfsrdma (under --root {root}) is a regular file; expected a directory\n"},
+    {"PlanWithAnUnreadableRecord",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "apply would refuse: 1 problem",
+     1,
+     [](const StagedHost& h) { h.write("var/lib/nfsrdma/last-apply.yaml", "undo: [unclosed\n"); },
+     "  - /var/lib/nfsrdma/last-apply.yaml (under --root {root}): line 2, column 1: unreadable "
+     "apply record"},
+    {"DryRunApplyWithARecordApplyNeverWrites",
+     EXPORT_OK,
+     {"--dry-run", "apply", "{cfg}"},
+     "/var/lib/nfsrdma/last-apply.yaml (under --root {root}): undo step 2 (module): expected "
+     "name nfsd, svcrdma or rpcrdma (got 'evil')",
+     1,
+     record("  - kind: module\n    name: evil\n")},
     // A hand-edited undo record: rollback accepts only what apply records.
     {"RecordKernelFileApplyNeverWrites",
      nullptr,
@@ -776,6 +810,10 @@ TEST_P(BadInput, ClearErrorAndNothingWritten) {
   EXPECT_EQ(r.status, c.status) << r.err << r.out;
   EXPECT_NE(r.err.find(substitute(c.expect, cfg, root)), std::string::npos)
       << "expected:\n  " << substitute(c.expect, cfg, root) << "\ngot:\n  " << r.err;
+  if (c.expectOut != nullptr) {
+    EXPECT_NE(r.out.find(substitute(c.expectOut, cfg, root)), std::string::npos)
+        << "expected on stdout:\n  " << substitute(c.expectOut, cfg, root) << "\ngot:\n  " << r.out;
+  }
   EXPECT_EQ(host.snapshot(), before) << "a rejected input must not change any file";
 }
 

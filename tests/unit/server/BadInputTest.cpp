@@ -605,6 +605,18 @@ const std::vector<BadCase> kCases = {
      {"serve", "--port", "99999", "{cfg}"},
      "--port 99999 is out of range 0..65535",
      2},
+    // Host forms exportfs reads otherwise than as an address (client_gettype,
+    // support/export/client.c): the rule named is the one of its class.
+    {"HostGssPseudoClient",
+     CLIENT("") "      - host: gss/krb5\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host 'gss/krb5': 'gss/' names exports(5)'s RPCSEC_GSS "
+     "pseudo-client, deprecated in favour of the sec= option (mountd matches no client to it); "
+     "give the clients' host or network and their flavors in the sec key (sec: [krb5])"},
+    {"HostWildcardWithSlash",
+     CLIENT("") "      - host: '*.example.com/24'\n",
+     {},
+     "host '*.example.com/24': '/' is not allowed in a host name"},
     // Host files nfs-utils reads in a way that cannot be known (issue 37):
     // apply and plan refuse, naming the file and line.
     {"NfsConfIncludeIsAFifo",

@@ -102,6 +102,7 @@ class UndoLog {
     if (same == record_.steps.end()) {
       record_.steps.push_back(std::move(u));
     } else if (same->perKey && u.perKey) {
+      same->writes.insert(same->writes.end(), u.writes.begin(), u.writes.end());
       // The earliest before-value of each key stays; what apply wrote last is what counts.
       for (auto& k : u.keys) {
         auto old = std::find_if(same->keys.begin(), same->keys.end(), [&k](const ConfKey& o) {
@@ -160,6 +161,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       if (c.target == HostPaths::kNfsConf) {
         u.perKey = true;
         u.keys = changedKeys(c.before.value_or(""), c.after);
+        u.writes = {{textDigest(c.before.value_or("")), textDigest(c.after)}};
       }
       if (auto b = backupHostFile(paths, c.target, ts)) {
         u.existed = true;
@@ -285,6 +287,33 @@ void undoEachKey(const Undo& u, NfsConf& conf, const std::string& would, std::os
   }
 }
 
+// Whether nobody but apply changed nfs.conf since the first apply: each
+// recorded write replaced what the one before it wrote (the first: the
+// file before apply), and the file holds what the last wrote, or what it
+// replaced (killed before its rename). A record without writes (made before
+// they were recorded) is judged by setting apply's keys in the file before
+// apply, which misses a key a later apply removed and added again.
+bool onlyApplyWrote(const Undo& u, const std::string& before, const std::string& current) {
+  if (u.writes.empty()) {
+    NfsConf asApplied(before);
+    for (const auto& k : u.keys) {
+      if (k.after) {
+        asApplied.set(k.section, k.key, *k.after);
+      } else {
+        asApplied.remove(k.section, k.key);
+      }
+    }
+    return asApplied.text() == current;
+  }
+  std::string expected = textDigest(before);
+  for (const ConfWrite& w : u.writes) {
+    if (w.replaced != expected) return false;  // edited between two applies
+    expected = w.wrote;
+  }
+  const std::string now = textDigest(current);
+  return now == u.writes.back().wrote || now == u.writes.back().replaced;
+}
+
 // nfs.conf belongs to the admin; apply set only the recorded keys. While the
 // file is exactly as apply left it, it goes back whole. Once it was edited
 // since, only apply's keys are undone, each only where it still holds what
@@ -300,15 +329,7 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
         << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
     return;
   }
-  NfsConf asApplied(before.value_or(""));
-  for (const auto& k : u.keys) {
-    if (k.after) {
-      asApplied.set(k.section, k.key, *k.after);
-    } else {
-      asApplied.remove(k.section, k.key);
-    }
-  }
-  if (asApplied.text() == *current) {
+  if (onlyApplyWrote(u, before.value_or(""), *current)) {
     restoreWholeFile(u, paths, dryRun, ts, out);
     return;
   }

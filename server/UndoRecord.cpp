@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -121,6 +122,10 @@ std::string unlikeKernelStep(const Undo& u) {
   return "";
 }
 
+bool isDigest(const std::string& d) {
+  return d.size() == 16 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 // A value nfs-utils can read from one line: not empty, no line break or other control byte.
 bool isOneLineValue(const std::string& v) {
   return !v.empty() && std::none_of(v.begin(), v.end(), [](char c) {
@@ -162,7 +167,13 @@ std::string unlikeFileStep(const Undo& u) {
   if (u.path == P::kNfsConf && !u.perKey)
     return std::string("the [") + kNfsConfSection + "] keys apply set (it undoes " + P::kNfsConf +
            " key by key)";
-  if (u.path == P::kOwnExports && u.perKey) return "no keys (our exports file goes back whole)";
+  if (u.path == P::kOwnExports && (u.perKey || !u.writes.empty()))
+    return "no keys or writes (our exports file goes back whole)";
+  for (const ConfWrite& w : u.writes) {
+    if (!isDigest(w.replaced) || !isDigest(w.wrote))
+      return "writes whose digests are 16 lowercase hex digits (got " + shown(w.replaced) + ", " +
+             shown(w.wrote) + ")";
+  }
   return unlikeConfKeys(u);
 }
 
@@ -208,6 +219,10 @@ Undo readStep(const YAML::Node& s, std::size_t n, const std::string& file) {
     u.before = str("before");
     u.name = str("name");
     if (s["argv"]) u.argv = s["argv"].as<std::vector<std::string>>();
+    if (const YAML::Node writes = s["writes"]) {
+      for (const auto& w : writes)
+        u.writes.push_back({w["replaced"].as<std::string>(), w["wrote"].as<std::string>()});
+    }
     if (const YAML::Node keys = s["keys"]) {
       u.perKey = true;
       for (const auto& k : keys) {
@@ -237,6 +252,17 @@ Undo readStep(const YAML::Node& s, std::size_t n, const std::string& file) {
 }
 
 }  // namespace
+
+std::string textDigest(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64: offset basis, then per byte
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
 
 const char* undoKindName(UndoKind kind) {
   for (const auto& [k, name] : kUndoKindNames) {
@@ -326,6 +352,15 @@ void writeRecord(const HostPaths& paths, const Record& record) {
             e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
           if (k.after) e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << *k.after;
           e << YAML::EndMap;
+        }
+        e << YAML::EndSeq;
+      }
+      if (!u.writes.empty()) {
+        e << YAML::Key << "writes" << YAML::Value << YAML::BeginSeq;
+        for (const auto& w : u.writes) {
+          e << YAML::Flow << YAML::BeginMap << YAML::Key << "replaced" << YAML::Value
+            << YAML::DoubleQuoted << w.replaced << YAML::Key << "wrote" << YAML::Value
+            << YAML::DoubleQuoted << w.wrote << YAML::EndMap;
         }
         e << YAML::EndSeq;
       }

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,21 @@ struct ConfKey {
   std::optional<std::string> before;  // nullopt: no assignment before apply
   std::optional<std::string> after;   // nullopt: apply removed the assignment
 };
+
+// One write apply made to /etc/nfs.conf: digests (textDigest) of the text it
+// replaced and of the text it wrote. When each write replaced what the one
+// before wrote, and the file now holds what the last one wrote (or, killed
+// before its rename, what it replaced), nobody else edited the file since
+// the first apply.
+struct ConfWrite {
+  std::string replaced, wrote;
+};
+
+// A text's digest as the record keeps it: FNV-1a 64, 16 lowercase hex
+// digits. Not a defence against a forged file (the record is root's, and a
+// match only makes rollback restore apply's own backup whole): it tells an
+// admin's edit from apply's own writes.
+std::string textDigest(std::string_view text);
 
 // What an undo step undoes; last-apply.yaml names it (undoKindName).
 enum class UndoKind { File, Kernel, Listener, Module, Command, Threads };
@@ -40,6 +56,7 @@ struct Undo {
   std::vector<std::string> argv;  // command: what undoes it; threads: nfsdctl threads <before>
   bool perKey = false;            // file /etc/nfs.conf: undo `keys`, not the whole file
   std::vector<ConfKey> keys = {};
+  std::vector<ConfWrite> writes = {};  // file /etc/nfs.conf: apply's writes, in order
 };
 
 // last-apply.yaml: the undo steps of every apply since the last rollback.

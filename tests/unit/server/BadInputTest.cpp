@@ -778,6 +778,14 @@ const std::vector<BadCase> kCases = {
      1,
      record("  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: "
             "/var/lib/nfsrdma/backups/nfs.conf.20261201T000000Z\n")},
+    {"RecordNfsConfWriteDigestNotHex",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected writes whose digests are 16 lowercase hex "
+     "digits (got '0123456789abcdef', 'same as before')",
+     1,
+     record(NFS_CONF_STEP("{section: nfsd, key: threads, after: \"16\"}\n    writes:\n      - "
+                          "{replaced: 0123456789abcdef, wrote: same as before}"))},
     {"RecordBackupOfAnotherFile",
      nullptr,
      {"rollback"},

@@ -463,3 +463,32 @@ TEST_F(Rollback, ApplyRecordsOnlyWhatRollbackAccepts) {
   expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions"});
   EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
 }
+
+// Rollback tells apply's own writes from an admin's edit by the record's
+// digests of what each apply replaced and wrote, not by setting apply's keys
+// again: a second apply that adds back keys the first removed (RDMA off,
+// then on) moves them, and nobody edited the file, so it goes back whole.
+// An edit between the two applies is an edit: only apply's keys are undone.
+TEST_F(Rollback, TwoAppliesThatMoveAKeyAreNotAnEditButAnEditBetweenThemIs) {
+  host.write("etc/nfs.conf", "[nfsd]\nthreads=8\nrdma=y\nrdma-port=20049\n# end of [nfsd]\n");
+  const std::string original = host.read("etc/nfs.conf");
+  host.write("cfg/tcp.yaml", std::string(kConfig) + "transports:\n  rdma: {enabled: false}\n");
+  const std::string tcp = (host.root / "cfg/tcp.yaml").string();
+  ASSERT_EQ(tool({"apply", tcp}).status, 0);
+  ASSERT_EQ(apply().status, 0);
+  ASSERT_NE(host.read("etc/nfs.conf").find("# end of [nfsd]\nvers3=n"), std::string::npos)
+      << "the second apply added rdma=y back at the end: " << host.read("etc/nfs.conf");
+  const ToolRun rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  EXPECT_EQ(rb.out.find("edited after apply"), std::string::npos) << rb.out;
+  pos(rb.out, "restored /etc/nfs.conf from /var/lib/nfsrdma/backups/nfs.conf.");
+  EXPECT_EQ(host.read("etc/nfs.conf"), original);
+
+  ASSERT_EQ(tool({"apply", tcp}).status, 0);
+  host.write("etc/nfs.conf", host.read("etc/nfs.conf") + "[mountd]\nmanage-gids=y\n");
+  ASSERT_EQ(apply().status, 0);
+  const ToolRun edited = rollback();
+  ASSERT_EQ(edited.status, 0) << edited.out;
+  pos(edited.out, "/etc/nfs.conf was edited after apply: undo only apply's keys");
+  EXPECT_NE(host.read("etc/nfs.conf").find("[mountd]\nmanage-gids=y\n"), std::string::npos);
+}

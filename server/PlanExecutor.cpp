@@ -145,6 +145,27 @@ void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
   }
 }
 
+// What undoes a RunCommand change: exportfs -ra again, closing the listener
+// it opened, the thread count from before; nullopt for a command with none.
+std::optional<Undo> undoOfCommand(const Change& c) {
+  Undo u;
+  if (c.stage == Stage::Exports) {
+    u.kind = UndoKind::Command;
+    u.argv = c.argv;
+  } else if (c.stage == Stage::Ports) {
+    u.kind = UndoKind::Listener;
+    u.path = c.target;
+    u.name = listenerName(c.argv.back());
+    u.argv = {c.argv[0]};
+  } else if (c.stage == Stage::Threads) {
+    u.kind = UndoKind::Threads;
+    u.argv = {c.argv[0], "threads", trimmed(c.before.value_or("0"))};
+  } else {
+    return std::nullopt;
+  }
+  return u;
+}
+
 void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, UndoLog& undo,
              const std::string& ts, std::ostream& out) {
   switch (c.kind) {
@@ -189,26 +210,7 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       break;
     case ChangeKind::RunCommand: {
       // The undo step is worked out first, so nothing runs that could not be recorded.
-      std::optional<Undo> u;
-      if (c.stage == Stage::Exports) {
-        u = Undo{UndoKind::Command, "", false, "", "", "", c.argv};
-      } else if (c.stage == Stage::Ports) {
-        u = Undo{UndoKind::Listener,
-                 c.target,
-                 false,
-                 "",
-                 "",
-                 listenerName(c.argv.back()),
-                 {c.argv[0]}};
-      } else if (c.stage == Stage::Threads) {
-        u = Undo{UndoKind::Threads,
-                 "",
-                 false,
-                 "",
-                 "",
-                 "",
-                 {c.argv[0], "threads", trimmed(c.before.value_or("0"))}};
-      }
+      const std::optional<Undo> u = undoOfCommand(c);
       if (u) requireRecordable(*u);
       runOrThrow(runner, c.argv);
       if (u) undo.add(*u);

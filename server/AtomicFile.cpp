@@ -17,10 +17,32 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <string_view>
 #include <system_error>
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
+
+const char* fileKindName(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::regular:
+      return "regular file";
+    case fs::file_type::directory:
+      return "directory";
+    case fs::file_type::symlink:
+      return "symlink";
+    case fs::file_type::fifo:
+      return "FIFO";
+    case fs::file_type::socket:
+      return "socket";
+    case fs::file_type::character:
+      return "character device";
+    case fs::file_type::block:
+      return "block device";
+    default:
+      return "file of unknown kind";
+  }
+}
 
 namespace {
 
@@ -36,16 +58,6 @@ namespace {
   fail(what, paths.display(hostPath), err);
 }
 
-const char* kindName(mode_t mode) {
-  if (S_ISREG(mode)) return "regular file";
-  if (S_ISDIR(mode)) return "directory";
-  if (S_ISLNK(mode)) return "symlink";
-  if (S_ISFIFO(mode)) return "FIFO";
-  if (S_ISSOCK(mode)) return "socket";
-  if (S_ISCHR(mode)) return "character device";
-  return "block device";
-}
-
 fs::file_type fileTypeOf(mode_t mode) {
   if (S_ISREG(mode)) return fs::file_type::regular;
   if (S_ISDIR(mode)) return fs::file_type::directory;
@@ -54,6 +66,10 @@ fs::file_type fileTypeOf(mode_t mode) {
   if (S_ISSOCK(mode)) return fs::file_type::socket;
   if (S_ISCHR(mode)) return fs::file_type::character;
   return fs::file_type::block;
+}
+
+const char* kindName(mode_t mode) {
+  return fileKindName(fileTypeOf(mode));
 }
 
 std::string readLinkAt(int dir, const std::string& name) {
@@ -299,14 +315,20 @@ void writeAll(int fd, const std::string& data, const std::string& shown) {
   }
 }
 
+// A temporary file's name: "." + the name of the file it replaces +
+// kTempMarker + kTempDigits lowercase hex digits (temporaryTarget reads it).
+constexpr std::string_view kTempMarker = ".nfsrdma-";
+constexpr std::size_t kTempDigits = 16;
+
 // A new temporary file beside `name` in `dir`: its name and open fd.
 std::pair<std::string, UniqueFd> createTempAt(int dir, const std::string& name,
                                               const std::string& shown) {
   static std::mt19937_64 rng{std::random_device{}()};
+  static_assert(kTempDigits == 16, "the suffix is one 64-bit number in hex");
   for (int attempt = 0; attempt < 100; ++attempt) {
-    char suffix[17];
+    char suffix[kTempDigits + 1];
     std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
-    std::string tmp = "." + name + ".nfsrdma-" + suffix;
+    std::string tmp = "." + name + std::string(kTempMarker) + suffix;
     const int fd =
         ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) return {std::move(tmp), UniqueFd(fd)};
@@ -337,13 +359,18 @@ std::optional<std::string> readHostFile(const HostPaths& paths, const fs::path& 
   }
 }
 
-std::vector<std::string> listHostDir(const HostPaths& paths, const fs::path& hostPath) {
-  UniqueFd fd = openForRead(paths, hostPath, O_DIRECTORY);
-  std::vector<std::string> out;
-  if (!fd) return out;
-  DIR* d = ::fdopendir(fd.get());
+namespace {
+
+// The sorted names in the open directory `dir` (host path `hostPath`);
+// `dir` stays open.
+std::vector<std::string> namesIn(const HostPaths& paths, int dir, const fs::path& hostPath) {
+  UniqueFd own(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
+  if (!own) failAt("cannot list", paths, hostPath);
+  DIR* d = ::fdopendir(own.get());
   if (d == nullptr) failAt("cannot list", paths, hostPath);
-  fd.release();  // closedir closes it
+  own.release();  // closedir closes it
+  ::rewinddir(d);
+  std::vector<std::string> out;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     if (name != "." && name != "..") out.push_back(name);
@@ -351,6 +378,14 @@ std::vector<std::string> listHostDir(const HostPaths& paths, const fs::path& hos
   ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> listHostDir(const HostPaths& paths, const fs::path& hostPath) {
+  const UniqueFd fd = openForRead(paths, hostPath, O_DIRECTORY);
+  if (!fd) return {};
+  return namesIn(paths, fd.get(), hostPath);
 }
 
 std::optional<fs::file_status> hostPathStatus(const HostPaths& paths, const fs::path& hostPath) {
@@ -440,6 +475,40 @@ void writeHostFile(const HostPaths& paths, const fs::path& hostPath, const std::
     throw;
   }
   if (::fsync(dir) != 0) fail("cannot fsync the directory of", shown, errno);
+}
+
+fs::path hostFileTarget(const HostPaths& paths, const fs::path& hostPath) {
+  return followed(paths, hostPath);
+}
+
+std::optional<std::string> temporaryTarget(const std::string& name) {
+  const std::size_t suffix = kTempMarker.size() + kTempDigits;
+  if (name.size() <= 1 + suffix || name.front() != '.') return std::nullopt;
+  const std::string_view tail = std::string_view(name).substr(name.size() - suffix);
+  const bool digits = tail.substr(kTempMarker.size()).find_first_not_of("0123456789abcdef") ==
+                      std::string_view::npos;
+  if (tail.substr(0, kTempMarker.size()) != kTempMarker || !digits) return std::nullopt;
+  return name.substr(1, name.size() - 1 - suffix);
+}
+
+std::vector<fs::path> removeLeftTemporaries(const HostPaths& paths, const fs::path& dir,
+                                            const std::function<bool(const std::string&)>& owns,
+                                            bool dryRun) {
+  const UniqueFd fd = openHostDir(paths, dir, false);
+  std::vector<fs::path> out;
+  if (!fd) return out;
+  for (const std::string& name : namesIn(paths, fd.get(), dir)) {
+    const std::optional<std::string> target = temporaryTarget(name);
+    if (!target || !owns(*target)) continue;
+    const fs::path host = dir / name;
+    // Made by O_CREAT|O_EXCL|O_NOFOLLOW as this user: a regular file of ours.
+    const auto st = statAt(fd.get(), name, paths.display(host));
+    if (!st || !S_ISREG(st->st_mode) || st->st_uid != ::geteuid()) continue;
+    if (!dryRun && ::unlinkat(fd.get(), name.c_str(), 0) != 0 && errno != ENOENT)
+      failAt("cannot remove", paths, host);
+    out.push_back(host);
+  }
+  return out;
 }
 
 void removeHostFile(const HostPaths& paths, const fs::path& hostPath) {

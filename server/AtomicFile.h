@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,9 @@ class ConfinementUnavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// A kind of file as messages name it: "regular file", "FIFO", "character device", ...
+const char* fileKindName(std::filesystem::file_type type);
 
 // The whole host file, or nullopt when it (or a directory on the way) does
 // not exist. Throws PathRefused for a refused link or a non-regular file,
@@ -96,6 +100,26 @@ UniqueFd openHostDir(const HostPaths& paths, const std::filesystem::path& hostPa
 void writeHostFile(const HostPaths& paths, const std::filesystem::path& hostPath,
                    const std::string& content,
                    std::filesystem::perms mode = std::filesystem::perms(0644));
+
+// The host path writeHostFile replaces for `hostPath`: itself, or for
+// /etc/nfs.conf behind a symlink, the file the link ends at.
+std::filesystem::path hostFileTarget(const HostPaths& paths, const std::filesystem::path& hostPath);
+
+// writeHostFile writes a copy beside the file it replaces and renames it
+// over the file; a run killed in between leaves the copy. Its name is "."
+// + the file's name + ".nfsrdma-" + 16 lowercase hex digits: for such a
+// name, the file's name; nullopt for any other.
+std::optional<std::string> temporaryTarget(const std::string& name);
+
+// Removes (unless `dryRun`) the copies writeHostFile left in the host
+// directory `dir` (reached as our own directories are, no link followed)
+// for the files whose names `owns` accepts: regular files of this user
+// named exactly as temporaryTarget reads them; anything else by such a name
+// (a link, a directory, another user's file) stays. Returns their host
+// paths; none when `dir` does not exist.
+std::vector<std::filesystem::path> removeLeftTemporaries(
+    const HostPaths& paths, const std::filesystem::path& dir,
+    const std::function<bool(const std::string&)>& owns, bool dryRun);
 
 // Removes a host file; nothing when it is absent. Refuses a link or a directory.
 void removeHostFile(const HostPaths& paths, const std::filesystem::path& hostPath);

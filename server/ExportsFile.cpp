@@ -461,8 +461,18 @@ std::string checkExportClient(std::string_view host) {
            "wildcard character class); write " +
            shownInput(bare);
   }
-  if (const auto slash = host.find('/'); slash != std::string_view::npos)
-    return checkNetwork(host.substr(0, slash), host.substr(slash + 1));
+  // exportfs classifies a client as client_gettype (support/export/client.c)
+  // does, and so the rule named here is the one of that class: "gss/" first,
+  // then whichever of a wildcard byte or '/' comes first.
+  if (host.substr(0, 4) == "gss/") {
+    return "'gss/' names exports(5)'s RPCSEC_GSS pseudo-client, deprecated in favour of the "
+           "sec= option (mountd matches no client to it); give the clients' host or network "
+           "and their flavors in the sec key (sec: [krb5])";
+  }
+  const auto special = host.find_first_of("*?[/");
+  if (special != std::string_view::npos && host[special] == '/')
+    return checkNetwork(host.substr(0, special), host.substr(special + 1));
+  if (special != std::string_view::npos) return checkHostPattern(host);  // a wildcard
   if (host.find(':') != std::string_view::npos)
     return isIpv6(host) ? "" : quotedInput(host) + " is not an IPv6 address";
   // All digits and dots: exportfs would look it up as a name and fail.

@@ -191,6 +191,49 @@ bool isDirectory(const HostPaths& paths, const std::string& host) {
   });
 }
 
+// Why what conf_readfile gets from a file of this kind cannot be known, or
+// nullptr when it can: a regular file is read; an absent file, a directory
+// (read() fails) and a socket (open() fails) are skipped. The rest it opens
+// and reads as configuration.
+const char* unknowableRead(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular:
+    case fs::file_type::directory:
+    case fs::file_type::socket:
+      return nullptr;
+    case fs::file_type::fifo:
+      return "nfs-utils would block opening it until something writes to it: nfsconf and the "
+             "NFS server's start hang";
+    case fs::file_type::character:
+    case fs::file_type::block:
+      return "nfs-utils would read the device's bytes as configuration";
+    default:  // a link where nfsrdma-server keeps its own files: not followed here
+      return "nfsrdma-server does not read it the way nfs-utils would";
+  }
+}
+
+// The *.conf files of /etc/nfs.conf.d in the order conf_init_dir reads them
+// (versionsort; hidden names and directories skipped), as host paths.
+std::vector<std::string> confDFiles(const HostPaths& paths) {
+  const std::string dir = std::string(HostPaths::kNfsConf) + ".d";
+  std::vector<std::string> names;
+  for (const std::string& name : listHostDirOrAbsent(paths, dir)) {
+    if (name.front() == '.') continue;
+    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
+    // nfs-utils skips directories, and warns that it cannot read a link to one;
+    // the probe sees where links end, so both are skipped here, without a word.
+    if (isDirectory(paths, dir + "/" + name)) continue;
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    return ::strverscmp(a.c_str(), b.c_str()) < 0;
+  });
+  std::vector<std::string> out;
+  for (const auto& name : names) out.push_back(dir + "/" + name);
+  return out;
+}
+
 }  // namespace
 
 bool nfsConfSameValue(std::string_view have, std::string_view want) {
@@ -203,6 +246,11 @@ bool nfsConfSameValue(std::string_view have, std::string_view want) {
 }
 
 NfsConf::NfsConf(std::string_view text) {
+  // conf_parse stops at strlen(): nothing from the first NUL on is a line.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    afterNul_ = std::string(text.substr(nul));
+    text = text.substr(0, nul);
+  }
   std::size_t start = 0;
   while (start < text.size()) {
     auto nl = text.find('\n', start);
@@ -215,7 +263,15 @@ NfsConf::NfsConf(std::string_view text) {
 std::string NfsConf::text() const {
   std::string out;
   for (const auto& l : lines_) out += l;
-  return out;
+  return out + afterNul_;
+}
+
+std::optional<NfsConf::Cut> NfsConf::cutAtNul() const {
+  if (afterNul_.empty()) return std::nullopt;
+  // Every line before the NUL's own ends in '\n'; the NUL's line may have begun.
+  std::size_t line = 1;
+  for (const auto& l : lines_) line += l.back() == '\n' ? 1U : 0U;
+  return Cut{line, afterNul_.size()};
 }
 
 std::vector<NfsConf::Assignment> NfsConf::assignments(const std::optional<std::string>& section,
@@ -308,68 +364,94 @@ bool NfsConf::remove(std::string_view section, std::string_view key) {
 
 EffectiveNfsConf::EffectiveNfsConf(const HostPaths& paths,
                                    const std::optional<std::string>& nfsConf) {
-  if (nfsConf) load(paths, HostPaths::kNfsConf, *nfsConf, std::nullopt, std::nullopt, "", 0);
-  // nfs.conf.d: conf_init_dir, after nfs.conf ("the conf.d file will override
-  // the config file"): *.conf, not hidden, regular files or symlinks.
-  const std::string dir = std::string(HostPaths::kNfsConf) + ".d";
-  std::vector<std::string> names;
-  const auto listed = listHostDirOrAbsent(paths, dir);
-  for (const std::string& name : listed) {
-    if (name.front() == '.') continue;
-    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
-    // nfs-utils skips directories, and warns that it cannot read a link to one;
-    // the probe sees where links end, so both are skipped here, without a word.
-    if (isDirectory(paths, dir + "/" + name)) continue;
-    names.push_back(name);
-  }
-  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-    return ::strverscmp(a.c_str(), b.c_str()) < 0;
-  });
-  for (const auto& name : names) {
-    const std::string host = dir + "/" + name;
-    const std::optional<std::string> text = readHostFileOrAbsent(paths, host);
-    if (!text) {
-      warnings_.push_back(host + " cannot be read; nfs-utils skips it too");
-      continue;
-    }
-    load(paths, host, *text, std::nullopt, std::nullopt, "", 0);
+  if (nfsConf) load(paths, HostPaths::kNfsConf, *nfsConf, Reach{{}, {}, {HostPaths::kNfsConf}, {}});
+  for (const std::string& host : confDFiles(paths)) {
+    if (auto text = readAsNfsUtils(paths, host, host, false))
+      load(paths, host, *text, Reach{{}, {}, {host}, {}});
   }
 }
 
 void EffectiveNfsConf::load(const HostPaths& paths, const std::string& hostPath,
-                            const std::string& text, const std::optional<std::string>& section,
-                            const std::optional<std::string>& arg, const std::string& includedFrom,
-                            int depth) {
+                            const std::string& text, const Reach& reach) {
   NfsConf file(text);
+  if (const auto cut = file.cutAtNul()) {
+    warnings_.push_back(hostPath + ":" + std::to_string(cut->line) +
+                        ": a NUL byte; nfs-utils reads nothing from there on (" +
+                        std::to_string(cut->ignoredBytes) +
+                        " bytes), and neither does nfsrdma-server, which keeps them as they are");
+  }
   // An included file starts in the includer's section (conf_parse_line).
-  for (const auto& a : file.assignments(section, arg)) {
+  for (const auto& a : file.assignments(reach.section, reach.arg)) {
     if (iequals(a.key, "include")) {
-      std::string target = a.value;
-      const bool optional = !target.empty() && target.front() == '-';
-      if (optional) target.erase(0, 1);
-      if (target.empty() || target.front() != '/')
-        target = (fs::path(hostPath).parent_path() / target).string();
-      const std::string where = hostPath + ":" + std::to_string(a.line);
-      if (depth >= 16) {
-        warnings_.push_back(where + ": include " + target +
-                            " nests more than 16 deep (a loop?); not followed");
-        continue;
-      }
-      const std::optional<std::string> sub =
-          isDirectory(paths, target) ? std::nullopt : readHostFileOrAbsent(paths, target);
-      if (!sub) {
-        if (!optional)
-          warnings_.push_back(where + ": include " + target +
-                              " cannot be read; nfs-utils skips it too");
-        continue;
-      }
-      load(paths, target, *sub, a.section, a.arg, where, depth + 1);
+      include(paths, hostPath, a, reach);
       continue;
     }
     if (a.value.empty()) continue;  // conf_set ignores empty values
-    bindings_.push_back(
-        {lower(a.section), lower(a.key), {a.value, hostPath, a.line, includedFrom, a.arg}});
+    const std::string from = reach.lines.empty() ? "" : reach.lines.back();
+    bindings_.push_back({lower(a.section), lower(a.key), {a.value, hostPath, a.line, from, a.arg}});
   }
+}
+
+void EffectiveNfsConf::include(const HostPaths& paths, const std::string& hostPath,
+                               const NfsConf::Assignment& a, const Reach& reach) {
+  std::string target = a.value;
+  const bool optional = !target.empty() && target.front() == '-';
+  if (optional) target.erase(0, 1);
+  // relative_path(): the includer's directory as its name says, links not followed.
+  if (target.empty() || target.front() != '/')
+    target = (fs::path(hostPath).parent_path() / target).string();
+  const std::string where = hostPath + ":" + std::to_string(a.line);
+  const std::string named = where + ": include " + target;
+  std::string chain;
+  for (const auto& l : reach.lines) chain += l + " -> ";
+  chain += where;
+  const fs::path normal = fs::path(target).lexically_normal();
+  if (std::any_of(reach.files.begin(), reach.files.end(),
+                  [&](const std::string& f) { return fs::path(f).lexically_normal() == normal; })) {
+    refusals_.push_back(named + " leads back to a file on its way (" + chain +
+                        "): nfs-utils follows includes without a limit, so it would recurse "
+                        "until it crashes (nfsconf dies of a segmentation fault); expected "
+                        "includes without a loop");
+    return;
+  }
+  if (reach.lines.size() >= kMaxIncludeDepth) {
+    refusals_.push_back(named + " is include number " + std::to_string(reach.lines.size() + 1) +
+                        " of a chain (" + chain + "); nfsrdma-server follows " +
+                        std::to_string(kMaxIncludeDepth) +
+                        " and nfs-utils any number, so what nfs-utils reads there is not known; "
+                        "expected a chain of at most " +
+                        std::to_string(kMaxIncludeDepth) + " includes");
+    return;
+  }
+  const std::optional<std::string> text = readAsNfsUtils(paths, target, named, optional);
+  if (!text) return;
+  Reach next{a.section, a.arg, reach.files, reach.lines};
+  next.files.push_back(target);
+  next.lines.push_back(where);
+  load(paths, target, *text, next);
+}
+
+std::optional<std::string> EffectiveNfsConf::readAsNfsUtils(const HostPaths& paths,
+                                                            const std::string& hostPath,
+                                                            const std::string& named,
+                                                            bool optional) {
+  // O_PATH after links: a FIFO is looked at, never opened.
+  const auto st = orAbsent(hostPath, [&] { return hostPathStatus(paths, hostPath); });
+  const fs::file_type type = st ? st->type() : fs::file_type::not_found;
+  if (const char* why = unknowableRead(type)) {
+    refusals_.push_back(named + " is a " + fileKindName(type) + "; expected a regular file (" +
+                        why + ")");
+    return std::nullopt;
+  }
+  std::optional<std::string> text;
+  if (type == fs::file_type::regular) text = readHostFileOrAbsent(paths, hostPath);
+  if (!text && !optional) {
+    const bool plain = type == fs::file_type::not_found || type == fs::file_type::regular;
+    warnings_.push_back(named + " cannot be read" +
+                        (plain ? std::string() : std::string(" (a ") + fileKindName(type) + ")") +
+                        "; nfs-utils skips it too");
+  }
+  return text;
 }
 
 std::optional<NfsConfOrigin> EffectiveNfsConf::get(std::string_view section,

@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -17,52 +17,11 @@
 #include "server/AtomicFile.h"
 #include "server/HostState.h"
 #include "server/NfsConf.h"
+#include "server/UndoRecord.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
-
-// One nfs.conf key apply changed: what it was and what apply wrote.
-struct ConfKey {
-  std::string section, key;
-  std::optional<std::string> before;  // nullopt: no assignment before apply
-  std::optional<std::string> after;   // nullopt: apply removed the assignment
-};
-
-// What an undo step undoes; last-apply.yaml names it (undoKindName).
-enum class UndoKind { File, Kernel, Listener, Module, Command, Threads };
-
-constexpr std::pair<UndoKind, const char*> kUndoKindNames[] = {
-    {UndoKind::File, "file"},     {UndoKind::Kernel, "kernel"},   {UndoKind::Listener, "listener"},
-    {UndoKind::Module, "module"}, {UndoKind::Command, "command"}, {UndoKind::Threads, "threads"}};
-
-const char* undoKindName(UndoKind kind) {
-  for (const auto& [k, name] : kUndoKindNames) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-// nullopt for a name apply never writes.
-std::optional<UndoKind> undoKindNamed(const std::string& name) {
-  for (const auto& [k, n] : kUndoKindNames) {
-    if (name == n) return k;
-  }
-  return std::nullopt;
-}
-
-// One undo step, as stored in last-apply.yaml.
-struct Undo {
-  UndoKind kind = UndoKind::File;
-  std::string path;  // host path (file, kernel, listener)
-  bool existed = false;
-  std::string backup;             // host path of the backup (file)
-  std::string before;             // previous value (kernel)
-  std::string name;               // module name; listener "<transport> <port>"
-  std::vector<std::string> argv;  // command: what undoes it; threads: nfsdctl threads <before>
-  bool perKey = false;            // file /etc/nfs.conf: undo `keys`, not the whole file
-  std::vector<ConfKey> keys = {};
-};
 
 // The order rollback undoes steps in, whatever order they were recorded in:
 // nfsd is stopped first (the kernel answers EBUSY to versions, lease/grace
@@ -94,44 +53,6 @@ std::string listenerName(const std::string& arg) {
   return arg.substr(1, sep - 1) + " " + arg.substr(last + 1);
 }
 
-// last-apply.yaml: the undo steps of every apply since the last rollback.
-struct Record {
-  std::string appliedAt, config;                                  // the first of those applies
-  std::vector<std::pair<std::string, std::string>> laterApplies;  // (when, config) of the others
-  std::vector<Undo> steps;
-};
-
-// A file directly in `dir`, as apply names backups and kernel values.
-bool isFileIn(const std::string& hostPath, const char* dir) {
-  const fs::path p = fs::path(hostPath).lexically_normal();
-  return p.has_filename() && p.parent_path() == dir;
-}
-
-// "" when `u` is a step apply records; else what such a step holds. Rollback
-// writes and runs what the record says, so a hand-edited one must not name a
-// file, kernel value or program apply never touches.
-std::string unlikeApply(const Undo& u) {
-  using P = HostPaths;
-  const std::string digits = "0123456789";
-  if (u.kind == UndoKind::File && u.path != P::kOwnExports && u.path != P::kNfsConf)
-    return std::string("path ") + P::kOwnExports + " or " + P::kNfsConf;
-  if (u.kind == UndoKind::File && u.existed && !isFileIn(u.backup, P::kBackupDir))
-    return std::string("a backup in ") + P::kBackupDir;
-  if (u.kind == UndoKind::Kernel && !isFileIn(u.path, P::kNfsdDir) &&
-      !isFileIn(u.path, P::kSvcRdmaSysctl))
-    return std::string("a path in ") + P::kNfsdDir + " or " + P::kSvcRdmaSysctl;
-  if (u.kind == UndoKind::Listener && u.path != P::kPortList)
-    return std::string("path ") + P::kPortList;
-  if (u.kind == UndoKind::Command &&
-      (u.argv.size() != 2 || !isHostToolPath(u.argv[0], "exportfs") || u.argv[1] != "-ra"))
-    return "argv [<sbin or bin>/exportfs, -ra]";
-  if (u.kind == UndoKind::Threads &&
-      (u.argv.size() != 3 || !isHostToolPath(u.argv[0], "nfsdctl") || u.argv[1] != "threads" ||
-       u.argv[2].empty() || u.argv[2].find_first_not_of(digits) != std::string::npos))
-    return "argv [<sbin or bin>/nfsdctl, threads, <count>]";
-  return "";
-}
-
 // Both steps undo the same thing (the same file, kernel value, listener, ...).
 bool sameItem(const Undo& a, const Undo& b) {
   if (a.kind != b.kind) return false;
@@ -141,125 +62,16 @@ bool sameItem(const Undo& a, const Undo& b) {
   return true;  // threads: there is one thread count
 }
 
-// Reads and checks the whole record before anything is undone or added to it;
-// nullopt when there is none. Throws naming the file (and line) and what was expected.
-std::optional<Record> loadRecord(const HostPaths& paths) {
-  const std::string file = paths.display(HostPaths::kLastApply);
-  auto text = readHostFile(paths, HostPaths::kLastApply);
-  if (!text) return std::nullopt;
-  auto fail = [&file](const std::string& what) { return std::runtime_error(file + ": " + what); };
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(*text);
-  } catch (const YAML::Exception& e) {
-    throw fail("line " + std::to_string(e.mark.line + 1) + ", column " +
-               std::to_string(e.mark.column + 1) + ": unreadable apply record: " + e.msg);
+// Apply records only steps rollback accepts (unlikeApply), and checks each
+// before its change is made: a value rollback would refuse (a kernel that
+// reports what it would not take back) stops apply there, with nothing of
+// that step done, rather than the rollback later.
+void requireRecordable(const Undo& u) {
+  if (const std::string expected = unlikeApply(u); !expected.empty()) {
+    throw std::runtime_error(std::string("its undo step (") + undoKindName(u.kind) + " " +
+                             (u.path.empty() ? u.name : u.path) +
+                             ") would not be one rollback accepts: expected " + expected);
   }
-  if (!doc.IsMap() || !doc["undo"] || !doc["undo"].IsSequence()) {
-    throw fail("not an apply record (no 'undo' list)");
-  }
-  Record r;
-  try {
-    r.appliedAt = doc["applied_at"] ? doc["applied_at"].as<std::string>() : "?";
-    r.config = doc["config"] ? doc["config"].as<std::string>() : "";
-    if (const YAML::Node later = doc["later_applies"]) {
-      for (const auto& l : later) {
-        r.laterApplies.push_back({l["at"].as<std::string>(), l["config"].as<std::string>()});
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    throw fail("line " + std::to_string(e.mark.line + 1) +
-               ": applied_at, config and later_applies (at, config) must be strings: " + e.msg);
-  }
-  std::size_t n = 0;
-  for (const auto& s : doc["undo"]) {
-    ++n;
-    Undo u;
-    std::string kindName;
-    try {
-      auto str = [&s](const char* key) { return s[key] ? s[key].as<std::string>() : ""; };
-      kindName = str("kind");
-      u.path = str("path");
-      u.existed = s["existed"] && s["existed"].as<bool>();
-      u.backup = str("backup");
-      u.before = str("before");
-      u.name = str("name");
-      if (s["argv"]) u.argv = s["argv"].as<std::vector<std::string>>();
-      if (const YAML::Node keys = s["keys"]) {
-        u.perKey = true;
-        for (const auto& k : keys) {
-          ConfKey c{k["section"].as<std::string>(), k["key"].as<std::string>(), std::nullopt,
-                    std::nullopt};
-          if (k["before"]) c.before = k["before"].as<std::string>();
-          if (k["after"]) c.after = k["after"].as<std::string>();
-          u.keys.push_back(std::move(c));
-        }
-      }
-    } catch (const YAML::Exception& e) {
-      throw fail("undo step " + std::to_string(n) + " (line " + std::to_string(e.mark.line + 1) +
-                 "): a field has the wrong type: " + e.msg);
-    }
-    const std::optional<UndoKind> kind = undoKindNamed(kindName);
-    if (!kind) {
-      throw fail("undo step " + std::to_string(n) + ": unknown kind '" + kindName +
-                 "' (expected file, kernel, listener, module, command or threads)");
-    }
-    u.kind = *kind;
-    if (const std::string expected = unlikeApply(u); !expected.empty()) {
-      throw fail("undo step " + std::to_string(n) + " (" + undoKindName(u.kind) +
-                 (u.path.empty() ? "" : " " + u.path) + "): expected " + expected +
-                 "; not an undo step apply writes, so nothing was changed");
-    }
-    r.steps.push_back(std::move(u));
-  }
-  return r;
-}
-
-// Writes the undo record (last-apply.yaml), atomically.
-void writeRecord(const HostPaths& paths, const Record& record) {
-  YAML::Emitter e;
-  e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record.appliedAt
-    << YAML::Key << "config" << YAML::Value << record.config;
-  if (!record.laterApplies.empty()) {
-    e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
-    for (const auto& [at, config] : record.laterApplies) {
-      e << YAML::Flow << YAML::BeginMap << YAML::Key << "at" << YAML::Value << at << YAML::Key
-        << "config" << YAML::Value << config << YAML::EndMap;
-    }
-    e << YAML::EndSeq;
-  }
-  e << YAML::Key << "undo" << YAML::Value << YAML::BeginSeq;
-  for (const auto& u : record.steps) {
-    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << undoKindName(u.kind);
-    if (!u.path.empty()) e << YAML::Key << "path" << YAML::Value << u.path;
-    if (u.kind == UndoKind::File) {
-      e << YAML::Key << "existed" << YAML::Value << u.existed;
-      if (u.existed) e << YAML::Key << "backup" << YAML::Value << u.backup;
-      if (u.perKey) {
-        e << YAML::Key << "keys" << YAML::Value << YAML::BeginSeq;
-        for (const auto& k : u.keys) {
-          e << YAML::Flow << YAML::BeginMap << YAML::Key << "section" << YAML::Value << k.section
-            << YAML::Key << "key" << YAML::Value << k.key;
-          if (k.before)
-            e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << *k.before;
-          if (k.after) e << YAML::Key << "after" << YAML::Value << YAML::DoubleQuoted << *k.after;
-          e << YAML::EndMap;
-        }
-        e << YAML::EndSeq;
-      }
-    }
-    if (u.kind == UndoKind::Kernel)
-      e << YAML::Key << "before" << YAML::Value << YAML::DoubleQuoted << u.before;
-    if (!u.name.empty()) e << YAML::Key << "name" << YAML::Value << u.name;
-    if (!u.argv.empty()) {
-      e << YAML::Key << "argv" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (const auto& a : u.argv) e << a;
-      e << YAML::EndSeq;
-    }
-    e << YAML::EndMap;
-  }
-  e << YAML::EndSeq << YAML::EndMap;
-  writeHostFile(paths, HostPaths::kLastApply, std::string(e.c_str()) + "\n", fs::perms(0600));
 }
 
 // The record apply writes as it goes. An apply after an apply that was not
@@ -283,12 +95,14 @@ class UndoLog {
   // The steps of this apply alone, with its own before-values: what undoes it.
   const std::vector<Undo>& thisRun() const { return thisRun_; }
   void add(Undo u) {
+    requireRecordable(u);
     thisRun_.push_back(u);
     auto same = std::find_if(record_.steps.begin(), record_.steps.end(),
                              [&u](const Undo& s) { return sameItem(s, u); });
     if (same == record_.steps.end()) {
       record_.steps.push_back(std::move(u));
     } else if (same->perKey && u.perKey) {
+      same->writes.insert(same->writes.end(), u.writes.begin(), u.writes.end());
       // The earliest before-value of each key stays; what apply wrote last is what counts.
       for (auto& k : u.keys) {
         auto old = std::find_if(same->keys.begin(), same->keys.end(), [&k](const ConfKey& o) {
@@ -331,19 +145,44 @@ void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
   }
 }
 
+// What undoes a RunCommand change: exportfs -ra again, closing the listener
+// it opened, the thread count from before; nullopt for a command with none.
+std::optional<Undo> undoOfCommand(const Change& c) {
+  Undo u;
+  if (c.stage == Stage::Exports) {
+    u.kind = UndoKind::Command;
+    u.argv = c.argv;
+  } else if (c.stage == Stage::Ports) {
+    u.kind = UndoKind::Listener;
+    u.path = c.target;
+    u.name = listenerName(c.argv.back());
+    u.argv = {c.argv[0]};
+  } else if (c.stage == Stage::Threads) {
+    u.kind = UndoKind::Threads;
+    u.argv = {c.argv[0], "threads", trimmed(c.before.value_or("0"))};
+  } else {
+    return std::nullopt;
+  }
+  return u;
+}
+
 void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, UndoLog& undo,
              const std::string& ts, std::ostream& out) {
   switch (c.kind) {
-    case ChangeKind::LoadModule:
+    case ChangeKind::LoadModule: {
+      const Undo u{UndoKind::Module, "", false, "", "", c.target, {}};
+      requireRecordable(u);
       runOrThrow(runner, c.argv);
-      undo.add({UndoKind::Module, "", false, "", "", c.target, {}});
+      undo.add(u);
       break;
+    }
     case ChangeKind::WriteFile: {
       requireUnchangedSincePlan(c, paths);
       Undo u{UndoKind::File, c.target, false, "", "", "", {}};
       if (c.target == HostPaths::kNfsConf) {
         u.perKey = true;
         u.keys = changedKeys(c.before.value_or(""), c.after);
+        u.writes = {{textDigest(c.before.value_or("")), textDigest(c.after)}};
       }
       if (auto b = backupHostFile(paths, c.target, ts)) {
         u.existed = true;
@@ -371,26 +210,8 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       break;
     case ChangeKind::RunCommand: {
       // The undo step is worked out first, so nothing runs that could not be recorded.
-      std::optional<Undo> u;
-      if (c.stage == Stage::Exports) {
-        u = Undo{UndoKind::Command, "", false, "", "", "", c.argv};
-      } else if (c.stage == Stage::Ports) {
-        u = Undo{UndoKind::Listener,
-                 c.target,
-                 false,
-                 "",
-                 "",
-                 listenerName(c.argv.back()),
-                 {c.argv[0]}};
-      } else if (c.stage == Stage::Threads) {
-        u = Undo{UndoKind::Threads,
-                 "",
-                 false,
-                 "",
-                 "",
-                 "",
-                 {c.argv[0], "threads", trimmed(c.before.value_or("0"))}};
-      }
+      const std::optional<Undo> u = undoOfCommand(c);
+      if (u) requireRecordable(*u);
       runOrThrow(runner, c.argv);
       if (u) undo.add(*u);
       break;
@@ -403,10 +224,33 @@ void execute(const Change& c, const HostPaths& paths, CommandRunner& runner, Und
       << "\n";
 }
 
+// The file as it was before apply: its backup, or nullopt when it did not
+// exist. Throws when the backup is missing.
+std::optional<std::string> fileBeforeApply(const Undo& u, const HostPaths& paths) {
+  if (!u.existed) return std::nullopt;
+  auto b = readHostFile(paths, u.backup);
+  if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
+  return b;
+}
+
+// Whether the file holds what it held before apply (absent then and now
+// included): a killed apply may have recorded its step and died before the
+// write, and then there is nothing to undo, nor anything edited since.
+bool unchangedSinceBeforeApply(const Undo& u, const std::optional<std::string>& before,
+                               const std::optional<std::string>& current, std::ostream& out) {
+  if (current != before) return false;
+  out << "  " << u.path
+      << (before ? " holds what it held before apply" : " is absent, as it was before apply")
+      << ": nothing to undo\n";
+  return true;
+}
+
 // Puts a file back as it was before apply: its backup, byte for byte, or no
 // file. What it holds now is backed up first.
 void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
                       std::ostream& out) {
+  const std::optional<std::string> before = fileBeforeApply(u, paths);
+  if (unchangedSinceBeforeApply(u, before, readHostFile(paths, u.path), out)) return;
   if (dryRun) {
     out << "  would "
         << (u.existed ? "restore " + u.path + " from " + u.backup
@@ -415,10 +259,8 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
     return;
   }
   backupHostFile(paths, u.path, ts + ".before-rollback");
-  if (u.existed) {
-    auto content = readHostFile(paths, u.backup);
-    if (!content) throw std::runtime_error("backup " + u.backup + " is missing");
-    writeHostFile(paths, u.path, *content);
+  if (before) {
+    writeHostFile(paths, u.path, *before);
     out << "  restored " << u.path << " from " << u.backup << "\n";
   } else {
     removeHostFile(paths, u.path);
@@ -426,43 +268,10 @@ void restoreWholeFile(const Undo& u, const HostPaths& paths, bool dryRun, const 
   }
 }
 
-// nfs.conf belongs to the admin; apply set only the recorded keys. While the
-// file is exactly as apply left it, it goes back whole. Once it was edited
-// since, only apply's keys are undone, each only where it still holds what
-// apply wrote; every other line stays, and a key changed since is kept and
-// reported. The backup from before apply is kept either way.
-void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
-                  std::ostream& out) {
-  std::string original;  // the file before apply; "" when apply created it
-  if (u.existed) {
-    auto b = readHostFile(paths, u.backup);
-    if (!b) throw std::runtime_error("backup " + u.backup + " is missing");
-    original = *b;
-  }
-  const auto current = readHostFile(paths, u.path);
-  if (!current) {
-    out << "  kept: " << u.path << " was removed after apply; none of apply's keys are left to undo"
-        << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
-    return;
-  }
-  NfsConf asApplied(original);
-  for (const auto& k : u.keys) {
-    if (k.after) {
-      asApplied.set(k.section, k.key, *k.after);
-    } else {
-      asApplied.remove(k.section, k.key);
-    }
-  }
-  if (asApplied.text() == *current) {
-    restoreWholeFile(u, paths, dryRun, ts, out);
-    return;
-  }
-  const std::string would = dryRun ? "would " : "";
-  out << "  " << u.path << " was edited after apply: " << would << "undo only apply's keys"
-      << (u.existed ? "; the whole file from before apply stays in " + u.backup
-                    : " (apply created the file; it stays, with the other settings)")
-      << "\n";
-  NfsConf conf(*current);
+// In `conf` (nfs.conf as rollback found it), each of apply's keys that
+// still holds what apply wrote gets its value from before apply (or goes);
+// a key changed since is kept. Says what it does (`would`: "would ").
+void undoEachKey(const Undo& u, NfsConf& conf, const std::string& would, std::ostream& out) {
   for (const auto& k : u.keys) {
     const auto now = conf.get(k.section, k.key);
     const std::string name = "[" + k.section + "] " + k.key;
@@ -478,6 +287,61 @@ void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std:
       out << "    " << would << "remove " << name << " (absent before apply)\n";
     }
   }
+}
+
+// Whether nobody but apply changed nfs.conf since the first apply: each
+// recorded write replaced what the one before it wrote (the first: the
+// file before apply), and the file holds what the last wrote, or what it
+// replaced (killed before its rename). A record without writes (made before
+// they were recorded) is judged by setting apply's keys in the file before
+// apply, which misses a key a later apply removed and added again.
+bool onlyApplyWrote(const Undo& u, const std::string& before, const std::string& current) {
+  if (u.writes.empty()) {
+    NfsConf asApplied(before);
+    for (const auto& k : u.keys) {
+      if (k.after) {
+        asApplied.set(k.section, k.key, *k.after);
+      } else {
+        asApplied.remove(k.section, k.key);
+      }
+    }
+    return asApplied.text() == current;
+  }
+  std::string expected = textDigest(before);
+  for (const ConfWrite& w : u.writes) {
+    if (w.replaced != expected) return false;  // edited between two applies
+    expected = w.wrote;
+  }
+  const std::string now = textDigest(current);
+  return now == u.writes.back().wrote || now == u.writes.back().replaced;
+}
+
+// nfs.conf belongs to the admin; apply set only the recorded keys. While the
+// file is exactly as apply left it, it goes back whole. Once it was edited
+// since, only apply's keys are undone, each only where it still holds what
+// apply wrote; every other line stays, and a key changed since is kept and
+// reported. The backup from before apply is kept either way.
+void undoConfKeys(const Undo& u, const HostPaths& paths, bool dryRun, const std::string& ts,
+                  std::ostream& out) {
+  const std::optional<std::string> before = fileBeforeApply(u, paths);
+  const auto current = readHostFile(paths, u.path);
+  if (unchangedSinceBeforeApply(u, before, current, out)) return;
+  if (!current) {
+    out << "  kept: " << u.path << " was removed after apply; none of apply's keys are left to undo"
+        << (u.existed ? " (the file from before apply is " + u.backup + ")" : "") << "\n";
+    return;
+  }
+  if (onlyApplyWrote(u, before.value_or(""), *current)) {
+    restoreWholeFile(u, paths, dryRun, ts, out);
+    return;
+  }
+  const std::string would = dryRun ? "would " : "";
+  out << "  " << u.path << " was edited after apply: " << would << "undo only apply's keys"
+      << (u.existed ? "; the whole file from before apply stays in " + u.backup
+                    : " (apply created the file; it stays, with the other settings)")
+      << "\n";
+  NfsConf conf(*current);
+  undoEachKey(u, conf, would, out);
   if (dryRun) return;
   backupHostFile(paths, u.path, ts + ".before-rollback");
   writeHostFile(paths, u.path, conf.text());
@@ -710,6 +574,24 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths) {
   }
 }
 
+std::vector<std::string> applyRefusals(const ServerPlan& plan, const HostPaths& paths) {
+  std::vector<std::string> out;
+  if (plan.empty()) return out;  // apply has nothing to do: it says "No change" and checks nothing
+  const std::function<void()> checks[] = {[&] { preflight(plan, paths); },
+                                          [&] { loadRecord(paths); }};
+  for (const auto& check : checks) {
+    try {
+      check();
+    } catch (const ConfinementUnavailable&) {
+      throw;  // the host cannot be read at all: an error, not a refusal
+    } catch (const std::exception& e) {
+      // A broken state directory stops both checks, with one message.
+      if (std::find(out.begin(), out.end(), e.what()) == out.end()) out.push_back(e.what());
+    }
+  }
+  return out;
+}
+
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out) {
   ApplyOutcome outcome;
@@ -726,6 +608,7 @@ ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, Com
   }
   preflight(outcome.plan, paths);
   if (dryRun) {
+    loadRecord(paths);  // one apply cannot read or extend stops it: say so here too
     out << outcome.plan.render() << "Dry run: nothing was changed.\n";
     return outcome;
   }
@@ -772,17 +655,82 @@ void preflightRollback(const Record& rec, const HostPaths& paths) {
   }
 }
 
+// Retires the record; the steps that failed stay recorded, so a rollback
+// after their cause is fixed finishes the job instead of finding nothing to
+// do. Returns false (printed) when the record could not be retired.
+bool retireRecordKeeping(const Record& rec, const std::vector<Undo>& failed, const HostPaths& paths,
+                         const std::string& ts, std::ostream& out) {
+  try {
+    retireRecord(paths, ts);
+  } catch (const std::exception& e) {
+    out << "  FAILED to retire " << paths.display(HostPaths::kLastApply) << ": " << e.what()
+        << "\n";
+    return false;
+  }
+  if (!failed.empty()) {
+    Record rest = rec;
+    rest.steps = failed;
+    writeRecord(paths, rest);
+    out << "  the " << failed.size() << " step(s) that failed stay recorded in "
+        << paths.display(HostPaths::kLastApply) << ": fix what they name and run rollback again\n";
+  }
+  return true;
+}
+
+// The copies a killed apply or rollback left beside a file it writes
+// (writeHostFile's temporaries, see removeLeftTemporaries): beside our
+// exports file, /etc/nfs.conf (where its links end), the record, and the
+// backups. Removes them (a dry run lists them), each printed. Returns false
+// (printed) when one could not be removed.
+bool removeKilledRunsCopies(const HostPaths& paths, bool dryRun, std::ostream& out) {
+  using Owns = std::function<bool(const std::string&)>;
+  auto named = [](fs::path host) -> std::pair<fs::path, Owns> {
+    return {host.parent_path(),
+            [n = host.filename().string()](const std::string& t) { return t == n; }};
+  };
+  // Backups are named after the file they keep (backupHostFile): <name>.<time>...
+  const Owns backup = [](const std::string& t) {
+    for (const char* f : {HostPaths::kOwnExports, HostPaths::kNfsConf}) {
+      if (t.rfind(fs::path(f).filename().string() + ".", 0) == 0) return true;
+    }
+    return false;
+  };
+  bool ok = true;
+  const std::function<std::pair<fs::path, Owns>()> places[] = {
+      [&] { return named(HostPaths::kOwnExports); },
+      [&] { return named(hostFileTarget(paths, HostPaths::kNfsConf)); },
+      [&] { return named(HostPaths::kLastApply); },
+      [&] {
+        return std::pair<fs::path, Owns>{HostPaths::kBackupDir, backup};
+      }};
+  for (const auto& place : places) {
+    try {
+      const auto [dir, owns] = place();
+      for (const fs::path& p : removeLeftTemporaries(paths, dir, owns, dryRun)) {
+        out << "  " << (dryRun ? "would remove " : "removed ") << p.string()
+            << " (the copy a killed apply or rollback was writing)\n";
+      }
+    } catch (const std::exception& e) {
+      ok = false;
+      out << "  FAILED to remove the copies a killed run left: " << e.what() << "\n";
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out) {
   std::optional<RunLock> lock;  // without a state directory there is no record to roll back
   if (!dryRun) lock.emplace(paths, false);
+  // Copies are removed only under the lock, so none is another run's in the middle of a write.
+  const bool sweep = dryRun || lock->held();
   const std::optional<Record> rec = loadRecord(paths);
   if (!rec) {
     out << "Nothing to roll back: no apply is recorded in " << paths.display(HostPaths::kLastApply)
         << ".\n";
-    return true;
+    return !sweep || removeKilledRunsCopies(paths, dryRun, out);
   }
   preflightRollback(*rec, paths);
   const std::string ts = utcTimestamp();
@@ -793,27 +741,8 @@ bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRu
   out << ":\n";
   const std::vector<Undo> failed = undoSteps(rec->steps, paths, runner, dryRun, ts, out);
   bool ok = failed.empty();
-  if (!dryRun) {
-    bool retired = false;
-    try {
-      retireRecord(paths, ts);
-      retired = true;
-    } catch (const std::exception& e) {
-      ok = false;
-      out << "  FAILED to retire " << paths.display(HostPaths::kLastApply) << ": " << e.what()
-          << "\n";
-    }
-    if (retired && !failed.empty()) {
-      // What could not be undone stays recorded, so a rollback after the
-      // cause is fixed finishes the job instead of finding nothing to do.
-      Record rest = *rec;
-      rest.steps = failed;
-      writeRecord(paths, rest);
-      out << "  the " << failed.size() << " step(s) that failed stay recorded in "
-          << paths.display(HostPaths::kLastApply)
-          << ": fix what they name and run rollback again\n";
-    }
-  }
+  if (sweep && !removeKilledRunsCopies(paths, dryRun, out)) ok = false;
+  if (!dryRun && !retireRecordKeeping(*rec, failed, paths, ts, out)) ok = false;
   out << (ok ? "Rollback complete.\n" : "Rollback finished with failures (above).\n");
   return ok;
 }

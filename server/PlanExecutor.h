@@ -7,6 +7,8 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "server/CommandRunner.h"
 #include "server/HostPaths.h"
@@ -33,6 +35,15 @@ struct ApplyOutcome {
 ApplyOutcome applyConfig(const ServerConfig& config, const HostPaths& paths, CommandRunner& runner,
                          bool dryRun, std::ostream& out);
 
+// What stops apply of `plan` before its first change beyond what
+// computePlan lists in plan.refusals, one message each naming the path and
+// what was expected: the checks apply makes before its first change (the
+// state and backup directories, each file and kernel value it writes, see
+// preflight in the .cpp) and an undo record it cannot read or extend. Empty
+// when the plan is (apply then says "No change" and checks nothing). `plan`
+// lists these under "Apply refuses" and exits 1.
+std::vector<std::string> applyRefusals(const ServerPlan& plan, const HostPaths& paths);
+
 // Throws when the file a WriteFile change replaces no longer holds what the
 // plan read (c.before): its new content would overwrite an edit made since.
 // apply checks it before every file write.
@@ -46,7 +57,9 @@ void requireUnchangedSincePlan(const Change& c, const HostPaths& paths);
 // keys are undone once the admin edited the file, and keys changed since are
 // kept and reported. Modules stay loaded (reported). Returns false when
 // something could not be restored (each printed), true otherwise, also when
-// there was nothing to roll back.
+// there was nothing to roll back. It also removes the copies a killed apply
+// or rollback left beside the files they write (each printed; a dry run
+// lists them).
 bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
                        std::ostream& out);
 

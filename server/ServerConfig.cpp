@@ -599,19 +599,18 @@ void readNfsd(const Reader& r, const YAML::Node& n, NfsdSpec& nfsd) {
   r.requireKeys(n, "nfsd", {"threads", "versions", "lease_time", "grace_time"});
   // nfsd clamps a larger count to NFSD_MAXSERVS (fs/nfsd/nfsd.h) without a word.
   if (n["threads"]) {
-    nfsd.threads = static_cast<unsigned>(
-        r.number(n["threads"], "nfsd threads", 1, 8192, "nfsd's NFSD_MAXSERVS, fs/nfsd/nfsd.h"));
+    nfsd.threads = static_cast<unsigned>(r.number(n["threads"], "nfsd threads", 1, kNfsdMaxThreads,
+                                                  "nfsd's NFSD_MAXSERVS, fs/nfsd/nfsd.h"));
   }
   if (n["versions"]) readVersions(r, n["versions"], nfsd);
-  // nfsv4leasetime and nfsv4gracetime answer EINVAL outside 10..3600
-  // (fs/nfsd/nfsctl.c, __nfsd4_write_time).
   const char* timeRule = "what the kernel takes, fs/nfsd/nfsctl.c __nfsd4_write_time";
+  const KernelLimit t = kNfsv4TimeLimits;
   if (n["lease_time"])
     nfsd.leaseTime =
-        static_cast<unsigned>(r.number(n["lease_time"], "nfsd lease_time", 10, 3600, timeRule));
+        static_cast<unsigned>(r.number(n["lease_time"], "nfsd lease_time", t.min, t.max, timeRule));
   if (n["grace_time"])
     nfsd.graceTime =
-        static_cast<unsigned>(r.number(n["grace_time"], "nfsd grace_time", 10, 3600, timeRule));
+        static_cast<unsigned>(r.number(n["grace_time"], "nfsd grace_time", t.min, t.max, timeRule));
 }
 
 // An RDMA device or interface name: one file name under /sys/class.
@@ -634,28 +633,19 @@ void readRdma(const Reader& r, const YAML::Node& d, ServerConfig& cfg) {
   }
 }
 
-// The kernel's own limits for each svc_rdma sysctl: extra1..extra2 of its
-// entry in svcrdma_parm_table (net/sunrpc/xprtrdma/svc_rdma.c), outside of
-// which proc_dointvec_minmax answers EINVAL:
+// The kernel's own limits for each svc_rdma sysctl (kSvcRdmaLimits):
 //   max_requests                min_max_requests 4 .. max_max_requests 16384
-//   max_req_size                min_max_inline = RPCRDMA_DEF_INLINE_THRESH 4096 ..
-//                               max_max_inline = RPCRDMA_MAX_INLINE_THRESH 65536
-//                               (include/linux/sunrpc/svc_rdma.h)
+//   max_req_size                min_max_inline 4096 .. max_max_inline 65536
 //   max_outbound_read_requests  min_ord 1 .. max_ord 255
 void readTuning(const Reader& r, const YAML::Node& tn, ServerConfig& cfg) {
   r.requireKeys(tn, "tuning", {"max_requests", "max_req_size", "max_outbound_read_requests"});
-  struct Range {
-    const char* key;
-    uint64_t min, max;
-  };
-  for (const Range& k : {Range{"max_requests", 4, 16384}, Range{"max_req_size", 4096, 65536},
-                         Range{"max_outbound_read_requests", 1, 255}}) {
-    if (!tn[k.key]) continue;
-    uint64_t v = r.number(tn[k.key], std::string("tuning ") + k.key, k.min, k.max,
+  for (const KernelLimit& k : kSvcRdmaLimits) {
+    if (!tn[k.name]) continue;
+    uint64_t v = r.number(tn[k.name], std::string("tuning ") + k.name, k.min, k.max,
                           "the kernel's limits, net/sunrpc/xprtrdma/svc_rdma.c");
     auto it = std::find_if(cfg.tuning.begin(), cfg.tuning.end(),
-                           [&](const TuningSetting& s) { return s.name == k.key; });
-    TuningSetting s{k.key, v, "set in " + cfg.source};
+                           [&](const TuningSetting& s) { return s.name == k.name; });
+    TuningSetting s{k.name, v, "set in " + cfg.source};
     if (it != cfg.tuning.end())
       *it = s;
     else

@@ -29,6 +29,25 @@ struct SourceMark {
   int column = 0;
 };
 
+// The kernel's limits on the values apply writes: the config is checked
+// against them, and so is rollback's undo record (UndoRecord.h).
+struct KernelLimit {
+  const char* name;
+  std::uint64_t min, max;
+};
+// svc_rdma sysctls: extra1..extra2 of each entry of svcrdma_parm_table
+// (net/sunrpc/xprtrdma/svc_rdma.c), outside of which proc_dointvec_minmax
+// answers EINVAL. max_req_size runs from RPCRDMA_DEF_INLINE_THRESH to
+// RPCRDMA_MAX_INLINE_THRESH (include/linux/sunrpc/svc_rdma.h).
+inline constexpr KernelLimit kSvcRdmaLimits[] = {{"max_requests", 4, 16384},
+                                                 {"max_req_size", 4096, 65536},
+                                                 {"max_outbound_read_requests", 1, 255}};
+// nfsd threads: nfsd clamps a larger count to NFSD_MAXSERVS (fs/nfsd/nfsd.h).
+inline constexpr std::uint64_t kNfsdMaxThreads = 8192;
+// nfsv4leasetime and nfsv4gracetime answer EINVAL outside 10..3600 s
+// (fs/nfsd/nfsctl.c, __nfsd4_write_time).
+inline constexpr KernelLimit kNfsv4TimeLimits = {"seconds", 10, 3600};
+
 // One client of one export: exports(5) options in structured form.
 struct ClientSpec {
   std::string host = "*";

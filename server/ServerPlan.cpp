@@ -258,6 +258,7 @@ void PlanBuilder::listOverrides(const std::string& confAfter) {
   // includes come on top of it, and we edit neither.
   const EffectiveNfsConf effective(paths_, confAfter);
   for (const auto& w : effective.warnings()) plan_.notes.push_back(w);
+  for (const auto& r : effective.refusals()) plan_.refusals.push_back(r);
   for (const auto& [key, want] : nfsdKeys(config_)) {
     listOverrideOf(key, want, effective.get("nfsd", key));
   }
@@ -270,8 +271,8 @@ void PlanBuilder::listOverrideOf(const std::string& key, const std::string& want
                                  const std::optional<NfsConfOrigin>& got) {
   if (got && !got->arg && nfsConfSameValue(got->value, want)) return;
   if (!got) {  // cannot happen: we just set it; say so rather than assume
-    plan_.overrides.push_back(std::string(HostPaths::kNfsConf) + ": [nfsd] " + key +
-                              " is still unset after the edit");
+    plan_.refusals.push_back(std::string(HostPaths::kNfsConf) + ": [nfsd] " + key +
+                             " is still unset after the edit");
     return;
   }
   std::string o = got->file + ":" + std::to_string(got->line) + ": ";
@@ -289,23 +290,24 @@ void PlanBuilder::listOverrideOf(const std::string& key, const std::string& want
     o += std::string(" (nfs-utils reads ") + HostPaths::kNfsConf + ".d after " +
          HostPaths::kNfsConf + ")";
   }
-  plan_.overrides.push_back(o);
+  plan_.refusals.push_back(o);
 }
 
 void PlanBuilder::listKeyStillRead(const std::string& key, const NfsConfOrigin& got) {
   std::string o = got.file + ":" + std::to_string(got.line) + ": " + key + "=" + got.value +
                   " is read by rpc.nfsd although the config turns RDMA off";
   if (!got.includedFrom.empty()) o += " (included from " + got.includedFrom + ")";
-  plan_.overrides.push_back(o);
+  plan_.refusals.push_back(o);
 }
 
 void PlanBuilder::refuseOverrides() const {
-  if (plan_.overrides.empty()) return;
-  std::string msg = "refusing to apply: nfs-utils would not use these [nfsd] values from " +
-                    std::string(HostPaths::kNfsConf) + ":";
-  for (const auto& o : plan_.overrides) msg += "\n  " + o;
+  if (plan_.refusals.empty()) return;
+  std::string msg = "refusing to apply: nfs-utils would not read the [nfsd] values set in " +
+                    std::string(HostPaths::kNfsConf) + " as the plan sets them:";
+  for (const auto& o : plan_.refusals) msg += "\n  " + o;
   msg += "\nnfsrdma-server edits only " + std::string(HostPaths::kNfsConf) +
-         "; change or remove those lines (or make the config agree with them), then apply again";
+         "; change or remove what those lines name (or make the config agree with them), then "
+         "apply again";
   throw NfsConfOverridden(msg);
 }
 
@@ -540,7 +542,7 @@ std::string diffText(const std::string& before, const std::string& after) {
 
 std::string ServerPlan::render() const {
   std::ostringstream out;
-  if (changes.empty() && !overrides.empty()) {
+  if (changes.empty() && !refusals.empty()) {
     out << "No changes apply could make, but the host does not match the config "
            "(apply refuses, see below).\n";
   } else if (changes.empty()) {
@@ -572,10 +574,10 @@ std::string ServerPlan::render() const {
         break;
     }
   }
-  if (!overrides.empty()) {
-    out << "Apply refuses: nfs-utils would not use these values from " << HostPaths::kNfsConf
-        << " (nfsrdma-server does not edit the files that override them):\n";
-    for (const auto& o : overrides) out << "  - " << o << "\n";
+  if (!refusals.empty()) {
+    out << "Apply refuses, and changes nothing, while these stand (nfsrdma-server edits only "
+        << HostPaths::kNfsConf << " and its own files):\n";
+    for (const auto& o : refusals) out << "  - " << o << "\n";
   }
   out << renderNotes();
   return out.str();

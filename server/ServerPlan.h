@@ -53,10 +53,13 @@ struct Change {
 struct ServerPlan {
   std::vector<Change> changes;     // sorted by stage
   std::vector<std::string> notes;  // things not done and why (nfsd running, no RDMA sysctls, ...)
-  // Our [nfsd] keys that nfs-utils would read from a line we do not edit
-  // (/etc/nfs.conf.d/*.conf, an `include`d file), each "file:line: ...".
-  // Apply refuses while there are any (see NfsConfOverrides).
-  std::vector<std::string> overrides;
+  // Why apply refuses, one line each naming the file (and line) and what
+  // was expected: our [nfsd] keys that nfs-utils would read from a line we
+  // do not edit (/etc/nfs.conf.d/*.conf, an `include`d file), and what
+  // nfs-utils reads where it cannot be known (EffectiveNfsConf::refusals).
+  // Apply refuses while there are any (see NfsConfOverrides); `plan` adds
+  // what apply's checks before its first change find (applyRefusals).
+  std::vector<std::string> refusals;
   bool empty() const { return changes.empty(); }
   // Human-readable diff: file hunks, kernel values old -> new, commands.
   std::string render() const;
@@ -89,12 +92,13 @@ std::string desiredVersions(const std::string& current, const NfsdSpec& nfsd);
 
 // What computePlan does when nfs-utils would not read our value of an
 // [nfsd] key because a file we do not edit (nfs.conf.d, an include) sets it
-// after /etc/nfs.conf. We never edit those files: they belong to the admin
-// or to another tool, and silently writing a value that is then overridden
-// would leave the server running other than the plan says.
+// after /etc/nfs.conf, or when what it reads cannot be known. We never edit
+// those files: they belong to the admin or to another tool, and silently
+// writing a value that is then overridden would leave the server running
+// other than the plan says.
 enum class NfsConfOverrides {
   Refuse,  // throw NfsConfOverridden naming each file and line (apply)
-  List,    // record them in ServerPlan::overrides (plan)
+  List,    // record them in ServerPlan::refusals (plan)
 };
 
 struct NfsConfOverridden : std::runtime_error {

@@ -322,9 +322,13 @@ int printPlan(const ServerRun& r) {
   r.out << "profile " << cfg.profile << ": " << cfg.nfsd.threads << " nfsd threads";
   for (const auto& t : cfg.tuning)
     r.out << "; " << t.name << "=" << t.value << " (" << t.reason << ")";
-  const ServerPlan plan = computePlan(cfg, r.paths, st, NfsConfOverrides::List);
+  ServerPlan plan = computePlan(cfg, r.paths, st, NfsConfOverrides::List);
+  for (auto& why : applyRefusals(plan, r.paths)) plan.refusals.push_back(std::move(why));
   r.out << "\n" << plan.render();
-  return plan.overrides.empty() ? tool::kExitSuccess : tool::kExitFailure;  // apply would refuse
+  if (plan.refusals.empty()) return tool::kExitSuccess;
+  r.err << "nfsrdma-server: apply would refuse: " << plan.refusals.size() << " problem"
+        << (plan.refusals.size() == 1 ? "" : "s") << " listed under \"Apply refuses\"\n";
+  return tool::kExitFailure;
 }
 
 int printStatus(const ServerRun& r) {

@@ -3,6 +3,10 @@
 // for YAML) and what was expected, and must leave every file in the tree
 // byte-identical: nothing is written before everything is validated.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <functional>
 
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
@@ -18,7 +22,39 @@ struct BadCase {
   std::vector<std::string> args;  // "{cfg}" and "{root}" are substituted; empty: apply {cfg}
   const char* expect;             // substring of stderr ("{cfg}" substituted)
   int status = 1;
+  std::function<void(const StagedHost&)> setup = nullptr;  // the host before the run
+  const char* expectOut = nullptr;  // substring of stdout (`plan` lists why apply refuses there)
 };
+
+// Host files nfs-utils reads in a way nfsrdma-server cannot know.
+void fifoAt(const StagedHost& h, const std::string& rel) {
+  std::filesystem::create_directories((h.root / rel).parent_path());
+  if (::mkfifo((h.root / rel).c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + rel);
+}
+std::function<void(const StagedHost&)> nfsConf(std::string text) {
+  return [text](const StagedHost& h) { h.write("etc/nfs.conf", text); };
+}
+// etc/c1.conf includes c2.conf, ..., c<n>.conf sets threads; nfs.conf includes c1.conf.
+void includeChain(const StagedHost& h, int n) {
+  for (int i = 1; i < n; ++i)
+    h.write("etc/c" + std::to_string(i) + ".conf",
+            "include = c" + std::to_string(i + 1) + ".conf\n");
+  h.write("etc/c" + std::to_string(n) + ".conf", "threads=4\n");
+  h.write("etc/nfs.conf", "[nfsd]\ninclude = c1.conf\n");
+}
+
+// An undo record: a step apply writes, then `step` (hand-edited).
+std::function<void(const StagedHost&)> record(std::string step) {
+  return [step](const StagedHost& h) {
+    h.write("var/lib/nfsrdma/last-apply.yaml",
+            "applied_at: 20261201T000000Z\nconfig: x\nundo:\n"
+            "  - kind: file\n    path: /etc/exports.d/nfsrdma.exports\n    existed: false\n" +
+                step);
+  };
+}
+#define NFS_CONF_STEP(keys)                                                  \
+  "  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: " \
+  "/var/lib/nfsrdma/backups/nfs.conf.20261201T000000Z\n    keys:\n      - " keys "\n"
 
 #define EXPORT_OK "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: 10.0.0.0/24\n"
 #define CLIENT(extra)                                                                              \
@@ -569,6 +605,195 @@ const std::vector<BadCase> kCases = {
      {"serve", "--port", "99999", "{cfg}"},
      "--port 99999 is out of range 0..65535",
      2},
+    // Host forms exportfs reads otherwise than as an address (client_gettype,
+    // support/export/client.c): the rule named is the one of its class.
+    {"HostGssPseudoClient",
+     CLIENT("") "      - host: gss/krb5\n",
+     {},
+     "{cfg}:6:15: exports[0].clients[1] host 'gss/krb5': 'gss/' names exports(5)'s RPCSEC_GSS "
+     "pseudo-client, deprecated in favour of the sec= option (mountd matches no client to it); "
+     "give the clients' host or network and their flavors in the sec key (sec: [krb5])"},
+    {"HostWildcardWithSlash",
+     CLIENT("") "      - host: '*.example.com/24'\n",
+     {},
+     "host '*.example.com/24': '/' is not allowed in a host name"},
+    // Host files nfs-utils reads in a way that cannot be known (issue 37):
+    // apply and plan refuse, naming the file and line.
+    {"NfsConfIncludeIsAFifo",
+     EXPORT_OK,
+     {},
+     "refusing to apply: nfs-utils would not read the [nfsd] values set in /etc/nfs.conf as the "
+     "plan sets them:\n  /etc/nfs.conf:2: include /etc/site.fifo is a FIFO; expected a regular "
+     "file (nfs-utils would block opening it until something writes to it: nfsconf and the NFS "
+     "server's start hang)",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "etc/site.fifo");
+       nfsConf("[nfsd]\ninclude = site.fifo\n")(h);
+     }},
+    {"NfsConfIncludeIsAFifoOnPlan",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "nfsrdma-server: apply would refuse: 1 problem listed under \"Apply refuses\"",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "etc/site.fifo");
+       nfsConf("[nfsd]\ninclude = site.fifo\n")(h);
+     },
+     "  - /etc/nfs.conf:2: include /etc/site.fifo is a FIFO; expected a regular file"},
+    {"NfsConfDLinksToAFifo",
+     EXPORT_OK,
+     {},
+     "/etc/nfs.conf.d/10-site.conf is a FIFO; expected a regular file (nfs-utils would block "
+     "opening it",
+     1,
+     [](const StagedHost& h) {
+       fifoAt(h, "srv/pipe");
+       h.mkdir("etc/nfs.conf.d");
+       std::filesystem::create_symlink("/srv/pipe", h.root / "etc/nfs.conf.d/10-site.conf");
+     }},
+    {"NfsConfIncludeLoop",
+     EXPORT_OK,
+     {},
+     "/etc/nfs.conf:2: include /etc/nfs.conf leads back to a file on its way (/etc/nfs.conf:2): "
+     "nfs-utils follows includes without a limit, so it would recurse until it crashes",
+     1,
+     nfsConf("[nfsd]\ninclude = nfs.conf\n")},
+    {"NfsConfIncludeChainLongerThanFollowed",
+     EXPORT_OK,
+     {},
+     "/etc/c16.conf:1: include /etc/c17.conf is include number 17 of a chain (/etc/nfs.conf:2 -> ",
+     1,
+     [](const StagedHost& h) { includeChain(h, 17); }},
+    // plan exits 1 where apply refuses, and says why under "Apply refuses".
+    {"PlanWithTheStateDirectoryAFile",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "apply would refuse: 1 problem",
+     1,
+     [](const StagedHost& h) { h.write("var/lib/nfsrdma", "not a directory\n"); },
+     "  - /var/lib/nfsrdma (under --root {root}) is a regular file; expected a directory\n"},
+    {"PlanWithAnUnreadableRecord",
+     EXPORT_OK,
+     {"plan", "{cfg}"},
+     "apply would refuse: 1 problem",
+     1,
+     [](const StagedHost& h) { h.write("var/lib/nfsrdma/last-apply.yaml", "undo: [unclosed\n"); },
+     "  - /var/lib/nfsrdma/last-apply.yaml (under --root {root}): line 2, column 1: unreadable "
+     "apply record"},
+    {"DryRunApplyWithARecordApplyNeverWrites",
+     EXPORT_OK,
+     {"--dry-run", "apply", "{cfg}"},
+     "/var/lib/nfsrdma/last-apply.yaml (under --root {root}): undo step 2 (module): expected "
+     "name nfsd, svcrdma or rpcrdma (got 'evil')",
+     1,
+     record("  - kind: module\n    name: evil\n")},
+    // A hand-edited undo record: rollback accepts only what apply records.
+    {"RecordKernelFileApplyNeverWrites",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (kernel /proc/fs/nfsd/unlock_ip): expected a path in /proc/fs/nfsd or "
+     "/proc/sys/sunrpc/svc_rdma that apply writes (threads, versions, nfsv4leasetime, "
+     "nfsv4gracetime, max_requests, max_req_size, max_outbound_read_requests); not an undo step "
+     "apply writes, so nothing was changed",
+     1,
+     record("  - kind: kernel\n    path: /proc/fs/nfsd/unlock_ip\n    before: \"10.0.0.1\\n\"\n")},
+    {"RecordKernelValueOnTwoLines",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (kernel /proc/fs/nfsd/nfsv4leasetime): expected before: a number of seconds "
+     "10..3600 on one line, as the kernel reports it (got '90\\x0a60\\x0a')",
+     1,
+     record(
+         "  - kind: kernel\n    path: /proc/fs/nfsd/nfsv4leasetime\n    before: \"90\\n60\\n\"\n")},
+    {"RecordLeaseTimeOutOfRange",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/fs/nfsd/nfsv4gracetime): expected before: a number of seconds 10..3600",
+     1,
+     record("  - kind: kernel\n    path: /proc/fs/nfsd/nfsv4gracetime\n    before: \"5\\n\"\n")},
+    {"RecordSvcRdmaValueOutOfRange",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/sys/sunrpc/svc_rdma/max_requests): expected before: a number 4..16384 on one "
+     "line",
+     1,
+     record("  - kind: kernel\n    path: /proc/sys/sunrpc/svc_rdma/max_requests\n"
+            "    before: \"100000\\n\"\n")},
+    {"RecordVersionsThatAreNotVersions",
+     nullptr,
+     {"rollback"},
+     "(kernel /proc/fs/nfsd/versions): expected before: versions such as '-2 +3 +4 +4.0 +4.1 "
+     "+4.2' on one line, as the kernel reports it (got '+4.1 rdma 20049')",
+     1,
+     record(
+         "  - kind: kernel\n    path: /proc/fs/nfsd/versions\n    before: \"+4.1 rdma 20049\"\n")},
+    {"RecordThreadsAboveNfsdMaximum",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (threads): expected argv [<sbin or bin>/nfsdctl, threads, <count 0..8192>]",
+     1,
+     record("  - kind: threads\n    argv: [/usr/sbin/nfsdctl, threads, 99999]\n")},
+    {"RecordListenerNotInThePortList",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (listener /proc/fs/nfsd/portlist): expected name '<tcp or rdma> <port "
+     "1..65535>', a listener apply opens (got 'udp 2049')",
+     1,
+     record("  - kind: listener\n    path: /proc/fs/nfsd/portlist\n    name: udp 2049\n")},
+    {"RecordListenerPortOutOfRange",
+     nullptr,
+     {"rollback"},
+     "a listener apply opens (got 'rdma 70000')",
+     1,
+     record("  - kind: listener\n    path: /proc/fs/nfsd/portlist\n    name: rdma 70000\n")},
+    {"RecordNfsConfValueWithANewline",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected [nfsd] threads values on one line, without "
+     "control bytes, as nfs-utils reads a value (got '8\\x0a[general]\\x0ainclude=/etc/shadow')",
+     1,
+     record(NFS_CONF_STEP(
+         "{section: nfsd, key: threads, before: \"8\\n[general]\\ninclude=/etc/shadow\", "
+         "after: \"16\"}"))},
+    {"RecordNfsConfKeyApplyNeverSets",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected keys apply sets, in [nfsd]: threads, vers3, "
+     "vers4, vers4.0, vers4.1, vers4.2, lease-time, grace-time, tcp, port, rdma, rdma-port (got "
+     "[nfsd] include)",
+     1,
+     record(NFS_CONF_STEP("{section: nfsd, key: include, before: \"/etc/shadow\"}"))},
+    {"RecordNfsConfKeyInAnotherSection",
+     nullptr,
+     {"rollback"},
+     "(got [general] threads)",
+     1,
+     record(NFS_CONF_STEP("{section: general, key: threads, before: \"8\"}"))},
+    {"RecordNfsConfWholeFile",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected the [nfsd] keys apply set (it undoes "
+     "/etc/nfs.conf key by key)",
+     1,
+     record("  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: "
+            "/var/lib/nfsrdma/backups/nfs.conf.20261201T000000Z\n")},
+    {"RecordNfsConfWriteDigestNotHex",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected writes whose digests are 16 lowercase hex "
+     "digits (got '0123456789abcdef', 'same as before')",
+     1,
+     record(NFS_CONF_STEP("{section: nfsd, key: threads, after: \"16\"}\n    writes:\n      - "
+                          "{replaced: 0123456789abcdef, wrote: same as before}"))},
+    {"RecordBackupOfAnotherFile",
+     nullptr,
+     {"rollback"},
+     "undo step 2 (file /etc/nfs.conf): expected a backup in /var/lib/nfsrdma/backups named "
+     "nfs.conf.<time>",
+     1,
+     record("  - kind: file\n    path: /etc/nfs.conf\n    existed: true\n    backup: "
+            "/var/lib/nfsrdma/backups/last-apply.yaml.20261201T000000Z\n    keys: []\n")},
 };
 
 std::string substitute(std::string s, const std::string& cfg, const std::string& root) {
@@ -593,6 +818,7 @@ TEST_P(BadInput, ClearErrorAndNothingWritten) {
   const std::string cfg = (host.root / "cfg/cfg.yaml").string();
   const std::string root = host.root.string();
   if (c.yaml != nullptr) host.write("cfg/cfg.yaml", c.yaml);
+  if (c.setup) c.setup(host);
   const auto before = host.snapshot();
 
   std::vector<std::string> args = {"--root", root};
@@ -604,6 +830,10 @@ TEST_P(BadInput, ClearErrorAndNothingWritten) {
   EXPECT_EQ(r.status, c.status) << r.err << r.out;
   EXPECT_NE(r.err.find(substitute(c.expect, cfg, root)), std::string::npos)
       << "expected:\n  " << substitute(c.expect, cfg, root) << "\ngot:\n  " << r.err;
+  if (c.expectOut != nullptr) {
+    EXPECT_NE(r.out.find(substitute(c.expectOut, cfg, root)), std::string::npos)
+        << "expected on stdout:\n  " << substitute(c.expectOut, cfg, root) << "\ngot:\n  " << r.out;
+  }
   EXPECT_EQ(host.snapshot(), before) << "a rejected input must not change any file";
 }
 

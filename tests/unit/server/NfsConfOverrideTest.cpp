@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/CommandRunner.h"
 #include "server/HostPaths.h"
 #include "server/NfsConf.h"
 #include "tests/unit/server/StagedHost.h"
@@ -180,4 +182,34 @@ TEST_F(NfsConfOverride, ValuesThatMeanTheSameAreLeftAsWritten) {
   host.write("cfg/server.yaml", replaced(kConfig, "threads: 16", "threads: 32"));
   applyOnce();
   EXPECT_TRUE(has(host.read("etc/nfs.conf"), "\nthreads = 32   # sized for 2 NICs\n"));
+}
+
+// An /etc/nfs.conf with a NUL byte (a file a crash left with a zeroed tail):
+// nfs-utils reads nothing from the NUL on, so apply puts our keys before it,
+// keeps the bytes after it, and says once that nfs-utils ignores them (at
+// the line the NUL has in the file as apply leaves it).
+TEST_F(NfsConfOverride, ANulByteInNfsConfGetsOurKeysBeforeIt) {
+  const std::string tail = std::string(1, '\0') + std::string(4095, '\0');
+  host.write("etc/nfs.conf", "[nfsd]\nthreads=4\n" + tail);
+  auto apply = runTool({"--root", root, "apply", cfg});
+  ASSERT_EQ(apply.status, 0) << apply.err << apply.out;
+  EXPECT_TRUE(has(apply.out,
+                  "note: /etc/nfs.conf:12: a NUL byte; nfs-utils reads nothing from "
+                  "there on (4096 bytes)"))
+      << apply.out;
+  const std::string conf = host.read("etc/nfs.conf");
+  const auto nul = conf.find('\0');
+  ASSERT_NE(nul, std::string::npos);
+  EXPECT_EQ(conf.substr(nul), tail);
+  EXPECT_TRUE(has(conf.substr(0, nul), "[nfsd]\nthreads=16\nvers3=n\n")) << conf.substr(0, nul);
+  EXPECT_EQ(effective("threads"), "16");
+  EXPECT_EQ(effective("rdma"), "y");
+  const std::string nfsconf =
+      nfsrdma::server::findHostTool(nfsrdma::server::HostPaths("/"), "nfsconf");
+  if (nfsconf.empty()) GTEST_SKIP() << "nfsconf (nfs-common) is not installed: no oracle";
+  nfsrdma::server::SystemCommandRunner run(std::chrono::seconds(10));
+  const auto got = run.run(
+      {nfsconf, "--file", (host.root / "etc/nfs.conf").string(), "--get", "nfsd", "threads"});
+  EXPECT_EQ(got.exitStatus, 0) << got.output;
+  EXPECT_EQ(got.output, "16\n");
 }

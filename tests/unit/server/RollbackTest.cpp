@@ -381,3 +381,114 @@ TEST_F(Rollback, RefusesARecordStepApplyNeverWrites) {
     EXPECT_EQ(host.snapshot(), before) << r.out;
   }
 }
+
+// A kill inside a file write (after apply recorded the step, before it
+// renamed its copy over the file) leaves the file as it was before apply and
+// the copy beside it. Rollback says there is nothing to undo in that file
+// (it was not "edited after apply": apply never changed it), removes the
+// copies apply and rollback make by their exact names, says which, and
+// leaves every other name alone.
+TEST_F(Rollback, AKillInsideAWriteLeavesNothingBehindAfterRollback) {
+  installNfsdctl();
+  ASSERT_EQ(applyDyingAt("/usr/sbin/nfsdctl threads 16"), DyingRunner::kDied);
+  host.write("etc/nfs.conf", pristine.at("etc/nfs.conf"));  // the rename never happened
+  const std::vector<std::string> copies = {
+      "etc/.nfs.conf.nfsrdma-0123456789abcdef",
+      "etc/exports.d/.nfsrdma.exports.nfsrdma-fedcba9876543210",
+      "var/lib/nfsrdma/.last-apply.yaml.nfsrdma-00000000000000ff",
+      "var/lib/nfsrdma/backups/.nfs.conf.20261201T000000Z.1.nfsrdma-0a0b0c0d0e0f1011"};
+  const std::vector<std::string> others = {
+      "etc/.nfs.conf.nfsrdma-0123456789ABCDEF",                // not lowercase hex
+      "etc/.nfs.conf.nfsrdma-0123456789abcde",                 // 15 digits
+      "etc/nfs.conf.nfsrdma-0123456789abcdef",                 // no leading dot
+      "etc/.exports.nfsrdma-0123456789abcdef",                 // a file apply never writes
+      "etc/exports.d/.site.exports.nfsrdma-0123456789abcdef",  // the admin's, beside ours
+      "var/lib/nfsrdma/backups/.notes.nfsrdma-0123456789abcdef"};
+  for (const auto& f : copies) host.write(f, "half a file");
+  for (const auto& f : others) host.write(f, "keep");
+  host.mkdir("etc/exports.d/.nfsrdma.exports.nfsrdma-1111111111111111");
+  std::filesystem::create_symlink("/etc/passwd",
+                                  host.root / "etc/.nfs.conf.nfsrdma-2222222222222222");
+
+  const auto beforeDryRun = host.snapshot();
+  const ToolRun dry = tool({"--dry-run", "rollback"});
+  ASSERT_EQ(dry.status, 0) << dry.out;
+  for (const auto& f : copies) pos(dry.out, "would remove /" + f + " (the copy a killed apply");
+  EXPECT_EQ(host.snapshot(), beforeDryRun);
+
+  const ToolRun rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  pos(rb.out, "/etc/nfs.conf holds what it held before apply: nothing to undo");
+  EXPECT_EQ(rb.out.find("edited after apply"), std::string::npos) << rb.out;
+  EXPECT_EQ(rb.out.find("kept [nfsd]"), std::string::npos) << rb.out;
+  for (const auto& f : copies) {
+    pos(rb.out, "removed /" + f + " (the copy a killed apply or rollback was writing)\n");
+    EXPECT_FALSE(host.exists(f)) << f;
+  }
+  pos(rb.out, "Rollback complete.");
+  for (const auto& f : others) EXPECT_EQ(host.read(f), "keep") << f;
+  EXPECT_TRUE(std::filesystem::is_directory(
+      host.root / "etc/exports.d/.nfsrdma.exports.nfsrdma-1111111111111111"));
+  EXPECT_TRUE(std::filesystem::is_symlink(host.root / "etc/.nfs.conf.nfsrdma-2222222222222222"));
+  expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions", "proc/fs/nfsd/nfsv4leasetime"});
+  for (const auto& [path, content] : host.snapshot()) {
+    EXPECT_EQ(path.find("nfs.conf.") != std::string::npos &&
+                  path.find(".before-rollback") != std::string::npos,
+              false)
+        << "nfs.conf was not changed, so it is not saved as found: " << path;
+  }
+
+  // With no record left, a copy is still removed (and said).
+  host.write(copies[0], "half a file");
+  const ToolRun again = rollback();
+  ASSERT_EQ(again.status, 0) << again.out;
+  pos(again.out, "Nothing to roll back");
+  pos(again.out, "removed /" + copies[0]);
+  EXPECT_FALSE(host.exists(copies[0]));
+}
+
+// Apply records only steps rollback accepts: a kernel value rollback would
+// refuse to write back (here a lease time outside the kernel's own 10..3600)
+// stops apply before that value changes, and apply undoes what it did.
+TEST_F(Rollback, ApplyRecordsOnlyWhatRollbackAccepts) {
+  host.write("proc/fs/nfsd/nfsv4leasetime", "5\n");
+  const ToolRun a = apply();
+  EXPECT_EQ(a.status, 1) << a.out;
+  pos(a.err,
+      "apply stopped at [lease/grace /proc/fs/nfsd/nfsv4leasetime]: its undo step (kernel "
+      "/proc/fs/nfsd/nfsv4leasetime) would not be one rollback accepts: expected before: a number "
+      "of seconds 10..3600 on one line, as the kernel reports it (got '5\\x0a'); the ");
+  pos(a.err, "change(s) it made were undone");
+  EXPECT_EQ(host.read("proc/fs/nfsd/nfsv4leasetime"), "5\n");
+  expectPristine({"etc/nfs.conf", "proc/fs/nfsd/versions"});
+  EXPECT_FALSE(host.exists("var/lib/nfsrdma/last-apply.yaml"));
+}
+
+// Rollback tells apply's own writes from an admin's edit by the record's
+// digests of what each apply replaced and wrote, not by setting apply's keys
+// again: a second apply that adds back keys the first removed (RDMA off,
+// then on) moves them, and nobody edited the file, so it goes back whole.
+// An edit between the two applies is an edit: only apply's keys are undone.
+TEST_F(Rollback, TwoAppliesThatMoveAKeyAreNotAnEditButAnEditBetweenThemIs) {
+  host.write("etc/nfs.conf", "[nfsd]\nthreads=8\nrdma=y\nrdma-port=20049\n# end of [nfsd]\n");
+  const std::string original = host.read("etc/nfs.conf");
+  host.write("cfg/tcp.yaml", std::string(kConfig) + "transports:\n  rdma: {enabled: false}\n");
+  const std::string tcp = (host.root / "cfg/tcp.yaml").string();
+  ASSERT_EQ(tool({"apply", tcp}).status, 0);
+  ASSERT_EQ(apply().status, 0);
+  ASSERT_NE(host.read("etc/nfs.conf").find("# end of [nfsd]\nvers3=n"), std::string::npos)
+      << "the second apply added rdma=y back at the end: " << host.read("etc/nfs.conf");
+  const ToolRun rb = rollback();
+  ASSERT_EQ(rb.status, 0) << rb.out;
+  EXPECT_EQ(rb.out.find("edited after apply"), std::string::npos) << rb.out;
+  pos(rb.out, "restored /etc/nfs.conf from /var/lib/nfsrdma/backups/nfs.conf.");
+  EXPECT_EQ(host.read("etc/nfs.conf"), original);
+
+  ASSERT_EQ(tool({"apply", tcp}).status, 0);
+  host.write("etc/nfs.conf", host.read("etc/nfs.conf") + "[mountd]\nmanage-gids=y\n");
+  ASSERT_EQ(apply().status, 0);
+  const ToolRun edited = rollback();
+  ASSERT_EQ(edited.status, 0) << edited.out;
+  pos(edited.out, "/etc/nfs.conf was edited after apply: undo only apply's keys");
+  EXPECT_NE(host.read("etc/nfs.conf").find("[mountd]\nmanage-gids=y\n"), std::string::npos);
+}

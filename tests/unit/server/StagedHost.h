@@ -129,7 +129,8 @@ class StagedHost {
   bool exists(const std::string& rel) const { return std::filesystem::exists(root / rel); }
 
   // Every path under the root -> its bytes ("<dir>" for directories,
-  // "<symlink TARGET>" for links, which are not followed).
+  // "<symlink TARGET>" for links, which are not followed, "<special>" for
+  // FIFOs, devices and sockets).
   std::map<std::string, std::string> snapshot() const { return snapshotOf(root); }
 
   static std::map<std::string, std::string> snapshotOf(const std::filesystem::path& top) {
@@ -140,6 +141,8 @@ class StagedHost {
         out[rel] = "<symlink " + std::filesystem::read_symlink(e.path()).string() + ">";
       } else if (e.is_directory()) {
         out[rel] = "<dir>";
+      } else if (!e.is_regular_file()) {  // a FIFO, device or socket: never opened
+        out[rel] = "<special>";
       } else {
         std::ifstream in(e.path(), std::ios::binary);
         std::ostringstream ss;

@@ -246,6 +246,26 @@ TEST(Rules, AdmitsEveryHostOnlyForWorldSpellings) {
     EXPECT_FALSE(admitsEveryHost(narrow)) << narrow;
 }
 
+// exportfs classifies a client as client_gettype (support/export/client.c)
+// does: "gss/..." first, then whichever of a wildcard byte or '/' comes
+// first. The message names the rule of that class, not an address's.
+TEST(Rules, AClientIsCheckedByTheClassExportfsGivesIt) {
+  using nfsrdma::server::checkExportClient;
+  for (const char* gss : {"gss/krb5", "gss/krb5i", "gss/krb5p", "gss/"}) {
+    EXPECT_EQ(checkExportClient(gss).rfind("'gss/' names exports(5)'s RPCSEC_GSS pseudo-client", 0),
+              0u)
+        << gss << ": " << checkExportClient(gss);
+  }
+  EXPECT_EQ(checkExportClient("*.example.com/24"),
+            "'/' is not allowed in a host name (host names are dot-separated labels of 1..63 "
+            "letters, digits, '-' and '_' (RFC 1123, plus the '_' of /etc/hosts and Active "
+            "Directory names), with the wildcards '*', '?' and [classes] of exports(5))");
+  EXPECT_EQ(checkExportClient("10.0.0.*/24").rfind("'/' is not allowed in a host name", 0), 0u);
+  EXPECT_EQ(checkExportClient("GSS/krb5"), "'GSS' is not an IPv4 address (four numbers 0..255)");
+  for (const char* ok : {"10.0.0.0/24", "*.example.com", "[a-c]*.lab", "fe80::/64", "@gss"})
+    EXPECT_EQ(checkExportClient(ok), "") << ok;
+}
+
 TEST(Rules, FsidIdentityIsTheValueExportfsReads) {
   using nfsrdma::server::fsidIdentity;
   std::string why;

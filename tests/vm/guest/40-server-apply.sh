@@ -2,7 +2,8 @@
 # Why: `nfsrdma-server apply` must configure the real knfsd from YAML (export
 # with insecure, the rdma 20049 listener, versions, threads), `status` must
 # read it back, a second apply must change nothing, and the kernel client
-# must then mount it over RDMA and move data byte-exact.
+# must then mount it over RDMA and move data byte-exact; rollback must accept
+# the record apply wrote with this kernel's values and undo it.
 # vm-timeout: 240
 set -eu
 . "$VM_LIB/vm.sh"
@@ -37,6 +38,7 @@ nfsd:
 YAML
 mkdir -p /var/lib/nfs/v4recovery
 rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
+threads_before=$(cat /proc/fs/nfsd/threads)
 nfsrdma-server apply server.yaml >apply1.txt 2>&1 || { cat apply1.txt; vm_fail "first apply"; }
 cat apply1.txt
 grep -q '^rdma 20049$' /proc/fs/nfsd/portlist || vm_fail "apply did not add 'rdma 20049' to the port list"
@@ -61,4 +63,13 @@ dd if=src.bin of="$mnt/applied.bin" bs=1M conv=fsync status=none || vm_fail "wri
 [ "$(sha256sum <"$KNFSD_EXPORT/applied.bin" | cut -d' ' -f1)" = "$(sha256sum <src.bin | cut -d' ' -f1)" ] ||
   vm_fail "data written over RDMA differs on the server"
 umount "$mnt"
-echo "apply, status and a second no-op apply on the real knfsd; RDMA mount byte-exact"
+# Rollback accepts only what apply could have recorded: the record apply wrote
+# here holds this kernel's own values (versions, lease, grace, threads,
+# svc_rdma), and rollback must take every one of them back.
+nfsrdma-server rollback >rollback.txt 2>&1 || { cat rollback.txt; vm_fail "rollback"; }
+cat rollback.txt
+grep -q '^Rollback complete' rollback.txt || vm_fail "rollback did not say it completed"
+[ ! -e /etc/exports.d/nfsrdma.exports ] || vm_fail "rollback left our exports file"
+[ "$(cat /proc/fs/nfsd/threads)" = "$threads_before" ] ||
+  vm_fail "rollback left $(cat /proc/fs/nfsd/threads) nfsd threads, not the $threads_before from before apply"
+echo "apply, status and a second no-op apply on the real knfsd; RDMA mount byte-exact; rollback takes the record back"

@@ -55,8 +55,8 @@ start_copy() {
   vm_wait 60 "the $4 copy to start writing" test -s "$dst" || true
 }
 
-# finish_copy NAME WHAT: the copy exits 0, the server holds the same bytes,
-# and the client said what the outage cost; prints its account.
+# finish_copy NAME WHAT [MIB]: the copy exits 0, the server holds the same
+# bytes, and the client said what the outage cost; prints its account.
 finish_copy() {
   status=0
   wait "$cp_pid" || status=$?
@@ -64,7 +64,17 @@ finish_copy() {
   [ "$status" -eq 0 ] || { cat cp.err; vm_fail "$1 failed across $2 (exit $status)"; }
   got=$(sha256sum <"$dst" | cut -d' ' -f1)
   [ "$got" = "$want" ] || vm_fail "$1 reported success across $2, but the server has sha256 $got, expected $want"
-  grep -q '^nfsrdma-client: note: .* s without service)$' cp.err || { cat cp.err; vm_fail "$1 did not say what $2 cost"; }
+  if ! grep -q '^nfsrdma-client: note: .* s without service)$' cp.err; then
+    # Restarted at the very end (MIB given): the copy may have ended before
+    # the server stopped. Only a copy that saw no outage at all is a miss.
+    if [ "${3:-0}" != 0 ] && grep -q '^recovery: outages=0 ' cp.err; then
+      echo "NOTE: $1 ended before $2 took effect: no outage this try"
+      missed=$((missed + 1))
+      return 0
+    fi
+    cat cp.err
+    vm_fail "$1 did not say what $2 cost"
+  fi
   echo "$1 across $2: completed and verified"
   sed -n 's/^nfsrdma-client: note: /  note: /p; s/^recovery: /  recovery: /p; s/^session: /  session: /p' cp.err
 }
@@ -88,7 +98,7 @@ restart_during_copy() {
   sleep 1
   rpc.nfsd -N 3 -U -G 10 -L 10 --rdma=20049 8 || vm_fail "restarting rpc.nfsd"
   grep -q '^rdma 20049$' /proc/fs/nfsd/portlist || echo 'rdma 20049' >/proc/fs/nfsd/portlist
-  finish_copy "the $4 copy" "a server restart"
+  finish_copy "the $4 copy" "a server restart" "${5:-}"
 }
 
 # partition_during_copy PROTO PORT NAME: one copy across a silent partition
@@ -109,10 +119,10 @@ partition_during_copy() {
   clear_netem
 }
 
+missed=0
 restart_during_copy rdma 20049 "" restart-rdma
 restart_during_copy tcp 2049 "" restart-tcp
 try=1
-missed=0
 while [ "$try" -le "$RESTART_TRIES" ]; do
   at=$(echo "$RESTART_AT_MIB" | awk -F, -v t="$try" '{ print $((t - 1) % NF + 1) }')
   echo "trunked restarts: try $try of $RESTART_TRIES, at $at MiB of the copy"
@@ -123,4 +133,4 @@ done
 partition_during_copy rdma 20049 partition-rdma
 partition_during_copy tcp 2049 partition-tcp
 echo "ride-through: $((2 + 2 * RESTART_TRIES - missed)) restarts and 2 partitions, every copy verified"
-[ "$missed" -eq 0 ] || echo "NOTE: $missed trunked tries ended before their restart point"
+[ "$missed" -eq 0 ] || echo "NOTE: $missed trunked copies ended before their restart"

@@ -69,8 +69,8 @@ double parseStartAt(const std::string& text) {
 }
 
 void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
-  if (a.clients == 0 || a.clients > 4096)
-    throw std::invalid_argument("--clients must be 1..4096");
+  if (a.clients == 0 || a.clients > kMaxRank + 1)
+    throw std::invalid_argument("--clients must be 1.." + std::to_string(kMaxRank + 1));
   if (a.clientIndex < 0 || a.clientIndex >= static_cast<std::int64_t>(a.clients)) {
     throw std::invalid_argument("--client-index " + std::to_string(a.clientIndex) +
                                 ": expected 0.." + std::to_string(a.clients - 1) + " (--clients " +
@@ -129,6 +129,12 @@ ClientRun ClientRun::start(const ClientsArgs& a, const FileOptions& o) {
   if (!run.cluster_) {
     if (a.stonewall > 0) throw std::invalid_argument("--stonewall needs mpirun (MPI ranks)");
     return run;
+  }
+  // A rank's result line carries at most kMaxRank: beyond it rank 0 could not add the run up.
+  if (run.cluster_->size() > kMaxRank + 1) {
+    throw std::invalid_argument("mpirun started " + std::to_string(run.cluster_->size()) +
+                                " ranks: expected at most " + std::to_string(kMaxRank + 1) +
+                                " clients (ranks 0.." + std::to_string(kMaxRank) + ")");
   }
   run.rank_ = run.cluster_->rank();
   run.clients_ = run.cluster_->size();

@@ -93,9 +93,10 @@ struct RankAggregate {
 };
 
 // results: one per client, in any order; expectedRanks: how many clients the
-// run started (ranks 0..expectedRanks-1). Throws std::invalid_argument for
-// an inconsistent result (rankResultProblem), a rank out of range or given
-// twice, or a straggler fraction outside (0, 1].
+// run started (ranks 0..expectedRanks-1, at most kMaxRank + 1). Throws
+// std::invalid_argument for an inconsistent result (rankResultProblem), a
+// rank out of range or given twice, expectedRanks 0 or above the limit, or
+// a straggler fraction outside (0, 1].
 RankAggregate aggregateRanks(std::vector<RankResult> results, std::uint32_t expectedRanks,
                              const RankAggregateOptions& options = {});
 

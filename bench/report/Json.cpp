@@ -1,13 +1,12 @@
 #include "bench/report/Json.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "bench/report/InputFile.h"
 
 namespace nfsrdma::bench {
 
@@ -313,13 +312,10 @@ class Parser {
 
 JsonValue parseJson(std::string_view text) { return Parser(text).document(); }
 
-JsonValue parseJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
+JsonValue parseJsonFile(const std::string& path, std::uint64_t maxBytes) {
+  const std::string text = readInputFile(path, {"a JSON file", maxBytes});
   try {
-    return parseJson(ss.str());
+    return parseJson(text);
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

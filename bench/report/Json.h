@@ -73,7 +73,13 @@ class JsonValue {
 // Parses one JSON document; throws std::runtime_error with the byte offset
 // of the first problem. Nesting is bounded (64 levels).
 JsonValue parseJson(std::string_view text);
-// Reads and parses a file; the error names the file.
-JsonValue parseJsonFile(const std::string& path);
+// What a JSON file given to a command may hold. A compare JSON of 4096
+// clients keeps a row per client and cell (some 250 bytes each): a full
+// matrix of 9 rows and 8 targets is near 75 MiB. Parsed, a document takes
+// several times its text.
+inline constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{256} << 20;
+// Reads (readInputFile: a regular file of at most maxBytes) and parses a
+// file; every error names the file.
+JsonValue parseJsonFile(const std::string& path, std::uint64_t maxBytes = kMaxJsonFileBytes);
 
 }  // namespace nfsrdma::bench

@@ -125,6 +125,18 @@ TEST(FileCommand, AnInterruptKeepsTheFilesThatWereCompleteBefore) {
   EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec) << "the complete file was rewritten";
 }
 
+// A JSON that cannot be written is a failure (an ofstream was checked
+// before its buffer reached the file).
+TEST(FileCommand, AJsonThatCannotBeWrittenIsAFailure) {
+  ScratchDir dir("json-full");
+  const CommandResult r = runCommand(
+      runFileCommand, {"file", "--profile", "4k-randread", "--target", "path:" + dir.str(),
+                       "--runtime", "0.1", "--ramp", "0", "--size", "1m", "--direct", "0",
+                       "--json", "/dev/full"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "nfsrdma-bench file: cannot write the JSON to /dev/full: No space left on device\n");
+}
+
 // When the 10 s after Ctrl-C run out with a request still out, the error
 // that ends the layout is the interrupt's: cleanup and exit 130 (it exited 1
 // without cleanup).

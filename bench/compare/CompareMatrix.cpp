@@ -532,6 +532,9 @@ CompareCell cellFromJson(const JsonValue& c) {
            f.str("message")});
     }
   }
+  // /3: a many-client cell's breakdown, which the text and the HTML show again.
+  if (const JsonValue* cl = c.find("clients"); cl != nullptr && cl->isObject())
+    cell.clients = std::make_shared<const ClientsReport>(clientsFromJson(*cl));
   return cell;
 }
 

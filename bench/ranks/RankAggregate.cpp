@@ -158,9 +158,11 @@ RankTotals totalsOf(const std::vector<RankResult>& results, const RankAggregateO
     firstEnd = std::min(firstEnd, r.endOnRank0());
     t.read.merge(r.read.latency);
     t.write.merge(r.write.latency);
+    t.verify.merge(r.verify);
   }
   t.all = t.read;
   t.all.merge(t.write);
+  for (double p : kRankPercentiles) t.latencyUsec.emplace_back(p, t.all.percentile(p) / 1e3);
   t.aggregate = windowBetween(results, firstStart, lastEnd);
   t.firstDone = windowBetween(results, firstStart, firstEnd);
   t.overlap = overlapOf(results, firstStart);

@@ -15,7 +15,8 @@ void readRankLog(InputLines& in, RankLogCells& into) {
   std::string line;
   // Bounded by the input's limits: one pass, one line at a time.
   while (in.next(line)) {
-    if (line.find(kRankJsonSchema) == std::string::npos) continue;
+    // Any version: a line of another one is refused by name, not passed over.
+    if (line.find(kRankJsonSchemaFamily) == std::string::npos) continue;
     // A prefix (kubectl logs --prefix: "[pod/run-0-abc/bench] ") before the object.
     const auto brace = line.find('{');
     if (brace == std::string::npos) continue;

@@ -2,8 +2,12 @@
 // JSON (schema checked, read back), baseline regressions, link JSON.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
+#include "bench/ranks/RankAggregate.h"
 #include "tests/unit/bench/FieldReport.h"
 
 namespace nfsrdma::bench {
@@ -222,6 +226,61 @@ TEST(CompareReport, ReadsABaselineOfSchemaOne) {
   old.replace(old.find("nfsrdma-bench-compare/3"), 23, "nfsrdma-bench-compare/1");
   const CompareReport back = compareFromJson(parseJson(old));
   EXPECT_EQ(formatCompareText(back), formatCompareText(r));
+}
+
+// One client's steady run of a cell, for a many-client cell's breakdown.
+RankResult clientRan(std::uint32_t rank, double startS, double endS, std::uint64_t mib,
+                     std::uint64_t verified) {
+  constexpr double kSec = 1e9;
+  RankResult r;
+  r.cell = "4k-randread nfs-tcp";
+  r.rank = rank;
+  r.host = "node-" + std::to_string(rank);
+  r.startNs = static_cast<std::int64_t>(startS * kSec);
+  r.endNs = static_cast<std::int64_t>(endS * kSec);
+  r.read.bytes = mib << 20;
+  r.read.ops = mib;
+  for (std::uint64_t i = 0; i < mib; ++i) r.read.latency.record(1000 + 37 * i);
+  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
+  r.verify.unitsChecked = verified;
+  r.verify.bytesChecked = verified * 4096;
+  return r;
+}
+
+// `compare --results` of a many-client run's JSON (schema /3) printed the
+// table without the clients' breakdown it holds, and the HTML without its
+// chart: what the text and the HTML show of the clients reads back.
+TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
+  CompareReport r = testing::fieldNotesReport();
+  const RankAggregate a = aggregateRanks(
+      {clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
+       clientRan(2, 11, 14, 40, 30)},
+      3);
+  r.cells[3].clients = std::make_shared<const ClientsReport>(ClientsReport{
+      3, a, {"put on rank 0's by offsets measured at the barrier (ping-pong)", {0, 2500, -1250000},
+             {0, 4000, 12000}}});
+  const RankAggregate lost = aggregateRanks({clientRan(0, 10, 12, 200, 0)}, 2);
+  r.cells[4].clients = std::make_shared<const ClientsReport>(
+      ClientsReport{2, lost, {"not measured", {}, {}}});
+  const std::string text = formatCompareText(r);
+  ASSERT_NE(text.find("     2  node-2 "), std::string::npos) << "no breakdown to compare: " << text;
+  ASSERT_NE(text.find("rank 1: no result"), std::string::npos) << text;
+  ASSERT_NE(text.find("each known to +-12.0 us"), std::string::npos) << text;
+  ASSERT_NE(text.find("60 blocks (240 KiB) checked by all clients, 0 mismatches"),
+            std::string::npos)
+      << text;
+  const CompareReport back = compareFromJson(parseJson(compareToJson(r)));
+  EXPECT_EQ(formatCompareText(back), text);
+  EXPECT_EQ(renderHtmlReport(back), renderHtmlReport(r));
+  for (const std::size_t i : {std::size_t{3}, std::size_t{4}}) {
+    ASSERT_TRUE(back.cells[i].clients) << i;
+    const ClientsReport& was = *r.cells[i].clients;
+    const ClientsReport& is = *back.cells[i].clients;
+    JsonWriter before, after;
+    writeRanksJson(before, "", was.aggregate, was.clients, was.clocks);
+    writeRanksJson(after, "", is.aggregate, is.clients, is.clocks);
+    EXPECT_EQ(after.str(), before.str()) << i;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "bench/BenchCommands.h"
 #include "bench/ranks/RankJson.h"
 #include "tests/unit/bench/CommandCapture.h"
+#include "tests/unit/bench/RankRun.h"
 #include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
@@ -20,17 +21,8 @@ using testing::ScratchDir;
 
 // One client's result line for one cell, in a log file.
 std::string oneClientLog(const ScratchDir& dir) {
-  RankResult r;
-  r.cell = "4k-randread nfs";
-  r.host = "node-0";
-  r.startNs = 1'000'000'000;
-  r.endNs = 3'000'000'000;
-  r.read.bytes = 4096 * 100;
-  r.read.ops = 100;
-  for (int i = 0; i < 100; ++i) r.read.latency.record(1000);
-  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
   const std::string path = dir.str() + "/pods.log";
-  std::ofstream(path) << rankToJsonLine(r);
+  std::ofstream(path) << rankToJsonLine(testing::ranFor(0, "4k-randread nfs", 1, 3, 100));
   return path;
 }
 

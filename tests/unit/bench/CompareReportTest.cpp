@@ -9,6 +9,7 @@
 #include "bench/compare/HtmlReport.h"
 #include "bench/ranks/RankAggregate.h"
 #include "tests/unit/bench/FieldReport.h"
+#include "tests/unit/bench/RankRun.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -228,20 +229,10 @@ TEST(CompareReport, ReadsABaselineOfSchemaOne) {
   EXPECT_EQ(formatCompareText(back), formatCompareText(r));
 }
 
-// One client's steady run of a cell, for a many-client cell's breakdown.
+// A client's read of the cell that checked `verified` blocks.
 RankResult clientRan(std::uint32_t rank, double startS, double endS, std::uint64_t mib,
                      std::uint64_t verified) {
-  constexpr double kSec = 1e9;
-  RankResult r;
-  r.cell = "4k-randread nfs-tcp";
-  r.rank = rank;
-  r.host = "node-" + std::to_string(rank);
-  r.startNs = static_cast<std::int64_t>(startS * kSec);
-  r.endNs = static_cast<std::int64_t>(endS * kSec);
-  r.read.bytes = mib << 20;
-  r.read.ops = mib;
-  for (std::uint64_t i = 0; i < mib; ++i) r.read.latency.record(1000 + 37 * i);
-  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
+  RankResult r = testing::ranFor(rank, "4k-randread nfs-tcp", startS, endS, mib);
   r.verify.unitsChecked = verified;
   r.verify.bytesChecked = verified * 4096;
   return r;

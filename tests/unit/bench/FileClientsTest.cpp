@@ -15,6 +15,7 @@
 #include "bench/file/FileRun.h"
 #include "bench/ranks/RankResult.h"
 #include "tests/unit/bench/ErrorOf.h"
+#include "tests/unit/bench/RankRun.h"
 #include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
@@ -163,15 +164,7 @@ TEST(FileClients, SharedFileJobsWriteDisjointRangesThatVerify) {
 // One rank's verified read of a cell, as rank 0 gets it.
 RankResult verifiedRank(std::uint32_t rank, std::uint64_t units, std::uint64_t mismatches,
                         std::uint64_t ioErrors) {
-  RankResult r;
-  r.cell = "4k-randread nfs-tcp";
-  r.rank = rank;
-  r.host = "node-" + std::to_string(rank);
-  r.startNs = 1'000'000'000;
-  r.endNs = 2'000'000'000;
-  r.read.bytes = units * 4096;
-  r.read.ops = units;
-  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
+  RankResult r = testing::ranFor(rank, "4k-randread nfs-tcp", 1, 2, units);
   r.verify.unitsChecked = units;
   r.verify.bytesChecked = units * 4096;
   r.verify.mismatches = mismatches;

@@ -8,30 +8,16 @@
 #include "bench/ranks/RankLog.h"
 #include "bench/ranks/RankReport.h"
 #include "tests/unit/bench/ErrorOf.h"
+#include "tests/unit/bench/RankRun.h"
 #include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
 namespace {
 
 using testing::errorOf;
+using testing::ranFor;
 using testing::ScratchDir;
 
-constexpr std::int64_t kSec = 1'000'000'000;
-
-RankResult ranFor(std::uint32_t rank, const std::string& cell, double startS, double endS,
-                  std::uint64_t mib) {
-  RankResult r;
-  r.cell = cell;
-  r.rank = rank;
-  r.host = "node-" + std::to_string(rank);
-  r.startNs = static_cast<std::int64_t>(startS * kSec);
-  r.endNs = static_cast<std::int64_t>(endS * kSec);
-  r.read.bytes = mib << 20;
-  r.read.ops = mib;
-  for (std::uint64_t i = 0; i < mib; ++i) r.read.latency.record(1000 + i);
-  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
-  return r;
-}
 
 std::string line(const RankResult& r) { return rankToJsonLine(r); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "bench/file/FileProfile.h"
@@ -212,6 +213,16 @@ void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,
 
 namespace {
 
+// A count read from a saved report (user input): 0 for what is not a number
+// >= 0, at most max, so that no cast goes out of its type's range.
+std::uint64_t countIn(const JsonValue& v, std::string_view key, std::uint64_t max) {
+  const double x = v.num(key);
+  if (!(x >= 0)) return 0;
+  return x >= static_cast<double>(max) ? max : static_cast<std::uint64_t>(x);
+}
+
+constexpr std::uint64_t kAnyCount = std::numeric_limits<std::uint64_t>::max();
+
 RankWindow windowFromJson(const JsonValue& w) {
   // From 0: a report keeps each window's length, not where it lay.
   return {0, std::llround(w.num("seconds") * 1e9), w.num("bytes"), w.num("ops")};
@@ -219,15 +230,15 @@ RankWindow windowFromJson(const JsonValue& w) {
 
 RankRow rowFromJson(const JsonValue& r) {
   RankRow row;
-  row.rank = static_cast<std::uint32_t>(r.num("rank"));
+  row.rank = static_cast<std::uint32_t>(countIn(r, "rank", kMaxRank));
   row.host = r.str("host");
   row.mibPerSec = r.num("mib_per_s");
   row.iops = r.num("iops");
   row.p50Ns = r.num("p50_usec") * 1e3;
   row.p99Ns = r.num("p99_usec") * 1e3;
-  row.bytes = static_cast<std::uint64_t>(r.num("bytes"));
-  row.ops = static_cast<std::uint64_t>(r.num("ops"));
-  row.errors = static_cast<std::uint64_t>(r.num("errors"));
+  row.bytes = countIn(r, "bytes", kAnyCount);
+  row.ops = countIn(r, "ops", kAnyCount);
+  row.errors = countIn(r, "errors", kAnyCount);
   const JsonValue* straggler = r.find("straggler");
   row.straggler = straggler != nullptr && straggler->boolean;
   const JsonValue* overlaps = r.find("overlaps_all");
@@ -238,8 +249,7 @@ RankRow rowFromJson(const JsonValue& r) {
 // The offsets (and their uncertainty) by rank, from the rows that carry them.
 void clocksFromRows(const JsonValue& rows, RankClockNote& note) {
   for (const auto& r : rows.array) {
-    const auto rank = static_cast<std::size_t>(r.num("rank"));
-    if (rank > kMaxRank) continue;
+    const auto rank = static_cast<std::size_t>(countIn(r, "rank", kMaxRank));
     if (const JsonValue* o = r.find("clock_offset_ns"); o != nullptr && o->isNumber()) {
       note.offsetsNs.resize(std::max(note.offsetsNs.size(), rank + 1));
       note.offsetsNs[rank] = o->number;
@@ -267,14 +277,14 @@ RankTotals totalsFromJson(const JsonValue& v, RankClockNote& clocks) {
   if (const JsonValue* c = v.find("clocks")) {
     clocks.how = c->str("how");
     t.clocks.maxAbsOffsetNs = std::llround(c->num("max_abs_offset_ns"));
-    t.clocks.rank = static_cast<std::uint32_t>(c->num("rank"));
+    t.clocks.rank = static_cast<std::uint32_t>(countIn(*c, "rank", kMaxRank));
     t.clocks.warning = c->str("warning");
   }
   t.medianMibPerSec = v.num("straggler_median_mib_per_s");
   if (const JsonValue* verify = v.find("verify")) {
-    t.verify.unitsChecked = static_cast<std::uint64_t>(verify->num("blocks_checked"));
-    t.verify.bytesChecked = static_cast<std::uint64_t>(verify->num("bytes_checked"));
-    t.verify.mismatches = static_cast<std::uint64_t>(verify->num("mismatches"));
+    t.verify.unitsChecked = countIn(*verify, "blocks_checked", kAnyCount);
+    t.verify.bytesChecked = countIn(*verify, "bytes_checked", kAnyCount);
+    t.verify.mismatches = countIn(*verify, "mismatches", kAnyCount);
   }
   if (const JsonValue* rows = v.find("per_client"); rows != nullptr && rows->isArray()) {
     for (const auto& r : rows->array) t.rows.push_back(rowFromJson(r));
@@ -287,8 +297,11 @@ RankTotals totalsFromJson(const JsonValue& v, RankClockNote& clocks) {
 
 ClientsReport clientsFromJson(const JsonValue& v) {
   const JsonValue* count = v.find("clients");
-  if (count == nullptr || !count->isNumber())
-    throw std::runtime_error("clients: expected an object with a number \"clients\"");
+  if (count == nullptr || !count->isNumber() || !(count->number >= 1) ||
+      count->number > kMaxRank + 1) {
+    throw std::runtime_error("clients: expected an object whose \"clients\" is 1.." +
+                             std::to_string(kMaxRank + 1));
+  }
   ClientsReport c;
   c.clients = static_cast<std::uint32_t>(count->number);
   if (const JsonValue* lost = v.find("lost")) {

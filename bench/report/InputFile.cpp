@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -98,6 +99,7 @@ bool InputLines::fill() {
   if (eof_) return false;
   if (begin_ > 0) {
     buffer_.erase(0, begin_);
+    scanned_ -= begin_;
     begin_ = 0;
   }
   const std::size_t n = readChunk(fd_.get(), buffer_, source_);
@@ -109,7 +111,9 @@ bool InputLines::fill() {
 
 bool InputLines::next(std::string& line) {
   for (;;) {
-    const std::size_t nl = buffer_.find('\n', begin_);
+    // A long line comes in many reads: each byte is searched once.
+    const std::size_t nl = buffer_.find('\n', std::max(begin_, scanned_));
+    scanned_ = nl == std::string::npos ? buffer_.size() : nl + 1;
     const std::size_t end = nl == std::string::npos ? buffer_.size() : nl;
     if (end - begin_ > maxLine_) {
       throw std::runtime_error(source_ + " line " + std::to_string(lineNumber_ + 1) +

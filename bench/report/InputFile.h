@@ -60,7 +60,8 @@ class InputLines {
   InputKind kind_;
   std::size_t maxLine_;
   std::string buffer_;
-  std::size_t begin_ = 0;  // of the unread part of buffer_
+  std::size_t begin_ = 0;    // of the unread part of buffer_
+  std::size_t scanned_ = 0;  // buffer_ up to here holds no '\n' after begin_
   std::uint64_t readBytes_ = 0;
   std::size_t lineNumber_ = 0;
   bool eof_ = false;

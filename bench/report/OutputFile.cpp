@@ -1,6 +1,7 @@
 #include "bench/report/OutputFile.h"
 
 #include <fcntl.h>
+#include <stdio_ext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,8 +22,13 @@ namespace {
 void writeToStdout(std::string_view text, std::string_view what) {
   errno = 0;
   const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-  if (!written || std::fflush(stdout) != 0 || std::ferror(stdout) != 0)
-    writeFailed(what, "standard output", errno);
+  if (written && std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return;
+  const int err = errno;
+  // Said here, once: what stdout still holds is dropped, so that the
+  // command's end (tool::checkStdoutWritten) does not say it again.
+  __fpurge(stdout);
+  std::clearerr(stdout);
+  writeFailed(what, "standard output", err);
 }
 
 }  // namespace

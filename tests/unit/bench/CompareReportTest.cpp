@@ -241,7 +241,9 @@ RankResult clientRan(std::uint32_t rank, double startS, double endS, std::uint64
 // `compare --results` of a many-client run's JSON (schema /3) printed the
 // table without the clients' breakdown it holds, and the HTML without its
 // chart: what the text and the HTML show of the clients reads back.
-TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
+// The field notes with two many-client cells: three clients (one a
+// straggler, clock offsets measured) and two of which one was lost.
+CompareReport manyClientReport() {
   CompareReport r = testing::fieldNotesReport();
   const RankAggregate a = aggregateRanks(
       {clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
@@ -253,6 +255,11 @@ TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
   const RankAggregate lost = aggregateRanks({clientRan(0, 10, 12, 200, 0)}, 2);
   r.cells[4].clients = std::make_shared<const ClientsReport>(
       ClientsReport{2, lost, {"not measured", {}, {}}});
+  return r;
+}
+
+TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
+  const CompareReport r = manyClientReport();
   const std::string text = formatCompareText(r);
   ASSERT_NE(text.find("     2  node-2 "), std::string::npos) << "no breakdown to compare: " << text;
   ASSERT_NE(text.find("rank 1: no result"), std::string::npos) << text;
@@ -272,6 +279,29 @@ TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
     writeRanksJson(after, "", is.aggregate, is.clients, is.clocks);
     EXPECT_EQ(after.str(), before.str()) << i;
   }
+}
+
+// A saved report is user input: a breakdown out of range is refused naming
+// its cell, and numbers beyond their fields' types are clamped, not cast.
+TEST(CompareReport, AClientsBreakdownOutOfRangeIsRefusedNamingItsCell) {
+  const std::string json = compareToJson(manyClientReport());
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = json;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  try {
+    compareFromJson(parseJson(replaced(R"("clients": {"clients": 3)", R"("clients": {"clients": 1e300)")));
+    ADD_FAILURE() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "compare JSON: 4k-randread local: clients: expected an object whose "
+                           "\"clients\" is 1..4096");
+  }
+  const CompareReport back = compareFromJson(parseJson(
+      replaced(R"("rank": 2, "host": "node-2")", R"("rank": 1e300, "host": "node-2")")));
+  ASSERT_TRUE(back.cells[3].clients && back.cells[3].clients->aggregate.totals);
+  EXPECT_EQ(back.cells[3].clients->aggregate.totals->rows[2].rank, kMaxRank);
 }
 
 }  // namespace

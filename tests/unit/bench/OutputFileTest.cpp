@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -40,11 +41,14 @@ TEST(OutputFile, AFullDeviceIsAnErrorNamingTheReportAndThePath) {
 
 TEST(OutputFile, DashIsStandardOutputAndAFullOneIsAnError) {
   std::string error;
+  int leftError = -1;
   {
     const nfsrdma::testing::FullStdout full;
     error = errorOf([] { writeReportFile("-", "{}\n", "JSON"); });
+    leftError = std::ferror(stdout) | std::fflush(stdout);
   }
   EXPECT_EQ(error, "cannot write the JSON to standard output: No space left on device");
+  EXPECT_EQ(leftError, 0) << "said once: the command's end must not say it again";
   ::testing::internal::CaptureStdout();
   writeReportFile("-", "{}\n", "JSON");
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "{}\n");

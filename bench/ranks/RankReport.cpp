@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "bench/file/FileProfile.h"
@@ -213,16 +212,6 @@ void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,
 
 namespace {
 
-// A count read from a saved report (user input): 0 for what is not a number
-// >= 0, at most max, so that no cast goes out of its type's range.
-std::uint64_t countIn(const JsonValue& v, std::string_view key, std::uint64_t max) {
-  const double x = v.num(key);
-  if (!(x >= 0)) return 0;
-  return x >= static_cast<double>(max) ? max : static_cast<std::uint64_t>(x);
-}
-
-constexpr std::uint64_t kAnyCount = std::numeric_limits<std::uint64_t>::max();
-
 RankWindow windowFromJson(const JsonValue& w) {
   // From 0: a report keeps each window's length, not where it lay.
   return {0, std::llround(w.num("seconds") * 1e9), w.num("bytes"), w.num("ops")};
@@ -230,15 +219,15 @@ RankWindow windowFromJson(const JsonValue& w) {
 
 RankRow rowFromJson(const JsonValue& r) {
   RankRow row;
-  row.rank = static_cast<std::uint32_t>(countIn(r, "rank", kMaxRank));
+  row.rank = static_cast<std::uint32_t>(r.whole("rank", kMaxRank));
   row.host = r.str("host");
   row.mibPerSec = r.num("mib_per_s");
   row.iops = r.num("iops");
   row.p50Ns = r.num("p50_usec") * 1e3;
   row.p99Ns = r.num("p99_usec") * 1e3;
-  row.bytes = countIn(r, "bytes", kAnyCount);
-  row.ops = countIn(r, "ops", kAnyCount);
-  row.errors = countIn(r, "errors", kAnyCount);
+  row.bytes = r.whole("bytes");
+  row.ops = r.whole("ops");
+  row.errors = r.whole("errors");
   const JsonValue* straggler = r.find("straggler");
   row.straggler = straggler != nullptr && straggler->boolean;
   const JsonValue* overlaps = r.find("overlaps_all");
@@ -249,7 +238,7 @@ RankRow rowFromJson(const JsonValue& r) {
 // The offsets (and their uncertainty) by rank, from the rows that carry them.
 void clocksFromRows(const JsonValue& rows, RankClockNote& note) {
   for (const auto& r : rows.array) {
-    const auto rank = static_cast<std::size_t>(countIn(r, "rank", kMaxRank));
+    const auto rank = static_cast<std::size_t>(r.whole("rank", kMaxRank));
     if (const JsonValue* o = r.find("clock_offset_ns"); o != nullptr && o->isNumber()) {
       note.offsetsNs.resize(std::max(note.offsetsNs.size(), rank + 1));
       note.offsetsNs[rank] = o->number;
@@ -277,14 +266,14 @@ RankTotals totalsFromJson(const JsonValue& v, RankClockNote& clocks) {
   if (const JsonValue* c = v.find("clocks")) {
     clocks.how = c->str("how");
     t.clocks.maxAbsOffsetNs = std::llround(c->num("max_abs_offset_ns"));
-    t.clocks.rank = static_cast<std::uint32_t>(countIn(*c, "rank", kMaxRank));
+    t.clocks.rank = static_cast<std::uint32_t>(c->whole("rank", kMaxRank));
     t.clocks.warning = c->str("warning");
   }
   t.medianMibPerSec = v.num("straggler_median_mib_per_s");
   if (const JsonValue* verify = v.find("verify")) {
-    t.verify.unitsChecked = countIn(*verify, "blocks_checked", kAnyCount);
-    t.verify.bytesChecked = countIn(*verify, "bytes_checked", kAnyCount);
-    t.verify.mismatches = countIn(*verify, "mismatches", kAnyCount);
+    t.verify.unitsChecked = verify->whole("blocks_checked");
+    t.verify.bytesChecked = verify->whole("bytes_checked");
+    t.verify.mismatches = verify->whole("mismatches");
   }
   if (const JsonValue* rows = v.find("per_client"); rows != nullptr && rows->isArray()) {
     for (const auto& r : rows->array) t.rows.push_back(rowFromJson(r));

@@ -162,6 +162,12 @@ double JsonValue::num(std::string_view key, double fallback) const {
   return v != nullptr && v->kind == Kind::Number ? v->number : fallback;
 }
 
+std::uint64_t JsonValue::whole(std::string_view key, std::uint64_t max) const {
+  const double x = num(key);
+  if (!(x >= 0)) return 0;
+  return x >= static_cast<double>(max) ? max : static_cast<std::uint64_t>(x);
+}
+
 std::string JsonValue::str(std::string_view key, std::string_view fallback) const {
   const JsonValue* v = find(key);
   return v != nullptr && v->kind == Kind::String ? v->string : std::string(fallback);

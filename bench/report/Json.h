@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +68,11 @@ class JsonValue {
   const JsonValue* find(std::string_view key) const;
   // Member as number/string with a fallback when absent or of another kind.
   double num(std::string_view key, double fallback = 0) const;
+  // Member as a whole number 0..max for a saved document (user input): 0
+  // when absent, not a number or below 0, max when above it, so that no
+  // cast of a double goes out of its type's range.
+  std::uint64_t whole(std::string_view key,
+                      std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
   std::string str(std::string_view key, std::string_view fallback = {}) const;
 };
 

@@ -1,5 +1,10 @@
 #include "verbs/ToolCli.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
 namespace nfsrdma::tool {
 
 void printCommandRow(std::ostream& out, std::string_view head, std::string_view summary,
@@ -71,6 +76,18 @@ int runReportingErrors(std::string_view who, std::ostream& err, const std::funct
   }
 }
 
+int checkStdoutWritten(std::string_view who, std::ostream& err, int status) {
+  errno = 0;
+  std::cout.flush();  // stdout's own flush, as std::cout writes through stdio
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flushErrno = errno;
+  if (flushed && std::ferror(stdout) == 0 && !std::cout.bad()) return status;
+  // An earlier implicit flush may have failed: its errno is gone by now.
+  const std::string why = flushErrno != 0 ? std::strerror(flushErrno) : "write error";
+  printErrorLine(err, who, "write to standard output: " + why);
+  return status == kExitSuccess ? kExitFailure : status;
+}
+
 void printUsage(const Tool& tool, std::ostream& out) {
   out << "usage: " << tool.synopsis << "\n\ncommands:\n";
   printCommands(out, tool.commands, tool.width);
@@ -84,7 +101,7 @@ int dispatch(const Tool& tool, int argc, char** argv, std::ostream& out, std::os
   }
   if (isHelpWord(argv[1])) {
     printUsage(tool, out);
-    return kExitSuccess;
+    return checkStdoutWritten(tool.name, err, kExitSuccess);
   }
   const Subcommand<CommandMain>* command = nullptr;
   try {
@@ -94,7 +111,8 @@ int dispatch(const Tool& tool, int argc, char** argv, std::ostream& out, std::os
     printUsage(tool, err);
     return kExitUsage;
   }
-  return command->action(argc - 1, argv + 1);
+  const int status = command->action(argc - 1, argv + 1);
+  return checkStdoutWritten(std::string(tool.name) + " " + argv[1], err, status);
 }
 
 }  // namespace nfsrdma::tool

@@ -103,6 +103,13 @@ void parseOrUsageError(const std::function<void()>& parse);
 int runReportingErrors(std::string_view who, std::ostream& err, const std::function<int()>& body,
                        std::string_view usageText = {});
 
+// After a command ran: what it printed on standard output (std::cout or
+// stdio) must have reached it. When the flush fails or an earlier write did
+// (a full disk, /dev/full, a closed pipe), "who: write to standard output:
+// <errno text>" goes on err and the status becomes kExitFailure, unless it
+// already said the command failed; otherwise status is returned as it was.
+int checkStdoutWritten(std::string_view who, std::ostream& err, int status);
+
 // A tool whose first word picks the command, which gets the rest of argv
 // (its argv[0] is the command's word) and parses its own options.
 using CommandMain = int (*)(int argc, char** argv);
@@ -117,7 +124,8 @@ struct Tool {
 // "usage: SYNOPSIS", the command list and the footer.
 void printUsage(const Tool& tool, std::ostream& out);
 // No command: the usage on err, kExitUsage. A help word: the usage on out,
-// kExitSuccess. A command: what it returns. Any other word: "tool: unknown
+// kExitSuccess. A command: what it returns (checkStdoutWritten: a report
+// lost on a full standard output is a failure of every command). Any other word: "tool: unknown
 // command 'x' (expected ...)" and the usage on err, kExitUsage.
 int dispatch(const Tool& tool, int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -7,13 +7,14 @@
 // and the overlap window is what to trust.
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "bench/BenchCommands.h"
+#include "bench/ranks/RankJson.h"
 #include "bench/ranks/RankLog.h"
 #include "bench/ranks/RankReport.h"
 #include "bench/report/Json.h"
+#include "bench/report/OutputFile.h"
 #include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
@@ -31,19 +32,15 @@ struct AggregateArgs {
 
 RankLogCells readLogs(const AggregateArgs& a) {
   RankLogCells cells;
-  if (a.logs.empty()) readRankLog(std::cin, "stdin", cells);
-  for (const auto& path : a.logs) {
-    if (path == "-") {
-      readRankLog(std::cin, "stdin", cells);
-      continue;
-    }
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("log " + path + ": cannot be opened");
-    readRankLog(in, path, cells);
+  const std::vector<std::string> logs = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
+  for (const auto& path : logs) {
+    InputLines in = rankLogLines(path);
+    readRankLog(in, cells);
   }
   if (cells.lines == 0) {
     throw std::invalid_argument(
-        "no result lines (schema nfsrdma-bench-rank/1) in the logs: give the pods' logs, e.g. "
+        "no result lines (schema " + std::string(kRankJsonSchema) +
+        ") in the logs: give the pods' logs, e.g. "
         "kubectl logs -l job-name=RUN --tail=-1 | nfsrdma-bench aggregate");
   }
   return cells;
@@ -52,16 +49,6 @@ RankLogCells readLogs(const AggregateArgs& a) {
 RankClockNote podClocks() {
   return {"not measured: each client's own wall clock (its node's NTP); windows checked for overlap",
           {}, {}};
-}
-
-void writeOut(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fputs(text.c_str(), stdout);
-    return;
-  }
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 int aggregateSteps(const AggregateArgs& a) {
@@ -89,8 +76,8 @@ int aggregateSteps(const AggregateArgs& a) {
     html += "<h2>" + xmlEscape(cells.cells[i]) + "</h2>\n" + ranksSvg(agg);
   }
   w.endArray().endObject();
-  if (!a.jsonPath.empty()) writeOut(a.jsonPath, w.str() + "\n");
-  if (!a.htmlPath.empty()) writeOut(a.htmlPath, html);
+  if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, w.str() + "\n", "JSON");
+  if (!a.htmlPath.empty()) writeReportFile(a.htmlPath, html, "HTML report");
   return allFine ? tool::kExitSuccess : tool::kExitFailure;
 }
 
@@ -120,6 +107,11 @@ int runAggregateCommand(int argc, char** argv) {
     if (vm.count("help")) {
       std::cout << "usage: nfsrdma-bench aggregate [options] [LOG...]\n" << opts;
       return tool::kExitSuccess;
+    }
+    // Ranks stop at kMaxRank, as the result lines' own do.
+    if (a.clients > kMaxRank + 1) {
+      throw tool::UsageError("--clients " + std::to_string(a.clients) + ": expected 1.." +
+                             std::to_string(kMaxRank + 1));
     }
     return aggregateSteps(a);
   });

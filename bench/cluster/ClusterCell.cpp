@@ -26,6 +26,7 @@ RankResult rankResultOf(const ClientOutcome& o, const ClientIdentity& who, const
   r.write = {wr.bytes, wr.ops, wr.lat};
   r.errors = o.errors;
   r.firstError = o.firstError;
+  r.verify = o.verify;
   for (const auto& p : o.timeline.points) r.samples.push_back({p.atNs, p.bytes, p.ops});
   return r;
 }

@@ -25,6 +25,7 @@ struct ClientOutcome {
   DirectionResult dir[2];  // by IoDirection
   std::uint64_t errors = 0;  // I/O errors and verify mismatches
   std::string firstError;
+  VerifyStats verify;  // --verify: what was checked, verify.mismatches of errors
 };
 
 struct ClientIdentity {

@@ -8,10 +8,8 @@
 // Cells run profile by profile so the targets of one row run back to back.
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -30,6 +28,7 @@
 #include "bench/file/FileRun.h"
 #include "verbs/DeviceDiscovery.h"
 #include "bench/report/Format.h"
+#include "bench/report/OutputFile.h"
 #include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
@@ -101,13 +100,6 @@ double parseServerMem(const std::string& text) {
   if (bytes == 0)
     throw std::invalid_argument("--server-mem '" + text + "': must be more than 0 (e.g. 256g)");
   return static_cast<double>(bytes);
-}
-
-void writeFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
 }
 
 // What the command line asked for.
@@ -528,9 +520,10 @@ bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
   const FileOptions options = toFileOptions(a.workload);
   prepareProfiles(profiles, options);
   const RdmaDevice rdma = findRdmaDevice();
+  // Before the targets: a bad --link-json is refused before a server starts.
+  const LinkBounds link = linkBoundsOf(a.linkJson, rdma);
   const Targets targets = agreedTargets(a, clients);
   std::vector<TargetSpec> specs = targets.specs;
-  const LinkBounds link = linkBoundsOf(a.linkJson, rdma);
   for (auto& s : specs) s.direct = options.direct;
   prepareDeviceTargets(specs, profiles, options);
   describeServer(report, a, specs);
@@ -563,18 +556,14 @@ void emit(const CompareReport& report, const CompareArgs& a) {
   // HTML instead of the text, which would make either unparseable.
   const bool toStdout = a.jsonPath == "-" || a.htmlPath == "-";
   if (!toStdout) std::fputs(formatCompareText(report).c_str(), stdout);
-  if (a.jsonPath == "-") {
-    std::fputs(compareToJson(report).c_str(), stdout);
-  } else if (!a.jsonPath.empty()) {
-    writeFile(a.jsonPath, compareToJson(report));
+  if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, compareToJson(report), "JSON");
+  if (!a.jsonPath.empty() && a.jsonPath != "-") {
     // With --html - stdout is the HTML: where the JSON went is said on stderr.
     std::fprintf(toStdout ? stderr : stdout, "%s JSON: %s\n", toStdout ? "" : "\n",
                  a.jsonPath.c_str());
   }
-  if (a.htmlPath == "-") {
-    std::fputs(renderHtmlReport(report).c_str(), stdout);
-  } else if (!a.htmlPath.empty()) {
-    writeFile(a.htmlPath, renderHtmlReport(report));
+  if (!a.htmlPath.empty()) writeReportFile(a.htmlPath, renderHtmlReport(report), "HTML report");
+  if (!a.htmlPath.empty() && a.htmlPath != "-") {
     std::fprintf(toStdout ? stderr : stdout, " HTML: %s\n", a.htmlPath.c_str());
   }
 }

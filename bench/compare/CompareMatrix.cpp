@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace nfsrdma::bench {
@@ -481,24 +482,26 @@ CompareTarget targetFromJson(const JsonValue& t) {
   return ct;
 }
 
+constexpr std::uint64_t kMaxU32 = std::numeric_limits<std::uint32_t>::max();
+
 // What a cell measured: figures, the conditions they were measured under
 // and latency percentiles.
 void readCellFigures(const JsonValue& c, CompareCell& cell) {
   cell.mibPerSecond = c.num("mib_per_s");
   cell.mbPerSecond = c.num("mb_per_s");
   cell.iops = c.num("iops");
-  cell.ops = static_cast<std::uint64_t>(c.num("ops"));
-  cell.bytes = static_cast<std::uint64_t>(c.num("bytes"));
+  cell.ops = c.whole("ops");
+  cell.bytes = c.whole("bytes");
   cell.seconds = c.num("run_s");
   cell.commitCounted = c.find("commit_s") != nullptr;
   cell.commitSeconds = c.num("commit_s");
-  cell.blockSize = static_cast<std::uint32_t>(c.num("block_bytes"));
-  cell.iodepth = static_cast<std::uint32_t>(c.num("iodepth"));
-  cell.numjobs = static_cast<std::uint32_t>(c.num("numjobs"));
+  cell.blockSize = static_cast<std::uint32_t>(c.whole("block_bytes", kMaxU32));
+  cell.iodepth = static_cast<std::uint32_t>(c.whole("iodepth", kMaxU32));
+  cell.numjobs = static_cast<std::uint32_t>(c.whole("numjobs", kMaxU32));
   cell.clientMode = c.str("client");
-  cell.effectiveIodepth = static_cast<std::uint32_t>(c.num("effective_iodepth"));
+  cell.effectiveIodepth = static_cast<std::uint32_t>(c.whole("effective_iodepth", kMaxU32));
   if (const JsonValue* rp = c.find("read_percent"); rp != nullptr && rp->isNumber()) {
-    cell.readPercent = static_cast<unsigned>(rp->number);
+    cell.readPercent = static_cast<unsigned>(c.whole("read_percent", 100));
   }
   cell.workingSetBytes = c.num("working_set_bytes");
   // "clat_us": the key's name in files written before it was renamed.
@@ -517,10 +520,10 @@ CompareCell cellFromJson(const JsonValue& c) {
   cell.ran = flagOr(c, "ran", false);
   readCellFigures(c, cell);
   cell.verified = flagOr(c, "verified", false);
-  cell.verifyMismatches = static_cast<std::uint64_t>(c.num("verify_mismatches"));
+  cell.verifyMismatches = c.whole("verify_mismatches");
   cell.crossedOutage = flagOr(c, "crossed_outage", false);
   cell.outageSeconds = c.num("outage_s");
-  cell.errors = static_cast<std::uint64_t>(c.num("errors"));
+  cell.errors = c.whole("errors");
   cell.firstError = c.str("first_error");
   cell.cacheDropped = flagOr(c, "server_cache_dropped", false);
   cell.serverCache = c.str("server_cache");
@@ -530,6 +533,14 @@ CompareCell cellFromJson(const JsonValue& c) {
       cell.flags.push_back(
           {f.str("kind"), f.str("severity") == "info" ? FlagSeverity::Info : FlagSeverity::Warning,
            f.str("message")});
+    }
+  }
+  // /3: a many-client cell's breakdown, which the text and the HTML show again.
+  if (const JsonValue* cl = c.find("clients"); cl != nullptr && cl->isObject()) {
+    try {
+      cell.clients = std::make_shared<const ClientsReport>(clientsFromJson(*cl));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("compare JSON: " + cell.profile + " " + cell.target + ": " + e.what());
     }
   }
   return cell;

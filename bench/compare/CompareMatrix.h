@@ -79,7 +79,7 @@ struct CompareCell {
   std::string unsupported;  // the engine cannot run this (shown as n/a, reason in the notes)
   std::vector<Flag> flags;
   // A many-client cell (MPI): the clients' breakdown; the figures above
-  // are all clients' together. Null otherwise, and in a re-rendered JSON.
+  // are all clients' together (read back from a /3 JSON too). Null otherwise.
   std::shared_ptr<const ClientsReport> clients;
   // Against a baseline:
   std::optional<double> baselineMibPerSecond;

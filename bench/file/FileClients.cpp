@@ -69,8 +69,8 @@ double parseStartAt(const std::string& text) {
 }
 
 void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
-  if (a.clients == 0 || a.clients > 4096)
-    throw std::invalid_argument("--clients must be 1..4096");
+  if (a.clients == 0 || a.clients > kMaxRank + 1)
+    throw std::invalid_argument("--clients must be 1.." + std::to_string(kMaxRank + 1));
   if (a.clientIndex < 0 || a.clientIndex >= static_cast<std::int64_t>(a.clients)) {
     throw std::invalid_argument("--client-index " + std::to_string(a.clientIndex) +
                                 ": expected 0.." + std::to_string(a.clients - 1) + " (--clients " +
@@ -95,6 +95,7 @@ ClientOutcome outcomeOf(const RunResult& r) {
   o.dir[0] = r.dir[0];
   o.dir[1] = r.dir[1];
   o.errors = r.errors + r.verify.mismatches;
+  o.verify = r.verify;
   o.firstError = r.firstError;
   if (o.firstError.empty() && r.verify.mismatches > 0) {
     o.firstError = std::to_string(r.verify.mismatches) + " verify mismatches";
@@ -129,6 +130,12 @@ ClientRun ClientRun::start(const ClientsArgs& a, const FileOptions& o) {
   if (!run.cluster_) {
     if (a.stonewall > 0) throw std::invalid_argument("--stonewall needs mpirun (MPI ranks)");
     return run;
+  }
+  // A rank's result line carries at most kMaxRank: beyond it rank 0 could not add the run up.
+  if (run.cluster_->size() > kMaxRank + 1) {
+    throw std::invalid_argument("mpirun started " + std::to_string(run.cluster_->size()) +
+                                " ranks: expected at most " + std::to_string(kMaxRank + 1) +
+                                " clients (ranks 0.." + std::to_string(kMaxRank) + ")");
   }
   run.rank_ = run.cluster_->rank();
   run.clients_ = run.cluster_->size();
@@ -208,14 +215,17 @@ RunResult mergeClients(const RunResult& local, const CellRanks& c, const RankClo
   for (auto& d : m.dir) d = DirectionResult{};
   m.errors = 0;
   m.firstError.clear();
+  m.verify = VerifyStats{};
   for (const RankResult& r : c.results) {
     m.dir[0].merge({r.read.ops, r.read.bytes, r.read.latency});
     m.dir[1].merge({r.write.ops, r.write.bytes, r.write.latency});
-    m.errors += r.errors;
-    if (m.firstError.empty() && !r.firstError.empty()) m.firstError = rankName(r) + ": " + r.firstError;
+    // A rank's errors count its verify mismatches too: they are kept apart, as a run's are.
+    m.errors += r.errors - std::min(r.errors, r.verify.mismatches);
+    m.verify.merge(r.verify);
+    // The first I/O error (a rank with mismatches only says "N verify mismatches").
+    if (m.firstError.empty() && r.errors > r.verify.mismatches && !r.firstError.empty())
+      m.firstError = rankName(r) + ": " + r.firstError;
   }
-  // Each rank's verify mismatches are in its errors; rank 0's own stay apart.
-  m.errors -= std::min(m.errors, local.verify.mismatches);
   if (c.aggregate.totals) m.seconds = c.aggregate.totals->aggregate.seconds();
   m.durableSeconds = m.seconds + local.commitSeconds;
   // Every client ran the same mode: sessions and connections are all of

@@ -3,7 +3,6 @@
 // chosen --engine against it (path = the export's directory on local disk).
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
+#include "bench/report/OutputFile.h"
 #include "verbs/ToolCli.h"
 
 namespace po = boost::program_options;
@@ -145,13 +145,7 @@ void writeJson(const std::string& jsonPath, const std::string& serverNote, const
   writeRunJson(w, r, "result");
   if (ranks) ranks(w);
   w.endObject();
-  if (jsonPath == "-") {
-    std::fputs(w.str().c_str(), stdout);
-    return;
-  }
-  std::ofstream js(jsonPath);
-  js << w.str();
-  if (!js) throw std::runtime_error("cannot write " + jsonPath);
+  writeReportFile(jsonPath, w.str(), "JSON");
 }
 
 // The exit status of a run that ended: 1 when a request failed or data

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "bench/file/DeviceTargets.h"
@@ -156,6 +157,7 @@ std::string CreatedFiles::removeAll() {
     }
   }
   entries_.clear();
+  sharedLayouts_.clear();  // what they laid out is gone
   return failed;
 }
 
@@ -278,10 +280,37 @@ JobSpec jobSpecFor(const FileProfile& profile, const FileOptions& o, std::uint32
   return spec;
 }
 
+// The bytes of a shared file once every job of every client laid its range
+// out: up to the end of the last range.
+std::uint64_t sharedFileBytes(const FileOptions& o) {
+  const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
+  return std::uint64_t{std::max(o.sharingJobs, 1U) - 1} * per + fileBytes(o, kVerifyUnit);
+}
+
+std::string sharedLayoutKey(const TargetSpec& t, const FileOptions& o) {
+  return placeOf(t) + "\n" + benchFileName(o, 0, 0) + " n" + std::to_string(o.nrfiles) + " j" +
+         std::to_string(o.jobBase) + "+" + std::to_string(o.numjobs);
+}
+
+}  // namespace
+
+bool CreatedFiles::claimSharedLayout(const TargetSpec& target, const FileOptions& options) {
+  std::lock_guard lock(mu_);
+  return sharedLayouts_.insert(sharedLayoutKey(target, options)).second;
+}
+
+void CreatedFiles::forgetSharedLayout(const TargetSpec& target, const FileOptions& options) {
+  std::lock_guard lock(mu_);
+  sharedLayouts_.erase(sharedLayoutKey(target, options));
+}
+
+namespace {
+
 // Creates each job's files with the verify pattern unless they already hold
 // the full size (names carry seed and size, so an existing full file is ours).
 // Records in created the files it writes, and only those: a file that was
-// complete before is neither rewritten nor removed after an interrupt.
+// complete before is neither rewritten nor removed after an interrupt (a
+// shared one is rewritten, once per command, with the same data).
 // True when it wrote any.
 bool layOutFileSet(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
   const std::uint64_t bytes = fileBytes(o, kVerifyUnit);
@@ -303,11 +332,15 @@ bool layOutFileSet(const TargetSpec& given, const FileOptions& o, CreatedFiles* 
       // open can fail or be interrupted. As bytesToLayOut: a file at full
       // size (or more) is complete.
       // A shared file's size says nothing of this job's range (another
-      // job may have written past it): the range is always laid out.
-      if (engine->open({files[f]}, true).at(0) >= bytes && !o.sharedFile) continue;
+      // job may have written past it): the range is laid out (once per
+      // command, ensureLayout), and the file is this run's to remove only when
+      // it was short of the whole set (else an earlier run completed it).
+      const std::uint64_t had = engine->open({files[f]}, true).at(0);
+      if (had >= bytes && !o.sharedFile) continue;
       toLayOut.push_back(f);
       // Before writing: an interrupt in the middle must find it.
-      if (created != nullptr) created->add(target, {files[f]});
+      if (created != nullptr && (!o.sharedFile || had < sharedFileBytes(o)))
+        created->add(target, {files[f]});
     }
     if (!toLayOut.empty()) {
       wrote = true;
@@ -329,8 +362,19 @@ bool layOutFileSet(const TargetSpec& given, const FileOptions& o, CreatedFiles* 
 
 // The file set laid out as layOutFileSet does; on a device only when the run
 // may write it, and once per run (claimDeviceLayout). What the layout wrote
-// on a device stays: there is nothing to remove after an interrupt.
+// on a device stays: there is nothing to remove after an interrupt. A
+// shared file set is laid out once per command too (claimSharedLayout): its
+// size cannot say whether this process's ranges are written.
 bool ensureLayout(const TargetSpec& given, const FileOptions& o, CreatedFiles* created) {
+  if (!given.isDevice() && o.sharedFile && created != nullptr) {
+    if (!created->claimSharedLayout(given, o)) return false;
+    try {
+      return layOutFileSet(given, o, created);
+    } catch (...) {
+      created->forgetSharedLayout(given, o);
+      throw;
+    }
+  }
   if (!given.isDevice()) return layOutFileSet(given, o, created);
   if (!given.deviceWritable || !claimDeviceLayout(given, o)) return false;
   try {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -88,6 +89,7 @@ struct RunResult {
 // The files the runs of a command laid out (created, or found short and
 // completed), so that an interrupted command removes them instead of leaving
 // a partial file set. Files that were complete before are never in it.
+// Also the shared file sets the command laid out, which it lays out once.
 class CreatedFiles {
  public:
   // Each file once per directory (a target's localDir, else its location).
@@ -102,10 +104,19 @@ class CreatedFiles {
   // "nfsrdma-bench <command>: interrupted by SIGINT; removed the N file(s) it
   // laid out" (or what could not be removed). Returns the exit status, 128 + signal.
   int reportInterrupted(const char* command, int signal);
+  // True the first time the command asks to lay out a shared file set
+  // (--shared-file: same place, names, seed, size and jobs of this
+  // process); its later cells use what it laid out (its size cannot tell
+  // whether this process's ranges are written, so it is not asked). A
+  // caller whose layout then fails or is interrupted calls
+  // forgetSharedLayout, so that the next cell lays it out again.
+  bool claimSharedLayout(const TargetSpec& target, const FileOptions& options);
+  void forgetSharedLayout(const TargetSpec& target, const FileOptions& options);
 
  private:
   mutable std::mutex mu_;
   std::vector<std::pair<TargetSpec, std::vector<std::string>>> entries_;
+  std::set<std::string> sharedLayouts_;  // claimSharedLayout's keys
 };
 
 // Runs a command's steps so that an interrupt ends it as one: Interrupted,

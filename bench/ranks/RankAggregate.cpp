@@ -19,6 +19,12 @@ void checkResults(std::vector<RankResult>& results, std::uint32_t expectedRanks,
   }
   if (expectedRanks == 0)
     throw std::invalid_argument("expected ranks 0: a run has at least one client");
+  // Each expected rank gets a row or a lost line: the count bounds memory.
+  if (expectedRanks > kMaxRank + 1) {
+    throw std::invalid_argument("expected ranks " + std::to_string(expectedRanks) +
+                                ": a run has at most " + std::to_string(kMaxRank + 1) +
+                                " clients (ranks 0.." + std::to_string(kMaxRank) + ")");
+  }
   std::sort(results.begin(), results.end(),
             [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -152,9 +158,11 @@ RankTotals totalsOf(const std::vector<RankResult>& results, const RankAggregateO
     firstEnd = std::min(firstEnd, r.endOnRank0());
     t.read.merge(r.read.latency);
     t.write.merge(r.write.latency);
+    t.verify.merge(r.verify);
   }
   t.all = t.read;
   t.all.merge(t.write);
+  for (double p : kRankPercentiles) t.latencyUsec.emplace_back(p, t.all.percentile(p) / 1e3);
   t.aggregate = windowBetween(results, firstStart, lastEnd);
   t.firstDone = windowBetween(results, firstStart, firstEnd);
   t.overlap = overlapOf(results, firstStart);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/file/Histogram.h"
@@ -75,6 +76,9 @@ struct RankClocks {
   std::string warning;     // empty unless it exceeds the ramp
 };
 
+// The percentiles a many-client cell reports of its merged histograms.
+inline constexpr double kRankPercentiles[] = {50, 90, 99, 99.9};
+
 struct RankTotals {
   RankWindow aggregate;
   RankWindow firstDone;
@@ -84,6 +88,12 @@ struct RankTotals {
   LatencyHistogram read;  // merged bins of every client
   LatencyHistogram write;
   LatencyHistogram all;
+  // all's kRankPercentiles in microseconds, as the reports print them (a
+  // report read back from JSON has these and no bins).
+  std::vector<std::pair<double, double>> latencyUsec;
+  // --verify: what every client checked, and the first mismatches of all
+  // (in rank order); all zero without --verify.
+  VerifyStats verify;
   RankClocks clocks;
 };
 
@@ -93,9 +103,10 @@ struct RankAggregate {
 };
 
 // results: one per client, in any order; expectedRanks: how many clients the
-// run started (ranks 0..expectedRanks-1). Throws std::invalid_argument for
-// an inconsistent result (rankResultProblem), a rank out of range or given
-// twice, or a straggler fraction outside (0, 1].
+// run started (ranks 0..expectedRanks-1, at most kMaxRank + 1). Throws
+// std::invalid_argument for an inconsistent result (rankResultProblem), a
+// rank out of range or given twice, expectedRanks 0 or above the limit, or
+// a straggler fraction outside (0, 1].
 RankAggregate aggregateRanks(std::vector<RankResult> results, std::uint32_t expectedRanks,
                              const RankAggregateOptions& options = {});
 

@@ -32,6 +32,18 @@ void writeDirection(JsonWriter& w, std::string_view key, const RankDirection& d)
   w.endObject();
 }
 
+// "first": each described mismatch as [file_id, offset, first_bad_byte, kind].
+void writeVerify(JsonWriter& w, const VerifyStats& v) {
+  w.beginObject("verify").field("blocks_checked", v.unitsChecked);
+  w.field("bytes_checked", v.bytesChecked);
+  w.field("mismatches", v.mismatches).beginArray("first");
+  for (const VerifyMismatch& m : v.first) {
+    w.beginArray().field("", std::uint64_t{m.fileId}).field("", m.offset);
+    w.field("", m.firstBadByte).field("", m.kind).endArray();
+  }
+  w.endArray().endObject();
+}
+
 }  // namespace
 
 std::string rankToJsonLine(const RankResult& r) {
@@ -43,7 +55,9 @@ std::string rankToJsonLine(const RankResult& r) {
   w.number("start_ns", std::to_string(r.startNs)).number("end_ns", std::to_string(r.endNs));
   writeDirection(w, "read", r.read);
   writeDirection(w, "write", r.write);
-  w.field("errors", r.errors).field("first_error", r.firstError).beginArray("samples");
+  w.field("errors", r.errors).field("first_error", r.firstError);
+  writeVerify(w, r.verify);
+  w.beginArray("samples");
   for (const ProgressSample& s : r.samples) {
     w.beginArray().number("", std::to_string(s.atNs)).field("", s.bytes).field("", s.ops).endArray();
   }
@@ -185,6 +199,38 @@ RankDirection readDirection(const RankReader& in, const JsonValue& doc, std::str
   return out;
 }
 
+VerifyMismatch readMismatch(const RankReader& in, const JsonValue& m, const std::string& field) {
+  if (!m.isArray() || m.array.size() != 4 || !m.array[3].isString())
+    in.fail(field, "[file_id, offset, first_bad_byte, kind]");
+  constexpr auto kAny = std::numeric_limits<std::uint64_t>::max();
+  return {static_cast<std::uint32_t>(in.unsignedOf(m.array[0], field + "[0]",
+                                                   std::numeric_limits<std::uint32_t>::max())),
+          in.unsignedOf(m.array[1], field + "[1]", kAny),
+          in.unsignedOf(m.array[2], field + "[2]", kAny), m.array[3].string};
+}
+
+VerifyStats readVerify(const RankReader& in, const JsonValue& doc) {
+  const JsonValue& v = in.object(doc, "", "verify");
+  in.onlyKeys(v, "verify", {"blocks_checked", "bytes_checked", "mismatches", "first"});
+  constexpr auto kAny = std::numeric_limits<std::uint64_t>::max();
+  VerifyStats out;
+  out.unitsChecked =
+      in.unsignedOf(in.member(v, "verify", "blocks_checked"), "verify.blocks_checked", kAny);
+  out.bytesChecked =
+      in.unsignedOf(in.member(v, "verify", "bytes_checked"), "verify.bytes_checked", kAny);
+  out.mismatches = in.unsignedOf(in.member(v, "verify", "mismatches"), "verify.mismatches", kAny);
+  const JsonValue& first = in.array(v, "verify", "first");
+  if (first.array.size() > VerifyStats::kMaxReported) {
+    in.fail("verify.first",
+            "at most " + std::to_string(VerifyStats::kMaxReported) + " described mismatches");
+  }
+  for (std::size_t i = 0; i < first.array.size(); ++i) {
+    out.first.push_back(
+        readMismatch(in, first.array[i], "verify.first[" + std::to_string(i) + "]"));
+  }
+  return out;
+}
+
 std::vector<ProgressSample> readSamples(const RankReader& in, const JsonValue& doc) {
   std::vector<ProgressSample> out;
   const JsonValue& samples = in.array(doc, "", "samples");
@@ -203,7 +249,7 @@ std::vector<ProgressSample> readSamples(const RankReader& in, const JsonValue& d
 RankResult readRank(const RankReader& in, const JsonValue& doc) {
   in.onlyKeys(doc, "",
               {"schema", "cell", "rank", "host", "failed", "clock_offset_ns", "start_ns", "end_ns",
-               "read", "write", "errors", "first_error", "samples"});
+               "read", "write", "errors", "first_error", "verify", "samples"});
   if (const std::string schema = in.string(doc, "", "schema"); schema != kRankJsonSchema) {
     in.fail("schema", "\"" + std::string(kRankJsonSchema) + "\", got \"" + schema + "\"");
   }
@@ -222,6 +268,7 @@ RankResult readRank(const RankReader& in, const JsonValue& doc) {
   r.errors = in.unsignedOf(in.member(doc, "", "errors"), "errors",
                            std::numeric_limits<std::uint64_t>::max());
   r.firstError = in.string(doc, "", "first_error");
+  r.verify = readVerify(in, doc);
   r.samples = readSamples(in, doc);
   return r;
 }

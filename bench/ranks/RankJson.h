@@ -1,6 +1,6 @@
 // One RankResult as one JSON line, and back: what a pod prints in its log and
 // what an MPI rank sends to rank 0. The line names its schema
-// ("nfsrdma-bench-rank/1"); the parser reads untrusted text (any log line),
+// ("nfsrdma-bench-rank/2"); the parser reads untrusted text (any log line),
 // so every field must be present with the expected kind and range, no other
 // field is accepted, and each error names the source, the field and what
 // was expected. Integers are read from their literal text, exact to 2^64.
@@ -13,7 +13,11 @@
 
 namespace nfsrdma::bench {
 
-inline constexpr std::string_view kRankJsonSchema = "nfsrdma-bench-rank/1";
+// /2 added "verify" (what the client checked, its first mismatches); a /1
+// line is refused by its schema, naming both.
+inline constexpr std::string_view kRankJsonSchema = "nfsrdma-bench-rank/2";
+// What every version's line carries: how a log's result lines are found.
+inline constexpr std::string_view kRankJsonSchemaFamily = "nfsrdma-bench-rank/";
 
 // The line, ending in '\n'; writing what rankFromJsonLine read gives the
 // same bytes.

@@ -7,17 +7,20 @@
 
 namespace nfsrdma::bench {
 
-void readRankLog(std::istream& in, std::string_view source, RankLogCells& into) {
+InputLines rankLogLines(const std::string& path) {
+  return InputLines(path, kRankLogInput, kMaxRankLogLineBytes);
+}
+
+void readRankLog(InputLines& in, RankLogCells& into) {
   std::string line;
-  std::size_t number = 0;
-  // Bounded by the input: one pass, one line at a time.
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find(kRankJsonSchema) == std::string::npos) continue;
+  // Bounded by the input's limits: one pass, one line at a time.
+  while (in.next(line)) {
+    // Any version: a line of another one is refused by name, not passed over.
+    if (line.find(kRankJsonSchemaFamily) == std::string::npos) continue;
     // A prefix (kubectl logs --prefix: "[pod/run-0-abc/bench] ") before the object.
     const auto brace = line.find('{');
     if (brace == std::string::npos) continue;
-    const std::string where = std::string(source) + " line " + std::to_string(number);
+    const std::string where = in.source() + " line " + std::to_string(in.lineNumber());
     RankResult r = rankFromJsonLine(std::string_view(line).substr(brace), where);
     auto cell = std::find(into.cells.begin(), into.cells.end(), r.cell);
     if (cell == into.cells.end()) {

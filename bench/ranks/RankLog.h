@@ -6,12 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bench/ranks/RankResult.h"
+#include "bench/report/InputFile.h"
 
 namespace nfsrdma::bench {
 
@@ -23,10 +23,21 @@ struct RankLogCells {
   std::size_t lines = 0;  // result lines read
 };
 
-// Adds the result lines of in to into. source names the log in errors:
-// std::invalid_argument "pods.log line 12: field ..." for a line that
+// A log as aggregate reads it: a result line holds a histogram per
+// direction and a progress sample every 100 ms, some 40 bytes each, so a
+// day's run (--runtime's limit) makes a line of some 35 MiB; a log of 4096
+// clients' lines for a matrix of cells stays well inside the total.
+inline constexpr InputKind kRankLogInput{"a log of result lines", std::uint64_t{4} << 30};
+inline constexpr std::size_t kMaxRankLogLineBytes = std::size_t{64} << 20;
+
+// The lines of a log ("-": standard input) within kRankLogInput's bounds.
+InputLines rankLogLines(const std::string& path);
+
+// Adds the result lines of in to into; the errors name in's source and the
+// line: std::invalid_argument "pods.log line 12: field ..." for a line that
 // carries the schema and does not parse, or a second result of one rank
-// for one cell ("... rank 2 reported cell X twice (lines 4 and 9)").
-void readRankLog(std::istream& in, std::string_view source, RankLogCells& into);
+// for one cell ("... rank 2 reported cell X a second time"); what in
+// throws for a line or a log beyond its bounds.
+void readRankLog(InputLines& in, RankLogCells& into);
 
 }  // namespace nfsrdma::bench

@@ -1,14 +1,14 @@
 #include "bench/ranks/RankReport.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "bench/file/FileProfile.h"
 #include "bench/report/Format.h"
 
 namespace nfsrdma::bench {
 namespace {
-
-constexpr double kRankPercentiles[] = {50, 90, 99, 99.9};
 
 std::string percentileKey(double p) {
   std::string s = fmt("p%g", p);
@@ -24,11 +24,14 @@ std::string windowLine(const char* name, const char* what, const RankWindow& w) 
 std::string clockLine(const RankTotals& t, const RankClockNote& clocks) {
   std::string s = " clocks      " + clocks.how;
   if (!clocks.offsetsNs.empty()) {
+    s += fmt(": largest offset to rank 0 %.3f ms (rank %u)",
+             static_cast<double>(t.clocks.maxAbsOffsetNs) / 1e6, t.clocks.rank);
+  }
+  // A report read back from a JSON written before the uncertainty was kept has none.
+  if (!clocks.offsetsNs.empty() && !clocks.uncertaintyNs.empty()) {
     double worstUncertainty = 0;
     for (double u : clocks.uncertaintyNs) worstUncertainty = std::max(worstUncertainty, u);
-    s += fmt(": largest offset to rank 0 %.3f ms (rank %u), each known to +-%.1f us",
-             static_cast<double>(t.clocks.maxAbsOffsetNs) / 1e6, t.clocks.rank,
-             worstUncertainty / 1e3);
+    s += fmt(", each known to +-%.1f us", worstUncertainty / 1e3);
   }
   s += "\n";
   if (!t.clocks.warning.empty()) s += " warning: " + t.clocks.warning + "\n";
@@ -37,8 +40,17 @@ std::string clockLine(const RankTotals& t, const RankClockNote& clocks) {
 
 std::string latencyLine(const RankTotals& t) {
   std::string s = fmt(" latency     merged histograms of %zu clients (usec):", t.rows.size());
-  for (double p : kRankPercentiles) s += fmt(" %s=%.0f", percentileKey(p).c_str(), t.all.percentile(p) / 1e3);
+  for (const auto& [p, usec] : t.latencyUsec) s += fmt(" %s=%.0f", percentileKey(p).c_str(), usec);
   return s + "\n";
+}
+
+// Only a run that verified: what all clients checked together.
+std::string verifyLine(const RankTotals& t) {
+  if (t.verify.unitsChecked == 0 && t.verify.mismatches == 0) return {};
+  return fmt(" verify      %llu blocks (%s) checked by all clients, %llu mismatches\n",
+             static_cast<unsigned long long>(t.verify.unitsChecked),
+             formatBytes(static_cast<double>(t.verify.bytesChecked)).c_str(),
+             static_cast<unsigned long long>(t.verify.mismatches));
 }
 
 std::string rowsText(const RankTotals& t) {
@@ -73,6 +85,7 @@ std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks)
     s += " overlap     none: " + t.overlap.reason + "\n";
   }
   s += latencyLine(t);
+  s += verifyLine(t);
   s += rowsText(t);
   s += fmt("  stragglers: below half the median client's %.1f MiB/s\n", t.medianMibPerSec);
   return s;
@@ -150,6 +163,8 @@ void writeRows(JsonWriter& w, const RankTotals& t, const RankClockNote& clocks) 
     w.field("straggler", r.straggler);
     w.field("overlaps_all", r.overlapsAll);
     if (r.rank < clocks.offsetsNs.size()) w.field("clock_offset_ns", clocks.offsetsNs[r.rank]);
+    if (r.rank < clocks.uncertaintyNs.size())
+      w.field("clock_uncertainty_ns", clocks.uncertaintyNs[r.rank]);
     w.endObject();
   }
   w.endArray();
@@ -164,7 +179,7 @@ void writeTotals(JsonWriter& w, const RankTotals& t, const RankClockNote& clocks
     w.field("overlap_missing", t.overlap.reason);
   }
   w.beginObject("latency_usec");
-  for (double p : kRankPercentiles) w.field(percentileKey(p), t.all.percentile(p) / 1e3);
+  for (const auto& [p, usec] : t.latencyUsec) w.field(percentileKey(p), usec);
   w.endObject();
   w.beginObject("clocks");
   w.field("how", clocks.how);
@@ -173,6 +188,9 @@ void writeTotals(JsonWriter& w, const RankTotals& t, const RankClockNote& clocks
   if (!t.clocks.warning.empty()) w.field("warning", t.clocks.warning);
   w.endObject();
   w.field("straggler_median_mib_per_s", t.medianMibPerSec);
+  w.beginObject("verify").field("blocks_checked", t.verify.unitsChecked);
+  w.field("bytes_checked", t.verify.bytesChecked).field("mismatches", t.verify.mismatches);
+  w.endObject();
   writeRows(w, t, clocks);
 }
 
@@ -190,6 +208,97 @@ void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,
     writeTotals(w, *a.totals, clocks);
   }
   w.endObject();
+}
+
+namespace {
+
+RankWindow windowFromJson(const JsonValue& w) {
+  // From 0: a report keeps each window's length, not where it lay.
+  return {0, std::llround(w.num("seconds") * 1e9), w.num("bytes"), w.num("ops")};
+}
+
+RankRow rowFromJson(const JsonValue& r) {
+  RankRow row;
+  row.rank = static_cast<std::uint32_t>(r.whole("rank", kMaxRank));
+  row.host = r.str("host");
+  row.mibPerSec = r.num("mib_per_s");
+  row.iops = r.num("iops");
+  row.p50Ns = r.num("p50_usec") * 1e3;
+  row.p99Ns = r.num("p99_usec") * 1e3;
+  row.bytes = r.whole("bytes");
+  row.ops = r.whole("ops");
+  row.errors = r.whole("errors");
+  const JsonValue* straggler = r.find("straggler");
+  row.straggler = straggler != nullptr && straggler->boolean;
+  const JsonValue* overlaps = r.find("overlaps_all");
+  row.overlapsAll = overlaps == nullptr || overlaps->boolean;
+  return row;
+}
+
+// The offsets (and their uncertainty) by rank, from the rows that carry them.
+void clocksFromRows(const JsonValue& rows, RankClockNote& note) {
+  for (const auto& r : rows.array) {
+    const auto rank = static_cast<std::size_t>(r.whole("rank", kMaxRank));
+    if (const JsonValue* o = r.find("clock_offset_ns"); o != nullptr && o->isNumber()) {
+      note.offsetsNs.resize(std::max(note.offsetsNs.size(), rank + 1));
+      note.offsetsNs[rank] = o->number;
+    }
+    if (const JsonValue* u = r.find("clock_uncertainty_ns"); u != nullptr && u->isNumber()) {
+      note.uncertaintyNs.resize(std::max(note.uncertaintyNs.size(), rank + 1));
+      note.uncertaintyNs[rank] = u->number;
+    }
+  }
+}
+
+RankTotals totalsFromJson(const JsonValue& v, RankClockNote& clocks) {
+  RankTotals t;
+  if (const JsonValue* w = v.find("aggregate")) t.aggregate = windowFromJson(*w);
+  if (const JsonValue* w = v.find("first_done")) t.firstDone = windowFromJson(*w);
+  if (const JsonValue* w = v.find("overlap")) {
+    t.overlap.overlaps = true;
+    t.overlap.window = windowFromJson(*w);
+  } else {
+    t.overlap.reason = v.str("overlap_missing");
+  }
+  if (const JsonValue* lat = v.find("latency_usec")) {
+    for (double p : kRankPercentiles) t.latencyUsec.emplace_back(p, lat->num(percentileKey(p)));
+  }
+  if (const JsonValue* c = v.find("clocks")) {
+    clocks.how = c->str("how");
+    t.clocks.maxAbsOffsetNs = std::llround(c->num("max_abs_offset_ns"));
+    t.clocks.rank = static_cast<std::uint32_t>(c->whole("rank", kMaxRank));
+    t.clocks.warning = c->str("warning");
+  }
+  t.medianMibPerSec = v.num("straggler_median_mib_per_s");
+  if (const JsonValue* verify = v.find("verify")) {
+    t.verify.unitsChecked = verify->whole("blocks_checked");
+    t.verify.bytesChecked = verify->whole("bytes_checked");
+    t.verify.mismatches = verify->whole("mismatches");
+  }
+  if (const JsonValue* rows = v.find("per_client"); rows != nullptr && rows->isArray()) {
+    for (const auto& r : rows->array) t.rows.push_back(rowFromJson(r));
+    clocksFromRows(*rows, clocks);
+  }
+  return t;
+}
+
+}  // namespace
+
+ClientsReport clientsFromJson(const JsonValue& v) {
+  const JsonValue* count = v.find("clients");
+  if (count == nullptr || !count->isNumber() || !(count->number >= 1) ||
+      count->number > kMaxRank + 1) {
+    throw std::runtime_error("clients: expected an object whose \"clients\" is 1.." +
+                             std::to_string(kMaxRank + 1));
+  }
+  ClientsReport c;
+  c.clients = static_cast<std::uint32_t>(count->number);
+  if (const JsonValue* lost = v.find("lost")) {
+    for (const auto& e : lost->array) c.aggregate.errors.push_back(e.string);
+    return c;
+  }
+  c.aggregate.totals = totalsFromJson(v, c.clocks);
+  return c;
 }
 
 }  // namespace nfsrdma::bench

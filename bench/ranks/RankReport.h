@@ -39,9 +39,16 @@ std::string ranksSvg(const RankAggregate& a);
 // text with <, >, & and " escaped, for HTML and SVG.
 std::string xmlEscape(std::string_view text);
 
-// Under key: {"clients", "lost" [...]} or the windows, "latency_ns"
-// percentiles of the merged histograms, "clocks" and "per_client" rows.
+// Under key: {"clients", "lost" [...]} or the windows, "latency_usec"
+// percentiles of the merged histograms, "clocks" and "per_client" rows
+// (with each client's clock offset and its uncertainty when measured).
 void writeRanksJson(JsonWriter& w, std::string_view key, const RankAggregate& a,
                     std::uint32_t clients, const RankClockNote& clocks);
+
+// What writeRanksJson wrote, read back for a report re-rendered from its JSON
+// (`compare --results`): everything the text and the chart show (windows,
+// merged percentiles, rows, clocks; no histogram bins or progress samples).
+// Throws std::runtime_error when v is not such an object.
+ClientsReport clientsFromJson(const JsonValue& v);
 
 }  // namespace nfsrdma::bench

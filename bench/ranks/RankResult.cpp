@@ -47,6 +47,15 @@ std::optional<std::string> rankResultProblem(const RankResult& r) {
   if (r.read.latency.count() > r.read.ops || r.write.latency.count() > r.write.ops) {
     return rankName(r) + ": more latency samples than ops";
   }
+  if (r.verify.mismatches > r.errors) {
+    return rankName(r) + ": " + std::to_string(r.verify.mismatches) +
+           " verify mismatches, more than its " + std::to_string(r.errors) + " errors";
+  }
+  if (r.verify.first.size() > std::min<std::uint64_t>(r.verify.mismatches, VerifyStats::kMaxReported)) {
+    return rankName(r) + ": " + std::to_string(r.verify.first.size()) +
+           " mismatches described, expected at most " +
+           std::to_string(std::min<std::uint64_t>(r.verify.mismatches, VerifyStats::kMaxReported));
+  }
   return sampleProblem(r);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/file/Histogram.h"
+#include "bench/file/Verify.h"
 
 namespace nfsrdma::bench {
 
@@ -54,8 +55,12 @@ struct RankResult {
   std::int64_t endNs = 0;
   RankDirection read;
   RankDirection write;
+  // I/O errors and verify mismatches (verify.mismatches of them).
   std::uint64_t errors = 0;
   std::string firstError;
+  // --verify: what the client checked (inline reads and the read-back of
+  // its writes) and its first mismatches; all zero without --verify.
+  VerifyStats verify;
   // Ascending times after startNs; counts never decrease; the last sample
   // is at endNs with the totals. (startNs, 0, 0) is the implicit first
   // point, so a client that sampled only its end moved at a constant rate.

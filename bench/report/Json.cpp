@@ -1,13 +1,12 @@
 #include "bench/report/Json.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "bench/report/InputFile.h"
 
 namespace nfsrdma::bench {
 
@@ -163,6 +162,12 @@ double JsonValue::num(std::string_view key, double fallback) const {
   return v != nullptr && v->kind == Kind::Number ? v->number : fallback;
 }
 
+std::uint64_t JsonValue::whole(std::string_view key, std::uint64_t max) const {
+  const double x = num(key);
+  if (!(x >= 0)) return 0;
+  return x >= static_cast<double>(max) ? max : static_cast<std::uint64_t>(x);
+}
+
 std::string JsonValue::str(std::string_view key, std::string_view fallback) const {
   const JsonValue* v = find(key);
   return v != nullptr && v->kind == Kind::String ? v->string : std::string(fallback);
@@ -313,13 +318,10 @@ class Parser {
 
 JsonValue parseJson(std::string_view text) { return Parser(text).document(); }
 
-JsonValue parseJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
+JsonValue parseJsonFile(const std::string& path, std::uint64_t maxBytes) {
+  const std::string text = readInputFile(path, {"a JSON file", maxBytes});
   try {
-    return parseJson(ss.str());
+    return parseJson(text);
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,13 +68,24 @@ class JsonValue {
   const JsonValue* find(std::string_view key) const;
   // Member as number/string with a fallback when absent or of another kind.
   double num(std::string_view key, double fallback = 0) const;
+  // Member as a whole number 0..max for a saved document (user input): 0
+  // when absent, not a number or below 0, max when above it, so that no
+  // cast of a double goes out of its type's range.
+  std::uint64_t whole(std::string_view key,
+                      std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
   std::string str(std::string_view key, std::string_view fallback = {}) const;
 };
 
 // Parses one JSON document; throws std::runtime_error with the byte offset
 // of the first problem. Nesting is bounded (64 levels).
 JsonValue parseJson(std::string_view text);
-// Reads and parses a file; the error names the file.
-JsonValue parseJsonFile(const std::string& path);
+// What a JSON file given to a command may hold. A compare JSON of 4096
+// clients keeps a row per client and cell (some 250 bytes each): a full
+// matrix of 9 rows and 8 targets is near 75 MiB. Parsed, a document takes
+// several times its text.
+inline constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{256} << 20;
+// Reads (readInputFile: a regular file of at most maxBytes) and parses a
+// file; every error names the file.
+JsonValue parseJsonFile(const std::string& path, std::uint64_t maxBytes = kMaxJsonFileBytes);
 
 }  // namespace nfsrdma::bench

@@ -699,15 +699,7 @@ void parseCliArgs(int argc, char** argv, const po::options_description& opts, Cl
 // As ls(1): output that did not reach its file (a full disk, a closed
 // pipe) is an error, not a listing.
 int checkStdoutFlushed(const std::string& cmd, int status) {
-  errno = 0;
-  const bool flushed = std::fflush(stdout) == 0;
-  if (!flushed || std::ferror(stdout) != 0) {
-    // An earlier implicit flush may have failed: its errno is gone by now.
-    std::cerr << "nfsrdma-client: " << cmd << ": write to standard output: "
-              << (!flushed && errno != 0 ? std::strerror(errno) : "write error") << "\n";
-    return nfsrdma::tool::kExitFailure;
-  }
-  return status;
+  return nfsrdma::tool::checkStdoutWritten("nfsrdma-client: " + cmd, std::cerr, status);
 }
 
 // The command's table entry; an unknown word is named with every command,

@@ -3,8 +3,11 @@
 // the embedded nfs-ganesha on 127.0.0.1 and tells the others its address.
 // Checks what rank 0 prints (the aggregate equals the ranks' bytes over the
 // common window, a row per rank, merged percentiles, --verify clean on every
-// rank) and that a rank with a bad target, and a rank killed mid-run, each
-// end the run within 30 s with that rank named and a non-zero exit.
+// rank and its statistics merged), that `compare --results` of such a run
+// shows its clients again, that an interrupt keeps a shared file an earlier
+// run completed, and that a rank with a bad target, and a rank killed
+// mid-run, each end the run within 30 s with that rank named and a non-zero
+// exit.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -75,10 +78,16 @@ JsonValue documentIn(const std::string& out) {
   return parseJson(out.substr(at, end - at + 1));
 }
 
+// Three ranks of `file ARGS --json -` on the embedded server (its
+// directory in work).
+Ran threeRanksJson(const std::string& args, const WorkDir& work) {
+  return run(bench(3, "file " + args + " --json - --work-dir " + work.path.string()));
+}
+
 TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
   WorkDir work;
-  const Ran r = run(bench(3, "file --profile 4k-randwrite --size 8m --runtime 1.5 --ramp 0.2 "
-                             "--verify --json - --work-dir " + work.path.string()));
+  const Ran r =
+      threeRanksJson("--profile 4k-randwrite --size 8m --runtime 1.5 --ramp 0.2 --verify", work);
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   const JsonValue doc = documentIn(r.out);
@@ -118,6 +127,94 @@ TEST(ManyClients, SharedFileRanksWriteDisjointRangesOfOneFile) {
       std::filesystem::directory_iterator(work.path), {});
   ASSERT_EQ(files.size(), 1U) << "one file for the three ranks";
   EXPECT_EQ(files[0].file_size(), 3U * (8U << 20)) << files[0].path();
+}
+
+// Rank 0 reported its own verify statistics as the run's: each rank's now
+// travel in its result line and add up (a 4k read checks one block per op).
+TEST(ManyClients, EveryRanksVerifyStatisticsAreMerged) {
+  WorkDir work;
+  const Ran r = threeRanksJson("--profile 4k-randread --size 8m --runtime 1 --ramp 0.2 --verify", work);
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const JsonValue doc = documentIn(r.out);
+  const JsonValue* rows = doc.find("clients") ? doc.find("clients")->find("per_client") : nullptr;
+  ASSERT_NE(rows, nullptr) << r.out;
+  double ops = 0;
+  for (const auto& row : rows->array) {
+    EXPECT_GT(row.num("ops"), 0);
+    ops += row.num("ops");
+  }
+  // The ramp's reads are checked too, and counted in no window.
+  const JsonValue* verify = doc.find("result")->find("verify");
+  ASSERT_NE(verify, nullptr);
+  EXPECT_GE(verify->num("blocks_checked"), ops) << "every rank's reads, not rank 0's";
+  EXPECT_EQ(verify->num("bytes_checked"), verify->num("blocks_checked") * 4096);
+  EXPECT_EQ(verify->num("mismatches"), 0);
+  const JsonValue* merged = doc.find("clients")->find("verify");
+  ASSERT_NE(merged, nullptr) << r.out;
+  EXPECT_EQ(merged->num("blocks_checked"), verify->num("blocks_checked"));
+}
+
+// The text between " Clients:" and the last "stragglers:" line: what a
+// many-client report says of its clients.
+std::string clientsSection(const std::string& out) {
+  const auto from = out.find(" Clients:");
+  const auto last = out.rfind("  stragglers:");
+  if (from == std::string::npos || last == std::string::npos) return {};
+  return out.substr(from, out.find('\n', last) - from);
+}
+
+// `compare --results` of a many-client run's JSON printed the table without
+// the clients' breakdown: it prints the run's own again.
+TEST(ManyClients, CompareResultsOfARunShowItsClientsAgain) {
+  WorkDir work;
+  const std::string json = (work.path / "run.json").string();
+  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json " +
+                                 json + " --html '' --work-dir " + work.path.string()));
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string ran = clientsSection(r.out);
+  ASSERT_FALSE(ran.empty()) << r.out;
+  const Ran again = run(std::string(NFSRDMA_BENCH_BIN) + " compare --results " + json);
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(clientsSection(again.out), ran) << again.out;
+  for (const char* rank : {"     0  ", "     1  ", "     2  "})
+    EXPECT_NE(clientsSection(again.out).find(rank), std::string::npos) << rank;
+}
+
+// --shared-file under mpirun: a run interrupted after an earlier one had
+// completed the shared file removed it (every rank laid its ranges out
+// again and took the file for its own).
+TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
+  WorkDir work;
+  const std::string args = "file --profile 4k-randread --size 8m --ramp 0 --shared-file "
+                           "--direct 0 --target path:" + work.path.string();
+  const Ran first = run(bench(3, args + " --runtime 0.5"));
+  ASSERT_EQ(first.status, 0) << first.out;
+  std::vector<std::filesystem::directory_entry> files(
+      std::filesystem::directory_iterator(work.path), {});
+  ASSERT_EQ(files.size(), 1U);
+  const std::filesystem::path shared = files[0].path();
+  // The ranks are this test's only nfsrdma-bench processes with this
+  // target; the pattern's start leaves mpirun out (the ranks get the signal,
+  // as from a terminal's Ctrl-C).
+  const std::string ranks =
+      "pgrep -f -- '^" + std::string(NFSRDMA_BENCH_BIN) + " file .*" + work.path.string() + "'";
+  const std::string script = (work.path.parent_path() /
+                              ("nfsrdma-ranks-int-" + std::to_string(::getpid()) + ".sh")).string();
+  std::ofstream(script) << bench(3, args + " --runtime 60") << " & m=$!\n"
+                        << "for i in $(seq 1 100); do\n"
+                        << "  [ \"$(" << ranks << " | wc -l)\" -ge 3 ] && break\n"
+                        << "  sleep 0.1\ndone\nsleep 4\n"
+                        << "kill -INT $(" << ranks << ")\n"
+                        << "wait $m; echo \"rc=$?\"\n";
+  const Ran r = run("bash " + script);
+  std::filesystem::remove(script);
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("interrupted by SIGINT"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("removed the"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(shared)) << "the complete shared file was removed\n" << r.out;
+  EXPECT_EQ(std::filesystem::file_size(shared), 3U * (8U << 20));
 }
 
 TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {

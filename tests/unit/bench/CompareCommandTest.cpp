@@ -61,5 +61,19 @@ TEST(CompareCommand, CompareHtmlDashHasNothingBeforeTheHtml) {
   EXPECT_TRUE(fs::exists(json));
 }
 
+// `compare --results /dev/zero` read until the host ran out of memory: every
+// JSON it is given (--results, --baseline, --link-json) is a regular file of
+// bounded size, refused before a byte is read.
+TEST(CompareCommand, AGivenJsonThatIsADeviceIsRefused) {
+  for (const char* option : {"--results", "--baseline", "--link-json"}) {
+    const CommandResult r = runCommand(runCompareCommand, {"compare", option, "/dev/zero"});
+    EXPECT_EQ(r.rc, 1) << option;
+    EXPECT_EQ(r.err,
+              "nfsrdma-bench compare: /dev/zero: a character device; expected a regular file, a "
+              "JSON file of at most 256 MiB (268435456 bytes)\n")
+        << option;
+  }
+}
+
 }  // namespace
 }  // namespace nfsrdma::bench

@@ -2,9 +2,14 @@
 // JSON (schema checked, read back), baseline regressions, link JSON.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
+#include "bench/ranks/RankAggregate.h"
 #include "tests/unit/bench/FieldReport.h"
+#include "tests/unit/bench/RankRun.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -222,6 +227,81 @@ TEST(CompareReport, ReadsABaselineOfSchemaOne) {
   old.replace(old.find("nfsrdma-bench-compare/3"), 23, "nfsrdma-bench-compare/1");
   const CompareReport back = compareFromJson(parseJson(old));
   EXPECT_EQ(formatCompareText(back), formatCompareText(r));
+}
+
+// A client's read of the cell that checked `verified` blocks.
+RankResult clientRan(std::uint32_t rank, double startS, double endS, std::uint64_t mib,
+                     std::uint64_t verified) {
+  RankResult r = testing::ranFor(rank, "4k-randread nfs-tcp", startS, endS, mib);
+  r.verify.unitsChecked = verified;
+  r.verify.bytesChecked = verified * 4096;
+  return r;
+}
+
+// `compare --results` of a many-client run's JSON (schema /3) printed the
+// table without the clients' breakdown it holds, and the HTML without its
+// chart: what the text and the HTML show of the clients reads back.
+// The field notes with two many-client cells: three clients (one a
+// straggler, clock offsets measured) and two of which one was lost.
+CompareReport manyClientReport() {
+  CompareReport r = testing::fieldNotesReport();
+  const RankAggregate a = aggregateRanks(
+      {clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
+       clientRan(2, 11, 14, 40, 30)},
+      3);
+  r.cells[3].clients = std::make_shared<const ClientsReport>(ClientsReport{
+      3, a, {"put on rank 0's by offsets measured at the barrier (ping-pong)", {0, 2500, -1250000},
+             {0, 4000, 12000}}});
+  const RankAggregate lost = aggregateRanks({clientRan(0, 10, 12, 200, 0)}, 2);
+  r.cells[4].clients = std::make_shared<const ClientsReport>(
+      ClientsReport{2, lost, {"not measured", {}, {}}});
+  return r;
+}
+
+TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
+  const CompareReport r = manyClientReport();
+  const std::string text = formatCompareText(r);
+  ASSERT_NE(text.find("     2  node-2 "), std::string::npos) << "no breakdown to compare: " << text;
+  ASSERT_NE(text.find("rank 1: no result"), std::string::npos) << text;
+  ASSERT_NE(text.find("each known to +-12.0 us"), std::string::npos) << text;
+  ASSERT_NE(text.find("60 blocks (240 KiB) checked by all clients, 0 mismatches"),
+            std::string::npos)
+      << text;
+  const CompareReport back = compareFromJson(parseJson(compareToJson(r)));
+  EXPECT_EQ(formatCompareText(back), text);
+  EXPECT_EQ(renderHtmlReport(back), renderHtmlReport(r));
+  for (const std::size_t i : {std::size_t{3}, std::size_t{4}}) {
+    ASSERT_TRUE(back.cells[i].clients) << i;
+    const ClientsReport& was = *r.cells[i].clients;
+    const ClientsReport& is = *back.cells[i].clients;
+    JsonWriter before, after;
+    writeRanksJson(before, "", was.aggregate, was.clients, was.clocks);
+    writeRanksJson(after, "", is.aggregate, is.clients, is.clocks);
+    EXPECT_EQ(after.str(), before.str()) << i;
+  }
+}
+
+// A saved report is user input: a breakdown out of range is refused naming
+// its cell, and numbers beyond their fields' types are clamped, not cast.
+TEST(CompareReport, AClientsBreakdownOutOfRangeIsRefusedNamingItsCell) {
+  const std::string json = compareToJson(manyClientReport());
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = json;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  try {
+    compareFromJson(parseJson(replaced(R"("clients": {"clients": 3)", R"("clients": {"clients": 1e300)")));
+    ADD_FAILURE() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "compare JSON: 4k-randread local: clients: expected an object whose "
+                           "\"clients\" is 1..4096");
+  }
+  const CompareReport back = compareFromJson(parseJson(
+      replaced(R"("rank": 2, "host": "node-2")", R"("rank": 1e300, "host": "node-2")")));
+  ASSERT_TRUE(back.cells[3].clients && back.cells[3].clients->aggregate.totals);
+  EXPECT_EQ(back.cells[3].clients->aggregate.totals->rows[2].rank, kMaxRank);
 }
 
 }  // namespace

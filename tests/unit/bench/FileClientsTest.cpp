@@ -15,6 +15,7 @@
 #include "bench/file/FileRun.h"
 #include "bench/ranks/RankResult.h"
 #include "tests/unit/bench/ErrorOf.h"
+#include "tests/unit/bench/RankRun.h"
 #include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
@@ -158,6 +159,43 @@ TEST(FileClients, SharedFileJobsWriteDisjointRangesThatVerify) {
   EXPECT_EQ(sharedRangeOffset(o, 1), 4U << 20);
   o.jobBase = 4;
   EXPECT_EQ(sharedRangeOffset(o, 1), 5U * (4U << 20)) << "rank 2 of numjobs 2: job 5";
+}
+
+// One rank's verified read of a cell, as rank 0 gets it.
+RankResult verifiedRank(std::uint32_t rank, std::uint64_t units, std::uint64_t mismatches,
+                        std::uint64_t ioErrors) {
+  RankResult r = testing::ranFor(rank, "4k-randread nfs-tcp", 1, 2, units);
+  r.verify.unitsChecked = units;
+  r.verify.bytesChecked = units * 4096;
+  r.verify.mismatches = mismatches;
+  for (std::uint64_t i = 0; i < mismatches; ++i)
+    r.verify.first.push_back({rank, i * 4096, i * 4096 + 5, "payload corrupt (checksum mismatch)"});
+  r.errors = ioErrors + mismatches;
+  if (ioErrors > 0) r.firstError = "READ: NFS4ERR_IO";
+  if (ioErrors == 0 && mismatches > 0) r.firstError = std::to_string(mismatches) + " verify mismatches";
+  return r;
+}
+
+// Rank 0 reported its own verify statistics as the cell's: the blocks the
+// other ranks checked and their mismatches were lost (only counted as errors).
+TEST(FileClients, ManyClientsVerifyStatisticsAreMerged) {
+  CellRanks c;
+  c.results = {verifiedRank(0, 10, 0, 0), verifiedRank(1, 20, 2, 0), verifiedRank(2, 30, 0, 1)};
+  c.aggregate = aggregateRanks(c.results, 3);
+  RunResult local;
+  local.verified = true;
+  local.verify = c.results[0].verify;
+  const RunResult m = mergeClients(local, c, {"test", {}, {}});
+  EXPECT_EQ(m.verify.unitsChecked, 60U);
+  EXPECT_EQ(m.verify.bytesChecked, 60U * 4096);
+  EXPECT_EQ(m.verify.mismatches, 2U);
+  ASSERT_EQ(m.verify.first.size(), 2U);
+  EXPECT_EQ(m.verify.first[1].fileId, 1U) << "rank 1's file";
+  EXPECT_EQ(m.errors, 1U) << "the I/O error; the mismatches are the verify's";
+  EXPECT_EQ(m.firstError, "rank 2 (node-2): READ: NFS4ERR_IO");
+  EXPECT_FALSE(m.ok());
+  ASSERT_TRUE(c.aggregate.totals.has_value());
+  EXPECT_EQ(c.aggregate.totals->verify.unitsChecked, 60U) << "the clients' block says the same";
 }
 
 TEST(FileClients, RankInATargetIsTheClientsNumber) {

@@ -125,6 +125,58 @@ TEST(FileCommand, AnInterruptKeepsTheFilesThatWereCompleteBefore) {
   EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec) << "the complete file was rewritten";
 }
 
+// --shared-file: an interrupt removed the shared file although an earlier
+// run had completed it (it is laid out again, once per command, and so was
+// recorded as this command's).
+TEST(FileCommand, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
+  ScratchDir dir("interrupt-shared");
+  const std::vector<std::string> common = {
+      "file",     "--profile", "4k-randread", "--target", "path:" + dir.str(), "--size", "4m",
+      "--numjobs", "2",        "--shared-file", "--direct", "0",             "--ramp", "0"};
+  auto with = [&](const std::string& runtime) {
+    std::vector<std::string> a = common;
+    a.insert(a.end(), {"--runtime", runtime});
+    return a;
+  };
+  const CommandResult first = runCommand(runFileCommand, with("0.2"));
+  ASSERT_EQ(first.rc, 0) << first.err;
+  const auto names = dir.names();
+  ASSERT_EQ(names.size(), 1U);
+  const auto size = fs::file_size(dir.path() / names[0]);
+  CommandResult r;
+  {
+    DelayedSignal ctrlC(700ms, SIGINT);
+    r = runCommand(runFileCommand, with("20"));
+  }
+  EXPECT_EQ(r.rc, 130) << r.err;
+  EXPECT_NE(r.err.find("nfsrdma-bench file: interrupted by SIGINT\n"), std::string::npos) << r.err;
+  EXPECT_EQ(dir.names(), names) << "the complete shared file was removed";
+  EXPECT_EQ(fs::file_size(dir.path() / names[0]), size);
+  // One the interrupted command created is its own: removed.
+  fs::remove(dir.path() / names[0]);
+  {
+    DelayedSignal ctrlC(700ms, SIGINT);
+    r = runCommand(runFileCommand, with("20"));
+  }
+  EXPECT_EQ(r.rc, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT; removed the 1 file(s) it laid out"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(dir.names().empty());
+}
+
+// A JSON that cannot be written is a failure (an ofstream was checked
+// before its buffer reached the file).
+TEST(FileCommand, AJsonThatCannotBeWrittenIsAFailure) {
+  ScratchDir dir("json-full");
+  const CommandResult r = runCommand(
+      runFileCommand, {"file", "--profile", "4k-randread", "--target", "path:" + dir.str(),
+                       "--runtime", "0.1", "--ramp", "0", "--size", "1m", "--direct", "0",
+                       "--json", "/dev/full"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "nfsrdma-bench file: cannot write the JSON to /dev/full: No space left on device\n");
+}
+
 // When the 10 s after Ctrl-C run out with a request still out, the error
 // that ends the layout is the interrupt's: cleanup and exit 130 (it exited 1
 // without cleanup).

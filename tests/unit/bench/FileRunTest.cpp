@@ -15,6 +15,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/compare/CompareConditions.h"
@@ -186,6 +187,44 @@ TEST(FileRun, AnInterruptDoesNotCommitFilesAboutToBeRemoved) {
   const int again = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   EXPECT_EQ(again, probe) << "abandon() left the fd open";
   ::close(again);
+}
+
+// --shared-file laid the whole set out again before every cell of a
+// command (its size cannot say whether this process's ranges are written):
+// a command lays it out once, and again only after a layout that failed.
+TEST(FileRun, ASharedFileSetIsLaidOutOncePerCommand) {
+  ScratchDir dir("shared-once");
+  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
+  t.direct = false;
+  FileOptions o;
+  o.sizeBytes = 1 << 20;
+  o.numjobs = 2;
+  o.sharedFile = true;
+  o.sharingJobs = 2;
+  o.verify = true;
+  o.ramp = std::chrono::milliseconds(0);
+  o.runtime = std::chrono::milliseconds(100);
+  CreatedFiles created;
+  RunSettings rs;
+  rs.created = &created;
+  const RunResult first = runFileBenchmark(t, profileByName("4k-randread"), o, rs);
+  ASSERT_EQ(first.errors, 0U) << first.firstError;
+  const std::string file = (dir.path() / benchFileName(o, 0, 0)).string();
+  struct stat before {};
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  EXPECT_EQ(before.st_size, 2 << 20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a rewrite would show in the mtime
+  const RunResult second = runFileBenchmark(t, profileByName("128k-read"), o, rs);
+  ASSERT_EQ(second.errors, 0U) << second.firstError;
+  EXPECT_EQ(second.verify.mismatches, 0U);
+  struct stat after {};
+  ASSERT_EQ(::stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec) << "the shared set was laid out again";
+  EXPECT_EQ(created.count(), 1U) << "created by this command: removed after an interrupt";
+  EXPECT_FALSE(created.claimSharedLayout(t, o)) << "claimed by the first cell";
+  created.forgetSharedLayout(t, o);
+  EXPECT_TRUE(created.claimSharedLayout(t, o)) << "a failed layout is tried again";
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // outputs now go through instead of hand-joined strings.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +46,21 @@ TEST(Json, TableRowsNestIntoADocument) {
   EXPECT_EQ(w.str(), "{\"test\": \"x\", \"results\": " + t.jsonRows() +
                          ", \"config\": {\"Device\": \"rxe0\"}}\n");
   EXPECT_EQ(t.jsonRows(), "[{\"bytes\": 65536, \"bw\": 389.00}]");
+}
+
+// A saved report read back (--results, --baseline) is user input: its
+// counts were cast from doubles, out of their types' range for a number
+// such as -5 or 1e300 (undefined behaviour).
+TEST(Json, WholeNumbersOfASavedDocumentStayInTheirRange) {
+  const JsonValue v =
+      parseJson(R"({"ops": 42, "neg": -5, "huge": 1e300, "nan": "x", "frac": 7.9})");
+  EXPECT_EQ(v.whole("ops"), 42U);
+  EXPECT_EQ(v.whole("neg"), 0U);
+  EXPECT_EQ(v.whole("huge"), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(v.whole("huge", 4095), 4095U);
+  EXPECT_EQ(v.whole("nan"), 0U);
+  EXPECT_EQ(v.whole("absent"), 0U);
+  EXPECT_EQ(v.whole("frac"), 7U);
 }
 
 }  // namespace

@@ -239,5 +239,15 @@ TEST(RankAggregate, InconsistentResultsAreRefusedNamingTheRank) {
             "expected ranks 0: a run has at least one client");
 }
 
+// `aggregate --clients 4000000000` made a lost line for every client it was
+// told of and ran the host out of memory: the count has the ranks' limit.
+TEST(RankAggregate, MoreClientsThanRanksCanNumberAreRefused) {
+  const RankResult a = steady(0, "a", 0, 0, 10, 100);
+  EXPECT_EQ(errorOf([&] { aggregateRanks({a}, 4'000'000'000U); }),
+            "expected ranks 4000000000: a run has at most 4096 clients (ranks 0..4095)");
+  const RankAggregate most = aggregateRanks({a}, kMaxRank + 1);
+  EXPECT_EQ(most.errors.size(), kMaxRank) << "every other rank is lost, and said so";
+}
+
 }  // namespace
 }  // namespace nfsrdma::bench

@@ -31,12 +31,13 @@ RankResult smallRank() {
 }
 
 const std::string kSmallLine =
-    R"({"schema": "nfsrdma-bench-rank/1", "cell": "4k-randread nfs-tcp", "rank": 2, "host": "node-c", )"
+    R"({"schema": "nfsrdma-bench-rank/2", "cell": "4k-randread nfs-tcp", "rank": 2, "host": "node-c", )"
     R"("failed": false, "clock_offset_ns": -1500, "start_ns": 1000, "end_ns": 5000, )"
     R"("read": {"bytes": 8192, "ops": 2, "latency": {"min_ns": 3, "max_ns": 200, "sum_ns": 203, )"
     R"("sum_squares_ns2": 40009, "buckets": [[3, 1], [164, 1]]}}, )"
     R"("write": {"bytes": 0, "ops": 0, "latency": {"min_ns": 0, "max_ns": 0, "sum_ns": 0, )"
     R"("sum_squares_ns2": 0, "buckets": []}}, "errors": 0, "first_error": "", )"
+    R"("verify": {"blocks_checked": 0, "bytes_checked": 0, "mismatches": 0, "first": []}, )"
     R"("samples": [[3000, 4096, 1], [5000, 8192, 2]]})"
     "\n";
 
@@ -56,6 +57,7 @@ TEST(RankJson, RoundTripIsByteExactAndExactBeyondDoublePrecision) {
   r.write.latency.record(987654321);
   r.errors = 1;
   r.firstError = "verify: \"f0\" offset 4096: 3 bytes differ\n\tsecond line \x01 é";
+  r.verify = {3, 12288, 1, {{7, 4096, 4099, "payload corrupt (checksum mismatch)"}}};
   const std::string line = rankToJsonLine(r);
   EXPECT_EQ(line.find('\n'), line.size() - 1);  // one line, even with the error's line break
   const RankResult back = rankFromJsonLine(line, "pod 2");
@@ -67,6 +69,14 @@ TEST(RankJson, RoundTripIsByteExactAndExactBeyondDoublePrecision) {
   EXPECT_EQ(back.write.latency.max(), 987654321U);
   EXPECT_EQ(back.read.latency.state().buckets, r.read.latency.state().buckets);
   EXPECT_EQ(back.read.latency.stdev(), r.read.latency.stdev());
+  EXPECT_EQ(back.verify.unitsChecked, 3U);
+  EXPECT_EQ(back.verify.bytesChecked, 12288U);
+  EXPECT_EQ(back.verify.mismatches, 1U);
+  ASSERT_EQ(back.verify.first.size(), 1U);
+  EXPECT_EQ(back.verify.first[0].fileId, 7U);
+  EXPECT_EQ(back.verify.first[0].offset, 4096U);
+  EXPECT_EQ(back.verify.first[0].firstBadByte, 4099U);
+  EXPECT_EQ(back.verify.first[0].kind, "payload corrupt (checksum mismatch)");
   // Without its trailing line break too (a log line as split by a reader).
   EXPECT_EQ(rankToJsonLine(rankFromJsonLine(line.substr(0, line.size() - 1), "pod 2")), line);
 }
@@ -86,8 +96,9 @@ std::string parseError(const std::string& line) {
 TEST(RankJson, EachMalformedInputNamesTheFieldAndWhatWasExpected) {
   const std::string any = "0..18446744073709551615";
   const std::pair<std::string, std::string> cases[] = {
-      {mutated("rank/1", "rank/2"),
-       R"(log line 7: field "schema": expected "nfsrdma-bench-rank/1", got "nfsrdma-bench-rank/2")"},
+      // A line of an nfsrdma-bench from before "verify" was carried.
+      {mutated("rank/2", "rank/1"),
+       R"(log line 7: field "schema": expected "nfsrdma-bench-rank/2", got "nfsrdma-bench-rank/1")"},
       {mutated(R"("host": "node-c", )", ""),
        R"(log line 7: field "host": expected it to be present)"},
       {mutated(R"("rank": 2)", R"("rank": -2)"),
@@ -105,9 +116,9 @@ TEST(RankJson, EachMalformedInputNamesTheFieldAndWhatWasExpected) {
       {mutated(R"("cell": "4k-randread nfs-tcp")", R"("cell": 4)"),
        R"(log line 7: field "cell": expected a string)"},
       {mutated(R"("errors": 0, )", R"("errors": 0, "extra": 1, )"),
-       R"(log line 7: field "extra": expected only the fields of nfsrdma-bench-rank/1, not this one)"},
+       R"(log line 7: field "extra": expected only the fields of nfsrdma-bench-rank/2, not this one)"},
       {mutated(R"("ops": 2, )", R"("ops": 2, "iops": 1, )"),
-       R"(log line 7: field "read.iops": expected only the fields of nfsrdma-bench-rank/1, not this one)"},
+       R"(log line 7: field "read.iops": expected only the fields of nfsrdma-bench-rank/2, not this one)"},
       {mutated("[[3, 1], [164, 1]]", "[[3776, 1], [164, 1]]"),
        R"(log line 7: field "read.latency.buckets[0][0]": expected a whole number 0..3775)"},
       {mutated("[[3, 1], [164, 1]]", "[[3, 1], [164]]"),
@@ -117,13 +128,13 @@ TEST(RankJson, EachMalformedInputNamesTheFieldAndWhatWasExpected) {
       {mutated(R"("sum_ns": 203)", R"("sum_ns": -203)"),
        R"(log line 7: field "read.latency.sum_ns": expected a finite number >= 0)"},
       {mutated(R"("latency": {"min_ns": 3)", R"("latency": [], "x": {"min_ns": 3)"),
-       R"(log line 7: field "read.x": expected only the fields of nfsrdma-bench-rank/1, not this one)"},
+       R"(log line 7: field "read.x": expected only the fields of nfsrdma-bench-rank/2, not this one)"},
       {mutated(R"("write": {)", R"("write": 1, "w": {)"),
-       R"(log line 7: field "w": expected only the fields of nfsrdma-bench-rank/1, not this one)"},
+       R"(log line 7: field "w": expected only the fields of nfsrdma-bench-rank/2, not this one)"},
       {mutated(R"("samples": [[3000, 4096, 1], [5000, 8192, 2]])", R"("samples": {})"),
        R"(log line 7: field "samples": expected an array)"},
       {mutated(R"("read": {"bytes")", R"("read": 7, "r": {"bytes")"),
-       R"(log line 7: field "r": expected only the fields of nfsrdma-bench-rank/1, not this one)"},
+       R"(log line 7: field "r": expected only the fields of nfsrdma-bench-rank/2, not this one)"},
       {mutated(R"(, "samples": [[3000, 4096, 1], [5000, 8192, 2]]})", "}"),
        R"(log line 7: field "samples": expected it to be present)"},
       {kSmallLine.substr(0, 100),
@@ -146,6 +157,23 @@ TEST(RankJson, EachMalformedInputNamesTheFieldAndWhatWasExpected) {
   for (const auto& [line, error] : cases) EXPECT_EQ(parseError(line), error) << line;
 }
 
+// Per-rank verify statistics travel with the result (rank 0 merged only
+// its own): each part is checked like the rest of the line.
+TEST(RankJson, VerifyStatisticsAreCheckedAgainstTheErrors) {
+  EXPECT_EQ(parseError(mutated(R"("mismatches": 0)", R"("mismatches": 1)")),
+            "log line 7: rank 2 (node-c): 1 verify mismatches, more than its 0 errors");
+  EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[1, 2, 3, "x"]])")),
+            "log line 7: rank 2 (node-c): 1 mismatches described, expected at most 0");
+  EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[1, 2, 3]])")),
+            R"(log line 7: field "verify.first[0]": expected [file_id, offset, first_bad_byte, kind])");
+  EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[4294967296, 2, 3, "x"]])")),
+            R"(log line 7: field "verify.first[0][0]": expected a whole number 0..4294967295)");
+  EXPECT_EQ(parseError(mutated(R"("verify": {)", R"("verify": {"units": 1, )")),
+            R"(log line 7: field "verify.units": expected only the fields of nfsrdma-bench-rank/2, not this one)");
+  EXPECT_EQ(parseError(mutated(R"("verify": {"blocks_checked": 0, "bytes_checked": 0, "mismatches": 0, "first": []}, )", "")),
+            R"(log line 7: field "verify": expected it to be present)");
+}
+
 TEST(RankJson, MissingNestedMembersAreNamedWithTheirPath) {
   EXPECT_EQ(parseError(mutated(R"("read": {"bytes": 8192, )", R"("read": {)")),
             R"(log line 7: field "read.bytes": expected it to be present)");
@@ -154,10 +182,10 @@ TEST(RankJson, MissingNestedMembersAreNamedWithTheirPath) {
   EXPECT_EQ(
       parseError(mutated(R"("write": {"bytes": 0, "ops": 0, "latency": )",
                          R"("write": {"bytes": 0, "ops": 0, "lat": )")),
-      R"(log line 7: field "write.lat": expected only the fields of nfsrdma-bench-rank/1, not this one)");
+      R"(log line 7: field "write.lat": expected only the fields of nfsrdma-bench-rank/2, not this one)");
   EXPECT_EQ(
       parseError(mutated(R"("read": {"bytes")", R"("read": [], "r": {"bytes")")),
-      R"(log line 7: field "r": expected only the fields of nfsrdma-bench-rank/1, not this one)");
+      R"(log line 7: field "r": expected only the fields of nfsrdma-bench-rank/2, not this one)");
 }
 
 }  // namespace

@@ -2,44 +2,49 @@
 // cell's report (text, JSON, the per-client chart) from them.
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include <fstream>
 
 #include "bench/ranks/RankJson.h"
 #include "bench/ranks/RankLog.h"
 #include "bench/ranks/RankReport.h"
 #include "tests/unit/bench/ErrorOf.h"
+#include "tests/unit/bench/RankRun.h"
+#include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
 namespace {
 
 using testing::errorOf;
+using testing::ranFor;
+using testing::ScratchDir;
 
-constexpr std::int64_t kSec = 1'000'000'000;
-
-RankResult ranFor(std::uint32_t rank, const std::string& cell, double startS, double endS,
-                  std::uint64_t mib) {
-  RankResult r;
-  r.cell = cell;
-  r.rank = rank;
-  r.host = "node-" + std::to_string(rank);
-  r.startNs = static_cast<std::int64_t>(startS * kSec);
-  r.endNs = static_cast<std::int64_t>(endS * kSec);
-  r.read.bytes = mib << 20;
-  r.read.ops = mib;
-  for (std::uint64_t i = 0; i < mib; ++i) r.read.latency.record(1000 + i);
-  r.samples.push_back({r.endNs, r.read.bytes, r.read.ops});
-  return r;
-}
 
 std::string line(const RankResult& r) { return rankToJsonLine(r); }
 
+// A log file holding text, read as aggregate reads one.
+class Log {
+ public:
+  explicit Log(const std::string& text) : dir_("rank-log"), path_(dir_.str() + "/pods.log") {
+    std::ofstream(path_, std::ios::binary) << text;
+  }
+  const std::string& path() const { return path_; }
+  void readInto(RankLogCells& cells) const {
+    InputLines in = rankLogLines(path_);
+    readRankLog(in, cells);
+  }
+
+ private:
+  ScratchDir dir_;
+  std::string path_;
+};
+
 TEST(RankLog, ReadsOnlyResultLinesWithOrWithoutKubectlsPrefix) {
-  std::istringstream log("nfsrdma-bench compare: 2 profiles x 1 targets\n" +
-                         line(ranFor(0, "4k-randread nfs", 10, 12, 100)) +
-                         "[pod/run-1-x/bench] " + line(ranFor(1, "4k-randread nfs", 10, 12, 90)) +
-                         "  read: IOPS=12.9k\n" + line(ranFor(0, "128k-write nfs", 20, 22, 50)));
+  const Log log("nfsrdma-bench compare: 2 profiles x 1 targets\n" +
+                line(ranFor(0, "4k-randread nfs", 10, 12, 100)) + "[pod/run-1-x/bench] " +
+                line(ranFor(1, "4k-randread nfs", 10, 12, 90)) + "  read: IOPS=12.9k\n" +
+                line(ranFor(0, "128k-write nfs", 20, 22, 50)));
   RankLogCells cells;
-  readRankLog(log, "pods.log", cells);
+  log.readInto(cells);
   ASSERT_EQ(cells.cells, (std::vector<std::string>{"4k-randread nfs", "128k-write nfs"}));
   EXPECT_EQ(cells.results[0].size(), 2U);
   EXPECT_EQ(cells.results[1].size(), 1U);
@@ -50,18 +55,18 @@ TEST(RankLog, ReadsOnlyResultLinesWithOrWithoutKubectlsPrefix) {
 TEST(RankLog, ABrokenResultLineIsAnErrorNamingTheLogAndLine) {
   std::string broken = line(ranFor(0, "4k-randread nfs", 10, 12, 100));
   broken.replace(broken.find("\"rank\": 0"), 9, "\"rank\": -1");
-  std::istringstream log("first line\n" + broken);
+  const Log log("first line\n" + broken);
   RankLogCells cells;
-  const std::string error = errorOf([&] { readRankLog(log, "pods.log", cells); });
-  EXPECT_EQ(error.rfind("pods.log line 2: field \"rank\"", 0), 0U) << error;
+  const std::string error = errorOf([&] { log.readInto(cells); });
+  EXPECT_EQ(error.rfind(log.path() + " line 2: field \"rank\"", 0), 0U) << error;
 }
 
 TEST(RankLog, ARankReportingACellTwiceIsAnError) {
-  std::istringstream log(line(ranFor(1, "4k-randread nfs", 10, 12, 100)) +
-                         line(ranFor(1, "4k-randread nfs", 10, 12, 100)));
+  const Log log(line(ranFor(1, "4k-randread nfs", 10, 12, 100)) +
+                line(ranFor(1, "4k-randread nfs", 10, 12, 100)));
   RankLogCells cells;
-  EXPECT_EQ(errorOf([&] { readRankLog(log, "a.log", cells); }),
-            "a.log line 2: rank 1 (node-1) reported cell \"4k-randread nfs\" a second time");
+  EXPECT_EQ(errorOf([&] { log.readInto(cells); }),
+            log.path() + " line 2: rank 1 (node-1) reported cell \"4k-randread nfs\" a second time");
 }
 
 TEST(RankReport, TextShowsTheWindowsTheRowsAndTheStraggler) {

@@ -3,11 +3,13 @@
 // (2 usage, 1 failure) each tool's README documents.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/unit/FullStdout.h"
 #include "verbs/ToolCli.h"
 
 namespace nfsrdma::tool {
@@ -106,6 +108,54 @@ TEST(ToolCli, AFailureIsOneLineAndExit1) {
   std::ostringstream quiet;
   EXPECT_EQ(runReportingErrors("demo", quiet, [] { return 3; }), 3);
   EXPECT_EQ(quiet.str(), "");
+}
+
+// `nfsrdma-bench aggregate LOG > /dev/full` printed its report into nothing
+// and exited 0: a command's standard output is checked when it ends, for
+// stdio and std::cout alike, and the help too.
+int printCommand(int, char**) {
+  std::printf("a report line\n");
+  std::cout << "and one more\n";
+  return kExitSuccess;
+}
+int failingPrintCommand(int, char**) {
+  std::printf("half a report\n");
+  return 3;
+}
+constexpr Subcommand<CommandMain> kPrinters[] = {
+    {"print", "", "prints a report", printCommand},
+    {"fail", "", "prints, then fails with 3", failingPrintCommand},
+};
+const Tool kPrintTool{"demo", "demo <command>", kPrinters, 8, ""};
+
+TEST(ToolCli, OutputLostOnAFullStdoutIsAFailureNamingTheCommand) {
+  for (const char* word : {"print", "fail", "--help"}) {
+    std::vector<std::string> words{"demo", word};
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    std::ostringstream err;
+    int status = -1;
+    {
+      const nfsrdma::testing::FullStdout full;
+      status = dispatch(kPrintTool, 2, argv.data(), std::cout, err);
+    }
+    const bool help = std::string(word) == "--help";
+    // The help flushes as it ends: that write's errno is gone when the tool looks.
+    const std::string expected = help ? "demo: write to standard output: write error\n"
+                                      : std::string("demo ") + word +
+                                            ": write to standard output: No space left on device\n";
+    EXPECT_EQ(err.str(), expected) << word;
+    // A command that failed keeps its own status; one that succeeded fails.
+    EXPECT_EQ(status, std::string(word) == "fail" ? 3 : kExitFailure) << word;
+  }
+  std::ostringstream err;
+  std::vector<std::string> words{"demo", "print"};
+  std::vector<char*> argv{words[0].data(), words[1].data()};
+  ::testing::internal::CaptureStdout();
+  const int status = dispatch(kPrintTool, 2, argv.data(), std::cout, err);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "a report line\nand one more\n");
+  EXPECT_EQ(status, kExitSuccess);
+  EXPECT_EQ(err.str(), "");
 }
 
 TEST(ToolCli, AParseErrorIsAUsageErrorWithItsText) {

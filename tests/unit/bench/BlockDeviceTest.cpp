@@ -147,6 +147,15 @@ void run(const std::string& command) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
 }
 
+// The probe's paths: sysDevBlock, and a mountinfo and /proc/swaps in dir
+// holding these mounts (after /proc) and swap areas.
+DeviceProbePaths withUsers(const ScratchDir& dir, const std::filesystem::path& sysDevBlock,
+                           const std::string& mounts, const std::string& swaps) {
+  writeText(dir.path() / "mountinfo", "22 1 0:21 / /proc rw - proc proc rw\n" + mounts);
+  writeText(dir.path() / "swaps", "Filename\tType\tSize\tUsed\tPriority\n" + swaps);
+  return {sysDevBlock.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
+}
+
 // sdz with partition sdz1 (259:7), held by dm-3, mounted; sdz2 as swap.
 DeviceProbePaths fakeTree(const ScratchDir& dir) {
   const auto sys = dir.path() / "sys";
@@ -156,13 +165,10 @@ DeviceProbePaths fakeTree(const ScratchDir& dir) {
   writeText(sys / "8:240/sdz2/partition", "2\n");
   writeText(sys / "8:240/sdz2/dev", "259:8\n");
   writeText(sys / "8:240/queue/rotational", "0\n");  // not a partition: no "partition" file
-  writeText(dir.path() / "mountinfo",
-            "22 1 0:21 / /proc rw - proc proc rw\n"
-            "36 22 259:7 / /mnt/data rw,relatime shared:1 - ext4 /dev/sdz1 rw\n"
-            "37 22 8:1 / / rw - ext4 /dev/sda1 rw\n");
-  writeText(dir.path() / "swaps",
-            "Filename\tType\tSize\tUsed\tPriority\n/dev/sdz2 partition 1024 0 -2\n");
-  return {sys.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
+  return withUsers(dir, sys,
+                   "36 22 259:7 / /mnt/data rw,relatime shared:1 - ext4 /dev/sdz1 rw\n"
+                   "37 22 8:1 / / rw - ext4 /dev/sda1 rw\n",
+                   "/dev/sdz2 partition 1024 0 -2\n");
 }
 
 TEST(DeviceUse, SysfsMountinfoAndSwapsNameThePartitionsUsers) {
@@ -214,14 +220,10 @@ DeviceProbePaths stackedTree(const ScratchDir& dir, const std::string& majMin,
   link(virt / "dm-3", disk / (name + "1") / "holders/dm-3");
   link(virt / "dm-4", virt / "dm-3/holders/dm-4");
   link(virt / "dm-5", disk / "holders/dm-5");
-  writeText(dir.path() / "mountinfo",
-            "22 1 0:21 / /proc rw - proc proc rw\n"
-            "40 22 253:4 / /srv/data rw,relatime shared:1 - xfs /dev/mapper/vg-data rw\n"
-            "41 22 253:6 / /srv/boot rw,relatime shared:1 - ext4 /dev/mapper/vg-boot1 rw\n");
-  writeText(dir.path() / "swaps",
-            "Filename\tType\tSize\tUsed\tPriority\n/dev/dm-5 partition 1024 0 -2\n");
-  return {(sys / "dev/block").string(), (dir.path() / "mountinfo").string(),
-          (dir.path() / "swaps").string()};
+  return withUsers(dir, sys / "dev/block",
+                   "40 22 253:4 / /srv/data rw,relatime shared:1 - xfs /dev/mapper/vg-data rw\n"
+                   "41 22 253:6 / /srv/boot rw,relatime shared:1 - ext4 /dev/mapper/vg-boot1 rw\n",
+                   "/dev/dm-5 partition 1024 0 -2\n");
 }
 
 TEST(DeviceUse, MountsAndSwapOfVolumesStackedOnTheDeviceAreFoundThroughItsHolders) {

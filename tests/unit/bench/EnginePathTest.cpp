@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,23 +54,35 @@ TEST(EnginePath, PathEngineClosesEveryFdOnceWhenFsyncFails) {
   ::close(mine);
 }
 
+// A job of profile at depth on the file "f" (a FIFO), and a path engine
+// with it open (buffered: a FIFO takes no O_DIRECT).
+JobSpec fifoJob(const char* profile, std::uint32_t depth) {
+  JobSpec s;
+  s.profile = profileByName(profile);
+  s.iodepth = depth;
+  s.files = {"f"};
+  s.fileBytes = 4U << 20;
+  return s;
+}
+
+std::unique_ptr<Engine> fifoEngine(const ScratchDir& dir, const JobSpec& s) {
+  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
+  t.direct = false;
+  auto engine = makeEngine(t);
+  engine->open(s.files, false);
+  return engine;
+}
+
 // A path engine whose run fails has no request left in flight: the kernel
 // would otherwise go on using the driver's buffers after it is gone.
 TEST(EnginePath, APathEngineCancelsItsRequestsBeforeItsErrorLeaves) {
   clearInterrupt();
   ScratchDir dir("interrupt-cancel");
   FullFifo fifo(dir.path() / "f");
-  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
-  t.direct = false;
-  JobSpec s;
-  s.profile = profileByName("128k-write");
-  s.iodepth = 4;
-  s.files = {"f"};
-  s.fileBytes = 4U << 20;
+  JobSpec s = fifoJob("128k-write", 4);
   s.layout = true;
   JobDriver d(s, nullptr);
-  auto engine = makeEngine(t);
-  engine->open(s.files, false);
+  auto engine = fifoEngine(dir, s);
   std::string error;
   {
     std::thread ctrlC([] {
@@ -108,18 +121,11 @@ TEST(EnginePath, LatencyRunsFromSubmissionToTheReapingAtTheTargetsPace) {
   clearInterrupt();
   ScratchDir dir("ring-latency");
   FullFifo fifo(dir.path() / "f");
-  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
-  t.direct = false;
-  JobSpec s;
-  s.profile = profileByName("4k-randwrite");
+  JobSpec s = fifoJob("4k-randwrite", 1);
   s.options.ramp = 0ms;
   s.options.runtime = 600ms;
-  s.iodepth = 1;
-  s.files = {"f"};
-  s.fileBytes = 1U << 20;
   JobDriver d(s, nullptr);
-  auto engine = makeEngine(t);
-  engine->open(s.files, false);
+  auto engine = fifoEngine(dir, s);
   std::atomic<bool> done{false};
   std::thread reader([&] {
     const int fd = ::open((dir.path() / "f").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,11 +19,7 @@ namespace {
 
 constexpr int kRounds = 3;
 
-struct DeviceWorkload {
-  const char* profile;  // the bench's profile; fio's rw= below
-  const char* fioRw;
-};
-constexpr DeviceWorkload kWorkloads[] = {{"4k-randread", "randread"}, {"128k-read", "read"}};
+constexpr const char* kWorkloads[] = {"4k-randread", "128k-read"};  // the bench's profiles
 
 ReadMeasurement runOurs(const TargetSpec& target, const FileProfile& profile, double seconds) {
   FileOptions o;
@@ -42,16 +39,15 @@ ReadMeasurement runOurs(const TargetSpec& target, const FileProfile& profile, do
   return run;
 }
 
-ReadMeasurement runFio(const std::string& device, const FileProfile& p, const char* rw, double seconds) {
+ReadMeasurement runFio(const std::string& device, const FileProfile& p, double seconds) {
   const std::string out = (std::filesystem::temp_directory_path() /
                            ("nfsrdma-anchor-fio-" + std::to_string(::getpid()) + ".json"))
                               .string();
-  const std::string cmd = fmt(
-      "timeout %d fio --name=anchor --filename=%s --readonly --direct=1 --ioengine=io_uring "
-      "--fixedbufs=1 --registerfiles=1 --norandommap --disk_util=0 --rw=%s --bs=%u --iodepth=%u --runtime=%.3f --time_based "
-      "--output-format=json --output=%s >/dev/null 2>&1",
-      static_cast<int>(seconds) + 60, device.c_str(), rw, p.blockSize, p.defaultIodepth, seconds,
-      out.c_str());
+  const std::string cmd =
+      fmt("timeout %d fio --name=anchor --filename=%s --readonly %s --runtime=%.3f --time_based "
+          "--output-format=json --output=%s >/dev/null 2>&1",
+          static_cast<int>(seconds) + 60, device.c_str(), fioOptions(p).c_str(), seconds,
+          out.c_str());
   const int status = std::system(cmd.c_str());
   ReadMeasurement run;
   run.client = "fio";
@@ -70,27 +66,45 @@ ReadMeasurement runFio(const std::string& device, const FileProfile& p, const ch
 
 struct DeviceRow {
   const char* workload;
-  ReadMeasurement ours, fio;
+  std::vector<ReadMeasurement> ours, fio;  // by round
 };
 
-DeviceRow measure(const TargetSpec& target, const DeviceWorkload& w, double seconds) {
-  const FileProfile p = profileByName(w.profile);
-  std::vector<ReadMeasurement> ours, fio;
-  for (int k = 0; k < kRounds; ++k) {
-    ours.push_back(runOurs(target, p, seconds));
-    fio.push_back(runFio(target.location, p, w.fioRw, seconds));
-    if (!ours.back().error.empty() || !fio.back().error.empty()) break;
-  }
-  return {w.profile, failedOrMedianByCpu(ours), failedOrMedianByCpu(fio)};
+// The run of the median IOPS, or the first failed one.
+ReadMeasurement failedOrMedianByIops(std::vector<ReadMeasurement> runs) {
+  const auto failed =
+      std::find_if(runs.begin(), runs.end(), [](const auto& m) { return !m.error.empty(); });
+  if (failed != runs.end()) return *failed;
+  std::sort(runs.begin(), runs.end(),
+            [](const ReadMeasurement& a, const ReadMeasurement& b) { return a.iops() < b.iops(); });
+  return runs[runs.size() / 2];
 }
 
-bool printRun(const char* workload, const ReadMeasurement& r) {
+DeviceRow measure(const TargetSpec& target, const char* workload, double seconds) {
+  const FileProfile p = profileByName(workload);
+  DeviceRow row{workload, {}, {}};
+  for (int k = 0; k < kRounds; ++k) {
+    row.ours.push_back(runOurs(target, p, seconds));
+    row.fio.push_back(runFio(target.location, p, seconds));
+    if (!row.ours.back().error.empty() || !row.fio.back().error.empty()) break;
+  }
+  return row;
+}
+
+// "336k 341k 329k": each round's IOPS, in the order they ran.
+std::string roundsText(const std::vector<ReadMeasurement>& runs) {
+  std::string s;
+  for (const auto& r : runs) s += (s.empty() ? "" : " ") + fmt("%.0fk", r.iops() / 1000);
+  return s;
+}
+
+bool printRun(const char* workload, const std::vector<ReadMeasurement>& runs) {
+  const ReadMeasurement r = failedOrMedianByIops(runs);
   if (!r.error.empty()) {
     std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", workload, r.client.c_str(), r.error.c_str());
     return false;
   }
-  std::printf(" %-12s %-8s %10.0f %9.1f %12.2f\n", workload, r.client.c_str(), r.iops(),
-              r.mibPerSecond(), r.cpuMicrosPerOp());
+  std::printf(" %-12s %-8s %10.0f %9.1f %12.2f   %s\n", workload, r.client.c_str(), r.iops(),
+              r.mibPerSecond(), r.cpuMicrosPerOp(), roundsText(runs).c_str());
   return true;
 }
 
@@ -99,10 +113,14 @@ void writeRows(const std::string& path, const std::string& device, const std::ve
   w.beginObject().field("schema", "nfsrdma-bench-anchor-device/1").field("device", device);
   w.beginArray("results");
   for (const auto& r : rows) {
-    for (const ReadMeasurement* m : {&r.ours, &r.fio}) {
+    const ReadMeasurement ours = failedOrMedianByIops(r.ours);
+    const ReadMeasurement fio = failedOrMedianByIops(r.fio);
+    for (const ReadMeasurement* m : {&ours, &fio}) {
       w.beginObject().field("workload", r.workload).field("client", m->client);
       w.field("ops", m->ops).field("seconds", m->seconds).field("iops", m->iops());
-      w.field("cpu_us_per_op", m->cpuMicrosPerOp()).field("error", m->error).endObject();
+      w.field("cpu_us_per_op", m->cpuMicrosPerOp()).field("error", m->error);
+      if (m == &fio) w.field("fio_options", fioOptions(profileByName(r.workload)));
+      w.endObject();
     }
   }
   w.endArray().endObject();
@@ -127,30 +145,44 @@ ReadMeasurement fioRunFromJson(const JsonValue& doc) {
   return run;
 }
 
+std::string fioOptions(const FileProfile& p) {
+  const std::uint32_t depth = p.defaultIodepth;
+  return fmt("--ioengine=io_uring --direct=1 --rw=%s --bs=%u --iodepth=%u --fixedbufs=1 "
+             "--registerfiles=1 --iodepth_batch_submit=%u --iodepth_batch_complete_min=%u "
+             "--iodepth_batch_complete_max=%u --gtod_reduce=1 --norandommap --disk_util=0",
+             p.random ? "randread" : "read", p.blockSize, depth, depth,
+             std::max<std::uint32_t>(1, depth / 2), depth);
+}
+
 int runDeviceAnchor(const std::string& device, double runtimeSeconds, const std::string& jsonPath) {
   std::vector<TargetSpec> targets{TargetSpec::parse("dev", "dev:" + device)};
   FileOptions o;
   std::vector<FileProfile> profiles;
-  for (const auto& w : kWorkloads) profiles.push_back(profileByName(w.profile));
+  for (const char* w : kWorkloads) profiles.push_back(profileByName(w));
   prepareDeviceTargets(targets, profiles, o);  // read-only: nothing is written
-  std::printf("nfsrdma-bench anchor: the dev engine against fio on %s (read-only)\n",
+  std::printf("nfsrdma-bench anchor: the dev engine against fio on %s\n",
               targets.front().describe().c_str());
-  std::printf(" fio: io_uring, --fixedbufs --registerfiles, O_DIRECT, the same block size and depth;"
-              " %d alternated rounds of %.1f s, each side's median by CPU/op\n\n",
+  std::printf(" fio at its best, with the same block size, depth and O_DIRECT as ours:\n");
+  for (const auto& p : profiles) std::printf("  %-12s fio %s\n", p.name.c_str(), fioOptions(p).c_str());
+  std::printf(" %d alternated rounds of %.1f s (ours, fio, ours, ...); each side's median round by "
+              "IOPS, then every round's IOPS\n\n",
               kRounds, runtimeSeconds);
-  std::printf(" %-12s %-8s %10s %9s %12s\n", "workload", "client", "IOPS", "MiB/s", "CPU[usec/op]");
+  std::printf(" %-12s %-8s %10s %9s %12s   %s\n", "workload", "client", "IOPS", "MiB/s",
+              "CPU[usec/op]", "rounds[IOPS]");
   bool ok = true;
   std::vector<DeviceRow> rows;
-  for (const auto& w : kWorkloads) {
+  for (const char* w : kWorkloads) {
     rows.push_back(measure(targets.front(), w, runtimeSeconds));
-    ok = printRun(w.profile, rows.back().ours) && ok;
-    ok = printRun(w.profile, rows.back().fio) && ok;
+    ok = printRun(w, rows.back().ours) && ok;
+    ok = printRun(w, rows.back().fio) && ok;
   }
   std::printf("\n ratios nfsrdma/fio:");
   for (const auto& r : rows) {
-    if (!r.ours.error.empty() || !r.fio.error.empty() || r.fio.ops == 0 || r.ours.ops == 0) continue;
-    std::printf(" %s IOPS %.2fx, CPU/op %.2fx;", r.workload, r.ours.iops() / r.fio.iops(),
-                r.ours.cpuMicrosPerOp() / r.fio.cpuMicrosPerOp());
+    const ReadMeasurement ours = failedOrMedianByIops(r.ours);
+    const ReadMeasurement fio = failedOrMedianByIops(r.fio);
+    if (!ours.error.empty() || !fio.error.empty() || fio.ops == 0 || ours.ops == 0) continue;
+    std::printf(" %s IOPS %.2fx, CPU/op %.2fx;", r.workload, ours.iops() / fio.iops(),
+                ours.cpuMicrosPerOp() / fio.cpuMicrosPerOp());
   }
   std::printf("\n");
   if (!jsonPath.empty()) writeRows(jsonPath, device, rows);

@@ -204,11 +204,23 @@ bool JobDriver::claimFreeBlock(std::uint64_t& block) {
 }
 
 bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
+  if (!pick(slot, req, BenchClock::now())) return false;
+  // After the buffer is ready: preparing it is not the target's latency.
+  req.issued = BenchClock::now();
+  return true;
+}
+
+bool JobDriver::next(std::uint32_t slot, IoRequest& req, BenchClock::time_point now) {
+  if (!pick(slot, req, now)) return false;
+  req.issued = now;
+  return true;
+}
+
+bool JobDriver::pick(std::uint32_t slot, IoRequest& req, BenchClock::time_point now) {
   std::uint64_t block = 0;
   {
     std::lock_guard lock(mu_);
     if (stop_) return false;
-    const auto now = BenchClock::now();
     if (interruptSignal() != 0) {
       interruptedAt_ = now;
       stop_ = true;
@@ -264,13 +276,15 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req) {
       stampWriteBuffer(req.buf, spec_.fileIdBase + req.file, req.offset);
     }
   }
-  // After the buffer is ready: preparing it is not the target's latency.
-  req.issued = BenchClock::now();
   return true;
 }
 
 void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::string& error) {
-  const auto now = BenchClock::now();
+  complete(req, bytes, error, BenchClock::now());
+}
+
+void JobDriver::complete(const IoRequest& req, std::size_t bytes, const std::string& error,
+                         BenchClock::time_point now) {
   VerifyStats local;
   const bool check = error.empty() && req.op == IoDirection::Read && spec_.options.verify;
   const std::uint64_t block = req.file * blocksPerFile_ + (req.offset - spec_.fileOffset) / block_;

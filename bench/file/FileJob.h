@@ -141,8 +141,17 @@ class JobDriver {
   void start();
   // The next request for a slot; false when the job issues no more.
   bool next(std::uint32_t slot, IoRequest& req);
+  // The same at a time the engine read (now, not before the previous
+  // call's), for an engine that reads the clock once per batch of requests,
+  // where a clock read can cost more than the rest of a request (a VM's
+  // clock without a usable vDSO). req.issued is now: the engine stamps it
+  // again when it submits.
+  bool next(std::uint32_t slot, IoRequest& req, BenchClock::time_point now);
   // A completion: error empty on success, bytes transferred otherwise.
   void complete(const IoRequest& req, std::size_t bytes, const std::string& error);
+  // The same, seen at now: the time the engine reaped a batch of completions.
+  void complete(const IoRequest& req, std::size_t bytes, const std::string& error,
+                BenchClock::time_point now);
   // When a job must give up waiting for stragglers: runtime plus a grace,
   // or a shorter grace after an interrupt. Engines ask again while they wait.
   BenchClock::time_point hardStop() const;
@@ -166,6 +175,8 @@ class JobDriver {
 
  private:
   std::uint64_t nextRandom();
+  // next() without the stamp of req.issued.
+  bool pick(std::uint32_t slot, IoRequest& req, BenchClock::time_point now);
   // Moves block to one no request of this job has in flight and marks it so;
   // false when every block is in flight. Under mu_.
   bool claimFreeBlock(std::uint64_t& block);

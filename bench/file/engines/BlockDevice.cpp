@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -35,31 +36,78 @@ std::string firstLine(const fs::path& p) {
   return line;
 }
 
-// The device and its partitions as sysfs lists them: kernel name -> MAJ:MIN.
+// A block device of the family: the device, a partition of it, or a volume
+// stacked on either (a holder, its holders and their partitions, at any
+// depth), and how it relates to the device.
+struct FamilyMember {
+  std::string name;    // kernel name: "sdz1", "dm-4"
+  std::string majMin;  // "259:7"; "" when sysfs gives none
+  // Empty for the device and its partitions; for a stacked volume how it
+  // sits on them: "dm-4, which holds dm-3, which holds sdz1".
+  std::string stackedOn;
+};
+
 struct SysfsFamily {
-  std::vector<std::pair<std::string, std::string>> members;  // the device first
-  std::vector<std::string> holders;
+  std::vector<FamilyMember> members;  // the device first
+  std::vector<std::string> holders;   // "dm-3 (holds sdz1)", at every depth
+};
+
+// Stacks deeper than this are not followed (LVM on RAID on a partition is 3).
+constexpr int kMaxStackDepth = 8;
+
+class FamilyWalk {
+ public:
+  explicit FamilyWalk(SysfsFamily& f) : f_(f) {}
+
+  // A device's sysfs directory dir (the device is already a member): its
+  // partitions, and every holder of either with what is stacked on it.
+  // relation: how the device relates to the target ("" for the target).
+  void walk(const fs::path& dir, const std::string& name, const std::string& relation, int depth) {
+    (void)firstVisit(dir);
+    addHoldersOf(dir, name, relation, depth);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::error_code e;
+      if (!fs::exists(entry.path() / "partition", e)) continue;
+      const std::string part = entry.path().filename().string();
+      const std::string partRelation = relation.empty() ? "" : part + ", a partition of " + relation;
+      f_.members.push_back({part, firstLine(entry.path() / "dev"), partRelation});
+      addHoldersOf(entry.path(), part, partRelation, depth);
+    }
+  }
+
+ private:
+  // dir/holders/NAME is a link to the holder's own sysfs directory. A volume
+  // over two of the family (RAID over two partitions) is walked once.
+  void addHoldersOf(const fs::path& dir, const std::string& name, const std::string& relation,
+                    int depth) {
+    if (depth >= kMaxStackDepth) return;
+    std::error_code ec;
+    for (const auto& h : fs::directory_iterator(dir / "holders", ec)) {
+      const std::string holder = h.path().filename().string();
+      f_.holders.push_back(holder + " (holds " + name + ")");
+      if (!firstVisit(h.path())) continue;
+      const std::string stacked = holder + ", which holds " + (relation.empty() ? name : relation);
+      f_.members.push_back({holder, firstLine(h.path() / "dev"), stacked});
+      walk(h.path(), holder, stacked, depth + 1);
+    }
+  }
+
+  bool firstVisit(const fs::path& dir) {
+    std::error_code ec;
+    fs::path real = fs::weakly_canonical(dir, ec);
+    if (ec) real = dir;
+    return visited_.insert(real.string()).second;
+  }
+
+  SysfsFamily& f_;
+  std::set<std::string> visited_;  // sysfs directories walked
 };
 
 SysfsFamily familyOf(const BlockDeviceInfo& dev, const DeviceProbePaths& paths) {
   SysfsFamily f;
-  f.members.emplace_back(dev.kernelName, majMin(dev.rdev));
-  const fs::path dir = fs::path(paths.sysDevBlock) / majMin(dev.rdev);
-  std::error_code ec;
-  const auto addHolders = [&](const fs::path& d, const std::string& of) {
-    std::error_code e;
-    for (const auto& h : fs::directory_iterator(d / "holders", e)) {
-      f.holders.push_back(h.path().filename().string() + " (holds " + of + ")");
-    }
-  };
-  addHolders(dir, dev.kernelName);
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::error_code e;
-    if (!fs::exists(entry.path() / "partition", e)) continue;
-    const std::string name = entry.path().filename().string();
-    f.members.emplace_back(name, firstLine(entry.path() / "dev"));
-    addHolders(entry.path(), name);
-  }
+  f.members.push_back({dev.kernelName, majMin(dev.rdev), ""});
+  FamilyWalk(f).walk(fs::path(paths.sysDevBlock) / majMin(dev.rdev), dev.kernelName, "", 0);
   return f;
 }
 
@@ -74,8 +122,14 @@ void addMounts(DeviceUse& use, const SysfsFamily& family, const std::string& mou
     }
     std::string type, source;
     s >> type >> source;
-    for (const auto& [name, mm] : family.members) {
-      if (mm == devno) use.mounts.push_back(point + " (" + type + ", " + source + ")");
+    for (const auto& m : family.members) {
+      if (m.majMin != devno) continue;
+      const std::string what = point + " (" + type + ", " + source + ")";
+      if (m.stackedOn.empty()) {
+        use.mounts.push_back(what);
+      } else {
+        use.stackedMounts.push_back(what + " on " + m.stackedOn);
+      }
     }
   }
 }
@@ -92,10 +146,15 @@ void addSwaps(DeviceUse& use, const SysfsFamily& family, const std::string& swap
     if (file.empty()) continue;
     struct stat st {};
     const bool isDevice = ::stat(file.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
-    for (const auto& [name, mm] : family.members) {
-      const bool same = isDevice ? majMin(st.st_rdev) == mm
-                                 : !name.empty() && fs::path(file).filename() == name;
-      if (same) use.swaps.push_back(file);
+    for (const auto& m : family.members) {
+      const bool same = isDevice ? majMin(st.st_rdev) == m.majMin
+                                 : !m.name.empty() && fs::path(file).filename() == m.name;
+      if (!same) continue;
+      if (m.stackedOn.empty()) {
+        use.swaps.push_back(file);
+      } else {
+        use.stackedSwaps.push_back(file + " on " + m.stackedOn);
+      }
     }
   }
 }
@@ -195,9 +254,9 @@ WritePermission resolveWritePermission(const std::vector<std::string>& names, bo
 
 namespace {
 
-std::string joined(const std::vector<std::string>& items) {
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ") {
   std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  for (const auto& i : items) s += (s.empty() ? "" : separator) + i;
   return s;
 }
 
@@ -230,6 +289,17 @@ std::string writeRefusal(const std::string& target, const BlockDeviceInfo& dev,
   if (!use.swaps.empty()) {
     return who + "in use as swap (" + joined(use.swaps) +
            "): it is never written (swapoff first; --force does not override this)";
+  }
+  // A volume stacked on it has the same users, and they read through it.
+  if (!use.stackedMounts.empty()) {
+    return who + "a volume stacked on it is mounted at " + joined(use.stackedMounts, "; ") +
+           "; a device under a mounted volume is never written (unmount it first; --force does "
+           "not override this)";
+  }
+  if (!use.stackedSwaps.empty()) {
+    return who + "a volume stacked on it is in use as swap (" + joined(use.stackedSwaps, "; ") +
+           "); a device under swap is never written (swapoff first; --force does not override "
+           "this)";
   }
   if (permission.force) return {};
   if (!use.holders.empty()) {

@@ -41,11 +41,19 @@ struct DeviceProbePaths {
 struct DeviceUse {
   std::vector<std::string> mounts;      // "/mnt/data (ext4, /dev/sdb1)"
   std::vector<std::string> swaps;       // "/dev/sdb2"
-  std::vector<std::string> holders;     // "dm-0 (holds sdb)"
+  std::vector<std::string> holders;     // "dm-0 (holds sdb)", at every depth of the stack
   std::vector<std::string> signatures;  // "ext4 (filesystem)", "gpt (partition table)"
+  // Mounts and swaps of volumes stacked on the device or its partitions
+  // (device-mapper, LVM, RAID: the holders, recursively, and their
+  // partitions): "/srv (xfs, /dev/mapper/vg-lv) on dm-4, which holds dm-3,
+  // which holds sdb1", "/dev/dm-5 on dm-5, which holds sdb".
+  std::vector<std::string> stackedMounts;
+  std::vector<std::string> stackedSwaps;
 };
 
-// The mounts, swaps and holders of the device and its partitions.
+// The mounts, swaps and holders of the device and its partitions, and the
+// mounts and swaps of the volumes stacked on them, found by following each
+// sysfs holders/ directory to the holder's own (bounded depth).
 DeviceUse probeDeviceUse(const BlockDeviceInfo& dev, const DeviceProbePaths& paths = {});
 // The filesystem, RAID/LVM member and partition-table signatures libblkid
 // finds at the start of path (a device or an image file); "" entries are
@@ -69,8 +77,9 @@ WritePermission resolveWritePermission(const std::vector<std::string>& names, bo
 
 // Why the benchmark must not write to dev (target: its report name), or ""
 // when it may: the device must be named in the permission; it must not be
-// read-only, mounted or swap (even with --force: the kernel is using it);
-// and without --force it must have no holders and no signature.
+// read-only, mounted or swap, nor have a volume stacked on it that is
+// mounted or swap (even with --force: the kernel is using it); and without
+// --force it must have no holders and no signature.
 std::string writeRefusal(const std::string& target, const BlockDeviceInfo& dev,
                          const DeviceUse& use, const WritePermission& permission);
 

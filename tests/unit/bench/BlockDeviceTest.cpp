@@ -116,6 +116,28 @@ TEST(WriteRefusal, ANamedUnusedDeviceMayBeWritten) {
   EXPECT_EQ(writeRefusal("local", device(), {}, named(device().rdev)), "");
 }
 
+TEST(WriteRefusal, AMountedVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
+  DeviceUse use;
+  use.holders.push_back("dm-3 (holds sdz1)");
+  use.stackedMounts.push_back("/srv/data (xfs, /dev/mapper/vg-data) on dm-3, which holds sdz1");
+  for (bool force : {false, true}) {
+    EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev, force)),
+              "target local (dev:/dev/sdz): a volume stacked on it is mounted at /srv/data (xfs, "
+              "/dev/mapper/vg-data) on dm-3, which holds sdz1; a device under a mounted volume is "
+              "never written (unmount it first; --force does not override this)");
+  }
+}
+
+TEST(WriteRefusal, SwapOnAVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
+  DeviceUse use;
+  use.holders.push_back("dm-5 (holds sdz)");
+  use.stackedSwaps.push_back("/dev/dm-5 on dm-5, which holds sdz");
+  EXPECT_EQ(writeRefusal("local", device(), use, named(device().rdev, true)),
+            "target local (dev:/dev/sdz): a volume stacked on it is in use as swap (/dev/dm-5 on "
+            "dm-5, which holds sdz); a device under swap is never written (swapoff first; --force "
+            "does not override this)");
+}
+
 void writeText(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p) << text;
@@ -123,6 +145,15 @@ void writeText(const std::filesystem::path& p, const std::string& text) {
 
 void run(const std::string& command) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+// The probe's paths: sysDevBlock, and a mountinfo and /proc/swaps in dir
+// holding these mounts (after /proc) and swap areas.
+DeviceProbePaths withUsers(const ScratchDir& dir, const std::filesystem::path& sysDevBlock,
+                           const std::string& mounts, const std::string& swaps) {
+  writeText(dir.path() / "mountinfo", "22 1 0:21 / /proc rw - proc proc rw\n" + mounts);
+  writeText(dir.path() / "swaps", "Filename\tType\tSize\tUsed\tPriority\n" + swaps);
+  return {sysDevBlock.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
 }
 
 // sdz with partition sdz1 (259:7), held by dm-3, mounted; sdz2 as swap.
@@ -134,13 +165,10 @@ DeviceProbePaths fakeTree(const ScratchDir& dir) {
   writeText(sys / "8:240/sdz2/partition", "2\n");
   writeText(sys / "8:240/sdz2/dev", "259:8\n");
   writeText(sys / "8:240/queue/rotational", "0\n");  // not a partition: no "partition" file
-  writeText(dir.path() / "mountinfo",
-            "22 1 0:21 / /proc rw - proc proc rw\n"
-            "36 22 259:7 / /mnt/data rw,relatime shared:1 - ext4 /dev/sdz1 rw\n"
-            "37 22 8:1 / / rw - ext4 /dev/sda1 rw\n");
-  writeText(dir.path() / "swaps",
-            "Filename\tType\tSize\tUsed\tPriority\n/dev/sdz2 partition 1024 0 -2\n");
-  return {sys.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
+  return withUsers(dir, sys,
+                   "36 22 259:7 / /mnt/data rw,relatime shared:1 - ext4 /dev/sdz1 rw\n"
+                   "37 22 8:1 / / rw - ext4 /dev/sda1 rw\n",
+                   "/dev/sdz2 partition 1024 0 -2\n");
 }
 
 TEST(DeviceUse, SysfsMountinfoAndSwapsNameThePartitionsUsers) {
@@ -164,6 +192,68 @@ TEST(DeviceUse, AnUnusedDeviceHasNoUsers) {
   run("truncate -s 1M " + d.path);
   const DeviceUse use = probeDeviceUse(d, paths);
   EXPECT_TRUE(use.holders.empty() && use.mounts.empty() && use.swaps.empty());
+}
+
+// As sysfs lays a stack out: /sys/dev/block/MAJ:MIN links to the device's
+// directory, and each holders/NAME links to the holder's own. The device at
+// majMin (named name) has partition <name>1; dm-3 holds that partition and
+// has a partition dm-3p1; dm-4 holds dm-3 and is mounted; dm-5 holds the
+// whole device and is swap; dm-3p1 is mounted too.
+DeviceProbePaths stackedTree(const ScratchDir& dir, const std::string& majMin,
+                             const std::string& name) {
+  namespace fs = std::filesystem;
+  const auto sys = dir.path() / "sys";
+  const auto disk = sys / "devices" / name;
+  const auto virt = sys / "devices/virtual/block";
+  writeText(disk / (name + "1") / "partition", "1\n");
+  writeText(disk / (name + "1") / "dev", "259:7\n");
+  writeText(virt / "dm-3/dev", "253:3\n");
+  writeText(virt / "dm-3/dm-3p1/partition", "1\n");
+  writeText(virt / "dm-3/dm-3p1/dev", "253:6\n");
+  writeText(virt / "dm-4/dev", "253:4\n");
+  writeText(virt / "dm-5/dev", "253:5\n");
+  const auto link = [](const fs::path& to, const fs::path& at) {
+    fs::create_directories(at.parent_path());
+    fs::create_directory_symlink(fs::relative(to, at.parent_path()), at);
+  };
+  link(disk, sys / "dev/block" / majMin);
+  link(virt / "dm-3", disk / (name + "1") / "holders/dm-3");
+  link(virt / "dm-4", virt / "dm-3/holders/dm-4");
+  link(virt / "dm-5", disk / "holders/dm-5");
+  return withUsers(dir, sys / "dev/block",
+                   "40 22 253:4 / /srv/data rw,relatime shared:1 - xfs /dev/mapper/vg-data rw\n"
+                   "41 22 253:6 / /srv/boot rw,relatime shared:1 - ext4 /dev/mapper/vg-boot1 rw\n",
+                   "/dev/dm-5 partition 1024 0 -2\n");
+}
+
+TEST(DeviceUse, MountsAndSwapOfVolumesStackedOnTheDeviceAreFoundThroughItsHolders) {
+  ScratchDir dir("blockdev-stacked");
+  const DeviceProbePaths paths = stackedTree(dir, "8:240", "sdz");
+  BlockDeviceInfo d = device((dir.path() / "image").string());
+  run("truncate -s 1M " + d.path);
+  const DeviceUse use = probeDeviceUse(d, paths);
+  EXPECT_TRUE(use.mounts.empty() && use.swaps.empty());
+  EXPECT_EQ(use.holders,
+            (std::vector<std::string>{"dm-5 (holds sdz)", "dm-3 (holds sdz1)", "dm-4 (holds dm-3)"}));
+  EXPECT_EQ(use.stackedMounts,
+            (std::vector<std::string>{
+                "/srv/data (xfs, /dev/mapper/vg-data) on dm-4, which holds dm-3, which holds sdz1",
+                "/srv/boot (ext4, /dev/mapper/vg-boot1) on dm-3p1, a partition of dm-3, which "
+                "holds sdz1"}));
+  EXPECT_EQ(use.stackedSwaps, std::vector<std::string>{"/dev/dm-5 on dm-5, which holds sdz"});
+}
+
+TEST(DeviceUse, AHoldersLoopInSysfsEnds) {
+  ScratchDir dir("blockdev-cycle");
+  const DeviceProbePaths paths = stackedTree(dir, "8:240", "sdz");
+  const auto virt = dir.path() / "sys/devices/virtual/block";
+  std::filesystem::create_directories(virt / "dm-4/holders");
+  std::filesystem::create_directory_symlink("../../dm-3", virt / "dm-4/holders/dm-3");
+  BlockDeviceInfo d = device((dir.path() / "image").string());
+  run("truncate -s 1M " + d.path);
+  const DeviceUse use = probeDeviceUse(d, paths);
+  EXPECT_EQ(use.stackedMounts.size(), 2U);
+  EXPECT_EQ(use.holders.back(), "dm-3 (holds dm-4)");
 }
 
 TEST(DeviceSignatures, LibblkidFindsAFileSystemSwapAndAPartitionTable) {
@@ -295,6 +385,34 @@ TEST_F(DeviceWrites, AMountedDeviceWritesNothingEvenWithForce) {
   ::umount(mnt.c_str());
   expectRefused(r, "mounted at " + mnt + " (ext4, " + loop_->path() + "): a mounted device is "
                    "never written");
+}
+
+// The real device, the sysfs of a stack on it staged (this kernel may have
+// no device-mapper): the check before the run refuses, --force or not.
+TEST_F(DeviceWrites, AMountedVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
+  struct stat st {};
+  ASSERT_EQ(::stat(loop_->path().c_str(), &st), 0);
+  const std::string majMin = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+  const std::string name = std::filesystem::path(loop_->path()).filename().string();
+  const DeviceProbePaths paths = stackedTree(dir_, majMin, name);
+  std::vector<TargetSpec> targets{TargetSpec::parse("local", "dev:" + loop_->path())};
+  FileOptions o;
+  o.destructiveWrites = {loop_->path()};
+  o.force = true;
+  try {
+    prepareDeviceTargets(targets, {profileByName("4k-randwrite")}, o, paths);
+    FAIL() << "a device under a mounted volume was allowed to be written";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "a volume stacked on it is mounted at /srv/data (xfs, /dev/mapper/vg-data) on "
+                  "dm-4, which holds dm-3, which holds " + name + "1"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(targets.front().deviceWritable);
+  // The same device and permission without the stack: allowed.
+  prepareDeviceTargets(targets, {profileByName("4k-randwrite")}, o);
+  EXPECT_TRUE(targets.front().deviceWritable);
 }
 
 TEST_F(DeviceWrites, VerifyOfReadsNeedsPermissionToLayTheDataOut) {

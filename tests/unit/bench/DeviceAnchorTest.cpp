@@ -28,6 +28,20 @@ TEST(DeviceAnchor, AFailedFioJobIsAnError) {
   EXPECT_EQ(r.error, "fio job error 5");
 }
 
+// fio runs at its best: one batch submitted per call, completions reaped
+// half the depth at a time, the clock read seldom; what it reads is
+// ours (block size, depth, O_DIRECT, random or sequential).
+TEST(DeviceAnchor, FioRunsBatchedWithFewClockReadsAtOurBlockSizeAndDepth) {
+  EXPECT_EQ(fioOptions(profileByName("4k-randread")),
+            "--ioengine=io_uring --direct=1 --rw=randread --bs=4096 --iodepth=32 --fixedbufs=1 "
+            "--registerfiles=1 --iodepth_batch_submit=32 --iodepth_batch_complete_min=16 "
+            "--iodepth_batch_complete_max=32 --gtod_reduce=1 --norandommap --disk_util=0");
+  EXPECT_EQ(fioOptions(profileByName("128k-read")),
+            "--ioengine=io_uring --direct=1 --rw=read --bs=131072 --iodepth=8 --fixedbufs=1 "
+            "--registerfiles=1 --iodepth_batch_submit=8 --iodepth_batch_complete_min=4 "
+            "--iodepth_batch_complete_max=8 --gtod_reduce=1 --norandommap --disk_util=0");
+}
+
 TEST(DeviceAnchor, ADocumentWithoutJobsIsRefused) {
   EXPECT_THROW((void)fioRunFromJson(parseJson(R"({"fio version": "fio-3.33"})")), std::runtime_error);
   EXPECT_THROW((void)fioRunFromJson(parseJson(R"({"jobs": [{"error": 0}]})")), std::runtime_error);

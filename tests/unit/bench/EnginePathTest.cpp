@@ -7,16 +7,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/file/FileJob.h"
 #include "bench/file/FileProfile.h"
 #include "bench/file/FileRun.h"
 #include "bench/file/Interrupt.h"
 #include "bench/file/engines/Engine.h"
+#include "bench/file/engines/UringRun.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/FullFifo.h"
 #include "tests/unit/bench/ScratchDir.h"
@@ -50,23 +54,35 @@ TEST(EnginePath, PathEngineClosesEveryFdOnceWhenFsyncFails) {
   ::close(mine);
 }
 
+// A job of profile at depth on the file "f" (a FIFO), and a path engine
+// with it open (buffered: a FIFO takes no O_DIRECT).
+JobSpec fifoJob(const char* profile, std::uint32_t depth) {
+  JobSpec s;
+  s.profile = profileByName(profile);
+  s.iodepth = depth;
+  s.files = {"f"};
+  s.fileBytes = 4U << 20;
+  return s;
+}
+
+std::unique_ptr<Engine> fifoEngine(const ScratchDir& dir, const JobSpec& s) {
+  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
+  t.direct = false;
+  auto engine = makeEngine(t);
+  engine->open(s.files, false);
+  return engine;
+}
+
 // A path engine whose run fails has no request left in flight: the kernel
 // would otherwise go on using the driver's buffers after it is gone.
 TEST(EnginePath, APathEngineCancelsItsRequestsBeforeItsErrorLeaves) {
   clearInterrupt();
   ScratchDir dir("interrupt-cancel");
   FullFifo fifo(dir.path() / "f");
-  TargetSpec t = TargetSpec::parse("here", "path:" + dir.str());
-  t.direct = false;
-  JobSpec s;
-  s.profile = profileByName("128k-write");
-  s.iodepth = 4;
-  s.files = {"f"};
-  s.fileBytes = 4U << 20;
+  JobSpec s = fifoJob("128k-write", 4);
   s.layout = true;
   JobDriver d(s, nullptr);
-  auto engine = makeEngine(t);
-  engine->open(s.files, false);
+  auto engine = fifoEngine(dir, s);
   std::string error;
   {
     std::thread ctrlC([] {
@@ -85,6 +101,49 @@ TEST(EnginePath, APathEngineCancelsItsRequestsBeforeItsErrorLeaves) {
   // The engine is still there: a write it left in flight would now fill the room made.
   EXPECT_EQ(fifo.drain(300ms), fifo.filled());
   engine->abandon();
+}
+
+// A wait asks for a quarter of the depth (fio's best at QD32 waits for 8),
+// never for none.
+TEST(UringRun, AWaitAsksForAQuarterOfTheDepth) {
+  EXPECT_EQ(reapBatch(1), 1U);
+  EXPECT_EQ(reapBatch(4), 1U);
+  EXPECT_EQ(reapBatch(8), 2U);
+  EXPECT_EQ(reapBatch(32), 8U);
+  EXPECT_EQ(reapBatch(64), 16U);
+}
+
+// The ring loop reads the clock once per round, not per request: a write's
+// latency must still run from its submission to the round that reaped it.
+// A full FIFO a reader drains by one 4 KiB page every 20 ms completes one
+// write per 20 ms: at depth 1 each waits about that long.
+TEST(EnginePath, LatencyRunsFromSubmissionToTheReapingAtTheTargetsPace) {
+  clearInterrupt();
+  ScratchDir dir("ring-latency");
+  FullFifo fifo(dir.path() / "f");
+  JobSpec s = fifoJob("4k-randwrite", 1);
+  s.options.ramp = 0ms;
+  s.options.runtime = 600ms;
+  JobDriver d(s, nullptr);
+  auto engine = fifoEngine(dir, s);
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    const int fd = ::open((dir.path() / "f").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    std::vector<char> page(4096);
+    for (int k = 0; k < 500 && !done; ++k) {  // bounded: 10 s
+      std::this_thread::sleep_for(20ms);
+      (void)::read(fd, page.data(), page.size());
+    }
+    ::close(fd);
+  });
+  engine->run(d);
+  done = true;
+  reader.join();
+  engine->abandon();
+  const LatencyHistogram& lat = d.result().dir[static_cast<int>(IoDirection::Write)].lat;
+  ASSERT_GE(lat.count(), 5U);
+  EXPECT_GE(lat.percentile(50), 8e6) << "a write's latency is shorter than the pace it completes at";
+  EXPECT_LE(lat.percentile(50), 200e6);
 }
 
 }  // namespace

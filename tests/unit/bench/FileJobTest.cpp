@@ -263,6 +263,29 @@ TEST(FileJob, ARequestInFlightAtTheEndOfTheRampCountsWhenItCompletesAfter) {
   EXPECT_EQ(r.dir[static_cast<int>(IoDirection::Read)].bytes, 4096U);
 }
 
+// An engine that reads the clock once per batch hands the driver its
+// readings: the latency is the difference of the engine's two times (not
+// the driver's own clock at the call), and the deadline is judged at the
+// engine's time.
+TEST(FileJob, TheEnginesClockReadingsAreTheLatencyAndTheDeadline) {
+  JobSpec s = jobSpec("4k-randread", 2, 1ULL << 20);
+  s.options.ioBytes = 0;
+  s.options.runtime = std::chrono::seconds(5);
+  JobDriver d(s, nullptr);
+  d.start();
+  const auto t0 = BenchClock::now();
+  IoRequest req;
+  ASSERT_TRUE(d.next(0, req, t0));
+  EXPECT_EQ(req.issued, t0);
+  d.complete(req, req.buf.size(), "", t0 + std::chrono::milliseconds(3));
+  const LatencyHistogram& lat = d.result().dir[static_cast<int>(IoDirection::Read)].lat;
+  ASSERT_EQ(lat.count(), 1U);
+  EXPECT_NEAR(lat.percentile(50), 3e6, 3e6 / 32);  // within the histogram's bucket
+  IoRequest late;
+  EXPECT_FALSE(d.next(1, late, t0 + std::chrono::seconds(6)));  // past the 5 s run
+  EXPECT_TRUE(d.stopped());
+}
+
 // SIGINT stops the jobs at their next request (a review found Ctrl-C left the
 // file set and the embedded server's directory behind; FileCommandTest has
 // the command's side).

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "server/AtomicFile.h"
+#include "server/HostFiles.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {

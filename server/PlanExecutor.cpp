@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "server/AtomicFile.h"
+#include "server/HostFiles.h"
 #include "server/HostState.h"
 #include "server/NfsConf.h"
 #include "server/UndoRecord.h"

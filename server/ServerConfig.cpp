@@ -17,8 +17,8 @@
 #include <set>
 #include <sstream>
 
-#include "server/AtomicFile.h"
 #include "server/ExportsFile.h"
+#include "server/HostFiles.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {

@@ -121,7 +121,7 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
 // read from them).
 ServerConfig loadServerConfig(const std::filesystem::path& file);
 
-// Host-dependent checks, all through `paths` and AtomicFile's confined
+// Host-dependent checks, all through `paths` and HostFiles' confined
 // probes (a symlink resolves with the root as "/", never above it): every
 // export path is an existing directory, the RDMA device / netdev exist under
 // /sys/class, and rw to a client that admits every host ('*', 0.0.0.0/0,

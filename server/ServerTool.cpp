@@ -18,15 +18,15 @@
 #include <optional>
 #include <sstream>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
-#include "server/ganesha/GaneshaServer.h"
+#include "server/HostFiles.h"
 #include "server/HostPaths.h"
 #include "server/HostState.h"
 #include "server/PlanExecutor.h"
 #include "server/ServerConfig.h"
 #include "server/ServerDoctor.h"
 #include "server/ServerPlan.h"
+#include "server/ganesha/GaneshaServer.h"
 #include "verbs/ToolCli.h"
 
 namespace nfsrdma::server {

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "server/CommandRunner.h"
+#include "server/ConfigHostChecks.h"
 #include "server/HostFiles.h"
 #include "server/HostPaths.h"
 #include "server/HostState.h"

@@ -24,6 +24,7 @@
 #include "server/HostPaths.h"
 #include "server/HostState.h"
 #include "server/PlanExecutor.h"
+#include "server/Rollback.h"
 #include "server/ServerConfig.h"
 #include "server/ServerDoctor.h"
 #include "server/ServerPlan.h"

@@ -12,8 +12,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 
-#include "server/AtomicFile.h"
+#include "server/HostFiles.h"
+#include "server/HostState.h"
 #include "verbs/UniqueFd.h"
 
 namespace nfsrdma::server {
@@ -26,6 +28,14 @@ std::string shellJoin(const std::vector<std::string>& argv) {
     out += (out.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
   }
   return out;
+}
+
+void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv) {
+  CommandResult r = runner.run(argv);
+  if (r.exitStatus != 0) {
+    throw std::runtime_error("`" + shellJoin(argv) + "` failed (exit " +
+                             std::to_string(r.exitStatus) + "): " + trimmed(r.output));
+  }
 }
 
 namespace {

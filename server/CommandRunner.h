@@ -51,6 +51,10 @@ class StagedCommandRunner final : public CommandRunner {
 // Quotes argv for display ("exportfs -ra").
 std::string shellJoin(const std::vector<std::string>& argv);
 
+// Runs argv with `runner`; throws std::runtime_error naming the command, its
+// exit status and its output when it exits non-zero.
+void runOrThrow(CommandRunner& runner, const std::vector<std::string>& argv);
+
 // The absolute host path of a tool found in the root's sbin/bin dirs, or "".
 std::string findHostTool(const HostPaths& paths, const std::string& name);
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
+#include "server/HostFiles.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;

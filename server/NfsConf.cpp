@@ -9,7 +9,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "server/AtomicFile.h"
+#include "server/HostFiles.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
-// PlanExecutor: runs a ServerPlan and undoes it. Every change is recorded
-// (file backups, previous kernel values) in /var/lib/nfsrdma/last-apply.yaml
-// as it happens, so `rollback` can restore the state before the apply even
-// when that apply stopped half way. Applies until the next rollback share
-// that record (each item keeps its earliest before-value), so a retried
-// apply does not lose the way back.
+// PlanExecutor: runs a ServerPlan (apply). Every change is recorded (file
+// backups, previous kernel values) in /var/lib/nfsrdma/last-apply.yaml as it
+// happens, so `rollback` (Rollback.h) can restore the state before the apply
+// even when that apply stopped half way. Applies until the next rollback
+// share that record (each item keeps its earliest before-value), so a
+// retried apply does not lose the way back.
 #pragma once
 
 #include <ostream>
@@ -48,19 +48,5 @@ std::vector<std::string> applyRefusals(const ServerPlan& plan, const HostPaths& 
 // plan read (c.before): its new content would overwrite an edit made since.
 // apply checks it before every file write.
 void requireUnchangedSincePlan(const Change& c, const HostPaths& paths);
-
-// Restores what the recorded applies changed; refuses, before changing
-// anything, a symlink on the way to a path it would write. In this order: nfsd threads,
-// listeners (closed with nfsdctl when installed, else reported), lease/grace,
-// versions, tuning, files, then re-exports. Our exports file goes back byte
-// for byte from its backup (or is removed); in /etc/nfs.conf only apply's
-// keys are undone once the admin edited the file, and keys changed since are
-// kept and reported. Modules stay loaded (reported). Returns false when
-// something could not be restored (each printed), true otherwise, also when
-// there was nothing to roll back. It also removes the copies a killed apply
-// or rollback left beside the files they write (each printed; a dry run
-// lists them).
-bool rollbackLastApply(const HostPaths& paths, CommandRunner& runner, bool dryRun,
-                       std::ostream& out);
 
 }  // namespace nfsrdma::server

@@ -3,7 +3,7 @@
 // strict: an unknown key, a wrong type, a value out of range or two
 // contradicting options is an error at "file:line:column", so a typo never
 // silently becomes a default. Checks that need the host (does the export
-// path exist, is there such an RDMA device) are in validateOnHost().
+// path exist, is there such an RDMA device) are in ConfigHostChecks.h.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "server/HostPaths.h"
 #include "server/ganesha/Squash.h"
 
 namespace nfsrdma::server {
@@ -120,16 +119,6 @@ ServerConfig parseServerConfig(const std::string& text, const std::string& sourc
 // FIFO or device, and a file over 1 MiB are ConfigErrors too (nothing is
 // read from them).
 ServerConfig loadServerConfig(const std::filesystem::path& file);
-
-// Host-dependent checks, all through `paths` and AtomicFile's confined
-// probes (a symlink resolves with the root as "/", never above it): every
-// export path is an existing directory, the RDMA device / netdev exist under
-// /sys/class, and rw to a client that admits every host ('*', 0.0.0.0/0,
-// ::/0, '*.*': admitsEveryHost() in ExportsFile.h) with no_root_squash, or
-// with anonuid=0 / anongid=0 (the squashed users become root or root's
-// group), is refused unless allowInsecure. Throws ConfigError at the
-// offending entry.
-void validateOnHost(const ServerConfig& config, const HostPaths& paths, bool allowInsecure);
 
 // The tuning values of a profile ("default", "throughput", "latency") with a
 // reason each; throws std::invalid_argument for an unknown profile.

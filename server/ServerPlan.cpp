@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
 #include "server/ExportsFile.h"
+#include "server/HostFiles.h"
 #include "server/NfsConf.h"
 
 namespace nfsrdma::server {

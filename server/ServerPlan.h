@@ -1,6 +1,6 @@
 // ServerPlan: the knfsd backend as data. computePlan() compares the config
 // with a HostState snapshot and lists typed changes; nothing is done until
-// applyPlan() (see PlanExecutor.h) walks them in nfs-utils' order: modules,
+// applyConfig() (see PlanExecutor.h) walks them in nfs-utils' order: modules,
 // our files, exportfs, svc_rdma tuning, then versions, lease/grace, ports,
 // threads (nfsd answers EBUSY to versions or ports once threads run). A host
 // that already matches yields an empty plan, which is what makes apply

@@ -18,15 +18,17 @@
 #include <optional>
 #include <sstream>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
-#include "server/ganesha/GaneshaServer.h"
+#include "server/ConfigHostChecks.h"
+#include "server/HostFiles.h"
 #include "server/HostPaths.h"
 #include "server/HostState.h"
 #include "server/PlanExecutor.h"
+#include "server/Rollback.h"
 #include "server/ServerConfig.h"
 #include "server/ServerDoctor.h"
 #include "server/ServerPlan.h"
+#include "server/ganesha/GaneshaServer.h"
 #include "verbs/ToolCli.h"
 
 namespace nfsrdma::server {
@@ -65,6 +67,24 @@ struct ServerRun {
   std::ostream& err;
 };
 
+// The lines of an export table, indented: "(none)" when it has none,
+// "(not available)" when it could not be read. `skipComments`: /proc's
+// table opens with '#' lines.
+void printExportLines(std::ostream& o, const std::optional<std::string>& table, bool skipComments) {
+  if (!table) {
+    o << "  (not available)\n";
+    return;
+  }
+  std::istringstream in(*table);
+  bool any = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || (skipComments && line[0] == '#')) continue;
+    o << "  " << line << "\n";
+    any = true;
+  }
+  if (!any) o << "  (none)\n";
+}
+
 std::string statusText(const HostPaths& paths, const HostState& st) {
   std::ostringstream o;
   o << "root: " << paths.root().string() << "\n";
@@ -87,32 +107,10 @@ std::string statusText(const HostPaths& paths, const HostState& st) {
   if (st.svcRdma.empty()) o << " (not available: svcrdma/rpcrdma not loaded)";
   for (const auto& [k, v] : st.svcRdma) o << " " << k << "=" << v;
   o << "\nexports as the kernel sees them (" << HostPaths::kKernelExports << "):\n";
-  if (!st.kernelExports) {
-    o << "  (not available)\n";
-  } else {
-    std::istringstream in(*st.kernelExports);
-    bool any = false;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      o << "  " << line << "\n";
-      any = true;
-    }
-    if (!any) o << "  (none)\n";
-  }
+  printExportLines(o, st.kernelExports, true);
   // The kernel's export cache fills on demand; etab is what exportfs handed it.
   o << "exports given to the kernel by exportfs (/var/lib/nfs/etab):\n";
-  if (auto etab = readHostFile(paths, "/var/lib/nfs/etab")) {
-    std::istringstream in(*etab);
-    bool any = false;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) continue;
-      o << "  " << line << "\n";
-      any = true;
-    }
-    if (!any) o << "  (none)\n";
-  } else {
-    o << "  (not available)\n";
-  }
+  printExportLines(o, readHostFile(paths, "/var/lib/nfs/etab"), false);
   auto own = readHostFile(paths, HostPaths::kOwnExports);
   o << "our exports file " << HostPaths::kOwnExports << ": " << (own ? "present" : "absent")
     << "\n";

@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
 #include "server/ExportsFile.h"
+#include "server/HostFiles.h"
 #include "server/ServerConfig.h"
 #include "server/ServerPlan.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "server/ganesha/GaneshaClients.h"
-#include "server/ganesha/GaneshaServer.h"
+#include "server/ganesha/GaneshaConfig.h"
 
 using nfsrdma::server::GaneshaExportSpec;
 using nfsrdma::server::GaneshaOptions;

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
+#include "server/HostFiles.h"
 #include "server/HostPaths.h"
 #include "server/PlanExecutor.h"
 #include "server/ServerConfig.h"

@@ -58,6 +58,13 @@ inline const char* kSampleServerConfig =
     "rdma:\n"
     "  device: rxe0\n";
 
+// A config of one export, the staged /srv/nfsrdma/data, to one client
+// `host`, with `extra` (a key of that client, e.g. "squash: all_squash").
+inline std::string oneClient(const std::string& host, const std::string& extra = "") {
+  return "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '" + host + "'\n" +
+         (extra.empty() ? "" : "        " + extra + "\n");
+}
+
 class StagedHost {
  public:
   StagedHost() {

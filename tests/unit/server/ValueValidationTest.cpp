@@ -1,14 +1,8 @@
 // Validation of every value nfsrdma-server writes, by the rules of its
-// consumer (exports(5)/exportfs, nfs.conf, the kernel's sysctls), and bounded
-// config input.
-#include <fcntl.h>
+// consumer (exports(5)/exportfs, nfs.conf, the kernel's sysctls). The checks
+// against the host are in ConfigHostChecksTest, the bounds of the config
+// file in ConfigReaderTest.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <future>
-#include <tuple>
 
 #include "server/ExportsFile.h"
 #include "server/ServerConfig.h"
@@ -20,15 +14,11 @@ using nfsrdma::server::ConfigError;
 using nfsrdma::server::ExportsFile;
 using nfsrdma::server::parseServerConfig;
 using nfsrdma::server::renderOwnExports;
+using nfsrdma::server::testing::oneClient;
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
 
 namespace {
-
-std::string oneClient(const std::string& host, const std::string& extra = "") {
-  return "exports:\n  - path: /srv/nfsrdma/data\n    clients:\n      - host: '" + host + "'\n" +
-         (extra.empty() ? "" : "        " + extra + "\n");
-}
 
 std::string errorOf(const std::string& yaml) {
   try {
@@ -80,63 +70,6 @@ TEST(ClientSpecs, UuidFsidsAreComparedByTheirDigits) {
   EXPECT_NE(errorOf(yaml).find("duplicate fsid=8C8E2B1A4F3E4D2A9C1B0123456789AB"),
             std::string::npos)
       << errorOf(yaml);
-}
-
-// Every spelling that matches all hosts needs --allow-insecure for rw +
-// no_root_squash, and passes with it.
-TEST(AllowInsecure, CoversEveryWorldReachableSpelling) {
-  for (const std::string host : {"*", "0.0.0.0/0", "::/0", "10.0.0.0/0", "10.0.0.0/0.0.0.0",
-                                 "fe80::/0", "*.*", "?*", "**"}) {
-    SCOPED_TRACE(host);
-    StagedHost h;
-    h.write("cfg.yaml", oneClient(host, "squash: no_root_squash"));
-    const std::string cfg = (h.root / "cfg.yaml").string();
-    auto refused = runTool({"--root", h.root.string(), "plan", cfg});
-    EXPECT_EQ(refused.status, 1) << refused.err;
-    EXPECT_NE(refused.err.find("(rw + no_root_squash to '" + host + "')"), std::string::npos)
-        << refused.err;
-    auto allowed = runTool({"--root", h.root.string(), "--allow-insecure", "plan", cfg});
-    EXPECT_EQ(allowed.status, 0) << allowed.err;
-  }
-}
-
-// Squashed users mapped to uid 0 (or gid 0) are root under another name:
-// with root_squash root stays uid 0, with all_squash every user becomes it.
-TEST(AllowInsecure, CoversSquashingToIdZero) {
-  for (const auto& [host, extra, shown] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"*", "options: [anonuid=0]", "(rw + anonuid=0 to '*': anonuid=0 maps"},
-           {"0.0.0.0/0", "squash: all_squash\n        options: [anonuid=0]",
-            "(rw + anonuid=0 to '0.0.0.0/0': anonuid=0 maps"},
-           {"*.*", "options: [anonuid=7, anonuid=0]", "(rw + anonuid=0 to '*.*'"},
-           {"::/0", "options: [anongid=0]", "(rw + anongid=0 to '::/0': anongid=0 maps"}}) {
-    SCOPED_TRACE(host + " " + extra);
-    StagedHost h;
-    h.write("cfg.yaml", oneClient(host, extra));
-    const std::string cfg = (h.root / "cfg.yaml").string();
-    auto refused = runTool({"--root", h.root.string(), "plan", cfg});
-    EXPECT_EQ(refused.status, 1) << refused.err;
-    EXPECT_NE(refused.err.find(shown), std::string::npos) << refused.err;
-    auto allowed = runTool({"--root", h.root.string(), "--allow-insecure", "plan", cfg});
-    EXPECT_EQ(allowed.status, 0) << allowed.err;
-  }
-}
-
-TEST(AllowInsecure, NarrowSpecsAndReadOnlyNeedNoFlag) {
-  for (const auto& [host, extra] : std::vector<std::pair<std::string, std::string>>{
-           {"10.0.0.0/8", "squash: no_root_squash"},
-           {"*.example.com", "squash: no_root_squash"},
-           {"*", "access: ro\n        squash: no_root_squash"},
-           {"0.0.0.0/0", "squash: root_squash"},
-           {"10.0.0.0/8", "options: [anonuid=0, anongid=0]"},
-           {"*", "access: ro\n        options: [anonuid=0]"},
-           {"*", "options: [anonuid=65534, anongid=100]"}}) {
-    SCOPED_TRACE(host);
-    StagedHost h;
-    h.write("cfg.yaml", oneClient(host, extra));
-    auto r = runTool({"--root", h.root.string(), "plan", (h.root / "cfg.yaml").string()});
-    EXPECT_EQ(r.status, 0) << r.err;
-  }
 }
 
 // The squash key's default is not something the user wrote: an option
@@ -193,46 +126,6 @@ TEST(Tuning, TheKernelsOwnLimitsPass) {
   EXPECT_EQ(errorOf(oneClient("h1") + "tuning:\n  max_requests: 4\n  max_req_size: 4096\n"
                                       "  max_outbound_read_requests: 1\n"),
             "(no error)");
-}
-
-TEST(ConfigFile, AtTheSizeLimitPassesAndOneByteMoreIsRefused) {
-  StagedHost h;
-  const std::string body = oneClient("h1");
-  std::string text = body + "#" + std::string(1048576 - body.size() - 2, 'x') + "\n";
-  ASSERT_EQ(text.size(), 1048576u);
-  h.write("cfg.yaml", text);
-  const std::string cfg = (h.root / "cfg.yaml").string();
-  auto ok = runTool({"--root", h.root.string(), "plan", cfg});
-  EXPECT_EQ(ok.status, 0) << ok.err.substr(0, 300);
-  h.write("cfg.yaml", text + "\n");
-  auto big = runTool({"--root", h.root.string(), "plan", cfg});
-  EXPECT_EQ(big.status, 1);
-  EXPECT_NE(big.err.find(cfg + ": is 1048577 bytes; a config is at most 1048576 bytes (1 MiB)"),
-            std::string::npos)
-      << big.err;
-}
-
-TEST(ConfigFile, DevZeroIsRefusedNotRead) {
-  auto r = runTool({"plan", "/dev/zero"});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("/dev/zero: not a regular file"), std::string::npos) << r.err;
-}
-
-// A FIFO would block open() until a writer comes; the tool must not wait.
-TEST(ConfigFile, FifoIsRefusedWithoutBlocking) {
-  StagedHost h;  // only for a temporary directory; the FIFO is outside its snapshot
-  const std::string fifo = h.root.string() + ".fifo";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  auto run = std::async(std::launch::async, [&] { return runTool({"plan", fifo}); });
-  if (run.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
-    ADD_FAILURE() << "plan blocked on a FIFO";
-    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // lets the reader go
-    if (fd >= 0) ::close(fd);
-  }
-  auto r = run.get();
-  ::unlink(fifo.c_str());
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find(fifo + ": not a regular file"), std::string::npos) << r.err;
 }
 
 // The pure rules, one line each, as the config reader and the exports
@@ -303,154 +196,4 @@ TEST(Rules, ShownInputIsBoundedAndPrintable) {
   EXPECT_EQ(shownInput(std::string("a\nb\0", 4)), "a\\x0ab\\x00");
   EXPECT_EQ(shownInput(std::string(81, 'x')), std::string(80, 'x') + "... (81 bytes)");
   EXPECT_EQ(shownInput(std::string(80, 'x')), std::string(80, 'x'));
-}
-
-// Host checks resolve every link inside the root (openat2 RESOLVE_IN_ROOT),
-// as the host would with the root as "/": sysfs is links all the way
-// (/sys/class/infiniband/rxe0 -> ../../devices/...), and a link that leads
-// out of the root must not find what lies outside it.
-namespace {
-
-// A directory beside (not under) the staged root, removed with the test.
-struct OutsideDir {
-  explicit OutsideDir(const StagedHost& h) : dir(h.root.string() + ".outside") {
-    std::filesystem::create_directories(dir / "rxe0/ports/1");
-    std::filesystem::create_directories(dir / "eth0");
-    std::filesystem::create_directories(dir / "data");
-  }
-  ~OutsideDir() { std::filesystem::remove_all(dir); }
-  std::filesystem::path dir;
-};
-
-// Moves a staged entry to `to` (a root-relative path) and links `rel` to `target`.
-void replaceWithLink(const StagedHost& h, const std::string& rel, const std::string& to,
-                     const std::string& target) {
-  if (!to.empty()) {
-    std::filesystem::create_directories((h.root / to).parent_path());
-    std::filesystem::rename(h.root / rel, h.root / to);
-  } else {
-    std::filesystem::remove_all(h.root / rel);
-  }
-  std::filesystem::create_symlink(target, h.root / rel);
-}
-
-nfsrdma::server::testing::ToolRun planOf(const StagedHost& h, const std::string& yaml) {
-  h.write("cfg.yaml", yaml);
-  return runTool({"--root", h.root.string(), "plan", (h.root / "cfg.yaml").string()});
-}
-
-// The run was refused (status 1) with `message` in what it printed.
-void expectRefused(const nfsrdma::server::testing::ToolRun& r, const std::string& message) {
-  EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos)
-      << "expected:\n  " << message << "\ngot:\n  " << r.err;
-}
-
-const std::string kDeviceAndNetdev =
-    "exports:\n  - path: /srv/nfsrdma/data\n    clients: [{host: 10.0.0.0/24}]\n"
-    "rdma:\n  device: rxe0\n  netdev: eth0\n";
-
-}  // namespace
-
-TEST(HostChecks, SysfsLinksInsideTheRootAreFollowed) {
-  StagedHost h;
-  replaceWithLink(h, "sys/class/infiniband/rxe0", "sys/devices/virtual/infiniband/rxe0",
-                  "../../devices/virtual/infiniband/rxe0");
-  replaceWithLink(h, "sys/class/net/eth0", "sys/devices/virtual/net/eth0",
-                  "/sys/devices/virtual/net/eth0");  // absolute: read with the root as "/"
-  const auto r = planOf(h, kDeviceAndNetdev);
-  EXPECT_EQ(r.status, 0) << r.err;
-}
-
-TEST(HostChecks, SysfsLinksLeavingTheRootFindNothing) {
-  for (const bool absolute : {true, false}) {
-    SCOPED_TRACE(absolute ? "absolute link" : "relative link climbing above the root");
-    StagedHost h;
-    const OutsideDir out(h);
-    const std::string up = "../../../../" + out.dir.filename().string();  // from sys/class/x/
-    replaceWithLink(h, "sys/class/infiniband/rxe0", "",
-                    absolute ? (out.dir / "rxe0").string() : up + "/rxe0");
-    expectRefused(planOf(h, kDeviceAndNetdev),
-                  "cfg.yaml:5:11: rdma device 'rxe0' does not exist (looked at "
-                  "/sys/class/infiniband/rxe0 (under --root " +
-                      h.root.string() + "), where symlinks resolve with the root as '/'");
-    std::filesystem::remove(h.root / "sys/class/infiniband/rxe0");
-    h.mkdir("sys/class/infiniband/rxe0");
-    replaceWithLink(h, "sys/class/net/eth0", "",
-                    absolute ? (out.dir / "eth0").string() : up + "/eth0");
-    expectRefused(planOf(h, kDeviceAndNetdev),
-                  "cfg.yaml:6:11: rdma netdev 'eth0' does not exist (looked at "
-                  "/sys/class/net/eth0 (under --root ");
-  }
-}
-
-TEST(HostChecks, ExportPathLinksResolveInsideTheRoot) {
-  for (const std::string target : {"scratch", "/srv/nfsrdma/scratch", "../nfsrdma/scratch"}) {
-    SCOPED_TRACE(target);
-    StagedHost h;
-    replaceWithLink(h, "srv/nfsrdma/data", "", target);
-    const auto r = planOf(h, oneClient("10.0.0.0/24"));
-    EXPECT_EQ(r.status, 0) << r.err;
-  }
-}
-
-TEST(HostChecks, ExportPathLinkLeavingTheRootIsRefused) {
-  StagedHost h;
-  const OutsideDir out(h);
-  for (const std::string& target :
-       {(out.dir / "data").string(), "../../../" + out.dir.filename().string() + "/data"}) {
-    SCOPED_TRACE(target);
-    replaceWithLink(h, "srv/nfsrdma/data", "", target);
-    expectRefused(planOf(h, oneClient("10.0.0.0/24")),
-                  "cfg.yaml:2:5: export path '/srv/nfsrdma/data' does not exist (looked at "
-                  "/srv/nfsrdma/data (under --root " +
-                      h.root.string() +
-                      "), where symlinks resolve with the root as '/', never above it)");
-  }
-}
-
-TEST(HostChecks, ExportPathMustBeADirectoryAtTheEndOfItsLinks) {
-  StagedHost h;
-  h.write("srv/nfsrdma/file", "x");
-  replaceWithLink(h, "srv/nfsrdma/data", "", "file");
-  expectRefused(planOf(h, oneClient("10.0.0.0/24")),
-                "cfg.yaml:2:5: export path '/srv/nfsrdma/data' is not a directory");
-  // A loop is what the confined resolution refuses: the error names the export.
-  replaceWithLink(h, "srv/nfsrdma/data", "", "data");
-  expectRefused(planOf(h, oneClient("10.0.0.0/24")),
-                "cfg.yaml:2:5: export path '/srv/nfsrdma/data': cannot open "
-                "/srv/nfsrdma/data (under --root ");
-}
-
-TEST(HostChecks, TheRootItselfIsAnExportableDirectory) {
-  StagedHost h;
-  const auto r = planOf(h, "exports:\n  - path: /\n    clients: [{host: 10.0.0.0/24}]\n");
-  EXPECT_EQ(r.status, 0) << r.err;
-}
-
-// On the live host ("/") the same probes see ordinary directories and files;
-// only reads, nothing on the host changes.
-TEST(HostChecks, LiveHostSeesOrdinaryDirectoriesAndFiles) {
-  using nfsrdma::server::HostPaths;
-  using nfsrdma::server::validateOnHost;
-  const auto errorOn = [](const std::string& path) -> std::string {
-    const auto cfg = parseServerConfig(
-        "exports:\n  - path: " + path + "\n    clients: [{host: 10.0.0.0/24}]\n", "cfg.yaml");
-    try {
-      validateOnHost(cfg, HostPaths("/"), false);
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
-  StagedHost h;  // a directory and a file of the live host's /tmp
-  h.write("file", "x");
-  EXPECT_EQ(errorOn(h.root.string()), "(no error)");
-  EXPECT_EQ(errorOn("/"), "(no error)");
-  EXPECT_EQ(errorOn((h.root / "file").string()),
-            "cfg.yaml:2:5: export path '" + (h.root / "file").string() +
-                "' is not a directory (exportfs exports directories)");
-  EXPECT_EQ(errorOn((h.root / "nope").string()),
-            "cfg.yaml:2:5: export path '" + (h.root / "nope").string() +
-                "' does not exist (looked at " + (h.root / "nope").string() + ")");
 }

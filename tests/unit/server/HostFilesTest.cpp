@@ -1,4 +1,4 @@
-// Host files through AtomicFile: an /etc/nfs.conf that links to a file kept
+// Host files through HostFiles: an /etc/nfs.conf that links to a file kept
 // elsewhere in the root stays a link, and the file it points to gets the new
 // content with its own mode; a dangling link or one leaving the root is an
 // error naming both. Our own files and /proc are never reached through a
@@ -11,8 +11,8 @@
 #include <sstream>
 #include <vector>
 
-#include "server/AtomicFile.h"
 #include "server/CommandRunner.h"
+#include "server/HostFiles.h"
 #include "server/NfsConf.h"
 #include "tests/unit/server/StagedHost.h"
 
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TEST(AtomicFile, WritesThroughASymlinkAndKeepsIt) {
+TEST(HostFiles, WritesThroughASymlinkAndKeepsIt) {
   StagedHost host;
   host.write("etc/nfs/nfs.conf", "[nfsd]\nthreads=8\n");
   fs::permissions(host.root / "etc/nfs/nfs.conf", fs::perms(0640));
@@ -47,7 +47,7 @@ TEST(AtomicFile, WritesThroughASymlinkAndKeepsIt) {
   }
 }
 
-TEST(AtomicFile, DanglingSymlinkIsAnErrorNamingItsTarget) {
+TEST(HostFiles, DanglingSymlinkIsAnErrorNamingItsTarget) {
   StagedHost host;
   fs::remove(host.root / "etc/nfs.conf");
   fs::create_symlink("nfs/missing.conf", host.root / "etc/nfs.conf");
@@ -65,7 +65,7 @@ TEST(AtomicFile, DanglingSymlinkIsAnErrorNamingItsTarget) {
 // In a --root staging tree an absolute link target is read inside the tree:
 // a copied /etc/nfs.conf -> /etc/nfs/nfs.conf edits the tree's file, never
 // the live host's; a link that climbs out of the tree is refused.
-TEST(AtomicFile, AbsoluteLinkIsFollowedInsideTheRoot) {
+TEST(HostFiles, AbsoluteLinkIsFollowedInsideTheRoot) {
   StagedHost host;
   host.write("etc/nfs/nfs.conf", "[nfsd]\nthreads=8\n");
   fs::remove(host.root / "etc/nfs.conf");
@@ -75,7 +75,7 @@ TEST(AtomicFile, AbsoluteLinkIsFollowedInsideTheRoot) {
   EXPECT_TRUE(fs::is_symlink(host.root / "etc/nfs.conf"));
 }
 
-TEST(AtomicFile, LinkLeavingTheRootIsRefused) {
+TEST(HostFiles, LinkLeavingTheRootIsRefused) {
   StagedHost host;
   StagedHost outside;  // another tree standing for the live host
   outside.write("victim.conf", "untouched\n");
@@ -95,7 +95,7 @@ TEST(AtomicFile, LinkLeavingTheRootIsRefused) {
 
 // Backups named by the same second (two applies in a row) each keep their
 // own bytes: none replaces another.
-TEST(AtomicFile, BackupsInOneSecondAreAllKept) {
+TEST(HostFiles, BackupsInOneSecondAreAllKept) {
   StagedHost host;
   const HostPaths paths(host.root);
   std::vector<fs::path> made;
@@ -113,7 +113,7 @@ TEST(AtomicFile, BackupsInOneSecondAreAllKept) {
 }
 
 // A dangling symlink takes the name too: writing there would go elsewhere.
-TEST(AtomicFile, FirstUnusedPathSkipsFilesAndLinks) {
+TEST(HostFiles, FirstUnusedPathSkipsFilesAndLinks) {
   StagedHost host;
   const HostPaths paths(host.root);
   EXPECT_EQ(firstUnusedHostPath(paths, "/var/rec"), "/var/rec");
@@ -124,7 +124,7 @@ TEST(AtomicFile, FirstUnusedPathSkipsFilesAndLinks) {
 
 // Our own files are refused behind a linked directory even when the link
 // stays inside the root: the tree must be what it looks like.
-TEST(AtomicFile, OwnFileBehindALinkedDirectoryIsRefused) {
+TEST(HostFiles, OwnFileBehindALinkedDirectoryIsRefused) {
   StagedHost host;
   host.mkdir("etc/elsewhere");
   fs::create_symlink("elsewhere", host.root / "etc/exports.d");
@@ -142,7 +142,7 @@ TEST(AtomicFile, OwnFileBehindALinkedDirectoryIsRefused) {
 }
 
 // nfs.conf may be a link, but not reached through one.
-TEST(AtomicFile, NfsConfInALinkedDirectoryIsRefused) {
+TEST(HostFiles, NfsConfInALinkedDirectoryIsRefused) {
   StagedHost host;
   fs::rename(host.root / "etc", host.root / "real-etc");
   fs::create_symlink("real-etc", host.root / "etc");
@@ -152,7 +152,7 @@ TEST(AtomicFile, NfsConfInALinkedDirectoryIsRefused) {
 }
 
 // A kernel value is never written through a linked /proc directory.
-TEST(AtomicFile, ProcValueBehindALinkedDirectoryIsRefused) {
+TEST(HostFiles, ProcValueBehindALinkedDirectoryIsRefused) {
   StagedHost host;
   fs::rename(host.root / "proc/fs/nfsd", host.root / "proc/fs/other");
   fs::create_symlink("other", host.root / "proc/fs/nfsd");
@@ -164,7 +164,7 @@ TEST(AtomicFile, ProcValueBehindALinkedDirectoryIsRefused) {
 // sysfs is links all the way (/sys/class/net/eth0 -> ../../devices/...): a
 // probe follows them, but with the root as "/", so an absolute link to a
 // file outside the root reads the root's own path of that name, if any.
-TEST(AtomicFile, ProbesFollowLinksOnlyInsideTheRoot) {
+TEST(HostFiles, ProbesFollowLinksOnlyInsideTheRoot) {
   StagedHost host;
   StagedHost outside;
   outside.write("secret", "outside\n");
@@ -182,7 +182,7 @@ TEST(AtomicFile, ProbesFollowLinksOnlyInsideTheRoot) {
 // procfs has no rename, so the temp file + rename of writeHostFile must
 // never be used there: in a staged tree it would turn a kernel file into a
 // regular one unnoticed.
-TEST(AtomicFile, WriteHostFileRefusesAProcPath) {
+TEST(HostFiles, WriteHostFileRefusesAProcPath) {
   StagedHost host;
   EXPECT_THROW(writeHostFile(HostPaths(host.root), HostPaths::kThreads, "8\n"), PathRefused);
   EXPECT_EQ(host.read("proc/fs/nfsd/threads"), "0\n");
@@ -190,7 +190,7 @@ TEST(AtomicFile, WriteHostFileRefusesAProcPath) {
 
 // nfs.conf.d and the host's tools are looked at inside the root like every
 // other path: a link to a directory or program outside it finds nothing.
-TEST(AtomicFile, NfsConfDirAndToolsAreSeenInsideTheRoot) {
+TEST(HostFiles, NfsConfDirAndToolsAreSeenInsideTheRoot) {
   StagedHost host;
   StagedHost outside;
   outside.write("conf.d/50-site.conf", "[nfsd]\nthreads=1\n");

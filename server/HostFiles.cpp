@@ -1,7 +1,7 @@
-// AtomicFile: host files reached from the root one real directory at a time,
+// HostFiles: host files reached from the root one real directory at a time,
 // and written by temp + fsync + rename, so files we own are never torn and
 // never reached through a link.
-#include "server/AtomicFile.h"
+#include "server/HostFiles.h"
 
 #include <dirent.h>
 #include <fcntl.h>

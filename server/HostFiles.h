@@ -1,13 +1,14 @@
-// AtomicFile: the only way server/ reads, writes or removes a host file.
-// Every operation takes a host path ("/etc/nfs.conf") and a HostPaths, and
-// reaches the file from the root one directory at a time (openat with
-// O_NOFOLLOW per component, or openat2 RESOLVE_IN_ROOT for read-only
-// probes), so nothing can resolve above the root, and a symlink where the
-// tool keeps its own files is refused, never followed: see Links in
-// HostPaths.h for which paths may be links. A write goes to a temporary file
-// in the same directory, is fsync'd, renamed over the target and the
-// directory is fsync'd, so a crash leaves the old or the new file, never half
-// of one. Kernel pseudo-files (/proc) are written with writeProcValue().
+// HostFiles: the confined host file system, the only way server/ reads,
+// writes or removes a host file. Every operation takes a host path
+// ("/etc/nfs.conf") and a HostPaths, and reaches the file from the root one
+// directory at a time (openat with O_NOFOLLOW per component, or openat2
+// RESOLVE_IN_ROOT for read-only probes), so nothing can resolve above the
+// root, and a symlink where the tool keeps its own files is refused, never
+// followed: see Links in HostPaths.h for which paths may be links. A write
+// goes to a temporary file in the same directory, is fsync'd, renamed over
+// the target and the directory is fsync'd, so a crash leaves the old or the
+// new file, never half of one. Kernel pseudo-files (/proc) are written with
+// writeProcValue().
 #pragma once
 
 #include <cstdint>

@@ -258,6 +258,9 @@ class Client {
   // The handle and type of what parts names, a link itself included; the
   // error is returned, as a walk may expect NFS4ERR_NOENT.
   Error handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileType& type);
+  // handleAndType of one name in the directory dir (a walk's step).
+  Error lookupIn(const nfs4::FileHandle& dir, const std::string& name, const std::string& what,
+                 nfs4::FileHandle& fh, FileType& type);
   std::string readLinkParts(const PathParts& parts);
 
   // ClientNamespace.cpp

@@ -156,6 +156,38 @@ std::vector<std::string> Client::linkTarget(const nfs4::FileHandle& link, const 
   return {comps.begin(), comps.end()};
 }
 
+namespace {
+
+// Links of up to kMaxLinkText bytes could make a walk long: a bound on its
+// round trips, far above any real path.
+void checkWalkLength(unsigned steps, const std::string& what) {
+  constexpr unsigned kMaxWalk = 4096;
+  if (steps == kMaxWalk) {
+    check(makeError(std::make_error_code(std::errc::filename_too_long),
+                    what + ": more than " + std::to_string(kMaxWalk) +
+                        " names to look up through its links"));
+  }
+}
+
+// ".." in a walk: back to the directory before, never above the export's root.
+void leaveDirectory(std::vector<nfs4::FileHandle>& dirs, const std::string& what) {
+  if (dirs.size() == 1) {
+    check(makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
+  }
+  dirs.pop_back();
+}
+
+}  // namespace
+
+Error Client::lookupIn(const nfs4::FileHandle& dir, const std::string& name, const std::string& what,
+                       nfs4::FileHandle& fh, FileType& type) {
+  PathParts step;
+  step.full = what;
+  step.base = dir;
+  step.lookups = {name};
+  return handleAndType(step, fh, type);
+}
+
 std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Follow follow,
                                                       bool lastMayBeMissing) {
   const std::string& what = parts.full;
@@ -169,23 +201,12 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   std::vector<nfs4::FileHandle> dirs{parts.base ? *parts.base : root_};
   unsigned links = 0;
   std::string leaf;
-  // Links of up to kMaxLinkText bytes could make the walk long: a bound on
-  // its round trips, far above any real path.
-  constexpr unsigned kMaxWalk = 4096;
   for (unsigned steps = 0; !todo.empty(); ++steps) {
-    if (steps == kMaxWalk) {
-      check(makeError(std::make_error_code(std::errc::filename_too_long),
-                      what + ": more than " + std::to_string(kMaxWalk) +
-                          " names to look up through its links"));
-    }
+    checkWalkLength(steps, what);
     std::string name = std::move(todo.front());
     todo.pop_front();
     if (name == "..") {
-      if (dirs.size() == 1) {
-        check(
-            makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
-      }
-      dirs.pop_back();
+      leaveDirectory(dirs, what);
       continue;
     }
     const bool last = todo.empty();
@@ -193,13 +214,9 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
       leaf = std::move(name);
       break;
     }
-    PathParts step;
-    step.full = what;
-    step.base = dirs.back();
-    step.lookups = {name};
     nfs4::FileHandle fh;
     FileType type = FileType::kNone;
-    const Error e = handleAndType(step, fh, type);
+    const Error e = lookupIn(dirs.back(), name, what, fh, type);
     if (e && last && lastMayBeMissing && e.code == nfs4::statusError(nfs4::kErrNoEnt)) {
       leaf = std::move(name);  // to be created
       break;

@@ -40,6 +40,9 @@
 // a time: when one fails while others are up, its calls go again on their
 // slots over the others, and the renewal thread reconnects and binds it in
 // the background. Only when none is left does the recovery above run.
+//
+// Session.cpp holds the normal path, SessionRecovery.cpp the riding
+// through, SessionTrunk.cpp what only a trunk needs.
 #pragma once
 
 #include <atomic>
@@ -224,8 +227,11 @@ class Session {
               const RequestPtr& request);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const RequestPtr& request);
-  // onReply()'s steps: SEQUENCE answered status st; a request the server
-  // refused for a lost session waits for a new one (false: it cannot).
+  // onReply()'s steps: the call failed below NFS (no reply, or an RPC-level
+  // rejection); SEQUENCE answered status st; a request the server refused
+  // for a lost session waits for a new one (false: it cannot).
+  void onCallFailed(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
+                    const RequestPtr& request);
   void onSequenceRefused(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
   bool waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
   // A call whose connection failed keeps its slot and waits for a new
@@ -258,6 +264,12 @@ class Session {
   // The error for requests once every slot is retired (mu_ held).
   Error everySlotLost() const;
   void renewLoop();
+  // The errors of a COMPOUND's results: "OP: NFS4ERR_...", a reply that did
+  // not decode, and RECLAIM_COMPLETE's status (COMPLETE_ALREADY, from a
+  // session of a client ID that said it before, is success too).
+  static Error statusErrorFor(Op op, std::uint32_t status);
+  static Error malformedError(const CompoundDecoder& d);
+  static Error reclaimCompleteError(std::uint32_t status);
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode) {
     return sessionlessRoundTrip(rpc_, encode, decode);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -345,5 +346,16 @@ class Client {
   std::atomic<bool> closed_{false};  // close() ran (once, whichever thread came first)
   std::string teardownError_;
 };
+
+// The server's "not now": NFS4ERR_DELAY (busy) or NFS4ERR_GRACE (restarted,
+// in its grace period). The synchronous calls send such a call again for up
+// to busy-timeout themselves; a caller that resends more (a benchmark that
+// repeats calls across a longer wait) or drives the asynchronous calls asks
+// this of what it got.
+bool isBusy(const std::error_code& code);
+inline bool isBusy(const Error& error) { return isBusy(error.code); }
+// The pause before the first resend of a busy call (the Linux client's
+// 0.1 s); the client's own resends double it up to 1 s.
+inline constexpr std::chrono::milliseconds kFirstBusyPause{100};
 
 }  // namespace nfsrdma

@@ -9,6 +9,7 @@
 
 #include "client/ClientInternal.h"
 #include "client/transport/TcpTransport.h"
+#include "client/transport/rdma/DeviceNuma.h"
 #include "client/transport/rdma/RdmaTransport.h"
 
 namespace nfsrdma {
@@ -43,6 +44,17 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o,
   return transport::rdma::RdmaTransport::connect(r, loop);
 }
 
+// numa=auto over TCP: the connection's I/O thread goes to the NUMA node of
+// the interface holding its local address.
+void placeOnInterfaceNode(transport::TcpTransport& tcp) {
+  const std::string ip = tcp.localAddress();
+  if (ip.empty()) {
+    tcp.placeOn(std::nullopt, "this connection's local address (getsockname failed)");
+    return;
+  }
+  tcp.placeOn(transport::rdma::localAddressNumaNode(ip), "the interface of " + ip);
+}
+
 // The one place a transport is chosen. A kind this switch does not know
 // (a value cast from outside the enum) is an error, never a default.
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
@@ -50,7 +62,7 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
   switch (o.proto) {
     case TransportKind::kTcp: {
       auto tcp = transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
-      if (o.numaAuto) tcp->placeOnDeviceNode();
+      if (o.numaAuto) placeOnInterfaceNode(*tcp);
       return tcp;
     }
     case TransportKind::kRdma:

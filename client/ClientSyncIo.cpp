@@ -98,6 +98,11 @@ IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
 
 }  // namespace
 
+bool isBusy(const std::error_code& code) {
+  return nfs4::BusyRetry::busy(Error{code, {}});
+}
+static_assert(kFirstBusyPause == nfs4::BusyRetry::kFirstPause, "Client.h says the client's first pause");
+
 Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
                   const std::function<Error(CompoundDecoder&)>& decode,
                   const rpc::CallHints& hints) {

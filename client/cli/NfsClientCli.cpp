@@ -222,13 +222,23 @@ constexpr tool::Subcommand<tool::CommandMain> kOwnOptionCommands[] = {
 };
 constexpr std::size_t kCommandWidth = 18;
 
+// The URL's shape and every key it takes (ClientOptions.h's urlKeys()).
+void urlHelp(std::ostream& os) {
+  os << "\nURL: nfs://host[:port][,host[:port]...]/path[?key=value&...]; keys:\n";
+  constexpr std::size_t kKeyWidth = 22;
+  for (const UrlKey& k : urlKeys()) {
+    const std::string form = std::string(k.name) + "=" + std::string(k.value);
+    os << "  " << form << std::string(form.size() < kKeyWidth ? kKeyWidth - form.size() : 1, ' ') << k.help
+       << "\n";
+  }
+}
+
 void usage(std::ostream& os, const po::options_description& opts) {
   os << "usage: nfsrdma-client [options] <command> <args>\n\ncommands:\n";
   tool::printCommands(os, kCommands, kCommandWidth);
   tool::printCommands(os, kOwnOptionCommands, kCommandWidth);
-  os << "\nURL: nfs://host[:port]/path[?uid=N&gid=N&gids=a,b&timeout=ms&busy-timeout=ms\n"
-        "     &qd=N&proto=tcp&nconnect=N&bind=a,b]; several servers: nfs://a,b/path\n\n"
-     << opts;
+  urlHelp(os);
+  os << "\n" << opts;
 }
 
 // The command line of a file command, parsed.

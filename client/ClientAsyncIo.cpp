@@ -81,8 +81,8 @@ IoResult readReply(const std::string& what, std::span<std::uint8_t> buf, const E
 
 }  // namespace
 
-void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset,
-                        IoCallback done) {
+void ClientImpl::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset,
+                            IoCallback done) {
   if (Error e = beyondIoSize("read " + file.path(), buf.size(), maxIo_)) {
     done(IoResult{e, 0, false});
     return;
@@ -104,7 +104,7 @@ void Client::preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::
       hints);
 }
 
-std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
+std::size_t ClientImpl::maxReadsPerCompound(std::size_t blockSize) const {
   switch (options_.proto) {
     case TransportKind::kRdma:
       return 1;  // one READ (one Write chunk) per COMPOUND there
@@ -120,8 +120,8 @@ std::size_t Client::maxReadsPerCompound(std::size_t blockSize) const {
                                  kMaxReadsPerCompound);
 }
 
-void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads,
-                         VectorCallback done) {
+void ClientImpl::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads,
+                             VectorCallback done) {
   if (reads.empty()) return;
   if (reads.size() == 1) {
     preadAsync(file, reads[0].buf, reads[0].offset,
@@ -166,8 +166,8 @@ void Client::preadvAsync(const OpenFile& file, std::span<const ReadVector> reads
       hints);
 }
 
-void Client::vectoredReadReply(const OpenFile& file, const std::vector<ReadVector>& reads,
-                               const VectorCallback& done, const Error& err, CompoundDecoder* d) {
+void ClientImpl::vectoredReadReply(const OpenFile& file, const std::vector<ReadVector>& reads,
+                                   const VectorCallback& done, const Error& err, CompoundDecoder* d) {
   const std::string what = "read " + file.path();
   if (err) {
     failReads(done, 0, reads.size(), ledBy(err, what));
@@ -203,13 +203,13 @@ void Client::vectoredReadReply(const OpenFile& file, const std::vector<ReadVecto
   preadvAsync(file, rest, [done, first](std::size_t j, const IoResult& r) { done(first + j, r); });
 }
 
-void Client::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data,
-                         std::uint64_t offset, StableHow stable, IoCallback done) {
+void ClientImpl::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data,
+                             std::uint64_t offset, StableHow stable, IoCallback done) {
   writeAsync(file.state_, data, offset, stable, nullptr, std::move(done));
 }
 
-void Client::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                        std::uint64_t offset, StableHow stable, KeptCopy keep, IoCallback done) {
+void ClientImpl::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                            std::uint64_t offset, StableHow stable, KeptCopy keep, IoCallback done) {
   if (Error e = beyondIoSize("write " + st->path, data.size(), maxIo_)) {
     done(IoResult{e, 0, false});
     return;

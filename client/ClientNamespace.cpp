@@ -37,7 +37,10 @@ bool holdsDelegation(std::uint32_t delegationType) {
 
 }  // namespace
 
-void Client::refuseOpenOfDirectory(std::string_view path, const PathParts& parts) {
+const std::string& OpenFile::path() const { return state_->path; }
+std::uint64_t OpenFile::sizeAtOpen() const { return state_->sizeAtOpen; }
+
+void ClientImpl::refuseOpenOfDirectory(std::string_view path, const PathParts& parts) {
   std::uint32_t status = nfs4::kErrIsDir;  // stat of "x/" finds only a directory
   try {
     (void)stat(path);
@@ -49,7 +52,7 @@ void Client::refuseOpenOfDirectory(std::string_view path, const PathParts& parts
   throw NfsException(makeError(nfs4::statusError(status), parts.full));
 }
 
-void Client::truncateOpened(OpenFile& file, const std::string& what) {
+void ClientImpl::truncateOpened(OpenFile& file, const std::string& what) {
   OpenFile::State& st = *file.state_;
   const std::string truncateWhat = "truncate " + st.path;
   try {
@@ -70,7 +73,7 @@ void Client::truncateOpened(OpenFile& file, const std::string& what) {
   }
 }
 
-OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
+OpenFile ClientImpl::open(std::string_view path, const OpenFlags& flags) {
   PathParts parts = split(path, true, "open");
   auto st = std::make_shared<OpenFile::State>();
   st->path = fullPath(path);
@@ -123,7 +126,7 @@ OpenFile Client::open(std::string_view path, const OpenFlags& flags) {
   return f;
 }
 
-void Client::close(OpenFile& file) {
+void ClientImpl::close(OpenFile& file) {
   if (!file.state_) return;
   OpenFile::State& st = *file.state_;
   const std::string what = "close " + st.path;
@@ -167,7 +170,7 @@ void Client::close(OpenFile& file) {
   check(e);
 }
 
-Attributes Client::statParts(const PathParts& parts) {
+Attributes ClientImpl::statParts(const PathParts& parts) {
   Attributes out;
   check(run(
       parts.full,
@@ -185,7 +188,7 @@ Attributes Client::statParts(const PathParts& parts) {
   return out;
 }
 
-Attributes Client::stat(std::string_view path) {
+Attributes ClientImpl::stat(std::string_view path) {
   const PathParts parts = split(path, false, "stat");
   Attributes out;
   throughAllLinks(parts, [&](const PathParts& p) {
@@ -195,14 +198,14 @@ Attributes Client::stat(std::string_view path) {
   return out;
 }
 
-Attributes Client::lstat(std::string_view path) {
+Attributes ClientImpl::lstat(std::string_view path) {
   const PathParts parts = split(path, false, "lstat");
   Attributes out;
   throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) { out = statParts(p); });
   return out;
 }
 
-std::string Client::readlink(std::string_view path) {
+std::string ClientImpl::readlink(std::string_view path) {
   const PathParts parts = split(path, false, "readlink");
   std::string out;
   throughLinks(parts, Follow::kDirectories, false,
@@ -210,7 +213,7 @@ std::string Client::readlink(std::string_view path) {
   return out;
 }
 
-void Client::requireDirectory(std::string_view path, const std::string& what) {
+void ClientImpl::requireDirectory(std::string_view path, const std::string& what) {
   // The entry itself, not where a link there points: rmdir("link/") and
   // rename("link/", ...) are ENOTDIR in POSIX.
   PathParts parts = split(path, false, "stat");
@@ -224,7 +227,7 @@ void Client::requireDirectory(std::string_view path, const std::string& what) {
   }
 }
 
-nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
+nfs4::FileHandle ClientImpl::objectFh(std::string_view path, const char* what) {
   const PathParts parts = split(path, false, what);
   nfs4::FileHandle fh;
   throughAllLinks(parts, [&](const PathParts& p) {
@@ -235,7 +238,7 @@ nfs4::FileHandle Client::objectFh(std::string_view path, const char* what) {
   return fh;
 }
 
-Attributes Client::fstat(const OpenFile& file) {
+Attributes ClientImpl::fstat(const OpenFile& file) {
   const std::string what = "fstat " + file.path();
   Attributes out;
   check(run(
@@ -254,7 +257,7 @@ Attributes Client::fstat(const OpenFile& file) {
   return out;
 }
 
-std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
+std::vector<DirectoryEntry> ClientImpl::readdir(std::string_view path) {
   const PathParts parts = split(path, false, "readdir");
   std::vector<DirectoryEntry> out;
   throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) {
@@ -305,7 +308,7 @@ std::vector<DirectoryEntry> Client::readdir(std::string_view path) {
   return out;
 }
 
-void Client::mkdir(std::string_view path, std::uint32_t mode) {
+void ClientImpl::mkdir(std::string_view path, std::uint32_t mode) {
   const PathParts parts = split(path, true, "mkdir");
   throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
     check(run(
@@ -323,7 +326,7 @@ void Client::mkdir(std::string_view path, std::uint32_t mode) {
   });
 }
 
-void Client::unlink(std::string_view path) {
+void ClientImpl::unlink(std::string_view path) {
   const PathParts parts = split(path, true, "remove");
   if (parts.trailingSlash) requireDirectory(path, parts.full);
   throughLinks(parts, Follow::kDirectories, false, [&](const PathParts& p) {
@@ -342,7 +345,7 @@ void Client::unlink(std::string_view path) {
   });
 }
 
-void Client::renameParts(const PathParts& src, const PathParts& dst, const std::string& what) {
+void ClientImpl::renameParts(const PathParts& src, const PathParts& dst, const std::string& what) {
   // RENAME takes the source directory from the saved filehandle and the
   // target directory from the current one. Both walks in one COMPOUND count
   // against the session's operations limit (SEQUENCE, PUTFH, SAVEFH, PUTFH,
@@ -391,7 +394,7 @@ void Client::renameParts(const PathParts& src, const PathParts& dst, const std::
       }));
 }
 
-void Client::rename(std::string_view from, std::string_view to) {
+void ClientImpl::rename(std::string_view from, std::string_view to) {
   const std::string what = "rename " + fullPath(from) + " to " + fullPath(to);
   PathParts src0 = split(from, true, "rename");
   PathParts dst0 = split(to, true, "rename");
@@ -416,7 +419,7 @@ void Client::rename(std::string_view from, std::string_view to) {
   }
 }
 
-void Client::setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs) {
+void ClientImpl::setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs) {
   // SETATTR on a link would change the link: the object is found first.
   const nfs4::FileHandle fh = objectFh(path, call);
   const std::string what = std::string(call) + " " + fullPath(path);
@@ -429,11 +432,11 @@ void Client::setAttrsAt(std::string_view path, const char* call, const nfs4::Set
       [&](CompoundDecoder& d) { return setAttrReply(d, 0, what, what); }));
 }
 
-void Client::truncate(std::string_view path, std::uint64_t size) {
+void ClientImpl::truncate(std::string_view path, std::uint64_t size) {
   setAttrsAt(path, "truncate", nfs4::SetAttributes{size, std::nullopt});
 }
 
-void Client::chmod(std::string_view path, std::uint32_t mode) {
+void ClientImpl::chmod(std::string_view path, std::uint32_t mode) {
   setAttrsAt(path, "chmod", nfs4::SetAttributes{std::nullopt, mode});
 }
 

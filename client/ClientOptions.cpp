@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,89 +130,138 @@ UrlPort parseServers(std::string_view url, std::string_view authority, ClientOpt
   return first;
 }
 
-// The keys that choose the transport and how it reaches the server.
-bool applyTransportOption(std::string_view url, std::string_view key, std::string_view value,
-                          ClientOptions& o, UrlPort& port) {
-  if (key == "proto") {
-    const std::optional<TransportKind> kind = parseTransportKind(value);
-    if (!kind) bad(url, "proto=" + std::string(value) + " (expected tcp or rdma)");
-    o.proto = *kind;
-    o.givenProto = *kind;
-  } else if (key == "port") {
-    const auto p = number<std::uint16_t>(url, key, value, 1, 65535);
-    if (!port.text.empty() && p != o.port) {
-      bad(url, "port=" + std::string(value) + " contradicts the port " + std::string(port.text) +
-                   " after the host (give one)");
-    }
-    o.port = p;
-    port.given = true;
-  } else if (key == "memreg") {
-    if (value != "pooled" && value != "per-io")
-      bad(url, "memreg=" + std::string(value) + " (expected pooled or per-io)");
-    o.perIoRegistration = value == "per-io";
-    o.givenPerIoRegistration = o.perIoRegistration;
-  } else if (key == "bind") {
-    // bind=a,b: a local address per rail, taken in turn by the connections.
-    const std::vector<std::string> binds = commaList(value);
-    if (binds.empty() || std::any_of(binds.begin(), binds.end(), [](const auto& b) { return b.empty(); })) {
-      bad(url, "bind= needs a local address, or several comma-separated (got '" + std::string(value) + "')");
-    }
-    o.bindAddress = binds.front();
-    o.moreBindAddresses.assign(binds.begin() + 1, binds.end());
-  } else {
-    return false;
+}  // namespace
+
+// One key's value as the parser hands it to the key's apply function: the
+// URL (for errors), the key, its text, and the port the authority gave.
+struct UrlValue {
+  std::string_view url;
+  std::string_view key;
+  std::string_view text;
+  UrlPort& port;
+
+  [[noreturn]] void refuse(const std::string& expected) const {
+    bad(url, std::string(key) + "=" + std::string(text) + " (expected " + expected + ")");
   }
-  return true;
+  template <typename T>
+  T whole(T min, T max) const {
+    return number<T>(url, key, text, min, max);
+  }
+  std::chrono::milliseconds millis(std::uint32_t max) const {
+    return std::chrono::milliseconds(whole<std::uint32_t>(0, max));
+  }
+};
+
+namespace {
+
+constexpr auto kMaxId = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kHourMs = 3600000;
+
+// The keys that choose the transport and how it reaches the server.
+void applyProto(const UrlValue& v, ClientOptions& o) {
+  const std::optional<TransportKind> kind = parseTransportKind(v.text);
+  if (!kind) v.refuse("tcp or rdma");
+  o.proto = *kind;
+  o.givenProto = *kind;
+}
+
+void applyPort(const UrlValue& v, ClientOptions& o) {
+  const auto p = v.whole<std::uint16_t>(1, 65535);
+  if (!v.port.text.empty() && p != o.port) {
+    bad(v.url, "port=" + std::string(v.text) + " contradicts the port " + std::string(v.port.text) +
+                   " after the host (give one)");
+  }
+  o.port = p;
+  v.port.given = true;
+}
+
+void applyMemreg(const UrlValue& v, ClientOptions& o) {
+  if (v.text != "pooled" && v.text != "per-io") v.refuse("pooled or per-io");
+  o.perIoRegistration = v.text == "per-io";
+  o.givenPerIoRegistration = o.perIoRegistration;
+}
+
+// bind=a,b: a local address per rail, taken in turn by the connections.
+void applyBind(const UrlValue& v, ClientOptions& o) {
+  const std::vector<std::string> binds = commaList(v.text);
+  if (binds.empty() || std::any_of(binds.begin(), binds.end(), [](const auto& b) { return b.empty(); })) {
+    bad(v.url, "bind= needs a local address, or several comma-separated (got '" + std::string(v.text) + "')");
+  }
+  o.bindAddress = binds.front();
+  o.moreBindAddresses.assign(binds.begin() + 1, binds.end());
 }
 
 // The keys that say who calls and how: identity, timeouts, sizes.
-bool applyCallOption(std::string_view url, std::string_view key, std::string_view value,
-                     ClientOptions& o) {
-  constexpr auto kMaxId = std::numeric_limits<std::uint32_t>::max();
-  if (key == "version") {
-    if (value != "4.1") {
-      bad(url, "version=" + std::string(value) +
-                   " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
-    }
-  } else if (key == "uid") {
-    o.uid = number<std::uint32_t>(url, key, value, 0, kMaxId);
-  } else if (key == "gid") {
-    o.gid = number<std::uint32_t>(url, key, value, 0, kMaxId);
-  } else if (key == "gids") {
-    o.gids.clear();
-    while (!value.empty()) {
-      auto comma = value.find(',');
-      o.gids.push_back(number<std::uint32_t>(url, key, value.substr(0, comma), 0, kMaxId));
-      value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
-    }
-    if (o.gids.size() > 16) bad(url, "gids lists more than the 16 groups AUTH_SYS carries");
-  } else if (key == "timeout") {
-    o.timeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 1, 3600000));
-  } else if (key == "busy-timeout") {
-    o.busyTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 3600000));
-  } else if (key == "recovery-timeout") {
-    o.recoveryTimeout = std::chrono::milliseconds(number<std::uint32_t>(url, key, value, 0, 24 * 3600000));
-  } else if (key == "nconnect") {
-    o.nconnect = number<std::uint32_t>(url, key, value, 1, 16);
-    o.givenNconnect = o.nconnect;
-  } else if (key == "numa") {
-    if (value != "auto" && value != "off") bad(url, "numa=" + std::string(value) + " (expected auto or off)");
-    o.numaAuto = value == "auto";
-  } else if (key == "iothreads") {
-    o.ioThreads = number<std::uint32_t>(url, key, value, 1, 16);
-  } else if (key == "qd") {
-    o.queueDepth = number<std::uint32_t>(url, key, value, 1, 1024);
-    o.givenQueueDepth = o.queueDepth;
-  } else if (key == "iosize") {
-    o.maxIoSize = number<std::uint32_t>(url, key, value, 4096, 16U << 20);
-  } else if (key == "reads-per-compound") {
-    o.readsPerCompound = number<std::uint32_t>(url, key, value, 1, 16);
-  } else if (key == "machine") {
-    o.machineName = std::string(value);
-  } else {
-    return false;
+void applyVersion(const UrlValue& v, ClientOptions&) {
+  if (v.text != "4.1") {
+    bad(v.url, "version=" + std::string(v.text) + " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
   }
-  return true;
+}
+
+void applyGids(const UrlValue& v, ClientOptions& o) {
+  o.gids.clear();
+  for (std::string_view rest = v.text; !rest.empty();) {
+    const auto comma = rest.find(',');
+    o.gids.push_back(number<std::uint32_t>(v.url, v.key, rest.substr(0, comma), 0, kMaxId));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  if (o.gids.size() > 16) bad(v.url, "gids lists more than the 16 groups AUTH_SYS carries");
+}
+
+void applyNumaKey(const UrlValue& v, ClientOptions& o) {
+  if (v.text != "auto" && v.text != "off") v.refuse("auto or off");
+  o.numaAuto = v.text == "auto";
+}
+
+// Every key, in the order --help lists them. The README's URL line lists
+// them all (tests/unit/client/UrlKeysTest.cpp checks it).
+constexpr UrlKey kUrlKeys[] = {
+    {"version", "4.1", "the NFS version: only 4.1 is spoken", applyVersion},
+    {"uid", "N", "AUTH_SYS user id (default 0)",
+     [](const UrlValue& v, ClientOptions& o) { o.uid = v.whole<std::uint32_t>(0, kMaxId); }},
+    {"gid", "N", "AUTH_SYS group id (default 0)",
+     [](const UrlValue& v, ClientOptions& o) { o.gid = v.whole<std::uint32_t>(0, kMaxId); }},
+    {"gids", "a,b", "AUTH_SYS extra groups (at most 16)", applyGids},
+    {"proto", "tcp|rdma", "the transport (rdma: port 20049 unless given)", applyProto},
+    {"port", "N", "the server's port, as host:N (default 2049)", applyPort},
+    {"timeout", "ms", "an RPC call's timeout (default 30000)",
+     [](const UrlValue& v, ClientOptions& o) {
+       o.timeout = std::chrono::milliseconds(v.whole<std::uint32_t>(1, kHourMs));
+     }},
+    {"busy-timeout", "ms", "resend on DELAY or GRACE for this long (default 120000)",
+     [](const UrlValue& v, ClientOptions& o) { o.busyTimeout = v.millis(kHourMs); }},
+    {"recovery-timeout", "ms", "wait for a lost connection (default 120000)",
+     [](const UrlValue& v, ClientOptions& o) { o.recoveryTimeout = v.millis(24 * kHourMs); }},
+    {"qd", "N", "session slots asked for, 1-1024 (default 32)",
+     [](const UrlValue& v, ClientOptions& o) {
+       o.queueDepth = v.whole<std::uint32_t>(1, 1024);
+       o.givenQueueDepth = o.queueDepth;
+     }},
+    {"iosize", "N", "the largest READ or WRITE, bytes (default 1048576)",
+     [](const UrlValue& v, ClientOptions& o) { o.maxIoSize = v.whole<std::uint32_t>(4096, 16U << 20); }},
+    {"machine", "NAME", "AUTH_SYS machine name (default this host's name)",
+     [](const UrlValue& v, ClientOptions& o) { o.machineName = std::string(v.text); }},
+    {"memreg", "pooled|per-io", "RDMA: register per call (default) or keep a pool",
+     applyMemreg},
+    {"bind", "ADDR[,ADDR...]", "local addresses, taken in turn by the connections",
+     applyBind},
+    {"reads-per-compound", "N", "queued READs of a file per COMPOUND, 1-16 (TCP only)",
+     [](const UrlValue& v, ClientOptions& o) { o.readsPerCompound = v.whole<std::uint32_t>(1, 16); }},
+    {"nconnect", "N", "connections bound to one session, 1-16 (default 1)",
+     [](const UrlValue& v, ClientOptions& o) {
+       o.nconnect = v.whole<std::uint32_t>(1, 16);
+       o.givenNconnect = o.nconnect;
+     }},
+    {"iothreads", "N", "I/O threads the connections share, 1-16",
+     [](const UrlValue& v, ClientOptions& o) { o.ioThreads = v.whole<std::uint32_t>(1, 16); }},
+    {"numa", "auto|off", "I/O threads on their device's NUMA node (default off)",
+     applyNumaKey},
+};
+
+std::string knownKeys() {
+  std::string names;
+  for (const UrlKey& k : kUrlKeys) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
 }
 
 // The query's key=value items, each key at most once.
@@ -225,14 +275,12 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     auto eq = item.find('=');
     if (eq == std::string_view::npos) bad(url, "option '" + std::string(item) + "' has no value (key=value)");
     std::string_view key = item.substr(0, eq);
-    std::string_view value = item.substr(eq + 1);
     // A second value would silently win over the first: say which one is meant.
     if (!seenKeys.insert(key).second) bad(url, "option '" + std::string(key) + "' is given twice");
-    if (!applyTransportOption(url, key, value, o, port) && !applyCallOption(url, key, value, o)) {
-      bad(url, "unknown option '" + std::string(key) +
-                   "' (known: version, uid, gid, gids, proto, port, timeout, busy-timeout, "
-                   "recovery-timeout, qd, iosize, machine, memreg, bind, reads-per-compound, nconnect, iothreads, numa)");
-    }
+    const auto* k = std::find_if(std::begin(kUrlKeys), std::end(kUrlKeys),
+                                 [key](const UrlKey& u) { return u.name == key; });
+    if (k == std::end(kUrlKeys)) bad(url, "unknown option '" + std::string(key) + "' (known: " + knownKeys() + ")");
+    k->apply(UrlValue{url, key, item.substr(eq + 1), port}, o);
   }
 }
 
@@ -265,6 +313,8 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   }
   return o;
 }
+
+std::span<const UrlKey> urlKeys() { return kUrlKeys; }
 
 std::string ClientOptions::url() const {
   const bool v6 = host.find(':') != std::string::npos;

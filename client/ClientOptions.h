@@ -1,11 +1,13 @@
 // How to reach and talk to a server: parsed from libnfs's URL shape,
-// nfs://host[:port]/export/path?version=4.1&uid=N&gid=N, plus our own keys.
+// nfs://host[:port]/export/path?version=4.1&uid=N&gid=N, plus our own keys
+// (urlKeys(), the one table of them).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,15 +115,24 @@ struct ClientOptions {
   std::uint32_t readsPerCompound = 1;
 
   // Parses a URL; throws NfsException (kInvalidArgument) naming the bad part
-  // and what was expected. Keys: version (4.1), uid, gid, gids (comma list),
-  // proto (tcp | rdma; rdma defaults to port 20049), port, timeout (ms),
-  // busy-timeout (ms), recovery-timeout (ms), qd, iosize, machine, memreg (pooled | per-io), bind
-  // (local addresses, comma list), reads-per-compound (1..16, TCP only),
-  // nconnect (1..16), iothreads (1..16).
+  // and what was expected. The query's keys are urlKeys().
   static ClientOptions fromUrl(std::string_view url);
   // "nfs://host:port/export"
   std::string url() const;
 };
+
+// One key of an nfs:// URL's query. urlKeys() is the one table of them:
+// what fromUrl() parses, what nfsrdma-client --help lists, and what the
+// README's URL line is checked against.
+struct UrlValue;  // a key's value as the parser hands it over (ClientOptions.cpp)
+struct UrlKey {
+  std::string_view name;   // "busy-timeout"
+  std::string_view value;  // what it takes, as help writes it: "ms", "tcp|rdma"
+  std::string_view help;   // one line: what it sets, its range and default
+  void (*apply)(const UrlValue& value, ClientOptions& options);  // throws like fromUrl()
+};
+// Every key, in the order --help lists them.
+std::span<const UrlKey> urlKeys();
 
 // base + "/" + rel with exactly one slash between them ("/export", "a/b" -> "/export/a/b").
 std::string joinPath(std::string_view base, std::string_view rel);

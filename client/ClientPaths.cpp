@@ -48,7 +48,7 @@ void refuseLongNames(const char* what, const std::string& path, const std::vecto
 
 }  // namespace client_detail
 
-Client::PathParts Client::split(std::string_view path, bool wantParent, const char* what) const {
+ClientImpl::PathParts ClientImpl::split(std::string_view path, bool wantParent, const char* what) const {
   PathParts parts;
   const std::string full = fullPath(path);
   parts.lookups = pathComponents(path);
@@ -85,12 +85,12 @@ Client::PathParts Client::split(std::string_view path, bool wantParent, const ch
   return parts;
 }
 
-void Client::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const PathParts& parts) {
+void ClientImpl::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const PathParts& parts) {
   c.putFh(parts.base ? *parts.base : root);
   for (auto comp : parts.lookups) c.lookup(comp);
 }
 
-Error Client::handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileType& type) {
+Error ClientImpl::handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileType& type) {
   return run(
       parts.full,
       [&](CompoundEncoder& c) {
@@ -108,7 +108,7 @@ Error Client::handleAndType(const PathParts& parts, nfs4::FileHandle& fh, FileTy
       });
 }
 
-std::string Client::readLinkParts(const PathParts& parts) {
+std::string ClientImpl::readLinkParts(const PathParts& parts) {
   std::string out;
   check(run(
       parts.full,
@@ -126,9 +126,9 @@ std::string Client::readLinkParts(const PathParts& parts) {
   return out;
 }
 
-std::vector<std::string> Client::linkTarget(const nfs4::FileHandle& link, const std::string& name,
-                                            const std::string& what, unsigned& links,
-                                            std::vector<nfs4::FileHandle>& dirs) {
+std::vector<std::string> ClientImpl::linkTarget(const nfs4::FileHandle& link, const std::string& name,
+                                                const std::string& what, unsigned& links,
+                                                std::vector<nfs4::FileHandle>& dirs) {
   if (++links > kMaxSymlinks) {
     check(makeError(
         std::make_error_code(std::errc::too_many_symbolic_link_levels),
@@ -156,7 +156,39 @@ std::vector<std::string> Client::linkTarget(const nfs4::FileHandle& link, const 
   return {comps.begin(), comps.end()};
 }
 
-std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Follow follow,
+namespace {
+
+// Links of up to kMaxLinkText bytes could make a walk long: a bound on its
+// round trips, far above any real path.
+void checkWalkLength(unsigned steps, const std::string& what) {
+  constexpr unsigned kMaxWalk = 4096;
+  if (steps == kMaxWalk) {
+    check(makeError(std::make_error_code(std::errc::filename_too_long),
+                    what + ": more than " + std::to_string(kMaxWalk) +
+                        " names to look up through its links"));
+  }
+}
+
+// ".." in a walk: back to the directory before, never above the export's root.
+void leaveDirectory(std::vector<nfs4::FileHandle>& dirs, const std::string& what) {
+  if (dirs.size() == 1) {
+    check(makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
+  }
+  dirs.pop_back();
+}
+
+}  // namespace
+
+Error ClientImpl::lookupIn(const nfs4::FileHandle& dir, const std::string& name, const std::string& what,
+                           nfs4::FileHandle& fh, FileType& type) {
+  PathParts step;
+  step.full = what;
+  step.base = dir;
+  step.lookups = {name};
+  return handleAndType(step, fh, type);
+}
+
+std::optional<ClientImpl::PathParts> ClientImpl::resolveLinks(const PathParts& parts, Follow follow,
                                                       bool lastMayBeMissing) {
   const std::string& what = parts.full;
   std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
@@ -169,23 +201,12 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   std::vector<nfs4::FileHandle> dirs{parts.base ? *parts.base : root_};
   unsigned links = 0;
   std::string leaf;
-  // Links of up to kMaxLinkText bytes could make the walk long: a bound on
-  // its round trips, far above any real path.
-  constexpr unsigned kMaxWalk = 4096;
   for (unsigned steps = 0; !todo.empty(); ++steps) {
-    if (steps == kMaxWalk) {
-      check(makeError(std::make_error_code(std::errc::filename_too_long),
-                      what + ": more than " + std::to_string(kMaxWalk) +
-                          " names to look up through its links"));
-    }
+    checkWalkLength(steps, what);
     std::string name = std::move(todo.front());
     todo.pop_front();
     if (name == "..") {
-      if (dirs.size() == 1) {
-        check(
-            makeError(ClientErrc::kInvalidArgument, what + ": '..' leads above the export's root"));
-      }
-      dirs.pop_back();
+      leaveDirectory(dirs, what);
       continue;
     }
     const bool last = todo.empty();
@@ -193,13 +214,9 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
       leaf = std::move(name);
       break;
     }
-    PathParts step;
-    step.full = what;
-    step.base = dirs.back();
-    step.lookups = {name};
     nfs4::FileHandle fh;
     FileType type = FileType::kNone;
-    const Error e = handleAndType(step, fh, type);
+    const Error e = lookupIn(dirs.back(), name, what, fh, type);
     if (e && last && lastMayBeMissing && e.code == nfs4::statusError(nfs4::kErrNoEnt)) {
       leaf = std::move(name);  // to be created
       break;
@@ -229,7 +246,7 @@ std::optional<Client::PathParts> Client::resolveLinks(const PathParts& parts, Fo
   return walkedTo(parts, std::move(dirs.back()), std::move(leaf));
 }
 
-Client::PathParts Client::walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf) {
+ClientImpl::PathParts ClientImpl::walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf) {
   PathParts out;
   out.full = parts.full;
   out.wantParent = parts.wantParent;
@@ -244,13 +261,13 @@ Client::PathParts Client::walkedTo(const PathParts& parts, nfs4::FileHandle dir,
   return out;
 }
 
-bool Client::mustWalk(const PathParts& parts) {
+bool ClientImpl::mustWalk(const PathParts& parts) {
   // "x/" must also be found to be a directory, which only the walk checks.
   return parts.physical || (parts.trailingSlash && !parts.wantParent);
 }
 
-void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
-                          const std::function<void(const PathParts&)>& op) {
+void ClientImpl::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeMissing,
+                              const std::function<void(const PathParts&)>& op) {
   if (mustWalk(parts)) {
     op(*resolveLinks(parts, follow, lastMayBeMissing));
     return;
@@ -265,8 +282,8 @@ void Client::throughLinks(const PathParts& parts, Follow follow, bool lastMayBeM
   }
 }
 
-void Client::throughAllLinks(const PathParts& parts,
-                             const std::function<FileType(const PathParts&)>& op) {
+void ClientImpl::throughAllLinks(const PathParts& parts,
+                                 const std::function<FileType(const PathParts&)>& op) {
   FileType type = FileType::kRegular;
   throughLinks(parts, Follow::kAll, false, [&](const PathParts& p) { type = op(p); });
   // GETATTR describes a link itself: one as the last component is followed now.

@@ -29,7 +29,7 @@ std::string opens(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " open
 
 }  // namespace
 
-void Client::remember(const std::shared_ptr<OpenFile::State>& st) {
+void ClientImpl::remember(const std::shared_ptr<OpenFile::State>& st) {
   std::lock_guard lock(opensMu_);
   // Forget the closed and the dropped now and then, so the list stays as
   // long as what is open.
@@ -37,7 +37,7 @@ void Client::remember(const std::shared_ptr<OpenFile::State>& st) {
   openFiles_.push_back(st);
 }
 
-std::vector<std::shared_ptr<OpenFile::State>> Client::liveOpensLocked() {
+std::vector<std::shared_ptr<OpenFile::State>> ClientImpl::liveOpensLocked() {
   std::vector<std::shared_ptr<OpenFile::State>> live;
   std::vector<std::weak_ptr<OpenFile::State>> kept;
   for (auto& w : openFiles_) {
@@ -54,12 +54,12 @@ std::vector<std::shared_ptr<OpenFile::State>> Client::liveOpensLocked() {
   return live;
 }
 
-std::vector<std::shared_ptr<OpenFile::State>> Client::liveOpens() {
+std::vector<std::shared_ptr<OpenFile::State>> ClientImpl::liveOpens() {
   std::lock_guard lock(opensMu_);
   return liveOpensLocked();
 }
 
-Error Client::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
+Error ClientImpl::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
   const std::string what = std::string(claim == nfs4::kClaimPrevious ? "reclaim " : "reopen ") + st.path;
   nfs4::OpenArgs args;
   args.clientId = session_->clientId();
@@ -88,7 +88,7 @@ Error Client::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSe
   return {};
 }
 
-Error Client::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
+Error ClientImpl::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
   // A server still in grace for other clients holds ordinary opens
   // (NFS4ERR_GRACE), and a busy one may hold any OPEN, reclaims too
   // (NFS4ERR_DELAY: knfsd's file cache answers so when it cannot set the
@@ -104,7 +104,7 @@ Error Client::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nf
   }
 }
 
-std::string Client::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call) {
+std::string ClientImpl::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSessionCall& call) {
   std::uint64_t restored = 0;
   std::uint64_t deferred = 0;
   std::uint64_t failed = 0;

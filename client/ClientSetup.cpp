@@ -9,6 +9,7 @@
 
 #include "client/ClientInternal.h"
 #include "client/transport/TcpTransport.h"
+#include "client/transport/rdma/DeviceNuma.h"
 #include "client/transport/rdma/RdmaTransport.h"
 
 namespace nfsrdma {
@@ -43,6 +44,17 @@ std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o,
   return transport::rdma::RdmaTransport::connect(r, loop);
 }
 
+// numa=auto over TCP: the connection's I/O thread goes to the NUMA node of
+// the interface holding its local address.
+void placeOnInterfaceNode(transport::TcpTransport& tcp) {
+  const std::string ip = tcp.localAddress();
+  if (ip.empty()) {
+    tcp.placeOn(std::nullopt, "this connection's local address (getsockname failed)");
+    return;
+  }
+  tcp.placeOn(transport::rdma::localAddressNumaNode(ip), "the interface of " + ip);
+}
+
 // The one place a transport is chosen. A kind this switch does not know
 // (a value cast from outside the enum) is an error, never a default.
 std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
@@ -50,7 +62,7 @@ std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
   switch (o.proto) {
     case TransportKind::kTcp: {
       auto tcp = transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
-      if (o.numaAuto) tcp->placeOnDeviceNode();
+      if (o.numaAuto) placeOnInterfaceNode(*tcp);
       return tcp;
     }
     case TransportKind::kRdma:
@@ -95,10 +107,10 @@ std::unique_ptr<Client> Client::connect(std::string_view url) {
 }
 
 std::unique_ptr<Client> Client::connect(const ClientOptions& options) {
-  return std::unique_ptr<Client>(new Client(options));
+  return std::make_unique<ClientImpl>(options);
 }
 
-Client::Client(const ClientOptions& options) : options_(options) {
+ClientImpl::ClientImpl(const ClientOptions& options) : options_(options) {
   rpc::AuthSysParams auth;
   auth.machineName = options_.machineName.empty() ? hostName() : options_.machineName;
   auth.uid = options_.uid;
@@ -148,7 +160,7 @@ Client::Client(const ClientOptions& options) : options_(options) {
   mountExport();
 }
 
-void Client::mountExport() {
+void ClientImpl::mountExport() {
   const std::vector<std::string_view> comps = pathComponents(options_.exportPath);
   refuseLongNames("mount", options_.exportPath, comps);
   const std::string what = "mount " + options_.exportPath;
@@ -192,18 +204,18 @@ void Client::mountExport() {
   maxIo_ = std::max<std::size_t>(limit & ~std::size_t{4095}, 4096);
 }
 
-Client::~Client() {
+ClientImpl::~ClientImpl() {
   try {
     closeSession(false);
   } catch (...) {  // a destructor reports nothing; close() explicitly to see errors
   }
 }
 
-void Client::close() {
+void ClientImpl::close() {
   closeSession(true);
 }
 
-void Client::closeSession(bool tell) {
+void ClientImpl::closeSession(bool tell) {
   if (closed_.load()) return;
   // close() waits for replies that only the I/O thread can deliver.
   if (onIoThread()) {
@@ -220,11 +232,11 @@ void Client::closeSession(bool tell) {
   if (tell && options_.onTeardownError) options_.onTeardownError(teardownError_);
 }
 
-std::string Client::fullPath(std::string_view path) const {
+std::string ClientImpl::fullPath(std::string_view path) const {
   return joinPath(options_.exportPath, path);
 }
 
-ClientStats Client::stats() const {
+ClientStats ClientImpl::stats() const {
   ClientStats s;
   s.session = session_->stats();
   for (std::size_t i = 0; i < rpcs_.size(); ++i) {
@@ -242,18 +254,18 @@ ClientStats Client::stats() const {
   return s;
 }
 
-bool Client::onIoThread() const {
+bool ClientImpl::onIoThread() const {
   return std::any_of(rpcs_.begin(), rpcs_.end(), [](const auto& rpc) { return rpc->onIoThread(); });
 }
 
-std::uint32_t Client::maxInFlight() const {
+std::uint32_t ClientImpl::maxInFlight() const {
   // Over RDMA each connection has its own credits: together they bound the trunk.
   std::uint64_t transports = 0;
   for (const auto& rpc : rpcs_) transports += rpc->transportCallLimit();
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(session_->fore().maxRequests, transports));
 }
 
-std::string Client::transportStats() const {
+std::string ClientImpl::transportStats() const {
   std::string lines;
   for (const auto& rpc : rpcs_) lines += (lines.empty() ? "" : "\n") + rpc->transportStats();
   return lines;

@@ -98,9 +98,14 @@ IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
 
 }  // namespace
 
-Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
-                  const std::function<Error(CompoundDecoder&)>& decode,
-                  const rpc::CallHints& hints) {
+bool isBusy(const std::error_code& code) {
+  return nfs4::BusyRetry::busy(Error{code, {}});
+}
+static_assert(kFirstBusyPause == nfs4::BusyRetry::kFirstPause, "Client.h says the client's first pause");
+
+Error ClientImpl::run(const std::string& what, const nfs4::Session::Encode& encode,
+                      const std::function<Error(CompoundDecoder&)>& decode,
+                      const rpc::CallHints& hints) {
   if (onIoThread()) {
     return makeError(ClientErrc::kInvalidArgument,
                      what + ": synchronous NFS call from an I/O callback (it would deadlock)");
@@ -131,8 +136,8 @@ Error Client::run(const std::string& what, const nfs4::Session::Encode& encode,
   }
 }
 
-std::size_t Client::syncIo(const char* call, std::size_t size, const SubmitPart& submit,
-                           const NoProgress& noProgress) {
+std::size_t ClientImpl::syncIo(const char* call, std::size_t size, const SubmitPart& submit,
+                               const NoProgress& noProgress) {
   if (onIoThread()) {
     check(makeError(ClientErrc::kInvalidArgument,
                     std::string("synchronous ") + call + " from an I/O callback"));
@@ -175,7 +180,7 @@ std::size_t Client::syncIo(const char* call, std::size_t size, const SubmitPart&
   return done;
 }
 
-std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) {
+std::size_t ClientImpl::pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) {
   return syncIo(
       "pread", buf.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
@@ -188,8 +193,8 @@ std::size_t Client::pread(const OpenFile& file, std::span<std::uint8_t> buf, std
       });
 }
 
-void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
-                    StableHow stable) {
+void ClientImpl::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
+                        StableHow stable) {
   const auto& st = file.state_;
   // Data too large to keep a copy of goes durable at once.
   if (stable == StableHow::kUnstable && data.size() > kRetainedLimit) stable = StableHow::kFileSync;
@@ -206,8 +211,8 @@ void Client::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, st
   writeAll(st, data, offset, stable, keep);
 }
 
-void Client::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                      std::uint64_t offset, StableHow stable, bool keep) {
+void ClientImpl::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
+                          std::uint64_t offset, StableHow stable, bool keep) {
   (void)syncIo(
       "pwrite", data.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
@@ -222,11 +227,11 @@ void Client::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<cons
       });
 }
 
-void Client::fsync(const OpenFile& file) {
+void ClientImpl::fsync(const OpenFile& file) {
   commitAndCheck(file.state_, "fsync " + file.path());
 }
 
-void Client::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what) {
+void ClientImpl::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what) {
   nfs4::UnstableWrites::CommitTicket ticket;
   {
     std::lock_guard lock(st->mu);
@@ -272,8 +277,8 @@ void Client::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const st
   rewriteRetained(st, lost);
 }
 
-void Client::rewriteRetained(const std::shared_ptr<OpenFile::State>& st,
-                             const std::vector<OpenFile::State::Retained>& lost) {
+void ClientImpl::rewriteRetained(const std::shared_ptr<OpenFile::State>& st,
+                                 const std::vector<OpenFile::State::Retained>& lost) {
   // FILE_SYNC: durable when answered, so nothing of it needs keeping again.
   std::uint64_t bytes = 0;
   for (const auto& r : lost) {

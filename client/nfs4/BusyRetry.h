@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 
 namespace nfsrdma::nfs4 {
 

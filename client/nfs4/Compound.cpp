@@ -16,12 +16,6 @@ std::span<const std::uint8_t> bytesOf(std::string_view s) {
 
 }  // namespace
 
-std::size_t Bitmap::usedWords() const {
-  std::size_t n = kWords;
-  while (n > 0 && words_[n - 1] == 0) --n;
-  return n;
-}
-
 const char* opName(Op op) {
   switch (op) {
     case Op::kAccess: return "ACCESS";

@@ -40,6 +40,9 @@
 // a time: when one fails while others are up, its calls go again on their
 // slots over the others, and the renewal thread reconnects and binds it in
 // the background. Only when none is left does the recovery above run.
+//
+// Session.cpp holds the normal path, SessionRecovery.cpp the riding
+// through, SessionTrunk.cpp what only a trunk needs.
 #pragma once
 
 #include <atomic>
@@ -54,8 +57,9 @@
 #include <thread>
 #include <vector>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 #include "client/nfs4/Compound.h"
+#include "client/nfs4/SessionStats.h"
 #include "client/nfs4/SlotTable.h"
 #include "client/rpc/RpcClient.h"
 
@@ -98,27 +102,6 @@ struct SessionConnection {
   // It goes to another server address than the first connection: it joins
   // only once EXCHANGE_ID there shows the same server.
   bool otherAddress = false;
-};
-
-struct SessionStats {
-  std::uint64_t compounds = 0;
-  std::uint64_t recoveries = 0;  // sessions replaced after the server lost ours
-  std::uint64_t renewals = 0;
-  std::uint64_t waitedForSlot = 0;
-  std::uint32_t slots = 0;       // fore-channel slots the server granted
-  std::uint32_t slotsAsked = 0;  // ...and CREATE_SESSION asked for (SessionOptions::slots)
-  std::uint32_t retiredSlots = 0;
-  std::uint64_t teardownRetries = 0;  // DESTROY_* sent again after DELAY or CLIENTID_BUSY
-  std::uint64_t outages = 0;          // connection or session losses ridden through (or not)
-  std::uint64_t reconnects = 0;       // new connections bound to a session
-  std::uint64_t replayed = 0;         // calls resent on their own slot and sequence id
-  std::uint64_t resent = 0;           // requests sent again on a new session
-  std::uint64_t uncachedReplays = 0;  // replays the server had no cached reply for
-  std::uint64_t unrecovered = 0;      // outages that ended in kServerUnreachable
-  std::uint64_t outageMillis = 0;     // time without service, all outages
-  std::uint64_t lastOutageMillis = 0;
-  std::uint64_t failovers = 0;        // calls of a failed connection resent over another of the trunk
-  std::uint64_t connectionLosses = 0; // trunk connections lost while others carried on
 };
 
 class Session {
@@ -224,8 +207,11 @@ class Session {
               const RequestPtr& request);
   void onReply(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
                xdr::XdrDecoder& results, const RequestPtr& request);
-  // onReply()'s steps: SEQUENCE answered status st; a request the server
-  // refused for a lost session waits for a new one (false: it cannot).
+  // onReply()'s steps: the call failed below NFS (no reply, or an RPC-level
+  // rejection); SEQUENCE answered status st; a request the server refused
+  // for a lost session waits for a new one (false: it cannot).
+  void onCallFailed(std::uint32_t slot, std::uint32_t sequenceId, const Error& error,
+                    const RequestPtr& request);
   void onSequenceRefused(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
   bool waitForNewSession(std::uint32_t slot, std::uint32_t st, const RequestPtr& request);
   // A call whose connection failed keeps its slot and waits for a new
@@ -258,6 +244,12 @@ class Session {
   // The error for requests once every slot is retired (mu_ held).
   Error everySlotLost() const;
   void renewLoop();
+  // The errors of a COMPOUND's results: "OP: NFS4ERR_...", a reply that did
+  // not decode, and RECLAIM_COMPLETE's status (COMPLETE_ALREADY, from a
+  // session of a client ID that said it before, is success too).
+  static Error statusErrorFor(Op op, std::uint32_t status);
+  static Error malformedError(const CompoundDecoder& d);
+  static Error reclaimCompleteError(std::uint32_t status);
   Error sessionlessRoundTrip(const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode) {
     return sessionlessRoundTrip(rpc_, encode, decode);

@@ -7,19 +7,6 @@
 
 namespace nfsrdma::rpc {
 
-RpcStats& RpcStats::operator+=(const RpcStats& o) {
-  calls += o.calls;
-  replies += o.replies;
-  timeouts += o.timeouts;
-  unknownXids += o.unknownXids;
-  malformedReplies += o.malformedReplies;
-  bytesSent += o.bytesSent;
-  bytesReceived += o.bytesReceived;
-  connectionsLost += o.connectionsLost;
-  reconnects += o.reconnects;
-  return *this;
-}
-
 RpcClient::RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
                      std::uint32_t version, Credential credential, std::chrono::milliseconds timeout)
     : transport_(std::move(transport)),
@@ -228,7 +215,7 @@ void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const
   {
     std::lock_guard lock(mu_);
     stats_.bytesReceived += message.size();
-    if (!peekXid(message, xid)) {
+    if (!transport::peekXid(message, xid)) {
       ++stats_.malformedReplies;
       return;
     }

@@ -24,26 +24,14 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
+#include "client/base/RpcStats.h"
 #include "client/rpc/RpcMessage.h"
 #include "client/transport/Transport.h"
 #include "client/xdr/XdrDecoder.h"
 #include "client/xdr/XdrEncoder.h"
 
 namespace nfsrdma::rpc {
-
-struct RpcStats {
-  std::uint64_t calls = 0;
-  std::uint64_t replies = 0;
-  std::uint64_t timeouts = 0;
-  std::uint64_t unknownXids = 0;
-  std::uint64_t malformedReplies = 0;
-  std::uint64_t bytesSent = 0;
-  std::uint64_t bytesReceived = 0;
-  std::uint64_t connectionsLost = 0;  // transport failures that ended calls in flight
-  std::uint64_t reconnects = 0;       // new connections made by reconnect()
-  RpcStats& operator+=(const RpcStats& o);  // several connections' counters together
-};
 
 // Called exactly once per accepted call. On success error is empty and
 // results is positioned at the procedure's results (valid during the call).

@@ -79,12 +79,6 @@ void encodeCallHeader(xdr::XdrEncoder& enc, const CallHeader& call, const Creden
   enc.putU32(0);
 }
 
-bool peekXid(std::span<const std::uint8_t> message, std::uint32_t& xid) {
-  xdr::XdrDecoder dec(message);
-  xid = dec.getU32();
-  return dec.ok();
-}
-
 Error decodeReplyHeader(xdr::XdrDecoder& dec, ReplyHeader& out) {
   out.xid = dec.getU32();
   const std::uint32_t type = dec.getU32();

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 #include "client/xdr/XdrDecoder.h"
 #include "client/xdr/XdrEncoder.h"
 
@@ -67,9 +67,6 @@ struct CallHeader {
 
 // Writes the call header with the given credential and an AUTH_NONE verifier.
 void encodeCallHeader(xdr::XdrEncoder& enc, const CallHeader& call, const Credential& cred);
-
-// Reads the xid of a reply; false if the message is shorter than an RPC header.
-bool peekXid(std::span<const std::uint8_t> message, std::uint32_t& xid);
 
 struct ReplyHeader {
   std::uint32_t xid = 0;

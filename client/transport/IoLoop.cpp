@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 #include "client/transport/Transport.h"
 
 namespace nfsrdma::transport {

@@ -10,8 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-
-#include "verbs/DeviceDiscovery.h"
+#include <fstream>
 
 namespace nfsrdma::transport {
 namespace fs = std::filesystem;
@@ -33,7 +32,8 @@ std::string addressText(const sockaddr* sa) {
   return ::inet_ntop(sa->sa_family, bytes, text, sizeof text) != nullptr ? text : "";
 }
 
-// The interface holding ip, or "" (getifaddrs, IPv4 and IPv6).
+}  // namespace
+
 std::string interfaceOf(const std::string& ip) {
   ifaddrs* all = nullptr;
   if (::getifaddrs(&all) != 0) return {};
@@ -44,8 +44,6 @@ std::string interfaceOf(const std::string& ip) {
   ::freeifaddrs(all);
   return name;
 }
-
-}  // namespace
 
 std::string NumaPlacement::statsField() const {
   return node >= 0 ? " numa=" + std::to_string(node) : " numa=none (" + detail + ")";
@@ -75,27 +73,6 @@ std::optional<std::vector<int>> parseCpuList(std::string_view text) {
   return cpus;
 }
 
-std::optional<int> rdmaDeviceNumaNode(const std::string& device, const fs::path& sysfs) {
-  verbs::DiscoveryOptions o;
-  o.sysfsRoot = sysfs;
-  o.queryVerbs = false;
-  try {
-    for (const verbs::DeviceInfo& d : verbs::discoverDevices(o)) {
-      if (d.name == device) return d.numaNode >= 0 ? std::optional<int>(d.numaNode) : std::nullopt;
-    }
-  } catch (const std::exception&) {
-    // No device in this sysfs: no node to go by.
-  }
-  return std::nullopt;
-}
-
-std::optional<int> localAddressNumaNode(const std::string& ip, const fs::path& sysfs) {
-  const std::string name = interfaceOf(ip);
-  if (name.empty()) return std::nullopt;
-  const int node = verbs::netdevNumaNode(name, sysfs);
-  return node >= 0 ? std::optional<int>(node) : std::nullopt;
-}
-
 std::string localAddressOf(int fd) {
   sockaddr_storage local{};
   socklen_t len = sizeof local;
@@ -106,7 +83,8 @@ std::string localAddressOf(int fd) {
 NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   NumaPlacement p;
   const fs::path list = sysfs / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
-  const std::string text = verbs::readSysfsLine(list);
+  std::string text;
+  std::getline(std::ifstream(list), text);  // parseCpuList takes the line as sysfs ends it
   const auto cpus = parseCpuList(text);
   if (!cpus || cpus->empty()) {
     p.detail = "node " + std::to_string(node) + ": cannot read its CPUs from " + list.string();

@@ -1,8 +1,10 @@
 // numa=auto: a connection's I/O thread runs on the CPUs of the NUMA node its
 // device sits on (the RDMA device, or the NIC holding a TCP connection's
 // local address), as the field pins its pollers (SPDK's reactors, perftest's
-// --cpu). Reading the node and the node's CPUs is sysfs text; the sysfs root
-// is a parameter so tests can point it at a fake tree.
+// --cpu). Here: pinning a thread to a node's CPUs (sysfs text; the sysfs
+// root is a parameter so tests can point it at a fake tree). Which node a
+// device is on comes from verbs' sysfs discovery, so those look-ups are in
+// transport/rdma/DeviceNuma.h, with the one layer that links verbs.
 #pragma once
 
 #include <filesystem>
@@ -24,16 +26,10 @@ struct NumaPlacement {
 // "0-3,8,10-11" (sysfs cpulist) -> {0,1,2,3,8,10,11}; nullopt when malformed.
 std::optional<std::vector<int>> parseCpuList(std::string_view text);
 
-// The node of an RDMA device (its bus device's numa_node, else its netdev's),
-// or nullopt (a virtual device such as rxe on a virtual NIC has none).
-std::optional<int> rdmaDeviceNumaNode(const std::string& device,
-                                      const std::filesystem::path& sysfs = "/sys");
-// The node of the network interface holding a local IP address, or nullopt
-// (loopback and virtual interfaces have none; an address no interface holds).
-std::optional<int> localAddressNumaNode(const std::string& ip,
-                                        const std::filesystem::path& sysfs = "/sys");
 // A socket's local IP address (getsockname), or "" when it has none.
 std::string localAddressOf(int fd);
+// The network interface holding a local IP address (getifaddrs), or "".
+std::string interfaceOf(const std::string& ip);
 
 // Pins the calling thread to the CPUs of node (sysfs nodeN/cpulist). The
 // placement says where it runs, or why it was not pinned (what failed).

@@ -26,7 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 
 namespace nfsrdma::transport {
 

@@ -238,11 +238,13 @@ std::string TcpTransport::statsLine() const {
   return line;
 }
 
-void TcpTransport::placeOnDeviceNode() {
-  const std::string ip = localAddressOf(fd_.get());
+void TcpTransport::placeOn(std::optional<int> node, std::string what) {
   placed_.store(true);
-  loop_->place(ip.empty() ? std::nullopt : localAddressNumaNode(ip),
-               ip.empty() ? "this connection's local address (getsockname failed)" : "the interface of " + ip);
+  loop_->place(node, std::move(what));
+}
+
+std::string TcpTransport::localAddress() const {
+  return localAddressOf(fd_.get());
 }
 
 Error TcpTransport::flushPendingLocked() {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -64,9 +65,13 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   void setReplyCoalescing(bool on) { loop_->setCoalescing(on); }
   bool onIoThread() const override { return loop_->onThread(); }
   bool corksRounds() const override { return true; }
-  // numa=auto: the loop's thread goes to the NUMA node of the interface
-  // holding this connection's local address; statsLine then says where.
-  void placeOnDeviceNode();
+  // numa=auto: the loop's thread goes to node, the NUMA node of the
+  // interface holding localAddress() (nullopt: none known, 'what' says
+  // whose); statsLine then says where. The client looks the node up
+  // (transport/rdma/DeviceNuma.h): this layer does not link verbs.
+  void placeOn(std::optional<int> node, std::string what);
+  // This connection's local IP address (getsockname), or "".
+  std::string localAddress() const;
   std::string describe() const override { return description_; }
 
  private:
@@ -96,7 +101,7 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   UniqueFd fd_;
   std::shared_ptr<IoLoop> loop_;
   std::string description_;
-  std::atomic<bool> placed_{false};  // placeOnDeviceNode() was asked
+  std::atomic<bool> placed_{false};  // placeOn() was asked
   TransportSink* sink_ = nullptr;
   bool started_ = false;
   std::atomic<bool> stopping_{false};

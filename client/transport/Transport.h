@@ -10,10 +10,20 @@
 #include <span>
 #include <string>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
+#include "client/xdr/XdrDecoder.h"
 #include "client/xdr/XdrEncoder.h"
 
 namespace nfsrdma::transport {
+
+// The XID of an RPC message, its first word (RFC 5531); false if the
+// message is shorter. Here, below the RPC layer, because transports read it
+// too: RPC-over-RDMA checks it against its own header's XID.
+inline bool peekXid(std::span<const std::uint8_t> message, std::uint32_t& xid) {
+  xdr::XdrDecoder dec(message);
+  xid = dec.getU32();
+  return dec.ok();
+}
 
 // Receives what a transport reads; every call comes from the transport's I/O thread.
 class TransportSink {

@@ -11,9 +11,9 @@
 
 #include "bench/file/FileProfile.h"
 #include "bench/file/Interrupt.h"
+#include "client/Client.h"
 #include "client/Error.h"
-#include "client/mount/MountPlan.h"
-#include "client/nfs4/BusyRetry.h"
+#include "client/KernelMounts.h"
 
 namespace nfsrdma::bench {
 
@@ -95,7 +95,7 @@ void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds 
       call();
       return;
     } catch (const NfsException& e) {
-      if (!nfs4::BusyRetry::busy(Error{e.code(), {}}) || budget.count() == 0) throw;
+      if (!isBusy(e.code()) || budget.count() == 0) throw;
       if (const int sig = interruptSignal()) throw Interrupted(sig);
       const auto spent = std::chrono::steady_clock::now() - start;
       if (spent >= budget) {
@@ -104,7 +104,7 @@ void callWhileBusy(const std::function<void()>& call, std::chrono::milliseconds 
       }
       // The client paused between its own attempts; this pause only keeps a
       // call that fails at once from spinning.
-      std::this_thread::sleep_for(nfs4::BusyRetry::kFirstPause);
+      std::this_thread::sleep_for(kFirstBusyPause);
     }
   }
 }
@@ -199,17 +199,7 @@ std::string nfsMountProto(const std::string& dir) {
   std::ifstream in("/proc/self/mounts");
   std::ostringstream text;
   text << in.rdbuf();
-  std::string best, proto = "tcp";
-  for (const mount::ExistingMount& m : mount::parseProcMounts(text.str())) {
-    const std::string& point = m.mountPoint;
-    if (m.type.rfind("nfs", 0) != 0) continue;
-    const bool under = where == point ||
-                       (where.rfind(point, 0) == 0 && (point == "/" || where[point.size()] == '/'));
-    if (!under || point.size() < best.size()) continue;
-    best = point;
-    proto = mount::optionValue(m.options, "proto");
-  }
-  return proto.rfind("rdma", 0) == 0 ? "rdma" : "tcp";
+  return std::string(transportName(kernelMountTransport(text.str(), where)));
 }
 
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target) {

@@ -1,7 +1,7 @@
 #include "client/transport/rdma/RdmaTransport.h"
 
-#include "client/rpc/RpcMessage.h"
 #include "client/transport/NumaPlacement.h"
+#include "client/transport/rdma/DeviceNuma.h"
 #include "client/transport/rdma/InlineMarshal.h"
 
 #include <poll.h>
@@ -448,7 +448,7 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
     // another XID: that could complete a call whose chunks we still hold.
     const std::span<const std::uint8_t> inner = bytes.subspan(consumed);
     std::uint32_t rpcXid = 0;
-    if (h.proc == RdmaProc::kMsg && rpc::peekXid(inner, rpcXid) && rpcXid == h.xid) {
+    if (h.proc == RdmaProc::kMsg && peekXid(inner, rpcXid) && rpcXid == h.xid) {
       sink_->onMessage(inner, {});
     }
   } else {
@@ -493,7 +493,7 @@ void RdmaTransport::deliverReply(const RpcRdmaHeader& h, const CallChunks& call,
   // The RPC reply inside must be for the call the header names: the Write
   // chunk lengths below belong to that call alone.
   std::uint32_t rpcXid = 0;
-  if (!rpc::peekXid(message, rpcXid) || rpcXid != h.xid) {
+  if (!peekXid(message, rpcXid) || rpcXid != h.xid) {
     sink_->onCallError(
         h.xid, makeError(ClientErrc::kMalformedReply, description_ + ": transport header for xid " +
                                                           std::to_string(h.xid) +

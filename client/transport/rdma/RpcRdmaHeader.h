@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "client/Error.h"
+#include "client/base/Error.h"
 #include "client/xdr/XdrDecoder.h"
 #include "client/xdr/XdrEncoder.h"
 

@@ -12,9 +12,13 @@
 #include <string>
 #include <thread>
 
+#include "client/transport/rdma/DeviceNuma.h"
+
 namespace nfsrdma::transport {
 namespace {
 namespace fs = std::filesystem;
+using rdma::localAddressNumaNode;  // the device look-ups link verbs: transport/rdma
+using rdma::rdmaDeviceNumaNode;
 
 class FakeSysfs : public ::testing::Test {
  protected:

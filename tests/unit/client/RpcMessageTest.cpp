@@ -14,6 +14,7 @@
 
 #include "client/Error.h"
 #include "client/rpc/RpcMessage.h"
+#include "client/transport/Transport.h"
 #include "tests/unit/client/TirpcOracle.h"
 
 namespace nfsrdma::testing {
@@ -116,9 +117,9 @@ TEST(RpcCallVsTirpc, AuthSysLimits) {
 TEST(RpcCall, PeekXid) {
   const Bytes call = ourCall(kNfsCompound, Credential::none());
   std::uint32_t xid = 0;
-  EXPECT_TRUE(rpc::peekXid(call, xid));
+  EXPECT_TRUE(transport::peekXid(call, xid));
   EXPECT_EQ(xid, 0x5eed0001U);
-  EXPECT_FALSE(rpc::peekXid(std::span<const std::uint8_t>(call).first(3), xid));
+  EXPECT_FALSE(transport::peekXid(std::span<const std::uint8_t>(call).first(3), xid));
 }
 
 // ---------------------------------------------------------------- replies

@@ -1,4 +1,4 @@
-#include "client/Error.h"
+#include "client/base/Error.h"
 
 namespace nfsrdma {
 namespace {

@@ -1,5 +1,5 @@
 // `nfsrdma-bench compare`: the main job. Runs profiles x targets and prints
-// the side-by-side table of shared/FIELD-NOTES.md, writes JSON and HTML, and
+// the side-by-side table engineers build from a dozen fio runs, writes JSON and HTML, and
 // checks each figure against what bounds it. With no --target it runs on its
 // embedded default: nfs-ganesha on 127.0.0.1 exporting a fresh directory on
 // the local disk, measured as `local` (path engine, O_DIRECT), `nfs-tcp` (our

@@ -1,8 +1,9 @@
 // The side-by-side report of `nfsrdma-bench compare`: one model (targets,
 // rows of profile and direction, one cell per row and target, ratio columns,
-// limits, flags, baseline changes) rendered as the text table of
-// shared/FIELD-NOTES.md, as JSON (which reads back into the same model, so a
-// saved run can be re-rendered or used as a baseline) and as HTML
+// limits, flags, baseline changes) rendered as the text table engineers
+// build by hand (host disk, NFS over RDMA, NFS over TCP), as JSON (which
+// reads back into the same model, so a saved run can be re-rendered or used
+// as a baseline) and as HTML
 // (HtmlReport.h). Running the matrix is CompareCommand.cpp's job; everything
 // here is pure, so unit tests build reports from numbers.
 #pragma once

@@ -1,4 +1,4 @@
-// The cache-flag logic on the figures of shared/FIELD-NOTES.md: a 400 Gb/s
+// The cache-flag logic on the figures of a field measurement: a 400 Gb/s
 // RoCE setup, 128 jobs x 100 MiB (12.5 GiB) file set. The RDMA reads of
 // 16.5 GiB/s (128K) and 42.4 GiB/s (4M) beat the host disk 2.5x and 8x and
 // must be flagged as served from the server's page cache; every other
@@ -23,7 +23,7 @@ struct FieldRow {
   double disk, rdma, tcp;  // MiB/s
 };
 
-// The table of FIELD-NOTES.md, 16.5 and 42.4 GiB/s converted to MiB/s.
+// That measurement's table, 16.5 and 42.4 GiB/s converted to MiB/s.
 const FieldRow kField[] = {
     {"4k-randwrite", IoDirection::Write, 1128, 525, 291},
     {"4k-randread", IoDirection::Read, 1441, 674, 311},

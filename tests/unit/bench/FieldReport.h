@@ -1,4 +1,4 @@
-// A compare report holding the table of shared/FIELD-NOTES.md (host disk,
+// A compare report holding the table of a field measurement (host disk,
 // NFS over RDMA, NFS over TCP; 128 jobs x 100 MiB on a 256 GiB server, a
 // 389 Gb/s RoCE link and 23.4 Gb/s TCP), flags computed, for tests of the
 // renderers and the baseline logic.

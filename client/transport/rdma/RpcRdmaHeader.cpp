@@ -55,44 +55,35 @@ void encodeHeader(xdr::XdrEncoder& enc, const RpcRdmaHeader& h) {
   }
 }
 
-Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std::size_t& consumed) {
-  xdr::XdrDecoder dec(bytes);
-  out = RpcRdmaHeader{};
-  out.xid = dec.getU32();
-  out.version = dec.getU32();
-  out.credits = dec.getU32();
-  const std::uint32_t proc = dec.getU32();
-  if (!dec.ok()) return bad("shorter than 16 bytes");
-  if (out.version != kRpcRdmaVersion) {
-    return bad("version " + std::to_string(out.version) + ", expected 1");
-  }
-  if (proc > static_cast<std::uint32_t>(RdmaProc::kError)) return bad("unknown procedure " + std::to_string(proc));
-  out.proc = static_cast<RdmaProc>(proc);
-  if (out.proc == RdmaProc::kMsgp || out.proc == RdmaProc::kDone) {
-    return bad(std::string("reserved procedure ") + (out.proc == RdmaProc::kMsgp ? "RDMA_MSGP" : "RDMA_DONE"));
-  }
-  if (out.proc == RdmaProc::kError) {
-    const std::uint32_t code = dec.getU32();
-    if (code == static_cast<std::uint32_t>(RdmaErrorCode::kVers)) {
-      out.error = RdmaErrorCode::kVers;
-      out.versLow = dec.getU32();
-      out.versHigh = dec.getU32();
-      if (!dec.ok()) return bad("truncated RDMA_ERROR");
-      consumed = dec.position();
-      return makeError(ClientErrc::kRpcDenied, "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions " +
-                                                   std::to_string(out.versLow) + "-" + std::to_string(out.versHigh));
-    }
-    if (code == static_cast<std::uint32_t>(RdmaErrorCode::kChunk)) {
-      out.error = RdmaErrorCode::kChunk;
-      consumed = dec.position();
-      // Not a rejection: Linux's svcrdma also sends ERR_CHUNK after the call
-      // ran, when the reply does not fit what the chunks offer, so the
-      // session must treat the call's slot as of unknown outcome.
-      return makeError(ClientErrc::kRdmaChunkError, "RDMA_ERROR ERR_CHUNK");
-    }
+namespace {
+
+// The body of an RDMA_ERROR after its procedure word (RFC 8166 section 4.5).
+Error decodeErrorBody(xdr::XdrDecoder& dec, RpcRdmaHeader& out, std::size_t& consumed) {
+  const std::uint32_t code = dec.getU32();
+  if (code == static_cast<std::uint32_t>(RdmaErrorCode::kVers)) {
+    out.error = RdmaErrorCode::kVers;
+    out.versLow = dec.getU32();
+    out.versHigh = dec.getU32();
     if (!dec.ok()) return bad("truncated RDMA_ERROR");
-    return bad("RDMA_ERROR with unknown code " + std::to_string(code));
+    consumed = dec.position();
+    return makeError(ClientErrc::kRpcDenied, "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions " +
+                                                 std::to_string(out.versLow) + "-" + std::to_string(out.versHigh));
   }
+  if (code == static_cast<std::uint32_t>(RdmaErrorCode::kChunk)) {
+    out.error = RdmaErrorCode::kChunk;
+    consumed = dec.position();
+    // Not a rejection: Linux's svcrdma also sends ERR_CHUNK after the call
+    // ran, when the reply does not fit what the chunks offer, so the
+    // session must treat the call's slot as of unknown outcome.
+    return makeError(ClientErrc::kRdmaChunkError, "RDMA_ERROR ERR_CHUNK");
+  }
+  if (!dec.ok()) return bad("truncated RDMA_ERROR");
+  return bad("RDMA_ERROR with unknown code " + std::to_string(code));
+}
+
+// The read list, the write list and the reply chunk, each bounded so that a
+// hostile header cannot make us allocate without limit.
+Error decodeChunkLists(xdr::XdrDecoder& dec, RpcRdmaHeader& out) {
   for (std::size_t n = 0;; ++n) {
     const bool more = dec.getBool();
     if (!dec.ok()) return bad("truncated read list");
@@ -121,6 +112,29 @@ Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std:
     for (std::uint32_t i = 0; i < count; ++i) out.reply.push_back(getSegment(dec));
   }
   if (!dec.ok()) return bad("truncated chunk lists");
+  return {};
+}
+
+}  // namespace
+
+Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std::size_t& consumed) {
+  xdr::XdrDecoder dec(bytes);
+  out = RpcRdmaHeader{};
+  out.xid = dec.getU32();
+  out.version = dec.getU32();
+  out.credits = dec.getU32();
+  const std::uint32_t proc = dec.getU32();
+  if (!dec.ok()) return bad("shorter than 16 bytes");
+  if (out.version != kRpcRdmaVersion) {
+    return bad("version " + std::to_string(out.version) + ", expected 1");
+  }
+  if (proc > static_cast<std::uint32_t>(RdmaProc::kError)) return bad("unknown procedure " + std::to_string(proc));
+  out.proc = static_cast<RdmaProc>(proc);
+  if (out.proc == RdmaProc::kMsgp || out.proc == RdmaProc::kDone) {
+    return bad(std::string("reserved procedure ") + (out.proc == RdmaProc::kMsgp ? "RDMA_MSGP" : "RDMA_DONE"));
+  }
+  if (out.proc == RdmaProc::kError) return decodeErrorBody(dec, out, consumed);
+  if (Error e = decodeChunkLists(dec, out)) return e;
   consumed = dec.position();
   return {};
 }

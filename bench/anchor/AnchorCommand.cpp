@@ -17,7 +17,7 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/anchor/DeviceAnchor.h"
-#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/AnchorRuns.h"
 #include "bench/anchor/SocketFloor.h"
 #include "bench/file/FileCli.h"
 #include "bench/pattern/DataPattern.h"
@@ -52,19 +52,6 @@ void writeTestFile(Client& client, std::uint64_t size) {
     client.pwrite(f, {chunk.data(), n}, off);
   }
   client.close(f);
-}
-
-// Runs one measurement between two samples of the host's CPU: its own CPU
-// over the same window is charged to the client, everything else on the
-// host (the server, the kernel's work not charged to us, other tenants) to
-// the rest.
-template <typename Run>
-ReadMeasurement withHostCpu(pid_t serverPid, Run run) {
-  const HostCpuSample before = sampleHostCpu(serverPid);
-  ReadMeasurement m = run();
-  const HostCpuSample after = sampleHostCpu(serverPid);
-  if (m.error.empty()) m.host = hostCpuShare(before, after, m.cpuSeconds, m.ops);
-  return m;
 }
 
 // One result row of the --json file.
@@ -163,7 +150,7 @@ po::options_description anchorOptions(AnchorArgs& a) {
       "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
       "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
       "an extra nfsrdma-vN row for 4 KiB reads: N of the queued READs share one COMPOUND (0 or 1: "
-      "no such row)")(
+      "no such row; at most 8, a quarter of the queue)")(
       "nconnect", po::value(&a.nconnect)->default_value(a.nconnect),
       "an extra nfsrdma-ncN row: our client with N connections bound to its session, against "
       "one (0 or 1, or a --url with nconnect=: no such row)")(
@@ -280,12 +267,17 @@ void printSlots(const Client& client, const std::vector<ReadWorkload>& workloads
   std::printf("\n");
 }
 
+// The queue depth of the 4 KiB workload, the one with a vectored row.
+constexpr std::uint32_t kVectoredQueue = 32;
+
 // How many queued 4 KiB READs share a COMPOUND in the vectored row (<= 1:
 // no such row), said in the header either way.
 std::uint32_t vectoredWidth(const AnchorArgs& a, const Client& client, TransportKind proto) {
-  const std::uint32_t width =
-      std::min<std::uint32_t>(static_cast<std::uint32_t>(a.readsPerCompound),
-                              static_cast<std::uint32_t>(client.maxReadsPerCompound(4096)));
+  // The nfs engine keeps at least four COMPOUNDs in flight: a group is at
+  // most a quarter of the queue.
+  const std::uint32_t width = std::min<std::uint32_t>(
+      {static_cast<std::uint32_t>(a.readsPerCompound), kVectoredQueue / 4,
+       static_cast<std::uint32_t>(client.maxReadsPerCompound(4096))});
   if (a.readsPerCompound > 1 && width <= 1) {
     std::printf(" no vectored row: %s\n\n",
                 proto == TransportKind::kRdma
@@ -294,10 +286,10 @@ std::uint32_t vectoredWidth(const AnchorArgs& a, const Client& client, Transport
   }
   if (width > 1) {
     std::printf(
-        " nfsrdma-v%u: %u of the 32 queued READs share one COMPOUND (Client::preadvAsync), so the "
+        " nfsrdma-v%u: %u of the %u queued READs share one COMPOUND (Client::preadvAsync), so the "
         "server\n"
         " pays its per-RPC cost once per %u reads; nfsrdma and libnfs send one READ per RPC.\n\n",
-        width, width, width);
+        width, width, kVectoredQueue, width);
   }
   return width;
 }
@@ -341,8 +333,8 @@ void measureTrunkPair(AnchorRow& r, const ReadWorkload& w, Client& client, Clien
                       pid_t serverPid) {
   std::vector<ReadMeasurement> one, many;
   for (int k = 0; k < kTrunkRounds; ++k) {
-    one.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); }));
-    many.push_back(withHostCpu(serverPid, [&] { return runNfsrdmaReads(trunked, kFileName, w); }));
+    one.push_back(runNfsrdmaReads(client, kFileName, w, serverPid));
+    many.push_back(runNfsrdmaReads(trunked, kFileName, w, serverPid));
     if (!one.back().error.empty() || !many.back().error.empty()) break;
   }
   r.ours = failedOrMedianByCpu(one);
@@ -358,20 +350,17 @@ AnchorRow measureRow(const ReadWorkload& w, Client& client, Client* trunked, con
     if (trunked != nullptr) {
       measureTrunkPair(r, w, client, *trunked, serverPid);
     } else {
-      r.ours = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, w); });
+      r.ours = runNfsrdmaReads(client, kFileName, w, serverPid);
     }
   }
   if (only != "libnfs" && width > 1 && w.blockSize == 4096) {
     ReadWorkload v = w;
     v.readsPerCompound = width;
-    r.vectored = withHostCpu(serverPid, [&] { return runNfsrdmaReads(client, kFileName, v); });
+    r.vectored = runNfsrdmaReads(client, kFileName, v, serverPid);
     r.vectored.client = "nfsrdma-v" + std::to_string(width);
   }
   if (only != "nfsrdma") {
-    r.anchor = withHostCpu(serverPid, [&] {
-      return runLibnfsReads(s.options.host, s.options.port, s.options.exportPath, kFileName, w,
-                            client.maxIoSize());
-    });
+    r.anchor = runLibnfsReads(s.options, kFileName, w, serverPid);
   }
   if (only.empty() && r.anchor.error.empty() && r.anchor.ops > 0)
     r.floor = runSocketFloor(w, r.anchor.iops(), client.maxIoSize());
@@ -487,7 +476,7 @@ int runAnchorCommand(int argc, char** argv) {
     writeTestFile(*client, fileSize);
     const auto ms = std::chrono::milliseconds(static_cast<long>(a.runtime * 1000));
     const std::vector<ReadWorkload> workloads = {
-        {"4k-randread QD32", 4096, 32, true, fileSize, ms, 1},
+        {"4k-randread QD32", 4096, kVectoredQueue, true, fileSize, ms, 1},
         {"1m-seqread QD8", 1U << 20, 8, false, fileSize, ms, 2},
     };
     printSlots(*client, workloads);

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/AnchorRuns.h"
 #include "bench/file/FileProfile.h"
 #include "bench/report/Json.h"
 

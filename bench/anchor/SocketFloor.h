@@ -6,7 +6,7 @@
 // the anchor can show how far a CPU-per-operation ratio can fall at all.
 #pragma once
 
-#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/AnchorRuns.h"
 
 namespace nfsrdma::bench {
 

@@ -21,6 +21,7 @@ std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNf
 std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target,
                                       const std::shared_ptr<EngineShare>& share);
 std::shared_ptr<EngineShare> makeNfsShare(const TargetSpec& target, std::uint32_t jobs);
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target, Client& client);
 std::unique_ptr<Engine> makeLibnfsEngine(const TargetSpec& target);  // EngineLibnfs.cpp
 std::unique_ptr<Engine> makePathEngine(const TargetSpec& target);    // EnginePath.cpp
 
@@ -219,6 +220,14 @@ std::unique_ptr<Engine> makeEngine(const TargetSpec& target,
                                    const std::shared_ptr<EngineShare>& share) {
   if (!share) return makeEngine(target);
   return makeNfsEngine(target, share);
+}
+
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target, Client& client) {
+  if (target.engine != EngineKind::Nfs) {
+    throw std::invalid_argument("target " + target.name + " uses the " + engineName(target.engine) +
+                                " engine; only the nfs engine runs on a caller's client");
+  }
+  return makeNfsEngine(target, client);
 }
 
 TargetSpec withSharedClientFor(TargetSpec target, std::uint32_t jobs) {

@@ -31,6 +31,10 @@
 #include "bench/file/engines/BlockDevice.h"
 #include "client/ClientOptions.h"
 
+namespace nfsrdma {
+class Client;
+}
+
 namespace nfsrdma::bench {
 
 enum class EngineKind { Nfs, Libnfs, Path, Device };
@@ -213,6 +217,11 @@ std::unique_ptr<Engine> makeEngine(const TargetSpec& target);
 // A job's engine on the cell's shared client (makeEngineShare's).
 std::unique_ptr<Engine> makeEngine(const TargetSpec& target,
                                    const std::shared_ptr<EngineShare>& share);
+
+// An nfs engine on a client the caller connected and keeps (the anchor's,
+// whose session it reports): the engine neither closes it nor counts its
+// outages. Throws std::invalid_argument for an engine other than nfs.
+std::unique_ptr<Engine> makeEngine(const TargetSpec& target, Client& client);
 
 // statfs(2) f_type of an NFS mount (NFS_SUPER_MAGIC, linux/magic.h).
 inline constexpr long kNfsSuperMagic = 0x6969;

@@ -314,19 +314,26 @@ std::vector<ConnectionUse> connectionsOf(const Client& client) {
 }
 
 // A client and what its jobs are told: the cell's one for --client shared
-// (jobs: all of them), or a job's own (jobs 1).
+// (jobs: all of them), a job's own (jobs 1), or one its caller owns.
 class NfsShare final : public EngineShare {
  public:
   NfsShare(const TargetSpec& t, std::uint32_t jobs)
       : jobs_(jobs), notice_(std::make_shared<BusyNotice>(t.nfs.busyTimeout)) {
     const ClientOptions o = jobClientOptions(t, notice_);
     // Repeated while the server is busy, as every synchronous call of a job.
-    callWhileBusy([&] { client_ = Client::connect(o); }, notice_->budget);
+    callWhileBusy([&] { owned_ = Client::connect(o); }, notice_->budget);
+    client_ = owned_.get();
   }
+  // The caller's client, connected with its own options and closed by it.
+  explicit NfsShare(Client& borrowed)
+      : jobs_(1), notice_(std::make_shared<BusyNotice>(borrowed.options().busyTimeout)),
+        client_(&borrowed) {}
 
   OutageAccount outages() const override { return outagesOf(*client_); }
   std::vector<ConnectionUse> connections() const override { return connectionsOf(*client_); }
-  void close() override { client_->close(); }
+  void close() override {
+    if (owned_) owned_->close();
+  }
 
   Client& client() { return *client_; }
   std::uint32_t jobs() const { return jobs_; }
@@ -335,7 +342,8 @@ class NfsShare final : public EngineShare {
  private:
   std::uint32_t jobs_;
   std::shared_ptr<BusyNotice> notice_;
-  std::unique_ptr<Client> client_;
+  std::unique_ptr<Client> owned_;  // null for a borrowed client
+  Client* client_ = nullptr;
 };
 
 class NfsEngine final : public Engine {
@@ -464,6 +472,10 @@ std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target) {
 
 std::shared_ptr<EngineShare> makeNfsShare(const TargetSpec& target, std::uint32_t jobs) {
   return std::make_shared<NfsShare>(target, jobs);
+}
+
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target, Client& client) {
+  return std::make_unique<NfsEngine>(target, std::make_shared<NfsShare>(client));
 }
 
 std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target,

@@ -1,9 +1,10 @@
-// The anchor's read drivers against a real nfs-ganesha whose exports allow
-// READs of at most 256 KiB: a 1 MiB block is read as four READs by both
-// clients and counts only when whole. libnfs 4.0.0 does not learn the
-// maximum over NFSv4 and answers a 1 MiB pread short; given the server's
-// maximum it splits like our client, and a short answer fails the run
-// instead of counting as a full block.
+// The anchor's runs through the file benchmark's engines against a real
+// nfs-ganesha whose exports allow READs of at most 256 KiB: a 1 MiB block is
+// read as four READs by both clients and counts only when whole. libnfs
+// 4.0.0 does not learn the maximum over NFSv4 and answers a larger pread
+// short; its engine splits at the server's maximum like our client, and a
+// short answer (here: a block that runs past the end of a file) fails the
+// run instead of counting as a full block.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/AnchorRuns.h"
 #include "bench/anchor/SocketFloor.h"
 #include "client/Client.h"
 #include "server/ganesha/GaneshaServer.h"
@@ -25,6 +26,8 @@ namespace {
 
 constexpr std::uint32_t kServerMaxIo = 256 * 1024;
 constexpr std::uint64_t kFileBytes = 8ULL << 20;
+// Three of a 1 MiB block's four 256 KiB READs: the fourth comes back empty.
+constexpr std::uint64_t kShortFileBytes = 768 * 1024;
 
 class AnchorGanesha : public ::testing::Test {
  protected:
@@ -38,6 +41,8 @@ class AnchorGanesha : public ::testing::Test {
     std::vector<char> bytes(kFileBytes);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + 7);
     std::ofstream(dir_ / "anchor.dat", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(dir_ / "short.dat", std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(kShortFileBytes));
     server::GaneshaOptions o;
     o.exports.push_back({dir_, "/export"});
     o.maxIoBytes = kServerMaxIo;
@@ -65,6 +70,13 @@ class AnchorGanesha : public ::testing::Test {
     w.runtime = std::chrono::milliseconds(400);
     return w;
   }
+  static ClientOptions serverOptions() {
+    ClientOptions o;
+    o.host = server_->address();
+    o.port = server_->port();
+    o.exportPath = "/export";
+    return o;
+  }
 
   static inline std::string unavailable_;
   static inline std::filesystem::path dir_;
@@ -72,11 +84,7 @@ class AnchorGanesha : public ::testing::Test {
 };
 
 TEST_F(AnchorGanesha, OurClientLearnsTheServersMaximumAndReadsWholeBlocks) {
-  ClientOptions o;
-  o.host = server_->address();
-  o.port = server_->port();
-  o.exportPath = "/export";
-  auto client = Client::connect(o);
+  auto client = Client::connect(serverOptions());
   EXPECT_EQ(client->maxIoSize(), kServerMaxIo);
   const ReadMeasurement m = runNfsrdmaReads(*client, "anchor.dat", oneMiBReads());
   EXPECT_TRUE(m.error.empty()) << m.error;
@@ -86,18 +94,20 @@ TEST_F(AnchorGanesha, OurClientLearnsTheServersMaximumAndReadsWholeBlocks) {
 }
 
 TEST_F(AnchorGanesha, LibnfsSplitAtTheServersMaximumReadsWholeBlocks) {
-  const ReadMeasurement m =
-      runLibnfsReads(server_->address(), server_->port(), "/export", "anchor.dat", oneMiBReads(), kServerMaxIo);
+  const ReadMeasurement m = runLibnfsReads(serverOptions(), "anchor.dat", oneMiBReads());
   EXPECT_TRUE(m.error.empty()) << m.error;
   EXPECT_GT(m.ops, 0U);
   EXPECT_EQ(m.bytes, m.ops * (1U << 20));
 }
 
 TEST_F(AnchorGanesha, LibnfsShortReadFailsTheRunInsteadOfCountingABlock) {
-  const ReadMeasurement m =
-      runLibnfsReads(server_->address(), server_->port(), "/export", "anchor.dat", oneMiBReads(), 1U << 20);
+  // One 1 MiB block of a file said to hold one: the server has 768 KiB.
+  ReadWorkload w = oneMiBReads();
+  w.queueDepth = 1;
+  w.fileSize = 1U << 20;
+  const ReadMeasurement m = runLibnfsReads(serverOptions(), "short.dat", w);
   EXPECT_EQ(m.ops, 0U);
-  EXPECT_NE(m.error.find(": 262144 bytes back, 1048576 asked"), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find(" at 786432: 0 of 262144 bytes (short)"), std::string::npos) << m.error;
 }
 
 TEST_F(AnchorGanesha, SocketFloorSplitsLikeTheClients) {

@@ -1,8 +1,8 @@
 // The libnfs column is what libnfs itself can do. On the client tests'
 // nfs-ganesha (its default maximum I/O, as the quick start's), the file
-// benchmark's libnfs engine must reach, within noise, what the anchor's
-// libnfs driver reaches with the same block size, queue depth, file and
-// cache state. Each side runs five times, alternating, and the median of the
+// benchmark's libnfs column must reach, within noise, what the anchor's
+// libnfs row (the same engine as the anchor runs it: no ramp, one job)
+// reaches with the same block size, queue depth, file and cache state. Each side runs five times, alternating, and the median of the
 // five back-to-back ratios is compared: the two runs of a round share the
 // host's load of the moment, so a burst that lifts one run of one side (a
 // best-of-each once read 1.53x on a machine busy with builds, where the
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "bench/file/FileRun.h"
-#include "bench/anchor/ReadDrivers.h"
+#include "bench/anchor/AnchorRuns.h"
 #include "client/Client.h"
 #include "tests/integration/client/GaneshaFixture.h"
 
@@ -49,17 +49,9 @@ FileOptions fairnessOptions() {
   return o;
 }
 
-// The server's maximum I/O as our client reads it: where the anchor splits.
-std::size_t serverMaxIo() {
-  auto c = Client::connect(exportUrl());
-  const std::size_t max = c->maxIoSize();
-  c->close();
-  return max;
-}
-
 struct Pair {
   double column = 0;  // the file benchmark's libnfs engine, MiB/s
-  double anchor = 0;  // the anchor's libnfs driver, MiB/s
+  double anchor = 0;  // the anchor's libnfs row, MiB/s
 };
 
 struct Rounds {
@@ -77,14 +69,12 @@ Rounds medianOfRounds(const FileProfile& p) {
   w.random = p.random;
   w.fileSize = fileBytes(o, p.blockSize);
   w.runtime = kRun;
-  const std::size_t maxIo = serverMaxIo();
   std::vector<Pair> rounds;
   for (int round = 0; round < kRounds; ++round) {
     // The first file run lays the file out: both then read it warm.
     const RunResult r = runFileBenchmark(t, p, o);
     EXPECT_EQ(r.errors, 0U) << r.firstError;
-    const ReadMeasurement m =
-        runLibnfsReads("127.0.0.1", GaneshaEnvironment::get().port(), "/export", benchFileName(o, 0, 0), w, maxIo);
+    const ReadMeasurement m = runLibnfsReads(ClientOptions::fromUrl(exportUrl()), benchFileName(o, 0, 0), w);
     EXPECT_EQ(m.error, "");
     std::printf("libnfs fairness %-9s round %d: column %8.1f MiB/s, anchor %8.1f MiB/s\n", p.name.c_str(), round + 1,
                 r.mibPerSecond(IoDirection::Read), m.mibPerSecond());
@@ -98,14 +88,14 @@ Rounds medianOfRounds(const FileProfile& p) {
   return {mid, ratioOf(mid)};
 }
 
-TEST(LibnfsFairness, TheLibnfsColumnReachesWhatTheAnchorsLibnfsDriverReaches) {
+TEST(LibnfsFairness, TheLibnfsColumnReachesWhatTheAnchorsLibnfsRowReaches) {
   NFSRDMA_NEED_GANESHA();
   for (const char* name : {"128k-read", "4m-read"}) {
     SCOPED_TRACE(name);
     const FileProfile p = profileByName(name);
     const Rounds r = medianOfRounds(p);
     ASSERT_GT(r.median.anchor, 0);
-    std::printf("libnfs fairness %-9s bs %7u QD %2u: file-bench libnfs column %8.1f MiB/s, anchor libnfs driver "
+    std::printf("libnfs fairness %-9s bs %7u QD %2u: file-bench libnfs column %8.1f MiB/s, anchor libnfs row "
                 "%8.1f MiB/s, ratio %.2f (median round of %d)\n",
                 name, p.blockSize, p.defaultIodepth, r.median.column, r.median.anchor, r.ratio, kRounds);
     EXPECT_GE(r.ratio, kLowest);

@@ -1,9 +1,13 @@
-// Read workloads driven at a fixed queue depth through two clients: ours
-// (nfsrdma::Client's asynchronous API) and libnfs's asynchronous API with its
-// own poll loop, the anchor. Both copy each block into the caller's buffer,
-// run in this process one after the other, and are charged the process's
-// CPU time (getrusage), so the per-operation CPU figures compare like for like.
+// The anchor's read workloads, run through the file benchmark's engines
+// (bench/file/engines): our client's nfs engine and the libnfs engine, the
+// anchor, with the job driver `nfsrdma-bench file` uses. One engine per
+// backend, as fio's: the anchor's columns and the file benchmark's cannot
+// drift apart. Each run is charged this process's CPU time (getrusage)
+// over the engine's run alone (not its connect or open), so the
+// per-operation CPU figures compare like for like.
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
@@ -12,7 +16,6 @@
 #include <vector>
 
 #include "bench/anchor/HostCpu.h"
-#include "bench/file/engines/LibnfsLimits.h"
 #include "client/Client.h"
 
 namespace nfsrdma::bench {
@@ -26,7 +29,8 @@ struct ReadWorkload {
   std::chrono::milliseconds runtime{5000};
   std::uint64_t seed = 1;
   // nfsrdma only: up to this many of the queue's reads share one COMPOUND
-  // (Client::preadvAsync); 1 = one READ per COMPOUND, like every other client.
+  // (the nfs engine's reads-per-compound, at most a quarter of the queue);
+  // 1 = one READ per COMPOUND, like every other client.
   std::uint32_t readsPerCompound = 1;
 };
 
@@ -53,15 +57,18 @@ double processCpuSeconds();
 // runs must not be empty.
 ReadMeasurement failedOrMedianByCpu(std::vector<ReadMeasurement> runs);
 
-// Our client: 'file' (a path below the client's export) must hold fileSize bytes.
-ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w);
+// Our client through the nfs engine on client itself (its session, its
+// options): 'file' (a path below the client's export) must hold
+// w.fileSize bytes. The host's CPU is sampled around the run, with the
+// process watched (a server on this host) when watched > 0.
+ReadMeasurement runNfsrdmaReads(Client& client, const std::string& file, const ReadWorkload& w,
+                                pid_t watched = 0);
 
-// libnfs at nfs://host/exportPath/file over NFSv4 (nfsport=port), the anchor.
-// A block larger than maxRead (the server's maximum READ as our client
-// learned it; libnfs 4.0.0 does not learn it over NFSv4 and answers a larger
-// pread short) or than kLibnfsLargestIo is read as several preads in flight
-// together. A short or failed pread fails the run.
-ReadMeasurement runLibnfsReads(const std::string& host, std::uint16_t port, const std::string& exportPath,
-                               const std::string& file, const ReadWorkload& w, std::size_t maxRead);
+// libnfs through its engine at server's host, port and export over NFSv4.
+// The engine splits a block larger than the server's maximum READ (as our
+// client learns it) into preads in flight together; a short or failed
+// pread fails the run.
+ReadMeasurement runLibnfsReads(const ClientOptions& server, const std::string& file,
+                               const ReadWorkload& w, pid_t watched = 0);
 
 }  // namespace nfsrdma::bench

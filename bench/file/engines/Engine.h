@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/FileJob.h"
 #include "bench/file/engines/BlockDevice.h"
+#include "bench/job/FileJob.h"
 #include "client/ClientOptions.h"
 
 namespace nfsrdma {

@@ -6,8 +6,8 @@
 #include <exception>
 #include <memory>
 
-#include "bench/file/FileJob.h"
 #include "bench/file/engines/Engine.h"
+#include "bench/job/FileJob.h"
 
 namespace nfsrdma::bench {
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "bench/anchor/AnchorRuns.h"
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 #include "bench/report/Json.h"
 
 namespace nfsrdma::bench {

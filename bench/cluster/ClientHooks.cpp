@@ -3,7 +3,7 @@
 #include <thread>
 
 #include "bench/cluster/ClientClock.h"
-#include "bench/file/Interrupt.h"
+#include "bench/job/Interrupt.h"
 #include "bench/report/Format.h"
 
 namespace nfsrdma::bench {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/cluster/Cluster.h"
-#include "bench/file/RankHooks.h"
+#include "bench/job/RankHooks.h"
 
 namespace nfsrdma::bench {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench/cluster/Cluster.h"
-#include "bench/file/FileJob.h"
-#include "bench/file/RankHooks.h"
+#include "bench/job/FileJob.h"
+#include "bench/job/RankHooks.h"
 #include "bench/ranks/RankAggregate.h"
 #include "bench/ranks/RankResult.h"
 

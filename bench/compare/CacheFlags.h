@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 
 namespace nfsrdma::bench {
 

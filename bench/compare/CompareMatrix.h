@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "bench/compare/CacheFlags.h"
-#include "bench/report/Json.h"
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 #include "bench/ranks/RankReport.h"
+#include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
 

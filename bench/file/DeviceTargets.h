@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/FileProfile.h"
 #include "bench/file/engines/Engine.h"
+#include "bench/job/FileProfile.h"
 
 namespace nfsrdma::bench {
 

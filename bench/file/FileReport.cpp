@@ -156,6 +156,45 @@ void writeClientJson(JsonWriter& w, const ClientUse& c) {
   w.endObject();
 }
 
+// The options a run was given, as its JSON's "options" object.
+void writeOptionsJson(JsonWriter& w, const FileOptions& options) {
+  w.beginObject("options");
+  w.field("size_bytes_per_job", options.sizeBytes).field("nrfiles", std::uint64_t{options.nrfiles});
+  w.field("runtime_s", std::chrono::duration<double>(options.runtime).count());
+  w.field("io_bytes_per_job", options.ioBytes);
+  w.field("time_based", options.ioBytes == 0);
+  w.field("ramp_s", std::chrono::duration<double>(options.ramp).count());
+  w.field("direct", options.direct).field("seed", options.seed).field("verify", options.verify);
+  w.field("drop_server_cache", options.dropServerCache);
+  w.field("working_set_bytes", options.workingSetBytes());
+  w.endObject();
+}
+
+// What --verify checked, as the run's "verify" object.
+void writeVerifyJson(JsonWriter& w, const RunResult& r) {
+  w.beginObject("verify");
+  w.field("enabled", r.verified).field("blocks_checked", r.verify.unitsChecked);
+  w.field("bytes_checked", r.verify.bytesChecked).field("mismatches", r.verify.mismatches);
+  w.beginArray("first_mismatches");
+  for (const auto& m : r.verify.first) {
+    w.beginObject().field("file_id", std::uint64_t{m.fileId}).field("offset", m.offset);
+    w.field("first_bad_byte", m.firstBadByte).field("kind", m.kind).endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+// What riding through outages cost, as the run's "recovery" object.
+void writeRecoveryJson(JsonWriter& w, const OutageAccount& o) {
+  w.beginObject("recovery");
+  w.field("outages", o.outages).field("reconnects", o.reconnects).field("new_sessions", o.newSessions);
+  w.field("replayed", o.replayed).field("resent", o.resent).field("unrecovered", o.unrecovered);
+  w.field("seconds_without_service", static_cast<double>(o.outageMillis) / 1e3);
+  w.field("reclaimed_opens", o.reclaimedOpens).field("reopened_opens", o.reopenedOpens);
+  w.field("rewritten_bytes", o.rewrittenBytes);
+  w.endObject();
+}
+
 }  // namespace
 
 std::string formatRunText(const RunResult& r) {
@@ -217,16 +256,7 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.field("block_bytes", std::uint64_t{r.blockSize}).field("iodepth", std::uint64_t{r.iodepth});
   w.field("effective_iodepth", std::uint64_t{r.effectiveIodepth ? r.effectiveIodepth : r.iodepth});
   w.field("numjobs", std::uint64_t{r.numjobs}).field("rwmixread", std::uint64_t{r.readPercent});
-  w.beginObject("options");
-  w.field("size_bytes_per_job", r.options.sizeBytes).field("nrfiles", std::uint64_t{r.options.nrfiles});
-  w.field("runtime_s", std::chrono::duration<double>(r.options.runtime).count());
-  w.field("io_bytes_per_job", r.options.ioBytes);
-  w.field("time_based", r.options.ioBytes == 0);
-  w.field("ramp_s", std::chrono::duration<double>(r.options.ramp).count());
-  w.field("direct", r.options.direct).field("seed", r.options.seed).field("verify", r.options.verify);
-  w.field("drop_server_cache", r.options.dropServerCache);
-  w.field("working_set_bytes", r.options.workingSetBytes());
-  w.endObject();
+  writeOptionsJson(w, r.options);
   // What the cache was, not what was asked for (options.drop_server_cache): a drop can fail.
   w.field("server_cache", r.serverCacheDetail.empty() ? std::string(serverCacheName(r.serverCache))
                                                       : r.serverCacheDetail);
@@ -248,25 +278,9 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
     w.endObject();
     w.endObject();
   }
-  w.beginObject("verify");
-  w.field("enabled", r.verified).field("blocks_checked", r.verify.unitsChecked);
-  w.field("bytes_checked", r.verify.bytesChecked).field("mismatches", r.verify.mismatches);
-  w.beginArray("first_mismatches");
-  for (const auto& m : r.verify.first) {
-    w.beginObject().field("file_id", std::uint64_t{m.fileId}).field("offset", m.offset);
-    w.field("first_bad_byte", m.firstBadByte).field("kind", m.kind).endObject();
-  }
-  w.endArray();
-  w.endObject();
+  writeVerifyJson(w, r);
   w.field("errors", r.errors).field("first_error", r.firstError);
-  const OutageAccount& o = r.outage;
-  w.beginObject("recovery");
-  w.field("outages", o.outages).field("reconnects", o.reconnects).field("new_sessions", o.newSessions);
-  w.field("replayed", o.replayed).field("resent", o.resent).field("unrecovered", o.unrecovered);
-  w.field("seconds_without_service", static_cast<double>(o.outageMillis) / 1e3);
-  w.field("reclaimed_opens", o.reclaimedOpens).field("reopened_opens", o.reopenedOpens);
-  w.field("rewritten_bytes", o.rewrittenBytes);
-  w.endObject();
+  writeRecoveryJson(w, r.outage);
   writeClientJson(w, r.client);
   w.beginArray("notes");
   for (const auto& n : r.notes) w.field("", n);

@@ -7,7 +7,7 @@
 // with --verify reads everything written back and checks it.
 #pragma once
 
-#include "bench/file/Interrupt.h"
+#include "bench/job/Interrupt.h"
 
 #include <chrono>
 #include <cstdint>
@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "bench/file/engines/Engine.h"
-#include "bench/file/FileJob.h"
-#include "bench/file/FileProfile.h"
-#include "bench/file/RankHooks.h"
+#include "bench/job/FileJob.h"
+#include "bench/job/FileProfile.h"
+#include "bench/job/RankHooks.h"
 #include "bench/ranks/RankReport.h"
 
 namespace nfsrdma::bench {

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 
 namespace nfsrdma::bench {
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 #include "verbs/ToolCli.h"
 
 namespace nfsrdma::bench::kube {

@@ -7,6 +7,9 @@
 // pre-built WRs per QP, posted as chains up to the TX depth, one signaled
 // completion every --cq-mod sends, the CQ polled in batches; nothing else
 // (no allocation, no syscalls, no locks) happens in the loop.
+// The code: LinkRdmaEndpoint.h (one QP's resources, the control messages),
+// LinkRdmaLoops.h (the bandwidth loop and the ping-pong), LinkRdmaClient.cpp
+// and LinkRdmaServer.cpp.
 #pragma once
 
 #include <atomic>

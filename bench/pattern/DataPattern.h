@@ -2,7 +2,7 @@
 // pure function of the stream's key and the word's index, so any part of any
 // stream can be made, or checked, on its own, in any order, by any process
 // (the property fio's verify relies on). Its users: the file benchmark's
-// verify units (file/Verify.h) take their payload words from it, the anchor
+// verify units (job/Verify.h) take their payload words from it, the anchor
 // fills its test file with it, and the link benchmark fills and checks its
 // messages with it (--verify).
 //

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/file/Histogram.h"
+#include "bench/job/Histogram.h"
 #include "bench/ranks/RankResult.h"
 
 namespace nfsrdma::bench {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 #include "bench/report/Format.h"
 
 namespace nfsrdma::bench {

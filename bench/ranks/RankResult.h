@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/Histogram.h"
-#include "bench/file/Verify.h"
+#include "bench/job/Histogram.h"
+#include "bench/job/Verify.h"
 
 namespace nfsrdma::bench {
 

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bench/file/FileProfile.h"
-#include "bench/file/Interrupt.h"
+#include "bench/job/FileProfile.h"
+#include "bench/job/Interrupt.h"
 #include "client/Client.h"
 #include "client/Error.h"
 #include "client/KernelMounts.h"

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/FileJob.h"
+#include "bench/job/FileJob.h"
 
 namespace nfsrdma::bench {
 

@@ -9,8 +9,8 @@
 #include "bench/compare/CompareConditions.h"
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
-#include "bench/file/FileProfile.h"
 #include "bench/file/FileRun.h"
+#include "bench/job/FileProfile.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/FieldReport.h"
 

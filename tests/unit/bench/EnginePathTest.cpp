@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "bench/file/FileJob.h"
-#include "bench/file/FileProfile.h"
 #include "bench/file/FileRun.h"
-#include "bench/file/Interrupt.h"
 #include "bench/file/engines/Engine.h"
 #include "bench/file/engines/UringRun.h"
+#include "bench/job/FileJob.h"
+#include "bench/job/FileProfile.h"
+#include "bench/job/Interrupt.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/FullFifo.h"
 #include "tests/unit/bench/ScratchDir.h"

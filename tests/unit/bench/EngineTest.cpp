@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/file/Interrupt.h"
-#include "tests/unit/bench/ErrorOf.h"
+#include "bench/job/Interrupt.h"
 #include "client/Error.h"
 #include "client/nfs4/Nfs4Status.h"
+#include "tests/unit/bench/ErrorOf.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "bench/cluster/ClusterCell.h"
 #include "bench/file/FileClients.h"
-#include "bench/file/FileJob.h"
 #include "bench/file/FileRun.h"
+#include "bench/job/FileJob.h"
 #include "bench/ranks/RankResult.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/RankRun.h"

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "bench/BenchCommands.h"
-#include "bench/file/FileProfile.h"
 #include "bench/file/FileRun.h"
-#include "bench/file/Interrupt.h"
+#include "bench/job/FileProfile.h"
+#include "bench/job/Interrupt.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/FullFifo.h"

@@ -1,7 +1,7 @@
-// The job driver (file/FileJob.h): what each request carries, when its
+// The job driver (job/FileJob.h): what each request carries, when its
 // latency starts, which requests count, the mix, the start gate. Most tests
 // came from reviews that found a bug; each fails without its fix.
-#include "bench/file/FileJob.h"
+#include "bench/job/FileJob.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/file/Interrupt.h"
-#include "bench/file/Verify.h"
+#include "bench/job/Interrupt.h"
+#include "bench/job/Verify.h"
 #include "tests/unit/bench/ErrorOf.h"
 
 namespace nfsrdma::bench {

@@ -1,7 +1,7 @@
-// Profiles and the workload's options (file/FileProfile.h): sizes, the
+// Profiles and the workload's options (job/FileProfile.h): sizes, the
 // read/write mix, the caps on the file set and the buffers. The tests came
 // from reviews that found a bug; each fails without its fix.
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 
 #include <gtest/gtest.h>
 

@@ -20,8 +20,8 @@
 
 #include "bench/compare/CompareConditions.h"
 #include "bench/file/FileReport.h"
-#include "bench/file/Interrupt.h"
 #include "bench/file/engines/Engine.h"
+#include "bench/job/Interrupt.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/ScratchDir.h"

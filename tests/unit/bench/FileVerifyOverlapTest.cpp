@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/file/FileJob.h"
+#include "bench/job/FileJob.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -5,10 +5,10 @@
 #include <set>
 #include <thread>
 
-#include "bench/file/FileJob.h"
-#include "bench/report/Json.h"
-#include "bench/file/FileProfile.h"
 #include "bench/file/FileReport.h"
+#include "bench/job/FileJob.h"
+#include "bench/job/FileProfile.h"
+#include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/file/Histogram.h"
+#include "bench/job/Histogram.h"
 #include "tests/unit/bench/ErrorOf.h"
 
 namespace nfsrdma::bench {

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "bench/file/Histogram.h"
+#include "bench/job/Histogram.h"
 
 namespace nfsrdma::bench {
 namespace {

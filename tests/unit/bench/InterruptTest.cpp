@@ -1,7 +1,7 @@
-// The interrupt flag and its signal handlers (file/Interrupt.h). A review
+// The interrupt flag and its signal handlers (job/Interrupt.h). A review
 // found that a SIGTERM after a SIGINT did not kill; this fails without its
 // fix.
-#include "bench/file/Interrupt.h"
+#include "bench/job/Interrupt.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bench/file/Verify.h"
+#include "bench/job/Verify.h"
 
 namespace nfsrdma::bench {
 namespace {

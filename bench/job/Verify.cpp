@@ -1,4 +1,4 @@
-#include "bench/file/Verify.h"
+#include "bench/job/Verify.h"
 
 #include <algorithm>
 #include <cstring>

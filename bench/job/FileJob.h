@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/file/FileProfile.h"
-#include "bench/file/Interrupt.h"
-#include "bench/file/Histogram.h"
-#include "bench/file/Verify.h"
+#include "bench/job/FileProfile.h"
+#include "bench/job/Histogram.h"
+#include "bench/job/Interrupt.h"
+#include "bench/job/Verify.h"
 
 namespace nfsrdma::bench {
 

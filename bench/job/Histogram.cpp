@@ -1,4 +1,4 @@
-#include "bench/file/Histogram.h"
+#include "bench/job/Histogram.h"
 
 #include <algorithm>
 #include <bit>

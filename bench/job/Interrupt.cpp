@@ -1,4 +1,4 @@
-#include "bench/file/Interrupt.h"
+#include "bench/job/Interrupt.h"
 
 #include <atomic>
 

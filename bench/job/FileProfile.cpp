@@ -1,4 +1,4 @@
-#include "bench/file/FileProfile.h"
+#include "bench/job/FileProfile.h"
 
 #include <cctype>
 #include <charconv>

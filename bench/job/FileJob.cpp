@@ -1,4 +1,4 @@
-#include "bench/file/FileJob.h"
+#include "bench/job/FileJob.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "bench/BenchCommands.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace {
 

@@ -16,7 +16,8 @@
 
 #include "server/HostFiles.h"
 #include "server/HostState.h"
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
@@ -67,7 +68,7 @@ CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
   CommandResult result;
   if (argv.empty()) return {127, "empty command"};
   int pipeFds[2];
-  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {127, std::string("pipe: ") + std::strerror(errno)};
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {127, std::string("pipe: ") + util::errnoText(errno)};
   UniqueFd readEnd(pipeFds[0]);
   UniqueFd writeEnd(pipeFds[1]);
   std::vector<char*> args;
@@ -75,7 +76,7 @@ CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
   args.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) {
-    return {127, std::string("fork: ") + std::strerror(errno)};
+    return {127, std::string("fork: ") + util::errnoText(errno)};
   }
   if (pid == 0) {
     ::dup2(writeEnd.get(), 1);

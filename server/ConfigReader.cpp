@@ -13,7 +13,8 @@
 #include <set>
 
 #include "server/ExportsFile.h"
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace {
@@ -182,10 +183,10 @@ YAML::Node loadOneDocument(const ConfigReader& r, const std::string& text) {
 std::string readConfigText(const std::string& name) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
   const UniqueFd fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+  if (!fd) throw ConfigError(name + ": cannot read the config file: " + util::errnoText(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
-    throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+    throw ConfigError(name + ": cannot read the config file: " + util::errnoText(errno));
   if (S_ISDIR(st.st_mode)) throw ConfigError(name + ": is a directory; expected a YAML file");
   if (!S_ISREG(st.st_mode)) {
     throw ConfigError(name +
@@ -202,7 +203,7 @@ std::string readConfigText(const std::string& name) {
   while (text.size() <= kMaxConfigBytes) {  // also bounded if the file grows meanwhile
     const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw ConfigError(name + ": cannot read the config file: " + std::strerror(errno));
+    if (n < 0) throw ConfigError(name + ": cannot read the config file: " + util::errnoText(errno));
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
   }

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "util/ErrnoText.h"
+
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 
@@ -48,7 +50,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
   throw std::runtime_error(what + " " + name + ": " +
-                           std::error_code(err, std::generic_category()).message());
+                           util::errnoText(err));
 }
 
 // fail() with errno as the failed call left it: read first, before the
@@ -265,7 +267,7 @@ struct statvfs requireWritableDir(const HostPaths& paths, int dir, const fs::pat
   if (created && ::faccessat(dir, ".", W_OK, AT_EACCESS) != 0) {
     const int err = errno;
     throw std::runtime_error(paths.display(at) + " is not writable (" +
-                             std::error_code(err, std::generic_category()).message() +
+                             util::errnoText(err) +
                              "); expected a directory apply can create files in; apply changes "
                              "nothing");
   }

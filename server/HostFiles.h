@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "server/HostPaths.h"
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "server/HostFiles.h"
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::server {
 
@@ -23,7 +24,7 @@ RunLock::RunLock(const HostPaths& paths, bool create)
           "another nfsrdma-server apply or rollback is running: it holds a lock on " + dir +
           "; run this one when it has finished");
     }
-    throw std::runtime_error("flock " + dir + ": " + std::strerror(err));
+    throw std::runtime_error("flock " + dir + ": " + util::errnoText(err));
   }
 }
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "server/HostPaths.h"
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 

@@ -29,7 +29,7 @@
 #include "server/ServerDoctor.h"
 #include "server/ServerPlan.h"
 #include "server/ganesha/GaneshaServer.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace nfsrdma::server {
 namespace po = boost::program_options;

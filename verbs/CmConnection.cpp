@@ -2,9 +2,6 @@
 // the peer and the failing step.
 #include "verbs/CmConnection.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -12,51 +9,10 @@
 #include <optional>
 #include <stdexcept>
 
+#include "util/SocketAddress.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::verbs {
-
-std::string SocketAddress::toString() const {
-  char text[INET6_ADDRSTRLEN] = {};
-  std::uint16_t port = 0;
-  if (storage.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&storage);
-    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
-    port = ntohs(in->sin_port);
-    return std::string(text) + ":" + std::to_string(port);
-  }
-  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&storage);
-  inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
-  port = ntohs(in6->sin6_port);
-  return "[" + std::string(text) + "]:" + std::to_string(port);
-}
-
-SocketAddress resolveSocketAddress(const std::string& host, std::uint16_t port, bool passive) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
-  addrinfo* result = nullptr;
-  const std::string service = std::to_string(port);
-  const int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &result);
-  if (rc != 0 || result == nullptr) {
-    throw std::runtime_error("getaddrinfo(" + (host.empty() ? std::string("*") : host) +
-                             "): " + gai_strerror(rc));
-  }
-  SocketAddress out;
-  // Prefer IPv4 when both are offered: RoCE setups name hosts by IPv4.
-  const addrinfo* pick = result;
-  for (const addrinfo* a = result; a != nullptr; a = a->ai_next) {
-    if (a->ai_family == AF_INET) {
-      pick = a;
-      break;
-    }
-  }
-  std::memcpy(&out.storage, pick->ai_addr, pick->ai_addrlen);
-  out.length = pick->ai_addrlen;
-  freeaddrinfo(result);
-  return out;
-}
 
 namespace {
 
@@ -99,9 +55,9 @@ CmEvent expectEvent(CmEventChannel& channel, rdma_cm_event_type want, const std:
 }  // namespace
 
 void cmResolve(CmEventChannel& channel, CmId& id, const CmClientOptions& o) {
-  const SocketAddress dst = resolveSocketAddress(o.host, o.port, false);
-  std::optional<SocketAddress> src;
-  if (!o.bindAddress.empty()) src = resolveSocketAddress(o.bindAddress, 0, false);
+  const util::SocketAddress dst = util::resolveSocketAddress(o.host, o.port, false);
+  std::optional<util::SocketAddress> src;
+  if (!o.bindAddress.empty()) src = util::resolveSocketAddress(o.bindAddress, 0, false);
   const int ms = static_cast<int>(o.timeout.count());
   // While the peer's neighbour (ARP) entry is missing, rdma_resolve_addr
   // sleeps until its timeout unless a neighbour-update event wakes it, and
@@ -169,7 +125,7 @@ std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
 CmListener CmListener::listen(CmEventChannel& channel, const std::string& bindAddress,
                               std::uint16_t port, int backlog) {
   CmId id = CmId::create(channel);
-  const SocketAddress addr = resolveSocketAddress(bindAddress, port, true);
+  const util::SocketAddress addr = util::resolveSocketAddress(bindAddress, port, true);
   id.bindAddress(addr.get());
   id.listen(backlog);
   return CmListener(channel, std::move(id));

@@ -23,18 +23,6 @@
 
 namespace nfsrdma::verbs {
 
-// A resolved socket address (IPv4 or IPv6).
-struct SocketAddress {
-  sockaddr_storage storage{};
-  socklen_t length = 0;
-  const sockaddr* get() const noexcept { return reinterpret_cast<const sockaddr*>(&storage); }
-  std::string toString() const;
-};
-
-// Resolves host (name or numeric; empty = wildcard when passive) and port.
-// Throws std::runtime_error naming getaddrinfo and the host.
-SocketAddress resolveSocketAddress(const std::string& host, std::uint16_t port, bool passive);
-
 struct CmClientOptions {
   std::string host;
   std::uint16_t port = 0;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "util/ErrnoText.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::verbs {
@@ -14,7 +15,7 @@ DeviceList DeviceList::open() {
   ibv_device** list = ibv_get_device_list(&n);
   if (list == nullptr) {
     const int err = errno != 0 ? errno : ENODEV;
-    throw NoDeviceError("libibverbs: " + errnoText(err));
+    throw NoDeviceError("libibverbs: " + util::errnoText(err));
   }
   DeviceList devices(list, n > 0 ? static_cast<std::size_t>(n) : 0);
   if (devices.size() == 0) throw NoDeviceError("libibverbs: the device list is empty");

@@ -15,8 +15,6 @@ void throwVerbError(std::string_view verb, int err) {
   throw std::system_error(err, std::generic_category(), std::string(verb));
 }
 
-std::string errnoText(int err) { return std::generic_category().message(err); }
-
 std::string noDeviceMessage(std::string_view detail) {
   std::string m = "no RDMA device found (";
   m += detail;

@@ -17,9 +17,6 @@ namespace nfsrdma::verbs {
 // "<verb>: <errno text>". err <= 0 is replaced by EIO so no error is lost.
 [[noreturn]] void throwVerbError(std::string_view verb, int err);
 
-// errno text for err ("Function not implemented").
-std::string errnoText(int err);
-
 // The one message for "this host has no usable RDMA device". detail says who
 // noticed and why, e.g. "libibverbs: Function not implemented".
 std::string noDeviceMessage(std::string_view detail);

@@ -24,7 +24,7 @@
 #include "bench/report/Json.h"
 #include "client/Client.h"
 #include "server/ganesha/GaneshaServer.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

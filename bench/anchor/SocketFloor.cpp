@@ -17,7 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -28,8 +29,6 @@ using Clock = std::chrono::steady_clock;
 // COMPOUND status, empty tag and result count (12), SEQUENCE (44), PUTFH (8),
 // READ status, eof and data length (12).
 constexpr std::size_t kReplyHeadBytes = 100;
-
-std::string errnoText(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 double threadCpuSeconds() {
   rusage ru{};
@@ -123,7 +122,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   }
   UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (listener.get() < 0) {
-    m.error = errnoText("socket floor: socket");
+    m.error = util::errnoMessage("socket floor: socket");
     return m;
   }
   sockaddr_in addr{};
@@ -132,7 +131,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   socklen_t len = sizeof addr;
   if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener.get(), 1) != 0 ||
       ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    m.error = errnoText("socket floor: listen on 127.0.0.1");
+    m.error = util::errnoMessage("socket floor: listen on 127.0.0.1");
     return m;
   }
   const std::size_t piece = maxRead > 0 ? std::min<std::size_t>(w.blockSize, maxRead) : w.blockSize;
@@ -142,7 +141,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(startAt), std::cref(stop));
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    m.error = errnoText("socket floor: connect to 127.0.0.1");
+    m.error = util::errnoMessage("socket floor: connect to 127.0.0.1");
     stop = true;
     ::shutdown(listener.get(), SHUT_RDWR);  // ends a sender still waiting in accept()
     sender.join();
@@ -164,7 +163,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
               receiveAll(fd.get(), std::span(block).subspan(p * piece, std::min(piece, block.size() - p * piece)));
     }
     if (!whole) {
-      m.error = errno != 0 ? errnoText("socket floor: recv") : "socket floor: the sender closed the connection";
+      m.error = errno != 0 ? util::errnoMessage("socket floor: recv") : "socket floor: the sender closed the connection";
       break;
     }
     ++m.ops;

@@ -15,7 +15,8 @@
 #include "bench/ranks/RankReport.h"
 #include "bench/report/Json.h"
 #include "bench/report/OutputFile.h"
-#include "verbs/ToolCli.h"
+#include "util/HtmlEscape.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -73,7 +74,7 @@ int aggregateSteps(const AggregateArgs& a) {
     w.beginObject().field("cell", cells.cells[i]);
     writeRanksJson(w, "clients", agg, clients, podClocks());
     w.endObject();
-    html += "<h2>" + xmlEscape(cells.cells[i]) + "</h2>\n" + ranksSvg(agg);
+    html += "<h2>" + util::htmlEscape(cells.cells[i]) + "</h2>\n" + ranksSvg(agg);
   }
   w.endArray().endObject();
   if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, w.str() + "\n", "JSON");

@@ -29,7 +29,7 @@
 #include "verbs/DeviceDiscovery.h"
 #include "bench/report/Format.h"
 #include "bench/report/OutputFile.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

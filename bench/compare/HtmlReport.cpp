@@ -53,25 +53,6 @@ std::string barChart(const CompareReport& r, const std::string& profile, IoDirec
   return svg + "</svg>\n";
 }
 
-}  // namespace
-
-std::string htmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-namespace {
-
 std::string htmlHead(const CompareReport& r) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<title>nfsrdma-bench compare</title>\n<style>\n"

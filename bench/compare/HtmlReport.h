@@ -12,11 +12,12 @@
 #include <string_view>
 
 #include "bench/compare/CompareMatrix.h"
+#include "util/HtmlEscape.h"
 
 namespace nfsrdma::bench {
 
 std::string renderHtmlReport(const CompareReport& report);
 // Text escaped for HTML element content and attribute values.
-std::string htmlEscape(std::string_view s);
+using util::htmlEscape;
 
 }  // namespace nfsrdma::bench

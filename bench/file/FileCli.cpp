@@ -11,7 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "verbs/ToolCli.h"
+#include "util/ErrnoText.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -153,7 +154,7 @@ void checkOutputPath(const std::string& path, const char* option) {
   }
   if (::access(dir.c_str(), W_OK) != 0) {
     throw std::invalid_argument(std::string(option) + " " + path + ": cannot write in " + dir + ": " +
-                                std::strerror(errno));
+                                util::errnoText(errno));
   }
 }
 

@@ -15,7 +15,7 @@
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
 #include "bench/report/OutputFile.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

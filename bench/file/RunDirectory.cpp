@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "bench/job/FileProfile.h"
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::bench {
 namespace fs = std::filesystem;
@@ -122,12 +123,12 @@ RunDirectory::RunDirectory(const fs::path& parent, std::string_view prefix)
   // Not create_directories: a directory of this name that is still there
   // is another run's (another PID namespace) or another user's.
   if (::mkdir(path_.c_str(), 0755) != 0) {
-    throw std::runtime_error("cannot create " + path_.string() + ": " + std::strerror(errno) +
+    throw std::runtime_error("cannot create " + path_.string() + ": " + util::errnoText(errno) +
                              (errno == EEXIST ? " (held by a live run or another user)" : ""));
   }
   lock_.reset(::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!lock_ || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
-    const std::string why = std::strerror(errno);
+    const std::string why = util::errnoText(errno);
     fs::remove(path_, ec);
     throw std::runtime_error("cannot lock " + path_.string() + ": " + why);
   }

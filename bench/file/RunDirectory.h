@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 

@@ -11,7 +11,7 @@
 #include "bench/BenchCommands.h"
 #include "bench/kube/KubeManifest.h"
 #include "bench/kube/KubeRun.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "bench/job/FileProfile.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace nfsrdma::bench::kube {
 namespace {

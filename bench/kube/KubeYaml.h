@@ -13,12 +13,7 @@
 
 namespace nfsrdma::bench::kube::yaml {
 
-// True when a plain scalar of this text could read as anything but this
-// string: empty, a YAML 1.1 bool or null word, something that starts like a
-// number, or any character beyond letters, digits and -_./
-bool needsQuotes(std::string_view text);
-
-// The string, double-quoted when needsQuotes.
+// The string, double-quoted when util::yamlNeedsQuotes (util/YamlScalar.h).
 YAML::Emitter& str(YAML::Emitter& e, std::string_view text);
 // key: "value" in the current map (distinct names: a const char* or an
 // int would otherwise pick the bool overload).

@@ -11,7 +11,7 @@
 #include "bench/BenchCommands.h"
 #include "bench/report/ReportTable.h"
 #include "verbs/DeviceDiscovery.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {

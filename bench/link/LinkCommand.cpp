@@ -15,7 +15,7 @@
 #include "bench/link/LinkTcpBench.h"
 #include "bench/link/LinkTables.h"
 #include "verbs/DeviceList.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {

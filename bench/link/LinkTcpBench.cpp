@@ -2,7 +2,6 @@
 #include "bench/link/LinkTcpBench.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -30,8 +29,10 @@
 #include "bench/link/LinkPlacement.h"
 #include "bench/link/LinkProtocol.h"
 #include "bench/link/LinkStats.h"
-#include "verbs/CmConnection.h"
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/SocketAddress.h"
+#include "util/TcpConnect.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 
@@ -44,7 +45,7 @@ using namespace std::chrono_literals;
 using Socket = UniqueFd;  // a socket is owned like any other fd
 
 [[noreturn]] void fail(const std::string& what, int err) {
-  throw std::runtime_error(what + ": " + std::generic_category().message(err));
+  throw std::runtime_error(util::errnoMessage(what, err));
 }
 
 void setTimeouts(int fd, std::chrono::seconds t) {
@@ -96,34 +97,22 @@ std::array<std::uint64_t, N> recvWords(int fd, const char* what) {
 }
 
 Socket connectTo(const LinkOptions& o) {
-  const verbs::SocketAddress addr = verbs::resolveSocketAddress(o.host, o.port, false);
-  Socket s(::socket(addr.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const util::SocketAddress addr = util::resolveSocketAddress(o.host, o.port, false);
+  Socket s(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (s.get() < 0) fail("socket", errno);
   if (!o.bindAddress.empty()) {
-    const verbs::SocketAddress src = verbs::resolveSocketAddress(o.bindAddress, 0, false);
+    const util::SocketAddress src = util::resolveSocketAddress(o.bindAddress, 0, false);
     if (::bind(s.get(), src.get(), src.length) != 0) fail("bind(" + o.bindAddress + ")", errno);
   }
-  const int flags = ::fcntl(s.get(), F_GETFL);
-  ::fcntl(s.get(), F_SETFL, flags | O_NONBLOCK);
   const std::string peer = addr.toString();
-  if (::connect(s.get(), addr.get(), addr.length) != 0) {
-    if (errno != EINPROGRESS) fail("no link server at " + peer + " (connect)", errno);
-    pollfd pfd{s.get(), POLLOUT, 0};
-    const int rc = ::poll(&pfd, 1, static_cast<int>(o.timeout.count()));
-    if (rc == 0) {
-      throw std::runtime_error("no link server at " + peer + " (TCP connect: no answer within " +
-                               std::to_string(o.timeout.count()) + " ms)");
-    }
-    int err = 0;
-    socklen_t len = sizeof err;
-    ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) {
-      throw std::runtime_error("no link server at " + peer + " (TCP connect: " +
-                               std::generic_category().message(err) +
-                               "); is 'nfsrdma-bench link --server' running there?");
-    }
+  if (const int err = util::connectWithin(s.get(), addr, o.timeout); err == ETIMEDOUT) {
+    throw std::runtime_error("no link server at " + peer + " (TCP connect: no answer within " +
+                             std::to_string(o.timeout.count()) + " ms)");
+  } else if (err != 0) {
+    throw std::runtime_error("no link server at " + peer + " (TCP connect: " +
+                             util::errnoText(err) +
+                             "); is 'nfsrdma-bench link --server' running there?");
   }
-  ::fcntl(s.get(), F_SETFL, flags);
   const int one = 1;
   ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setTimeouts(s.get(), std::chrono::duration_cast<std::chrono::seconds>(o.idleTimeout));
@@ -400,8 +389,8 @@ void serveTcpSession(const LinkOptions& o, int listenFd, Socket control, LinkSer
 }  // namespace
 
 void runTcpServer(const LinkOptions& o, LinkServerState& state) {
-  const verbs::SocketAddress addr = verbs::resolveSocketAddress(o.bindAddress, o.port, true);
-  Socket listener(::socket(addr.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const util::SocketAddress addr = util::resolveSocketAddress(o.bindAddress, o.port, true);
+  Socket listener(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (listener.get() < 0) fail("socket", errno);
   const int one = 1;
   ::setsockopt(listener.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

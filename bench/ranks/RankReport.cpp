@@ -6,6 +6,7 @@
 
 #include "bench/job/FileProfile.h"
 #include "bench/report/Format.h"
+#include "util/HtmlEscape.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -91,24 +92,10 @@ std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks)
   return s;
 }
 
-std::string xmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string ranksSvg(const RankAggregate& a) {
   if (!a.totals) {
     std::string s = "<p class=\"lost\">clients lost, no totals:";
-    for (const auto& e : a.errors) s += "<br>" + xmlEscape(e);
+    for (const auto& e : a.errors) s += "<br>" + util::htmlEscape(e);
     return s + "</p>\n";
   }
   constexpr int kLabel = 150, kBarMax = 360, kRow = 18, kTop = 4;
@@ -124,7 +111,7 @@ std::string ranksSvg(const RankAggregate& a) {
     const int y = kTop + kRow * static_cast<int>(i);
     const int w = std::max(1, static_cast<int>(top > 0 ? r.mibPerSec / top * kBarMax : 0));
     svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %u %s</text>", kLabel - 6, y + 13,
-               r.rank, xmlEscape(r.host).c_str());
+               r.rank, util::htmlEscape(r.host).c_str());
     svg += fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>rank %u: %.1f "
                "MiB/s, %.0f IOPS</title></rect>",
                kLabel, y + 3, w, kRow - 6, r.straggler ? "#e15759" : "#9ab7d3", r.rank, r.mibPerSec,

@@ -36,8 +36,6 @@ std::string formatRanksText(const RankAggregate& a, const RankClockNote& clocks)
 // An SVG chart: a bar of MiB/s per client, stragglers marked, for the
 // HTML reports (compare's under each cell, aggregate's page).
 std::string ranksSvg(const RankAggregate& a);
-// text with <, >, & and " escaped, for HTML and SVG.
-std::string xmlEscape(std::string_view text);
 
 // Under key: {"clients", "lost" [...]} or the windows, "latency_usec"
 // percentiles of the merged histograms, "clocks" and "per_client" rows

@@ -10,6 +10,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "util/ErrnoText.h"
+
 namespace nfsrdma::bench {
 namespace {
 
@@ -42,7 +44,7 @@ std::string limitText(std::uint64_t bytes) {
 }
 
 [[noreturn]] void readFailed(const std::string& source, int err) {
-  throw std::runtime_error(source + ": cannot read: " + std::strerror(err));
+  throw std::runtime_error(source + ": cannot read: " + util::errnoText(err));
 }
 
 // One read() into out's end; 0 at the end of the input.
@@ -63,7 +65,7 @@ std::size_t readChunk(int fd, std::string& out, const std::string& source) {
 UniqueFd openInputFile(const std::string& path, const InputKind& kind) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (!fd) throw std::runtime_error(path + ": cannot open: " + util::errnoText(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) readFailed(path, errno);
   if (!S_ISREG(st.st_mode)) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 

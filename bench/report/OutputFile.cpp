@@ -9,14 +9,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 namespace {
 
 [[noreturn]] void writeFailed(std::string_view what, const std::string& where, int err) {
   throw std::runtime_error("cannot write the " + std::string(what) + " to " + where + ": " +
-                           (err != 0 ? std::strerror(err) : "write error"));
+                           (err != 0 ? util::errnoText(err) : "write error"));
 }
 
 void writeToStdout(std::string_view text, std::string_view what) {

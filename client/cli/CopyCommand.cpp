@@ -16,8 +16,8 @@
 #include "client/cli/CliCommands.h"
 #include "client/cli/RemoteFiles.h"
 #include "client/nfs4/Nfs4Status.h"
-#include "verbs/ToolCli.h"
-#include "verbs/UniqueFd.h"
+#include "util/ToolCli.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::cli {
 namespace {

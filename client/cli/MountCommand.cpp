@@ -16,7 +16,7 @@
 
 #include "client/cli/CliCommands.h"
 #include "client/mount/MountPlan.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

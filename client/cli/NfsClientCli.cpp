@@ -3,7 +3,7 @@
 // nfs://host[:port]/path?options, resolved from the server's root so any
 // export in its pseudo file system can be named. Errors print one line,
 // "nfsrdma-client: <operation> <path>: <reason>", and exit 1; a command
-// line that cannot run as written exits 2 (verbs/ToolCli.h).
+// line that cannot run as written exits 2 (util/ToolCli.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +17,7 @@
 #include "client/Client.h"
 #include "client/cli/CliCommands.h"
 #include "client/cli/RemoteFiles.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 

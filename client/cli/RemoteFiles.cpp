@@ -107,8 +107,6 @@ std::unique_ptr<Client> connectTo(const Remote& r) { return Client::connect(r.op
 
 [[noreturn]] void fail(const std::string& message) { throw std::runtime_error(message); }
 
-std::string errnoMessage(const std::string& what) { return what + ": " + std::strerror(errno); }
-
 std::string childPath(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }

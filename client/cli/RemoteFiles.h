@@ -11,6 +11,7 @@
 
 #include "client/Client.h"
 #include "client/ClientOptions.h"
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::cli {
 
@@ -45,8 +46,8 @@ std::string childPath(const std::string& dir, const std::string& name);
 
 // A command's failure: one line, exit status 1.
 [[noreturn]] void fail(const std::string& message);
-// "what: <errno text>"
-std::string errnoMessage(const std::string& what);
+// "what: <errno text>" (util/ErrnoText.h).
+using util::errnoMessage;
 // All n bytes to fd, or fail naming what.
 void writeAll(int fd, const std::uint8_t* p, std::size_t n, const std::string& what);
 

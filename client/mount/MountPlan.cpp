@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "util/YamlScalar.h"
+
 namespace nfsrdma::mount {
 namespace {
 
@@ -115,40 +117,6 @@ std::string commandLine(const std::vector<std::string>& argv) {
     out += shellQuote(w);
   }
   return out;
-}
-
-// Kubernetes reads YAML 1.1 (sigs.k8s.io/yaml), where a double-quoted scalar is always the
-// string it spells, whatever brackets ("[fe80::1]" would be a list), colons or words it holds.
-std::string yamlQuoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (isControl(c)) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X",
-                    static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
-
-// Plain where YAML 1.1 reads the option back as the same string ("vers=4.2"), else quoted: -o
-// values may start with YAML syntax or be a word YAML 1.1 turns into a bool or null.
-std::string yamlOption(std::string_view o) {
-  static constexpr std::string_view kNotStrings[] = {"y",   "n",    "yes",   "no",  "on",
-                                                     "off", "true", "false", "null"};
-  const bool plain =
-      !o.empty() && o.front() >= 'a' && o.front() <= 'z' &&
-      o.find_first_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-          "0123456789_.=/+-") == std::string_view::npos &&
-      std::find(std::begin(kNotStrings), std::end(kNotStrings), o) == std::end(kNotStrings);
-  return plain ? std::string(o) : yamlQuoted(o);
 }
 
 void checkServer(const std::string& s) {
@@ -408,14 +376,14 @@ std::string kubernetesYaml(const MountRequest& r, const std::string& proto,
   std::ostringstream k;
   k << "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: nfs-" << proto
     << "\nprovisioner: kubernetes.io/no-provisioner\nmountOptions:\n";
-  for (const auto& o : options) k << "  - " << yamlOption(o) << "\n";
+  for (const auto& o : options) k << "  - " << util::yamlScalar(o) << "\n";
   k << "---\napiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: nfs-" << proto
     << "-pv\nspec:\n  capacity:\n    storage: 1Ti\n  accessModes:\n    - ReadWriteMany\n"
     << "  persistentVolumeReclaimPolicy: Retain\n  storageClassName: nfs-" << proto
     << "\n  mountOptions:\n";
-  for (const auto& o : options) k << "    - " << yamlOption(o) << "\n";
-  k << "  nfs:\n    server: " << yamlQuoted(bareHost(r.server))
-    << "\n    path: " << yamlQuoted(r.exportPath) << "\n";
+  for (const auto& o : options) k << "    - " << util::yamlScalar(o) << "\n";
+  k << "  nfs:\n    server: " << util::yamlDoubleQuoted(bareHost(r.server))
+    << "\n    path: " << util::yamlDoubleQuoted(r.exportPath) << "\n";
   return k.str();
 }
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "client/transport/NumaPlacement.h"
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::transport {
 

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "util/ErrnoText.h"
+
 namespace nfsrdma::transport {
 namespace fs = std::filesystem;
 
@@ -94,7 +96,7 @@ NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   CPU_ZERO(&set);
   for (int c : *cpus) CPU_SET(static_cast<std::size_t>(c), &set);
   if (::sched_setaffinity(0, sizeof set, &set) != 0) {
-    p.detail = "node " + std::to_string(node) + " (cpus " + text + "): sched_setaffinity: " + std::strerror(errno);
+    p.detail = "node " + std::to_string(node) + " (cpus " + text + "): sched_setaffinity: " + util::errnoText(errno);
     return p;
   }
   p.node = node;

@@ -1,9 +1,7 @@
 #include "client/transport/TcpTransport.h"
 
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -14,6 +12,9 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+
+#include "util/SocketAddress.h"
+#include "util/TcpConnect.h"
 
 namespace nfsrdma::transport {
 namespace {
@@ -65,6 +66,18 @@ void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t cou
   }
 }
 
+// Binds fd to the numeric source address bindAddress of the given family.
+void bindSource(int fd, int family, const std::string& bindAddress, const std::string& what) {
+  const auto local = util::parseNumericAddress(bindAddress, 0, false);
+  if (!local || local->family() != family) {
+    throw NfsException(makeError(ClientErrc::kInvalidArgument,
+                                 what + ": bind address '" + bindAddress + "' is not a numeric address"));
+  }
+  if (::bind(fd, local->get(), local->length) != 0) {
+    throw NfsException(errnoError(errno, what + ": bind to " + bindAddress));
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std::uint16_t port,
@@ -72,67 +85,21 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
                                                     const std::string& bindAddress,
                                                     std::shared_ptr<IoLoop> loop) {
   const std::string what = "connect tcp " + host + ":" + std::to_string(port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  const std::string service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res); rc != 0) {
+  const util::ResolvedAddresses resolved = util::resolveAddresses(host, port, false);
+  if (resolved.addresses.empty()) {
     throw NfsException(makeError(ClientErrc::kInvalidArgument,
-                                 what + ": cannot resolve host (" + ::gai_strerror(rc) + ")"));
+                                 what + ": cannot resolve host (" + resolved.error + ")"));
   }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(res, ::freeaddrinfo);
   int lastErr = EHOSTUNREACH;
-  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-    UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
+  for (const util::SocketAddress& addr : resolved.addresses) {
+    UniqueFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd) {
       lastErr = errno;
       continue;
     }
-    if (!bindAddress.empty()) {
-      addrinfo bhints{};
-      bhints.ai_family = ai->ai_family;
-      bhints.ai_socktype = SOCK_STREAM;
-      bhints.ai_flags = AI_NUMERICHOST;
-      addrinfo* local = nullptr;
-      if (::getaddrinfo(bindAddress.c_str(), nullptr, &bhints, &local) != 0) {
-        throw NfsException(makeError(ClientErrc::kInvalidArgument,
-                                     what + ": bind address '" + bindAddress + "' is not a numeric address"));
-      }
-      const int brc = ::bind(fd.get(), local->ai_addr, local->ai_addrlen);
-      const int berr = errno;
-      ::freeaddrinfo(local);
-      if (brc != 0) {
-        throw NfsException(errnoError(berr, what + ": bind to " + bindAddress));
-      }
-    }
-    int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS) {
-      // A signal must not end the wait early: SO_ERROR reads 0 while the
-      // connect is still in progress, which would pass for success.
-      const auto deadline = std::chrono::steady_clock::now() + timeout;
-      pollfd pfd{fd.get(), POLLOUT, 0};
-      for (;;) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        rc = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-        if (rc >= 0 || errno != EINTR) break;
-      }
-      if (rc < 0) {
-        lastErr = errno;
-        continue;
-      }
-      if (rc == 0) {
-        lastErr = ETIMEDOUT;
-        continue;
-      }
-      int soErr = 0;
-      socklen_t len = sizeof soErr;
-      ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soErr, &len);
-      rc = soErr == 0 ? 0 : -1;
-      errno = soErr;
-    }
-    if (rc != 0) {
-      lastErr = errno;
+    if (!bindAddress.empty()) bindSource(fd.get(), addr.family(), bindAddress, what);
+    if (const int err = util::connectWithin(fd.get(), addr, timeout); err != 0) {
+      lastErr = err;
       continue;
     }
     int one = 1;

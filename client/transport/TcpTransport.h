@@ -29,7 +29,7 @@
 #include "client/transport/IoLoop.h"
 #include "client/transport/RecordReader.h"
 #include "client/transport/Transport.h"
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::transport {
 

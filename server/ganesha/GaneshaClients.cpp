@@ -18,6 +18,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "util/ErrnoText.h"
+
 namespace nfsrdma::server {
 namespace {
 
@@ -292,7 +294,7 @@ std::vector<std::string> lookUpGaneshaClient(const std::string& name) {
   const int rc = ::getaddrinfo(name.c_str(), nullptr, nullptr, &found);
   if (rc != 0) {
     const std::string why = rc == EAI_SYSTEM
-                                ? std::error_code(errno, std::generic_category()).message()
+                                ? util::errnoText(errno)
                                 : ::gai_strerror(rc);
     refuse("cannot resolve host name '" + name + "': " + why);
   }

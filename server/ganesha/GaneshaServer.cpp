@@ -31,11 +31,16 @@
 #include <system_error>
 #include <thread>
 
-#include "verbs/UniqueFd.h"
+#include "util/ErrnoText.h"
+#include "util/SocketAddress.h"
+#include "util/TcpConnect.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
+
+using util::errnoText;
 
 constexpr const char* kReadyLine = "NFS SERVER INITIALIZED";
 constexpr const char* kConfigFile = kGaneshaConfigFileName;
@@ -51,10 +56,6 @@ constexpr int kFreePortAttempts = 3;
 constexpr std::array<const char*, 4> kPluginDirs = {"/usr/lib/x86_64-linux-gnu/ganesha",
                                                     "/usr/lib/aarch64-linux-gnu/ganesha",
                                                     "/usr/lib64/ganesha", "/usr/lib/ganesha"};
-
-std::string errnoText(int err) {
-  return std::error_code(err, std::generic_category()).message();
-}
 
 std::optional<fs::path> findExecutable(const std::string& name) {
   std::vector<std::string> dirs;
@@ -102,99 +103,47 @@ bool fileContainsBytes(const fs::path& file, const std::string& needle) {
   return false;
 }
 
-struct ParsedAddress {
-  sockaddr_storage storage{};
-  socklen_t length = 0;
-};
-
-// Parses a numeric IPv4/IPv6 address; `connectable` maps the wildcard to
-// loopback (a wildcard listener is reached through loopback).
-std::optional<ParsedAddress> parseAddress(const std::string& text, uint16_t port,
-                                          bool connectable) {
-  ParsedAddress out;
-  in_addr v4{};
-  in6_addr v6{};
-  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) {
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(port);
-    sin.sin_addr = v4;
-    if (connectable && v4.s_addr == htonl(INADDR_ANY)) sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    std::memcpy(&out.storage, &sin, sizeof sin);
-    out.length = sizeof sin;
-    return out;
-  }
-  if (::inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
-    sockaddr_in6 sin6{};
-    sin6.sin6_family = AF_INET6;
-    sin6.sin6_port = htons(port);
-    sin6.sin6_addr = v6;
-    if (connectable && std::memcmp(&v6, &in6addr_any, sizeof v6) == 0)
-      sin6.sin6_addr = in6addr_loopback;
-    std::memcpy(&out.storage, &sin6, sizeof sin6);
-    out.length = sizeof sin6;
-    return out;
-  }
-  return std::nullopt;
-}
-
 // Asks the kernel for a port that is free right now on `address`. Another
 // process may take it before ganesha binds; start() retries on that.
 uint16_t pickFreePort(const std::string& address) {
-  auto addr = parseAddress(address, 0, false);
+  auto addr = util::parseNumericAddress(address, 0, false);
   if (!addr)
     throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
-  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) throw std::runtime_error("socket() for a free port: " + errnoText(errno));
-  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0) {
+  if (::bind(fd.get(), addr->get(), addr->length) != 0) {
     throw std::runtime_error("cannot bind " + address +
                              ":0 to find a free port: " + errnoText(errno));
   }
-  sockaddr_storage bound{};
-  socklen_t len = sizeof bound;
-  if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {
+  util::SocketAddress bound;
+  bound.length = sizeof bound.storage;
+  if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound.storage), &bound.length) != 0) {
     throw std::runtime_error("getsockname() for a free port: " + errnoText(errno));
   }
-  if (bound.ss_family == AF_INET) {
-    sockaddr_in sin{};
-    std::memcpy(&sin, &bound, sizeof sin);
-    return ntohs(sin.sin_port);
-  }
-  sockaddr_in6 sin6{};
-  std::memcpy(&sin6, &bound, sizeof sin6);
-  return ntohs(sin6.sin6_port);
+  return bound.port();
 }
 
 // A fixed port someone already listens on: said in one line before ganesha
 // starts (it would log a page of DBUS and bind errors and exit).
 void requirePortFree(const std::string& address, uint16_t port) {
-  auto addr = parseAddress(address, port, false);
+  auto addr = util::parseNumericAddress(address, port, false);
   if (!addr) throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
-  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return;  // no verdict; ganesha reports its own failure
   const int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as servers bind: TIME_WAIT is no obstacle
-  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) != 0 && errno == EADDRINUSE) {
+  if (::bind(fd.get(), addr->get(), addr->length) != 0 && errno == EADDRINUSE) {
     throw std::runtime_error("cannot start nfs-ganesha: port " + std::to_string(port) + " on " + address +
                              " is already in use (another NFS server?); choose another port, or 0 for a free one");
   }
 }
 
-// One non-blocking connect attempt, bounded by `timeout`.
+// One connect attempt, bounded by `timeout`.
 bool tcpConnects(const std::string& address, uint16_t port, std::chrono::milliseconds timeout) {
-  auto addr = parseAddress(address, port, true);
+  auto addr = util::parseNumericAddress(address, port, true);
   if (!addr) return false;
-  UniqueFd fd(::socket(addr->storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (fd.get() < 0) return false;
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr->storage), addr->length) == 0)
-    return true;
-  if (errno != EINPROGRESS) return false;
-  pollfd pfd{fd.get(), POLLOUT, 0};
-  if (::poll(&pfd, 1, static_cast<int>(timeout.count())) != 1) return false;
-  int soError = 0;
-  socklen_t len = sizeof soError;
-  if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soError, &len) != 0) return false;
-  return soError == 0;
+  UniqueFd fd(::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  return fd && util::connectWithin(fd.get(), *addr, timeout) == 0;
 }
 
 std::string describeWaitStatus(int status) {

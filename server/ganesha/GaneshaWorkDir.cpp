@@ -24,6 +24,8 @@
 #include <system_error>
 #include <vector>
 
+#include "util/ErrnoText.h"
+
 namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
@@ -38,9 +40,7 @@ constexpr std::size_t kMaxSmallFile = 256;
 // More than the names a run puts in a work directory.
 constexpr std::size_t kEntriesShown = 7;
 
-std::string errnoText(int err) {
-  return std::error_code(err, std::generic_category()).message();
-}
+using util::errnoText;
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error(what);

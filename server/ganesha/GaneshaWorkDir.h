@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::server {
 

@@ -17,8 +17,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "verbs/UniqueFd.h"
-#include "verbs/VerbsError.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -170,7 +170,7 @@ std::string lookup(blkid_probe pr, const char* key) {
   return std::string(v, strnlen(v, len));
 }
 
-using verbs::errnoText;
+using util::errnoText;
 
 }  // namespace
 

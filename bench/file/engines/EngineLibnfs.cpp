@@ -14,6 +14,7 @@
 
 #include "bench/file/engines/Engine.h"
 #include "client/Client.h"
+#include "util/ErrnoText.h"
 
 extern "C" {
 #include <nfsc/libnfs.h>
@@ -195,7 +196,7 @@ class LibnfsEngine final : public Engine {
       const int rc = ::poll(&pfd, 1, 100);
       if (rc < 0) {
         if (errno == EINTR) continue;
-        throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        throw std::runtime_error(std::string("poll: ") + util::errnoText(errno));
       }
       if (nfs_service(nfs_.get(), pfd.revents) < 0) {
         throw std::runtime_error(std::string("libnfs: ") + nfs_get_error(nfs_.get()));

@@ -19,13 +19,13 @@
 
 #include "bench/file/engines/Engine.h"
 #include "bench/file/engines/UringRun.h"
-#include "verbs/UniqueFd.h"
-#include "verbs/VerbsError.h"
+#include "util/ErrnoText.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::bench {
 namespace {
 
-using verbs::errnoText;
+using util::errnoText;
 
 class PathEngine final : public Engine {
  public:

@@ -10,12 +10,12 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "verbs/VerbsError.h"
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::bench {
 namespace {
 
-using verbs::errnoText;
+using util::errnoText;
 
 // A fallback said once per process, where the user sees it.
 void sayOnce(std::atomic<bool>& said, const std::string& what) {

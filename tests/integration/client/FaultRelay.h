@@ -21,7 +21,7 @@
 #include <mutex>
 #include <thread>
 
-#include "verbs/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::testing {
 

@@ -7,7 +7,6 @@
 
 #include <string>
 
-#include "verbs/CmConnection.h"
 #include "verbs/CmEventChannel.h"
 #include "verbs/Context.h"
 #include "verbs/DeviceDiscovery.h"
@@ -59,12 +58,6 @@ TEST(VerbsError, NamesTheVerbAndErrno) {
   }
   EXPECT_EQ(makeCompletionError(IBV_WC_WR_FLUSH_ERR).message(), "Work Request Flushed Error");
   EXPECT_FALSE(makeCompletionError(IBV_WC_SUCCESS));
-}
-
-TEST(SocketAddress, ResolvesNumericHosts) {
-  const SocketAddress a = resolveSocketAddress("198.18.0.1", 18515, false);
-  EXPECT_EQ(a.toString(), "198.18.0.1:18515");
-  EXPECT_THROW((void)resolveSocketAddress("no-such-host.invalid", 1, false), std::runtime_error);
 }
 
 }  // namespace

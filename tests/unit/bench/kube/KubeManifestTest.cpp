@@ -8,7 +8,6 @@
 
 #include "bench/kube/KubeCommandLine.h"
 #include "bench/kube/KubeManifest.h"
-#include "bench/kube/KubeYaml.h"
 
 namespace nfsrdma::bench::kube {
 namespace {
@@ -297,17 +296,6 @@ TEST(KubeManifest, EveryCombinationRendersStringsAsStrings) {
     }
   }
   EXPECT_EQ(rendered, 24);
-}
-
-TEST(KubeYaml, QuotesWhatKubernetesWouldReadAsAnotherType) {
-  for (const char* s : {"", "120", "yes", "On", "NULL", "~", "0x10", "1e3", "-1", "-.inf", ".5",
-                        "a: b", "$(X)", "---", "self,tcp"}) {
-    EXPECT_TRUE(yaml::needsQuotes(s)) << s;
-  }
-  for (const char* s : {"--target", "-np", "nfs-client", "rdma/rdma_shared_device_a", "IPC_LOCK",
-                        "kubernetes.io/hostname", "Never"}) {
-    EXPECT_FALSE(yaml::needsQuotes(s)) << s;
-  }
 }
 
 TEST(KubeCommandLine, ExpandsAsKubernetesDoes) {

@@ -2,9 +2,9 @@
 // -server): a table of subcommands, the --help text built from it, the
 // one-line "tool: message" error and the exit statuses. Each command parses
 // its words into an options struct, validates it, runs and prints; this
-// header only decides how a run ends. It lives in verbs/, the bottom layer
-// every folder may depend on, and depends on nothing itself, so the link
-// benchmark can use it without linking libnfs, yaml-cpp or the client.
+// header only decides how a run ends. It lives in util/, which every folder
+// may depend on and which depends on nothing but the standard library, so
+// the link benchmark can use it without linking libnfs, yaml-cpp or the client.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The command-line shape the three tools share (verbs/ToolCli.h): the
+// The command-line shape the three tools share (util/ToolCli.h): the
 // table dispatch, where help and errors go, and the exit statuses
 // (2 usage, 1 failure) each tool's README documents.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tests/unit/FullStdout.h"
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 namespace nfsrdma::tool {
 namespace {

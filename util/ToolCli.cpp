@@ -1,9 +1,11 @@
-#include "verbs/ToolCli.h"
+#include "util/ToolCli.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::tool {
 
@@ -83,7 +85,7 @@ int checkStdoutWritten(std::string_view who, std::ostream& err, int status) {
   const int flushErrno = errno;
   if (flushed && std::ferror(stdout) == 0 && !std::cout.bad()) return status;
   // An earlier implicit flush may have failed: its errno is gone by now.
-  const std::string why = flushErrno != 0 ? std::strerror(flushErrno) : "write error";
+  const std::string why = flushErrno != 0 ? util::errnoText(flushErrno) : "write error";
   printErrorLine(err, who, "write to standard output: " + why);
   return status == kExitSuccess ? kExitFailure : status;
 }

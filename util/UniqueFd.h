@@ -1,6 +1,6 @@
 // UniqueFd: the one owner of a file descriptor in the project (sockets, host
 // files, directory walks, eventfds): closed when it goes or is reset, moved,
-// never copied. Header only, target nfsrdma_fd: the server and the
+// never copied. Header only, in nfsrdma_util: the server and the
 // benchmarks use it without linking the verbs library.
 #pragma once
 

@@ -80,12 +80,12 @@ struct RecoveryStats {
 // One connection of the client's session (nconnect=N opens N, all bound to
 // the one session): whether the load spread, and what each one lost.
 struct ConnectionStats {
-  std::string peer;     // the transport's describe(): "tcp 127.0.0.1:2049", "rdma 10.0.0.1:20049"
-  rpc::RpcStats rpc;    // its calls, bytes, losses and reconnects
+  std::string peer;   // the transport's describe(): "tcp 127.0.0.1:2049", "rdma 10.0.0.1:20049"
+  rpc::RpcStats rpc;  // its calls, bytes, losses and reconnects
   // Calls its transport lets be in flight at once: RPC-over-RDMA's credits
   // as the server granted them; 0 for a transport without a limit (TCP).
   std::uint32_t credits = 0;
-  bool up = true;       // bound to the session and taking calls
+  bool up = true;  // bound to the session and taking calls
 };
 
 struct ClientStats {
@@ -119,10 +119,11 @@ class Client {
   // COMMITs unstable data (failing if the server lost it), then CLOSE.
   virtual void close(OpenFile& file) = 0;
   // Reads up to buf.size() bytes; fewer only at end of file.
-  virtual std::size_t pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) = 0;
+  virtual std::size_t pread(const OpenFile& file, std::span<std::uint8_t> buf,
+                            std::uint64_t offset) = 0;
   // Writes all of data or throws; the server's short writes are continued.
-  virtual void pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
-                      StableHow stable = StableHow::kUnstable) = 0;
+  virtual void pwrite(const OpenFile& file, std::span<const std::uint8_t> data,
+                      std::uint64_t offset, StableHow stable = StableHow::kUnstable) = 0;
   // COMMIT: unstable data becomes durable; throws if the server restarted since it was written.
   virtual void fsync(const OpenFile& file) = 0;
 
@@ -152,8 +153,8 @@ class Client {
   // the pacing) decides.
   virtual void preadAsync(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset,
                           IoCallback done) = 0;
-  virtual void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
-                           StableHow stable, IoCallback done) = 0;
+  virtual void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data,
+                           std::uint64_t offset, StableHow stable, IoCallback done) = 0;
 
   // Vectored READ: several reads of one file in one COMPOUND (PUTFH, READ,
   // READ, ...), so the server pays its per-RPC cost once for all of them
@@ -169,7 +170,8 @@ class Client {
   };
   static constexpr std::size_t kMaxReadsPerCompound = 16;
   using VectorCallback = std::function<void(std::size_t index, const IoResult&)>;
-  virtual void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done) = 0;
+  virtual void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads,
+                           VectorCallback done) = 0;
   // The most reads preadvAsync takes at once for this block size (1 over RDMA).
   virtual std::size_t maxReadsPerCompound(std::size_t blockSize) const = 0;
 
@@ -196,7 +198,9 @@ class Client {
 // repeats calls across a longer wait) or drives the asynchronous calls asks
 // this of what it got.
 bool isBusy(const std::error_code& code);
-inline bool isBusy(const Error& error) { return isBusy(error.code); }
+inline bool isBusy(const Error& error) {
+  return isBusy(error.code);
+}
 // The pause before the first resend of a busy call (the Linux client's
 // 0.1 s); the client's own resends double it up to 1 s.
 inline constexpr std::chrono::milliseconds kFirstBusyPause{100};

@@ -167,7 +167,8 @@ void ClientImpl::preadvAsync(const OpenFile& file, std::span<const ReadVector> r
 }
 
 void ClientImpl::vectoredReadReply(const OpenFile& file, const std::vector<ReadVector>& reads,
-                                   const VectorCallback& done, const Error& err, CompoundDecoder* d) {
+                                   const VectorCallback& done, const Error& err,
+                                   CompoundDecoder* d) {
   const std::string what = "read " + file.path();
   if (err) {
     failReads(done, 0, reads.size(), ledBy(err, what));
@@ -208,8 +209,9 @@ void ClientImpl::pwriteAsync(const OpenFile& file, std::span<const std::uint8_t>
   writeAsync(file.state_, data, offset, stable, nullptr, std::move(done));
 }
 
-void ClientImpl::writeAsync(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                            std::uint64_t offset, StableHow stable, KeptCopy keep, IoCallback done) {
+void ClientImpl::writeAsync(const std::shared_ptr<OpenFile::State>& st,
+                            std::span<const std::uint8_t> data, std::uint64_t offset,
+                            StableHow stable, KeptCopy keep, IoCallback done) {
   if (Error e = beyondIoSize("write " + st->path, data.size(), maxIo_)) {
     done(IoResult{e, 0, false});
     return;

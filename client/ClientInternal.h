@@ -44,7 +44,8 @@ struct OpenFile::State {
   struct Retained {
     std::uint64_t offset = 0;
     std::vector<std::uint8_t> data;
-    std::uint64_t reply = 0;  // unstable.replies() with its reply counted: the COMMIT tickets that cover it
+    std::uint64_t reply =
+        0;  // unstable.replies() with its reply counted: the COMMIT tickets that cover it
   };
   std::vector<Retained> retained;
   std::size_t retainedBytes = 0;
@@ -92,7 +93,8 @@ class ClientImpl final : public Client {
   void chmod(std::string_view path, std::uint32_t mode) override;
 
   // ClientSyncIo.cpp
-  std::size_t pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) override;
+  std::size_t pread(const OpenFile& file, std::span<std::uint8_t> buf,
+                    std::uint64_t offset) override;
   void pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
               StableHow stable) override;
   void fsync(const OpenFile& file) override;
@@ -102,7 +104,8 @@ class ClientImpl final : public Client {
                   IoCallback done) override;
   void pwriteAsync(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
                    StableHow stable, IoCallback done) override;
-  void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads, VectorCallback done) override;
+  void preadvAsync(const OpenFile& file, std::span<const ReadVector> reads,
+                   VectorCallback done) override;
   std::size_t maxReadsPerCompound(std::size_t blockSize) const override;
 
   // A path as the COMPOUNDs that name it see it (below).
@@ -218,7 +221,8 @@ class ClientImpl final : public Client {
   void remember(const std::shared_ptr<OpenFile::State>& st);
 
   ClientOptions options_;
-  std::vector<std::unique_ptr<rpc::RpcClient>> rpcs_;  // nconnect connections; [0] set the session up
+  std::vector<std::unique_ptr<rpc::RpcClient>>
+      rpcs_;  // nconnect connections; [0] set the session up
   std::unique_ptr<nfs4::Session> session_;
   nfs4::FileHandle root_;
   std::size_t maxIo_ = 1U << 20;
@@ -231,11 +235,10 @@ class ClientImpl final : public Client {
   std::mutex opensMu_;
   std::vector<std::weak_ptr<OpenFile::State>> openFiles_;  // for reclaims (opensMu_)
   mutable std::mutex recoveryMu_;
-  RecoveryStats recovery_;  // recoveryMu_
+  RecoveryStats recovery_;           // recoveryMu_
   std::atomic<bool> closed_{false};  // close() ran (once, whichever thread came first)
   std::string teardownError_;
 };
-
 
 // A path as the COMPOUNDs that name it see it (split() makes one, and
 // resolveLinks() one with its symbolic links followed).
@@ -308,7 +311,8 @@ inline std::vector<std::string_view> pathComponents(std::string_view path) {
 // Throws ENAMETOOLONG, naming the path's start and its length, for a path
 // (comps: its components) longer than PATH_MAX or with a name longer than
 // NAME_MAX: what the kernel client refuses before it asks the server.
-void refuseLongNames(const char* what, const std::string& path, const std::vector<std::string_view>& comps);
+void refuseLongNames(const char* what, const std::string& path,
+                     const std::vector<std::string_view>& comps);
 
 // The synchronous calls throw what the asynchronous layer returns.
 inline void check(const Error& e) {

@@ -37,8 +37,12 @@ bool holdsDelegation(std::uint32_t delegationType) {
 
 }  // namespace
 
-const std::string& OpenFile::path() const { return state_->path; }
-std::uint64_t OpenFile::sizeAtOpen() const { return state_->sizeAtOpen; }
+const std::string& OpenFile::path() const {
+  return state_->path;
+}
+std::uint64_t OpenFile::sizeAtOpen() const {
+  return state_->sizeAtOpen;
+}
 
 void ClientImpl::refuseOpenOfDirectory(std::string_view path, const PathParts& parts) {
   std::uint32_t status = nfs4::kErrIsDir;  // stat of "x/" finds only a directory
@@ -419,7 +423,8 @@ void ClientImpl::rename(std::string_view from, std::string_view to) {
   }
 }
 
-void ClientImpl::setAttrsAt(std::string_view path, const char* call, const nfs4::SetAttributes& attrs) {
+void ClientImpl::setAttrsAt(std::string_view path, const char* call,
+                            const nfs4::SetAttributes& attrs) {
   // SETATTR on a link would change the link: the object is found first.
   const nfs4::FileHandle fh = objectFh(path, call);
   const std::string what = std::string(call) + " " + fullPath(path);

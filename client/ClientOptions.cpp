@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,15 +14,16 @@ namespace nfsrdma {
 namespace {
 
 [[noreturn]] void bad(std::string_view url, const std::string& what) {
-  throw NfsException(makeError(ClientErrc::kInvalidArgument, "URL '" + std::string(url) + "': " + what));
+  throw NfsException(
+      makeError(ClientErrc::kInvalidArgument, "URL '" + std::string(url) + "': " + what));
 }
 
 template <typename T>
 T number(std::string_view url, std::string_view key, std::string_view value, T min, T max) {
   unsigned long long v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size() || v < static_cast<unsigned long long>(min) ||
-      v > static_cast<unsigned long long>(max)) {
+  if (ec != std::errc() || p != value.data() + value.size() ||
+      v < static_cast<unsigned long long>(min) || v > static_cast<unsigned long long>(max)) {
     bad(url, std::string(key) + "=" + std::string(value) + " is not a whole number from " +
                  std::to_string(min) + " to " + std::to_string(max));
   }
@@ -184,8 +185,10 @@ void applyMemreg(const UrlValue& v, ClientOptions& o) {
 // bind=a,b: a local address per rail, taken in turn by the connections.
 void applyBind(const UrlValue& v, ClientOptions& o) {
   const std::vector<std::string> binds = commaList(v.text);
-  if (binds.empty() || std::any_of(binds.begin(), binds.end(), [](const auto& b) { return b.empty(); })) {
-    bad(v.url, "bind= needs a local address, or several comma-separated (got '" + std::string(v.text) + "')");
+  if (binds.empty() ||
+      std::any_of(binds.begin(), binds.end(), [](const auto& b) { return b.empty(); })) {
+    bad(v.url, "bind= needs a local address, or several comma-separated (got '" +
+                   std::string(v.text) + "')");
   }
   o.bindAddress = binds.front();
   o.moreBindAddresses.assign(binds.begin() + 1, binds.end());
@@ -194,7 +197,8 @@ void applyBind(const UrlValue& v, ClientOptions& o) {
 // The keys that say who calls and how: identity, timeouts, sizes.
 void applyVersion(const UrlValue& v, ClientOptions&) {
   if (v.text != "4.1") {
-    bad(v.url, "version=" + std::string(v.text) + " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
+    bad(v.url, "version=" + std::string(v.text) +
+                   " is not supported: nfsrdma speaks NFSv4.1 (version=4.1)");
   }
 }
 
@@ -238,15 +242,17 @@ constexpr UrlKey kUrlKeys[] = {
        o.givenQueueDepth = o.queueDepth;
      }},
     {"iosize", "N", "the largest READ or WRITE, bytes (default 1048576)",
-     [](const UrlValue& v, ClientOptions& o) { o.maxIoSize = v.whole<std::uint32_t>(4096, 16U << 20); }},
+     [](const UrlValue& v, ClientOptions& o) {
+       o.maxIoSize = v.whole<std::uint32_t>(4096, 16U << 20);
+     }},
     {"machine", "NAME", "AUTH_SYS machine name (default this host's name)",
      [](const UrlValue& v, ClientOptions& o) { o.machineName = std::string(v.text); }},
-    {"memreg", "pooled|per-io", "RDMA: register per call (default) or keep a pool",
-     applyMemreg},
-    {"bind", "ADDR[,ADDR...]", "local addresses, taken in turn by the connections",
-     applyBind},
+    {"memreg", "pooled|per-io", "RDMA: register per call (default) or keep a pool", applyMemreg},
+    {"bind", "ADDR[,ADDR...]", "local addresses, taken in turn by the connections", applyBind},
     {"reads-per-compound", "N", "queued READs of a file per COMPOUND, 1-16 (TCP only)",
-     [](const UrlValue& v, ClientOptions& o) { o.readsPerCompound = v.whole<std::uint32_t>(1, 16); }},
+     [](const UrlValue& v, ClientOptions& o) {
+       o.readsPerCompound = v.whole<std::uint32_t>(1, 16);
+     }},
     {"nconnect", "N", "connections bound to one session, 1-16 (default 1)",
      [](const UrlValue& v, ClientOptions& o) {
        o.nconnect = v.whole<std::uint32_t>(1, 16);
@@ -254,8 +260,7 @@ constexpr UrlKey kUrlKeys[] = {
      }},
     {"iothreads", "N", "I/O threads the connections share, 1-16",
      [](const UrlValue& v, ClientOptions& o) { o.ioThreads = v.whole<std::uint32_t>(1, 16); }},
-    {"numa", "auto|off", "I/O threads on their device's NUMA node (default off)",
-     applyNumaKey},
+    {"numa", "auto|off", "I/O threads on their device's NUMA node (default off)", applyNumaKey},
 };
 
 std::string knownKeys() {
@@ -273,13 +278,15 @@ void applyQuery(std::string_view url, std::string_view query, ClientOptions& o, 
     query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     if (item.empty()) continue;
     auto eq = item.find('=');
-    if (eq == std::string_view::npos) bad(url, "option '" + std::string(item) + "' has no value (key=value)");
+    if (eq == std::string_view::npos)
+      bad(url, "option '" + std::string(item) + "' has no value (key=value)");
     std::string_view key = item.substr(0, eq);
     // A second value would silently win over the first: say which one is meant.
     if (!seenKeys.insert(key).second) bad(url, "option '" + std::string(key) + "' is given twice");
     const auto* k = std::find_if(std::begin(kUrlKeys), std::end(kUrlKeys),
                                  [key](const UrlKey& u) { return u.name == key; });
-    if (k == std::end(kUrlKeys)) bad(url, "unknown option '" + std::string(key) + "' (known: " + knownKeys() + ")");
+    if (k == std::end(kUrlKeys))
+      bad(url, "unknown option '" + std::string(key) + "' (known: " + knownKeys() + ")");
     k->apply(UrlValue{url, key, item.substr(eq + 1), port}, o);
   }
 }
@@ -309,12 +316,15 @@ ClientOptions ClientOptions::fromUrl(std::string_view url) {
   if (o.proto == TransportKind::kRdma && !port.given) o.port = 20049;
   if (o.proto == TransportKind::kRdma && o.readsPerCompound > 1) {
     bad(url, "reads-per-compound=" + std::to_string(o.readsPerCompound) +
-                 " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, one READ per COMPOUND");
+                 " needs proto=tcp: over RDMA each READ's data is placed by its own Write chunk, "
+                 "one READ per COMPOUND");
   }
   return o;
 }
 
-std::span<const UrlKey> urlKeys() { return kUrlKeys; }
+std::span<const UrlKey> urlKeys() {
+  return kUrlKeys;
+}
 
 std::string ClientOptions::url() const {
   const bool v6 = host.find(':') != std::string::npos;

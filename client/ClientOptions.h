@@ -24,13 +24,13 @@ std::optional<TransportKind> parseTransportKind(std::string_view name);
 
 struct ClientOptions {
   std::string host;
-  std::uint16_t port = 2049;       // 20049 is the usual RDMA port
-  std::string exportPath = "/";    // path of the export in the server's pseudo file system
+  std::uint16_t port = 2049;     // 20049 is the usual RDMA port
+  std::string exportPath = "/";  // path of the export in the server's pseudo file system
   TransportKind proto = TransportKind::kTcp;  // proto=tcp | rdma
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
   std::vector<std::uint32_t> gids;
-  std::string machineName;         // AUTH_SYS machine name; empty: this host's name
+  std::string machineName;  // AUTH_SYS machine name; empty: this host's name
   std::chrono::milliseconds timeout{30000};
   // How long a synchronous call the server answers with NFS4ERR_DELAY or
   // NFS4ERR_GRACE is sent again (nfs4/BusyRetry.h); 0: the first such answer
@@ -65,7 +65,7 @@ struct ClientOptions {
   // queueDepth asked for: no more calls than that are in flight, whatever
   // depth the caller keeps (the CLI and the benchmarks print it). Not parsed from URLs.
   std::function<void(const std::string&)> onFewerSlots;
-  std::uint32_t queueDepth = 32;   // session slots asked for
+  std::uint32_t queueDepth = 32;  // session slots asked for
   std::uint32_t maxIoSize = 1U << 20;
   // RDMA: register a caller's buffer per call and deregister it when the
   // call ends (the default), or keep registrations in a pool (memreg=pooled):
@@ -83,12 +83,13 @@ struct ClientOptions {
   std::optional<std::uint32_t> givenQueueDepth;
   std::optional<bool> givenPerIoRegistration;
   std::optional<TransportKind> givenProto;
-  std::string bindAddress;         // local address to connect from (bind=); empty: routing chooses
+  std::string bindAddress;  // local address to connect from (bind=); empty: routing chooses
   // Session trunking (RFC 8881 2.10.5): nconnect=N opens N connections (TCP
   // connections or RDMA queue pairs) and binds them all to the one session;
   // calls go to the least loaded. 1..16, as the kernel's mount option.
   std::uint32_t nconnect = 1;
-  std::optional<std::uint32_t> givenNconnect;  // what the URL said, for callers with their own default
+  std::optional<std::uint32_t>
+      givenNconnect;  // what the URL said, for callers with their own default
   // iothreads=N: the I/O threads a trunk's connections share (connection i
   // runs on thread i mod N; TCP sockets and RDMA completion queues alike);
   // 0: one per two cores, at most nconnect.

@@ -32,23 +32,25 @@ std::string named(const char* what, const std::string& path) {
 
 }  // namespace
 
-void refuseLongNames(const char* what, const std::string& path, const std::vector<std::string_view>& comps) {
+void refuseLongNames(const char* what, const std::string& path,
+                     const std::vector<std::string_view>& comps) {
   if (path.size() > kMaxPath) {
-    throw NfsException(errnoError(ENAMETOOLONG, named(what, path) + ": a path of " + std::to_string(path.size()) +
-                                                    " bytes, longer than " + std::to_string(kMaxPath) +
-                                                    " (PATH_MAX)"));
+    throw NfsException(errnoError(
+        ENAMETOOLONG, named(what, path) + ": a path of " + std::to_string(path.size()) +
+                          " bytes, longer than " + std::to_string(kMaxPath) + " (PATH_MAX)"));
   }
   for (auto c : comps) {
     if (c.size() <= kMaxName) continue;
-    throw NfsException(errnoError(ENAMETOOLONG, named(what, path) + ": a name of " + std::to_string(c.size()) +
-                                                    " bytes, longer than " + std::to_string(kMaxName) +
-                                                    " (NAME_MAX)"));
+    throw NfsException(errnoError(
+        ENAMETOOLONG, named(what, path) + ": a name of " + std::to_string(c.size()) +
+                          " bytes, longer than " + std::to_string(kMaxName) + " (NAME_MAX)"));
   }
 }
 
 }  // namespace client_detail
 
-ClientImpl::PathParts ClientImpl::split(std::string_view path, bool wantParent, const char* what) const {
+ClientImpl::PathParts ClientImpl::split(std::string_view path, bool wantParent,
+                                        const char* what) const {
   PathParts parts;
   const std::string full = fullPath(path);
   parts.lookups = pathComponents(path);
@@ -85,7 +87,8 @@ ClientImpl::PathParts ClientImpl::split(std::string_view path, bool wantParent, 
   return parts;
 }
 
-void ClientImpl::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root, const PathParts& parts) {
+void ClientImpl::lookupAll(CompoundEncoder& c, const nfs4::FileHandle& root,
+                           const PathParts& parts) {
   c.putFh(parts.base ? *parts.base : root);
   for (auto comp : parts.lookups) c.lookup(comp);
 }
@@ -126,8 +129,9 @@ std::string ClientImpl::readLinkParts(const PathParts& parts) {
   return out;
 }
 
-std::vector<std::string> ClientImpl::linkTarget(const nfs4::FileHandle& link, const std::string& name,
-                                                const std::string& what, unsigned& links,
+std::vector<std::string> ClientImpl::linkTarget(const nfs4::FileHandle& link,
+                                                const std::string& name, const std::string& what,
+                                                unsigned& links,
                                                 std::vector<nfs4::FileHandle>& dirs) {
   if (++links > kMaxSymlinks) {
     check(makeError(
@@ -163,9 +167,9 @@ namespace {
 void checkWalkLength(unsigned steps, const std::string& what) {
   constexpr unsigned kMaxWalk = 4096;
   if (steps == kMaxWalk) {
-    check(makeError(std::make_error_code(std::errc::filename_too_long),
-                    what + ": more than " + std::to_string(kMaxWalk) +
-                        " names to look up through its links"));
+    check(makeError(
+        std::make_error_code(std::errc::filename_too_long),
+        what + ": more than " + std::to_string(kMaxWalk) + " names to look up through its links"));
   }
 }
 
@@ -179,8 +183,8 @@ void leaveDirectory(std::vector<nfs4::FileHandle>& dirs, const std::string& what
 
 }  // namespace
 
-Error ClientImpl::lookupIn(const nfs4::FileHandle& dir, const std::string& name, const std::string& what,
-                           nfs4::FileHandle& fh, FileType& type) {
+Error ClientImpl::lookupIn(const nfs4::FileHandle& dir, const std::string& name,
+                           const std::string& what, nfs4::FileHandle& fh, FileType& type) {
   PathParts step;
   step.full = what;
   step.base = dir;
@@ -189,7 +193,7 @@ Error ClientImpl::lookupIn(const nfs4::FileHandle& dir, const std::string& name,
 }
 
 std::optional<ClientImpl::PathParts> ClientImpl::resolveLinks(const PathParts& parts, Follow follow,
-                                                      bool lastMayBeMissing) {
+                                                              bool lastMayBeMissing) {
   const std::string& what = parts.full;
   std::deque<std::string> todo(parts.lookups.begin(), parts.lookups.end());
   if (parts.wantParent) todo.emplace_back(parts.leaf);
@@ -246,7 +250,8 @@ std::optional<ClientImpl::PathParts> ClientImpl::resolveLinks(const PathParts& p
   return walkedTo(parts, std::move(dirs.back()), std::move(leaf));
 }
 
-ClientImpl::PathParts ClientImpl::walkedTo(const PathParts& parts, nfs4::FileHandle dir, std::string leaf) {
+ClientImpl::PathParts ClientImpl::walkedTo(const PathParts& parts, nfs4::FileHandle dir,
+                                           std::string leaf) {
   PathParts out;
   out.full = parts.full;
   out.wantParent = parts.wantParent;

@@ -25,7 +25,9 @@ bool noGrace(const Error& e) {
          e.code == nfs4::statusError(nfs4::kErrReclaimBad);
 }
 
-std::string opens(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " open" : " opens"); }
+std::string opens(std::uint64_t n) {
+  return std::to_string(n) + (n == 1 ? " open" : " opens");
+}
 
 }  // namespace
 
@@ -59,8 +61,10 @@ std::vector<std::shared_ptr<OpenFile::State>> ClientImpl::liveOpens() {
   return liveOpensLocked();
 }
 
-Error ClientImpl::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
-  const std::string what = std::string(claim == nfs4::kClaimPrevious ? "reclaim " : "reopen ") + st.path;
+Error ClientImpl::reopen(OpenFile::State& st, std::uint32_t claim,
+                         const nfs4::NewSessionCall& call) {
+  const std::string what =
+      std::string(claim == nfs4::kClaimPrevious ? "reclaim " : "reopen ") + st.path;
   nfs4::OpenArgs args;
   args.clientId = session_->clientId();
   args.owner = {reinterpret_cast<const std::uint8_t*>(st.owner.data()), st.owner.size()};
@@ -88,7 +92,8 @@ Error ClientImpl::reopen(OpenFile::State& st, std::uint32_t claim, const nfs4::N
   return {};
 }
 
-Error ClientImpl::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, const nfs4::NewSessionCall& call) {
+Error ClientImpl::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim,
+                                  const nfs4::NewSessionCall& call) {
   // A server still in grace for other clients holds ordinary opens
   // (NFS4ERR_GRACE), and a busy one may hold any OPEN, reclaims too
   // (NFS4ERR_DELAY: knfsd's file cache answers so when it cannot set the
@@ -98,7 +103,8 @@ Error ClientImpl::reopenWhileBusy(OpenFile::State& st, std::uint32_t claim, cons
   nfs4::BusyRetry wait(options_.busyTimeout, nfs4::BusyRetry::Clock::now());
   for (;;) {
     Error e = reopen(st, claim, call);
-    const auto pause = nfs4::BusyRetry::busy(e) ? wait.nextPause(nfs4::BusyRetry::Clock::now()) : std::nullopt;
+    const auto pause =
+        nfs4::BusyRetry::busy(e) ? wait.nextPause(nfs4::BusyRetry::Clock::now()) : std::nullopt;
     if (!pause) return e;
     std::this_thread::sleep_for(*pause);
   }
@@ -133,14 +139,16 @@ std::string ClientImpl::reclaimOpens(nfs4::ReclaimPhase phase, const nfs4::NewSe
   }
   {
     std::lock_guard lock(recoveryMu_);
-    (phase == nfs4::ReclaimPhase::kReclaim ? recovery_.reclaimedOpens : recovery_.reopenedOpens) += restored;
+    (phase == nfs4::ReclaimPhase::kReclaim ? recovery_.reclaimedOpens : recovery_.reopenedOpens) +=
+        restored;
     recovery_.lostOpens += failed;
   }
   // Only what happened: "2 opens reclaimed", "1 open to reopen (...)".
   std::vector<std::string> parts;
   const bool reclaim = phase == nfs4::ReclaimPhase::kReclaim;
   if (restored > 0) parts.push_back(opens(restored) + (reclaim ? " reclaimed" : " reopened"));
-  if (deferred > 0) parts.push_back(opens(deferred) + " to reopen (the server offered no grace period)");
+  if (deferred > 0)
+    parts.push_back(opens(deferred) + " to reopen (the server offered no grace period)");
   if (failed > 0) parts.push_back(opens(failed) + " lost (" + firstFailure + ")");
   if (reclaim && parts.empty()) parts.push_back("no files were open");
   std::string said;

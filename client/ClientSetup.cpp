@@ -26,8 +26,8 @@ std::string hostName() {
 // One receive buffer per credit stays registered for the connection's life.
 constexpr std::uint32_t kMaxRdmaCredits = 1024;
 
-std::unique_ptr<transport::Transport> makeRdmaTransport(const ClientOptions& o,
-                                                        const std::shared_ptr<transport::IoLoop>& loop) {
+std::unique_ptr<transport::Transport> makeRdmaTransport(
+    const ClientOptions& o, const std::shared_ptr<transport::IoLoop>& loop) {
   transport::rdma::RdmaTransportOptions r;
   r.host = o.host;
   r.port = o.port;
@@ -57,8 +57,8 @@ void placeOnInterfaceNode(transport::TcpTransport& tcp) {
 
 // The one place a transport is chosen. A kind this switch does not know
 // (a value cast from outside the enum) is an error, never a default.
-std::unique_ptr<transport::Transport> makeTransport(const ClientOptions& o,
-                                                    const std::shared_ptr<transport::IoLoop>& loop) {
+std::unique_ptr<transport::Transport> makeTransport(
+    const ClientOptions& o, const std::shared_ptr<transport::IoLoop>& loop) {
   switch (o.proto) {
     case TransportKind::kTcp: {
       auto tcp = transport::TcpTransport::connect(o.host, o.port, o.timeout, o.bindAddress, loop);
@@ -96,7 +96,8 @@ std::vector<std::shared_ptr<transport::IoLoop>> ioLoops(const ClientOptions& o) 
   const std::uint32_t cores = std::max(1U, std::thread::hardware_concurrency());
   const std::uint32_t wanted = o.ioThreads != 0 ? o.ioThreads : std::max(1U, cores / 2);
   std::vector<std::shared_ptr<transport::IoLoop>> loops;
-  for (std::uint32_t i = 0; i < std::min(wanted, o.nconnect); ++i) loops.push_back(std::make_shared<transport::IoLoop>());
+  for (std::uint32_t i = 0; i < std::min(wanted, o.nconnect); ++i)
+    loops.push_back(std::make_shared<transport::IoLoop>());
   return loops;
 }
 
@@ -124,7 +125,8 @@ ClientImpl::ClientImpl(const ClientOptions& options) : options_(options) {
   const auto loops = ioLoops(options_);
   for (std::uint32_t i = 0; i < std::max<std::uint32_t>(options_.nconnect, 1); ++i) {
     const ClientOptions o = connectionOptions(options_, i);
-    const std::shared_ptr<transport::IoLoop> loop = loops.empty() ? nullptr : loops[i % loops.size()];
+    const std::shared_ptr<transport::IoLoop> loop =
+        loops.empty() ? nullptr : loops[i % loops.size()];
     rpcs_.push_back(std::make_unique<rpc::RpcClient>(makeTransport(o, loop), nfs4::kNfsProgram,
                                                      nfs4::kNfsVersion, rpc::Credential::sys(auth),
                                                      options_.timeout));
@@ -152,10 +154,10 @@ ClientImpl::ClientImpl(const ClientOptions& options) : options_(options) {
   session_ = std::make_unique<nfs4::Session>(trunk, so);
   const std::uint32_t granted = session_->fore().maxRequests;
   if (granted < so.slots && options_.onFewerSlots) {
-    options_.onFewerSlots(options_.url() + ": the server granted " + std::to_string(granted) + " of the " +
-                          std::to_string(so.slots) + " session slots asked for (qd=" +
-                          std::to_string(so.slots) + "): at most " + std::to_string(granted) +
-                          " calls are in flight at once");
+    options_.onFewerSlots(options_.url() + ": the server granted " + std::to_string(granted) +
+                          " of the " + std::to_string(so.slots) +
+                          " session slots asked for (qd=" + std::to_string(so.slots) +
+                          "): at most " + std::to_string(granted) + " calls are in flight at once");
   }
   mountExport();
 }
@@ -262,7 +264,8 @@ std::uint32_t ClientImpl::maxInFlight() const {
   // Over RDMA each connection has its own credits: together they bound the trunk.
   std::uint64_t transports = 0;
   for (const auto& rpc : rpcs_) transports += rpc->transportCallLimit();
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(session_->fore().maxRequests, transports));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(session_->fore().maxRequests, transports));
 }
 
 std::string ClientImpl::transportStats() const {

@@ -101,7 +101,8 @@ IoResult resendWhileBusy(IoResult r, BusyWait& wait, Submit&& submit) {
 bool isBusy(const std::error_code& code) {
   return nfs4::BusyRetry::busy(Error{code, {}});
 }
-static_assert(kFirstBusyPause == nfs4::BusyRetry::kFirstPause, "Client.h says the client's first pause");
+static_assert(kFirstBusyPause == nfs4::BusyRetry::kFirstPause,
+              "Client.h says the client's first pause");
 
 Error ClientImpl::run(const std::string& what, const nfs4::Session::Encode& encode,
                       const std::function<Error(CompoundDecoder&)>& decode,
@@ -180,7 +181,8 @@ std::size_t ClientImpl::syncIo(const char* call, std::size_t size, const SubmitP
   return done;
 }
 
-std::size_t ClientImpl::pread(const OpenFile& file, std::span<std::uint8_t> buf, std::uint64_t offset) {
+std::size_t ClientImpl::pread(const OpenFile& file, std::span<std::uint8_t> buf,
+                              std::uint64_t offset) {
   return syncIo(
       "pread", buf.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
@@ -193,8 +195,8 @@ std::size_t ClientImpl::pread(const OpenFile& file, std::span<std::uint8_t> buf,
       });
 }
 
-void ClientImpl::pwrite(const OpenFile& file, std::span<const std::uint8_t> data, std::uint64_t offset,
-                        StableHow stable) {
+void ClientImpl::pwrite(const OpenFile& file, std::span<const std::uint8_t> data,
+                        std::uint64_t offset, StableHow stable) {
   const auto& st = file.state_;
   // Data too large to keep a copy of goes durable at once.
   if (stable == StableHow::kUnstable && data.size() > kRetainedLimit) stable = StableHow::kFileSync;
@@ -211,13 +213,15 @@ void ClientImpl::pwrite(const OpenFile& file, std::span<const std::uint8_t> data
   writeAll(st, data, offset, stable, keep);
 }
 
-void ClientImpl::writeAll(const std::shared_ptr<OpenFile::State>& st, std::span<const std::uint8_t> data,
-                          std::uint64_t offset, StableHow stable, bool keep) {
+void ClientImpl::writeAll(const std::shared_ptr<OpenFile::State>& st,
+                          std::span<const std::uint8_t> data, std::uint64_t offset,
+                          StableHow stable, bool keep) {
   (void)syncIo(
       "pwrite", data.size(),
       [&](std::size_t at, std::size_t len, IoCallback done) {
         const auto part = data.subspan(at, len);
-        KeptCopy copy = keep ? std::make_shared<std::vector<std::uint8_t>>(part.begin(), part.end()) : nullptr;
+        KeptCopy copy =
+            keep ? std::make_shared<std::vector<std::uint8_t>>(part.begin(), part.end()) : nullptr;
         writeAsync(st, part, offset + at, stable, std::move(copy), std::move(done));
       },
       [&](std::size_t at, std::size_t left) {
@@ -231,7 +235,8 @@ void ClientImpl::fsync(const OpenFile& file) {
   commitAndCheck(file.state_, "fsync " + file.path());
 }
 
-void ClientImpl::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, const std::string& what) {
+void ClientImpl::commitAndCheck(const std::shared_ptr<OpenFile::State>& st,
+                                const std::string& what) {
   nfs4::UnstableWrites::CommitTicket ticket;
   {
     std::lock_guard lock(st->mu);
@@ -254,7 +259,8 @@ void ClientImpl::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, cons
   std::vector<OpenFile::State::Retained> lost;
   {
     std::lock_guard lock(st->mu);
-    if (st->unstable.endCommit(ticket, committed) == nfs4::UnstableWrites::CommitOutcome::kDurable) {
+    if (st->unstable.endCommit(ticket, committed) ==
+        nfs4::UnstableWrites::CommitOutcome::kDurable) {
       // The copies of what this COMMIT covered (replies counted before it
       // went out) are no longer needed; another fsync may have dropped them.
       std::erase_if(st->retained, [&](const OpenFile::State::Retained& r) {
@@ -268,8 +274,9 @@ void ClientImpl::commitAndCheck(const std::shared_ptr<OpenFile::State>& st, cons
     if (st->unretained) {
       st->unretained = false;
       throw NfsException(makeError(ClientErrc::kUnstableDataLost,
-                                   what + ": the server restarted since the data was written (write "
-                                          "verifier changed)"));
+                                   what +
+                                       ": the server restarted since the data was written (write "
+                                       "verifier changed)"));
     }
     lost.swap(st->retained);
     st->retainedBytes = 0;

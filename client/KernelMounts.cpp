@@ -11,8 +11,8 @@ TransportKind kernelMountTransport(std::string_view procMounts, std::string_view
   for (const mount::ExistingMount& m : mount::parseProcMounts(procMounts)) {
     const std::string& point = m.mountPoint;
     if (m.type.rfind("nfs", 0) != 0) continue;
-    const bool under = path == point ||
-                       (path.rfind(point, 0) == 0 && (point == "/" || path[point.size()] == '/'));
+    const bool under =
+        path == point || (path.rfind(point, 0) == 0 && (point == "/" || path[point.size()] == '/'));
     if (!under || point.size() < best.size()) continue;
     best = point;
     proto = mount::optionValue(m.options, "proto");

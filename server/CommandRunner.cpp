@@ -68,7 +68,8 @@ CommandResult SystemCommandRunner::run(const std::vector<std::string>& argv) {
   CommandResult result;
   if (argv.empty()) return {127, "empty command"};
   int pipeFds[2];
-  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {127, std::string("pipe: ") + util::errnoText(errno)};
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0)
+    return {127, std::string("pipe: ") + util::errnoText(errno)};
   UniqueFd readEnd(pipeFds[0]);
   UniqueFd writeEnd(pipeFds[1]);
   std::vector<char*> args;

@@ -49,8 +49,7 @@ const char* fileKindName(fs::file_type type) {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
-  throw std::runtime_error(what + " " + name + ": " +
-                           util::errnoText(err));
+  throw std::runtime_error(what + " " + name + ": " + util::errnoText(err));
 }
 
 // fail() with errno as the failed call left it: read first, before the
@@ -266,8 +265,7 @@ struct statvfs requireWritableDir(const HostPaths& paths, int dir, const fs::pat
   }
   if (created && ::faccessat(dir, ".", W_OK, AT_EACCESS) != 0) {
     const int err = errno;
-    throw std::runtime_error(paths.display(at) + " is not writable (" +
-                             util::errnoText(err) +
+    throw std::runtime_error(paths.display(at) + " is not writable (" + util::errnoText(err) +
                              "); expected a directory apply can create files in; apply changes "
                              "nothing");
   }

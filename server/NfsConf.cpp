@@ -239,8 +239,7 @@ std::vector<std::string> confDFiles(const HostPaths& paths) {
 bool nfsConfSameValue(std::string_view have, std::string_view want) {
   if (have == want) return true;
   bool w = false, h = false;
-  if (want.empty() || std::isdigit(static_cast<unsigned char>(want.front())) ||
-      !boolWord(want, w))
+  if (want.empty() || std::isdigit(static_cast<unsigned char>(want.front())) || !boolWord(want, w))
     return false;
   return boolWord(have, h) && h == w;
 }
@@ -325,7 +324,8 @@ bool NfsConf::set(std::string_view section, std::string_view key, std::string_vi
   const std::string assignment = std::string(key) + "=" + std::string(value) + "\n";
   // nfs-utils ignores a last line without a newline: ours goes before it, so
   // it stays last, unterminated and ignored (ending it would switch it on).
-  const std::size_t end = !lines_.empty() && lines_.back().back() != '\n' ? lines_.size() - 1 : lines_.size();
+  const std::size_t end =
+      !lines_.empty() && lines_.back().back() != '\n' ? lines_.size() - 1 : lines_.size();
   auto insertAt = [&](std::size_t at, const std::string& text) {
     std::string prefix;
     if (at > 0) {
@@ -336,7 +336,8 @@ bool NfsConf::set(std::string_view section, std::string_view key, std::string_vi
   };
   if (!lastHeader) {
     const bool afterText = end > 0 && !trim(lines_[end - 1]).empty();
-    insertAt(end, std::string(afterText ? "\n" : "") + "[" + std::string(section) + "]\n" + assignment);
+    insertAt(end,
+             std::string(afterText ? "\n" : "") + "[" + std::string(section) + "]\n" + assignment);
     return true;
   }
   // After the last non-blank line of the last [section].

@@ -153,10 +153,12 @@ void applyLeaseAndVersions(GaneshaOptions& g, const ServerConfig& cfg, std::ostr
   if (cfg.nfsd.v41) g.minorVersions.push_back(1);
   if (cfg.nfsd.v42) g.minorVersions.push_back(2);
   if (g.minorVersions.empty()) {
-    throw ConfigError(cfg.source + ": nfsd versions enable no NFSv4 version; serve runs NFSv4 only "
+    throw ConfigError(cfg.source +
+                      ": nfsd versions enable no NFSv4 version; serve runs NFSv4 only "
                       "(4.0, 4.1, 4.2)");
   }
-  if (cfg.nfsd.v3) out << "note: serve does not serve NFSv3 (versions lists 3); apply configures it for knfsd\n";
+  if (cfg.nfsd.v3)
+    out << "note: serve does not serve NFSv3 (versions lists 3); apply configures it for knfsd\n";
 }
 
 GaneshaClientSpec ganeshaClient(const ServerConfig& cfg, const ExportSpec& e, const ClientSpec& c) {
@@ -341,7 +343,7 @@ int applyCommand(const ServerRun& r) {
 
 int rollbackCommand(const ServerRun& r) {
   return rollbackLastApply(r.paths, r.runner, r.args.dryRun, r.out) ? tool::kExitSuccess
-                                                                     : tool::kExitFailure;
+                                                                    : tool::kExitFailure;
 }
 
 // Whether a command reads a CONFIG argument.
@@ -352,20 +354,26 @@ struct ServerAction {
 };
 
 constexpr tool::Subcommand<ServerAction> kCommands[] = {
-    {"doctor", "[CONFIG]",
+    {"doctor",
+     "[CONFIG]",
      "check packages, modules, RDMA ports, nfsd, listener, exports; exit 1 on any FAIL",
      {ConfigArg::kOptional, printDoctor}},
-    {"plan", "CONFIG",
+    {"plan",
+     "CONFIG",
      "print the changes apply would make, as a diff; change nothing; exit 1 when apply would "
      "refuse",
      {ConfigArg::kRequired, printPlan}},
-    {"apply", "CONFIG",
+    {"apply",
+     "CONFIG",
      "make them (modules, files, exportfs, tuning, versions, lease/grace, ports, threads)",
      {ConfigArg::kRequired, applyCommand}},
     {"status", "", "what the kernel serves now", {ConfigArg::kNone, printStatus}},
-    {"rollback", "", "restore the state before the first apply since the last rollback",
+    {"rollback",
+     "",
+     "restore the state before the first apply since the last rollback",
      {ConfigArg::kNone, rollbackCommand}},
-    {"serve", "CONFIG",
+    {"serve",
+     "CONFIG",
      "run nfs-ganesha in the foreground with CONFIG's exports until SIGINT/SIGTERM\n"
      "[--port N (0: any free)] [--bind ADDR] [--work-dir DIR]",
      {ConfigArg::kRequired, serve}},
@@ -392,7 +400,7 @@ po::options_description serverOptions(ServerArgs& a) {
       "work-dir", po::value<std::string>(),
       "serve: ganesha work directory, new, empty or one serve used (default: a temporary one)")(
       "command", po::value(&a.command), "subcommand")("config", po::value<std::string>(),
-                                                       "YAML config");
+                                                      "YAML config");
   return opts;
 }
 
@@ -465,8 +473,7 @@ int runServerSteps(const std::vector<std::string>& args, std::ostream& out, std:
     return asked ? tool::kExitSuccess : tool::kExitUsage;
   }
   const HostPaths paths = hostRoot(a.root);
-  const tool::Subcommand<ServerAction>& command =
-      tool::findSubcommand(kCommands, a.command);
+  const tool::Subcommand<ServerAction>& command = tool::findSubcommand(kCommands, a.command);
   checkArguments(command, a);
   const std::optional<ServerConfig> cfg = loadConfig(a, paths);
   const std::unique_ptr<CommandRunner> runner = runnerFor(paths);

@@ -326,8 +326,8 @@ std::optional<Record> loadRecord(const HostPaths& paths) {
 // Writes the undo record (last-apply.yaml), atomically.
 void writeRecord(const HostPaths& paths, const Record& record) {
   YAML::Emitter e;
-  e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record.appliedAt
-    << YAML::Key << "config" << YAML::Value << record.config;
+  e << YAML::BeginMap << YAML::Key << "applied_at" << YAML::Value << record.appliedAt << YAML::Key
+    << "config" << YAML::Value << record.config;
   if (!record.laterApplies.empty()) {
     e << YAML::Key << "later_applies" << YAML::Value << YAML::BeginSeq;
     for (const auto& [at, config] : record.laterApplies) {

@@ -4,7 +4,9 @@
 
 namespace nfsrdma::util {
 
-std::string errnoText(int err) { return std::generic_category().message(err); }
+std::string errnoText(int err) {
+  return std::generic_category().message(err);
+}
 
 std::string errnoMessage(std::string_view what, int err) {
   // Read before building the string: an allocation may touch errno.

@@ -77,14 +77,16 @@ ResolvedAddresses resolveAddresses(const std::string& host, std::uint16_t port, 
   hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
   addrinfo* found = nullptr;
   const std::string service = std::to_string(port);
-  const int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+  const int rc =
+      ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
   ResolvedAddresses out;
   if (rc != 0 || found == nullptr) {
     out.error = rc != 0 ? ::gai_strerror(rc) : "no address";
     return out;
   }
   const AddrInfoList guard(found, ::freeaddrinfo);
-  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) out.addresses.push_back(fromAddrInfo(*a));
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next)
+    out.addresses.push_back(fromAddrInfo(*a));
   return out;
 }
 

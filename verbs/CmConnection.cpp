@@ -16,7 +16,9 @@ namespace nfsrdma::verbs {
 
 namespace {
 
-std::string peerOf(const CmClientOptions& o) { return o.host + ":" + std::to_string(o.port); }
+std::string peerOf(const CmClientOptions& o) {
+  return o.host + ":" + std::to_string(o.port);
+}
 
 // The error of a step that got e, or nothing within wait, instead of the
 // event it waited for. routeNote goes inside a route error's parentheses.
@@ -106,8 +108,7 @@ void clampReadDepths(ibv_context* verbs, rdma_conn_param& param) {
 }  // namespace
 
 std::vector<std::byte> cmConnect(CmEventChannel& channel, CmId& id,
-                                 std::span<const std::byte> privateData,
-                                 const CmClientOptions& o) {
+                                 std::span<const std::byte> privateData, const CmClientOptions& o) {
   rdma_conn_param param{};
   param.private_data = privateData.data();
   param.private_data_len = static_cast<std::uint8_t>(privateData.size());
@@ -131,7 +132,9 @@ CmListener CmListener::listen(CmEventChannel& channel, const std::string& bindAd
   return CmListener(channel, std::move(id));
 }
 
-std::uint16_t CmListener::port() const noexcept { return ntohs(rdma_get_src_port(id_.get())); }
+std::uint16_t CmListener::port() const noexcept {
+  return ntohs(rdma_get_src_port(id_.get()));
+}
 
 bool CmListener::pump(std::chrono::milliseconds timeout) {
   std::optional<CmEvent> e = channel_->wait(timeout);
@@ -198,7 +201,8 @@ void CmListener::accept(CmId& cmId, std::span<const std::byte> privateData,
   while (established_.count(id) == 0) {
     if (failed_.count(id) != 0 || disconnected_.count(id) != 0) {
       forget();
-      throw std::runtime_error("rdma_accept: the client went away before the connection was established");
+      throw std::runtime_error(
+          "rdma_accept: the client went away before the connection was established");
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());

@@ -64,9 +64,8 @@ class CmListener {
   std::optional<Request> waitRequest(std::chrono::milliseconds timeout);
   // Accepts the id of a request (its QP must exist) with up to 196 bytes of
   // private data and waits for ESTABLISHED. Throws std::runtime_error.
-  void accept(CmId& id, std::span<const std::byte> privateData,
-              std::chrono::milliseconds timeout, std::uint8_t responderResources = 16,
-              std::uint8_t initiatorDepth = 16);
+  void accept(CmId& id, std::span<const std::byte> privateData, std::chrono::milliseconds timeout,
+              std::uint8_t responderResources = 16, std::uint8_t initiatorDepth = 16);
   // Processes events for up to timeout; returns true once id has seen
   // DISCONNECTED (or was already seen).
   bool waitDisconnected(rdma_cm_id* id, std::chrono::milliseconds timeout);

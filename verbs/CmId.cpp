@@ -67,7 +67,9 @@ void CmId::bindAddress(const sockaddr* address) {
   check(rdma_bind_addr(get(), const_cast<sockaddr*>(address)), "rdma_bind_addr");
 }
 
-void CmId::listen(int backlog) { check(rdma_listen(get(), backlog), "rdma_listen"); }
+void CmId::listen(int backlog) {
+  check(rdma_listen(get(), backlog), "rdma_listen");
+}
 
 void CmId::resolveAddress(const sockaddr* source, const sockaddr* destination, int timeoutMs) {
   check(rdma_resolve_addr(get(), const_cast<sockaddr*>(source), const_cast<sockaddr*>(destination),
@@ -80,13 +82,18 @@ void CmId::resolveRoute(int timeoutMs) {
 }
 
 void CmId::setAckTimeout(std::uint8_t exponent) {
-  check(rdma_set_option(get(), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &exponent, sizeof exponent),
+  check(rdma_set_option(get(), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &exponent,
+                        sizeof exponent),
         "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
 }
 
-void CmId::connect(rdma_conn_param& param) { check(rdma_connect(get(), &param), "rdma_connect"); }
+void CmId::connect(rdma_conn_param& param) {
+  check(rdma_connect(get(), &param), "rdma_connect");
+}
 
-void CmId::accept(rdma_conn_param& param) { check(rdma_accept(get(), &param), "rdma_accept"); }
+void CmId::accept(rdma_conn_param& param) {
+  check(rdma_accept(get(), &param), "rdma_accept");
+}
 
 void CmId::reject(std::span<const std::byte> privateData) {
   check(rdma_reject(get(), privateData.data(), static_cast<std::uint8_t>(privateData.size())),

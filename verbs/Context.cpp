@@ -22,7 +22,9 @@ Context Context::open(std::string_view name) {
   return open(list.find(name));
 }
 
-std::string Context::name() const { return ibv_get_device_name(ctx_->device); }
+std::string Context::name() const {
+  return ibv_get_device_name(ctx_->device);
+}
 
 ibv_device_attr Context::queryDevice() const {
   ibv_device_attr attr{};

@@ -60,12 +60,18 @@ std::string afterColon(const std::string& s) {
 
 std::string portStateName(ibv_port_state s) {
   switch (s) {
-    case IBV_PORT_DOWN: return "DOWN";
-    case IBV_PORT_INIT: return "INIT";
-    case IBV_PORT_ARMED: return "ARMED";
-    case IBV_PORT_ACTIVE: return "ACTIVE";
-    case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
-    default: return "NOP";
+    case IBV_PORT_DOWN:
+      return "DOWN";
+    case IBV_PORT_INIT:
+      return "INIT";
+    case IBV_PORT_ARMED:
+      return "ARMED";
+    case IBV_PORT_ACTIVE:
+      return "ACTIVE";
+    case IBV_PORT_ACTIVE_DEFER:
+      return "ACTIVE_DEFER";
+    default:
+      return "NOP";
   }
 }
 
@@ -102,7 +108,8 @@ PortInfo readPort(const fs::path& portDir, int number) {
 }  // namespace
 
 int netdevNumaNode(const std::string& netdev, const fs::path& sysfsRoot) {
-  const int n = toInt(readSysfsLine(sysfsRoot / "class" / "net" / netdev / "device" / "numa_node"), -1);
+  const int n =
+      toInt(readSysfsLine(sysfsRoot / "class" / "net" / netdev / "device" / "numa_node"), -1);
   return n >= 0 ? n : -1;
 }
 
@@ -226,17 +233,21 @@ std::string linkRateName(std::uint8_t activeSpeed, std::uint8_t activeWidth) {
   return std::to_string(n) + "X " + s->name;
 }
 
-int mtuBytes(int ibvMtu) { return ibvMtu >= 1 && ibvMtu <= 5 ? 128 << ibvMtu : 0; }
+int mtuBytes(int ibvMtu) {
+  return ibvMtu >= 1 && ibvMtu <= 5 ? 128 << ibvMtu : 0;
+}
 
 std::optional<std::string> gidToIp(std::string_view text) {
   // sysfs: "0000:0000:0000:0000:0000:ffff:c612:0001"; inet_pton reads it.
   const std::string s(text);
   std::array<unsigned char, 16> raw{};
   if (inet_pton(AF_INET6, s.c_str(), raw.data()) != 1) return std::nullopt;
-  if (std::all_of(raw.begin(), raw.end(), [](unsigned char b) { return b == 0; })) return std::nullopt;
+  if (std::all_of(raw.begin(), raw.end(), [](unsigned char b) { return b == 0; }))
+    return std::nullopt;
   char out[INET6_ADDRSTRLEN] = {};
-  const bool mapped = std::all_of(raw.begin(), raw.begin() + 10, [](unsigned char b) { return b == 0; }) &&
-                      raw[10] == 0xff && raw[11] == 0xff;
+  const bool mapped =
+      std::all_of(raw.begin(), raw.begin() + 10, [](unsigned char b) { return b == 0; }) &&
+      raw[10] == 0xff && raw[11] == 0xff;
   if (mapped) {
     inet_ntop(AF_INET, raw.data() + 12, out, sizeof out);
   } else {

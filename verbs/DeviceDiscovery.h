@@ -25,13 +25,13 @@ struct GidEntry {
 
 struct PortInfo {
   int number = 0;
-  std::string state;       // "ACTIVE", "DOWN", ...
-  std::string physState;   // "LinkUp", ...
-  std::string linkLayer;   // "Ethernet" or "InfiniBand"
-  double gbps = 0;         // active speed x width; 0 when unknown
-  std::string rate;        // "4X EDR", or sysfs rate text
-  int activeMtu = 0;       // bytes; 0 when unknown
-  std::string netdev;      // netdev behind the port (first GID's), "" if none
+  std::string state;           // "ACTIVE", "DOWN", ...
+  std::string physState;       // "LinkUp", ...
+  std::string linkLayer;       // "Ethernet" or "InfiniBand"
+  double gbps = 0;             // active speed x width; 0 when unknown
+  std::string rate;            // "4X EDR", or sysfs rate text
+  int activeMtu = 0;           // bytes; 0 when unknown
+  std::string netdev;          // netdev behind the port (first GID's), "" if none
   std::vector<GidEntry> gids;  // populated (non-zero) entries only
 };
 

@@ -22,7 +22,9 @@ DeviceList DeviceList::open() {
   return devices;
 }
 
-std::string DeviceList::name(std::size_t i) const { return ibv_get_device_name((*this)[i]); }
+std::string DeviceList::name(std::size_t i) const {
+  return ibv_get_device_name((*this)[i]);
+}
 
 std::vector<std::string> DeviceList::names() const {
   std::vector<std::string> out;

@@ -46,13 +46,15 @@ class QueuePair {
     ibv_send_wr* badWr = nullptr;
     const int rc = ibv_post_send(qp_.get(), &first, &badWr);
     if (bad != nullptr) *bad = badWr;
-    return rc == 0 ? std::error_code{} : std::error_code(rc > 0 ? rc : EIO, std::generic_category());
+    return rc == 0 ? std::error_code{}
+                   : std::error_code(rc > 0 ? rc : EIO, std::generic_category());
   }
   std::error_code postRecv(ibv_recv_wr& first, ibv_recv_wr** bad = nullptr) noexcept {
     ibv_recv_wr* badWr = nullptr;
     const int rc = ibv_post_recv(qp_.get(), &first, &badWr);
     if (bad != nullptr) *bad = badWr;
-    return rc == 0 ? std::error_code{} : std::error_code(rc > 0 ? rc : EIO, std::generic_category());
+    return rc == 0 ? std::error_code{}
+                   : std::error_code(rc > 0 ? rc : EIO, std::generic_category());
   }
 
   // Moves the QP to the error state: outstanding WRs complete as flushed.

@@ -48,8 +48,8 @@ std::error_code makeCompletionError(int wcStatus) noexcept {
 
 void reportTeardownFailure(std::string_view verb, int err) noexcept {
   // fprintf cannot throw; a message is all a destructor can do.
-  std::fprintf(stderr, "nfsrdma: %.*s failed during teardown: %s\n",
-               static_cast<int>(verb.size()), verb.data(), std::strerror(err));
+  std::fprintf(stderr, "nfsrdma: %.*s failed during teardown: %s\n", static_cast<int>(verb.size()),
+               verb.data(), std::strerror(err));
 }
 
 }  // namespace nfsrdma::verbs

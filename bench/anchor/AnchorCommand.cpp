@@ -4,8 +4,8 @@
 // ratios. Without --url it starts its own nfs-ganesha on loopback.
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,8 +16,8 @@
 #include <string>
 
 #include "bench/BenchCommands.h"
-#include "bench/anchor/DeviceAnchor.h"
 #include "bench/anchor/AnchorRuns.h"
+#include "bench/anchor/DeviceAnchor.h"
 #include "bench/anchor/SocketFloor.h"
 #include "bench/file/FileCli.h"
 #include "bench/pattern/DataPattern.h"
@@ -257,12 +257,13 @@ void printSlots(const Client& client, const std::vector<ReadWorkload>& workloads
     deepest = std::max<std::uint64_t>(deepest, std::uint64_t{w.queueDepth} * pieces);
   }
   const auto s = client.stats().session;
-  std::printf(" slots  : asked %u, granted %u; the deepest workload keeps %llu calls in flight\n", s.slotsAsked,
-              s.slots, static_cast<unsigned long long>(deepest));
+  std::printf(" slots  : asked %u, granted %u; the deepest workload keeps %llu calls in flight\n",
+              s.slotsAsked, s.slots, static_cast<unsigned long long>(deepest));
   if (s.slots < deepest) {
-    std::printf(" note   : the server granted fewer session slots than the deepest workload needs: its "
-                "depth is capped at %u calls\n",
-                s.slots);
+    std::printf(
+        " note   : the server granted fewer session slots than the deepest workload needs: its "
+        "depth is capped at %u calls\n",
+        s.slots);
   }
   std::printf("\n");
 }
@@ -275,9 +276,9 @@ constexpr std::uint32_t kVectoredQueue = 32;
 std::uint32_t vectoredWidth(const AnchorArgs& a, const Client& client, TransportKind proto) {
   // The nfs engine keeps at least four COMPOUNDs in flight: a group is at
   // most a quarter of the queue.
-  const std::uint32_t width = std::min<std::uint32_t>(
-      {static_cast<std::uint32_t>(a.readsPerCompound), kVectoredQueue / 4,
-       static_cast<std::uint32_t>(client.maxReadsPerCompound(4096))});
+  const std::uint32_t width =
+      std::min<std::uint32_t>({static_cast<std::uint32_t>(a.readsPerCompound), kVectoredQueue / 4,
+                               static_cast<std::uint32_t>(client.maxReadsPerCompound(4096))});
   if (a.readsPerCompound > 1 && width <= 1) {
     std::printf(" no vectored row: %s\n\n",
                 proto == TransportKind::kRdma
@@ -305,9 +306,11 @@ std::unique_ptr<Client> connectTrunked(const AnchorArgs& a, const AnchorServer& 
   o.nconnect = static_cast<std::uint32_t>(a.nconnect);
   try {
     auto trunked = Client::connect(o);
-    std::printf(" nfsrdma-nc%u: the same client with %u connections bound to its one session (nconnect);\n"
-                " it and nfsrdma run alternately %d times each, and each row is its median run by CPU/op\n\n",
-                o.nconnect, o.nconnect, kTrunkRounds);
+    std::printf(
+        " nfsrdma-nc%u: the same client with %u connections bound to its one session (nconnect);\n"
+        " it and nfsrdma run alternately %d times each, and each row is its median run by "
+        "CPU/op\n\n",
+        o.nconnect, o.nconnect, kTrunkRounds);
     return trunked;
   } catch (const std::exception& e) {
     // A server that will not trunk still has the other rows to measure.
@@ -394,7 +397,9 @@ void printTrunkRatios(const std::vector<AnchorRow>& rows) {
   bool header = false;
   for (const auto& r : rows) {
     if (r.trunked.client.empty() || r.ours.client.empty()) continue;
-    if (!header) std::printf("\n ratios %s/nfsrdma (connections on one session vs one)\n", r.trunked.client.c_str());
+    if (!header)
+      std::printf("\n ratios %s/nfsrdma (connections on one session vs one)\n",
+                  r.trunked.client.c_str());
     header = true;
     std::printf(" %-18s %-11s IOPS %5.2fx   MiB/s %5.2fx   CPU/op %5.2fx\n", r.w->name.c_str(),
                 r.trunked.client.c_str(), ratio(r.trunked.iops(), r.ours.iops()),
@@ -407,7 +412,8 @@ void printTrunkRatios(const std::vector<AnchorRow>& rows) {
 void printSpread(const Client& trunked) {
   const ClientStats s = trunked.stats();
   std::printf("\n nfsrdma-nc%zu calls per connection:", s.connections.size());
-  for (const auto& c : s.connections) std::printf(" %llu", static_cast<unsigned long long>(c.rpc.calls));
+  for (const auto& c : s.connections)
+    std::printf(" %llu", static_cast<unsigned long long>(c.rpc.calls));
   std::printf("\n");
 }
 

@@ -14,7 +14,9 @@ namespace nfsrdma::bench {
 double processCpuSeconds() {
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
-  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
   return secs(ru.ru_utime) + secs(ru.ru_stime);
 }
 

@@ -21,10 +21,10 @@
 namespace nfsrdma::bench {
 
 struct ReadWorkload {
-  std::string name;               // e.g. "4k-randread"
+  std::string name;  // e.g. "4k-randread"
   std::uint32_t blockSize = 4096;
   std::uint32_t queueDepth = 32;
-  bool random = true;             // false: sequential, wrapping at the end of the file
+  bool random = true;  // false: sequential, wrapping at the end of the file
   std::uint64_t fileSize = 0;
   std::chrono::milliseconds runtime{5000};
   std::uint64_t seed = 1;
@@ -39,13 +39,17 @@ struct ReadMeasurement {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   double seconds = 0;
-  double cpuSeconds = 0;  // user + system of this process
-  std::string error;      // first error, empty when all succeeded
+  double cpuSeconds = 0;             // user + system of this process
+  std::string error;                 // first error, empty when all succeeded
   std::optional<HostCpuShare> host;  // the rest of the host's CPU during the run, when sampled
 
   double iops() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
-  double mibPerSecond() const { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1048576.0 : 0; }
-  double cpuMicrosPerOp() const { return ops > 0 ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0; }
+  double mibPerSecond() const {
+    return seconds > 0 ? static_cast<double>(bytes) / seconds / 1048576.0 : 0;
+  }
+  double cpuMicrosPerOp() const {
+    return ops > 0 ? cpuSeconds * 1e6 / static_cast<double>(ops) : 0;
+  }
 };
 
 // This process's user + system CPU seconds, every thread of it (io_uring's

@@ -43,11 +43,10 @@ ReadMeasurement runFio(const std::string& device, const FileProfile& p, double s
   const std::string out = (std::filesystem::temp_directory_path() /
                            ("nfsrdma-anchor-fio-" + std::to_string(::getpid()) + ".json"))
                               .string();
-  const std::string cmd =
-      fmt("timeout %d fio --name=anchor --filename=%s --readonly %s --runtime=%.3f --time_based "
-          "--output-format=json --output=%s >/dev/null 2>&1",
-          static_cast<int>(seconds) + 60, device.c_str(), fioOptions(p).c_str(), seconds,
-          out.c_str());
+  const std::string cmd = fmt(
+      "timeout %d fio --name=anchor --filename=%s --readonly %s --runtime=%.3f --time_based "
+      "--output-format=json --output=%s >/dev/null 2>&1",
+      static_cast<int>(seconds) + 60, device.c_str(), fioOptions(p).c_str(), seconds, out.c_str());
   const int status = std::system(cmd.c_str());
   ReadMeasurement run;
   run.client = "fio";
@@ -100,7 +99,8 @@ std::string roundsText(const std::vector<ReadMeasurement>& runs) {
 bool printRun(const char* workload, const std::vector<ReadMeasurement>& runs) {
   const ReadMeasurement r = failedOrMedianByIops(runs);
   if (!r.error.empty()) {
-    std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", workload, r.client.c_str(), r.error.c_str());
+    std::fprintf(stderr, "nfsrdma-bench anchor: %s %s: %s\n", workload, r.client.c_str(),
+                 r.error.c_str());
     return false;
   }
   std::printf(" %-12s %-8s %10.0f %9.1f %12.2f   %s\n", workload, r.client.c_str(), r.iops(),
@@ -108,7 +108,8 @@ bool printRun(const char* workload, const std::vector<ReadMeasurement>& runs) {
   return true;
 }
 
-void writeRows(const std::string& path, const std::string& device, const std::vector<DeviceRow>& rows) {
+void writeRows(const std::string& path, const std::string& device,
+               const std::vector<DeviceRow>& rows) {
   JsonWriter w;
   w.beginObject().field("schema", "nfsrdma-bench-anchor-device/1").field("device", device);
   w.beginArray("results");
@@ -147,11 +148,12 @@ ReadMeasurement fioRunFromJson(const JsonValue& doc) {
 
 std::string fioOptions(const FileProfile& p) {
   const std::uint32_t depth = p.defaultIodepth;
-  return fmt("--ioengine=io_uring --direct=1 --rw=%s --bs=%u --iodepth=%u --fixedbufs=1 "
-             "--registerfiles=1 --iodepth_batch_submit=%u --iodepth_batch_complete_min=%u "
-             "--iodepth_batch_complete_max=%u --gtod_reduce=1 --norandommap --disk_util=0",
-             p.random ? "randread" : "read", p.blockSize, depth, depth,
-             std::max<std::uint32_t>(1, depth / 2), depth);
+  return fmt(
+      "--ioengine=io_uring --direct=1 --rw=%s --bs=%u --iodepth=%u --fixedbufs=1 "
+      "--registerfiles=1 --iodepth_batch_submit=%u --iodepth_batch_complete_min=%u "
+      "--iodepth_batch_complete_max=%u --gtod_reduce=1 --norandommap --disk_util=0",
+      p.random ? "randread" : "read", p.blockSize, depth, depth,
+      std::max<std::uint32_t>(1, depth / 2), depth);
 }
 
 int runDeviceAnchor(const std::string& device, double runtimeSeconds, const std::string& jsonPath) {
@@ -163,10 +165,12 @@ int runDeviceAnchor(const std::string& device, double runtimeSeconds, const std:
   std::printf("nfsrdma-bench anchor: the dev engine against fio on %s\n",
               targets.front().describe().c_str());
   std::printf(" fio at its best, with the same block size, depth and O_DIRECT as ours:\n");
-  for (const auto& p : profiles) std::printf("  %-12s fio %s\n", p.name.c_str(), fioOptions(p).c_str());
-  std::printf(" %d alternated rounds of %.1f s (ours, fio, ours, ...); each side's median round by "
-              "IOPS, then every round's IOPS\n\n",
-              kRounds, runtimeSeconds);
+  for (const auto& p : profiles)
+    std::printf("  %-12s fio %s\n", p.name.c_str(), fioOptions(p).c_str());
+  std::printf(
+      " %d alternated rounds of %.1f s (ours, fio, ours, ...); each side's median round by "
+      "IOPS, then every round's IOPS\n\n",
+      kRounds, runtimeSeconds);
   std::printf(" %-12s %-8s %10s %9s %12s   %s\n", "workload", "client", "IOPS", "MiB/s",
               "CPU[usec/op]", "rounds[IOPS]");
   bool ok = true;

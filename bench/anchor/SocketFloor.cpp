@@ -33,7 +33,9 @@ constexpr std::size_t kReplyHeadBytes = 100;
 double threadCpuSeconds() {
   rusage ru{};
   ::getrusage(RUSAGE_THREAD, &ru);
-  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
   return secs(ru.ru_utime) + secs(ru.ru_stime);
 }
 
@@ -98,7 +100,8 @@ void sendRecords(int listener, std::size_t pieceSize, std::size_t pieces, double
   const std::uint32_t mark = htonl(0x80000000U | recordLength);  // last fragment
   std::memcpy(head.data(), &mark, sizeof mark);
   std::vector<std::uint8_t> block(pieceSize, 0x5a);
-  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opsPerSecond));
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(1.0 / opsPerSecond));
   auto next = Clock::time_point(Clock::duration(startAt.load()));
   while (!stop.load(std::memory_order_relaxed)) {
     const auto now = Clock::now();
@@ -129,7 +132,8 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
-  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener.get(), 1) != 0 ||
+  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener.get(), 1) != 0 ||
       ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     m.error = util::errnoMessage("socket floor: listen on 127.0.0.1");
     return m;
@@ -138,7 +142,8 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   const std::size_t pieces = (w.blockSize + piece - 1) / piece;
   std::atomic<bool> stop{false};
   std::atomic<Clock::rep> startAt{0};
-  std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(startAt), std::cref(stop));
+  std::thread sender(sendRecords, listener.get(), piece, pieces, opsPerSecond, std::cref(startAt),
+                     std::cref(stop));
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0 || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     m.error = util::errnoMessage("socket floor: connect to 127.0.0.1");
@@ -160,10 +165,12 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
     bool whole = true;
     for (std::size_t p = 0; p < pieces && whole; ++p) {
       whole = receiveAll(fd.get(), head) &&
-              receiveAll(fd.get(), std::span(block).subspan(p * piece, std::min(piece, block.size() - p * piece)));
+              receiveAll(fd.get(), std::span(block).subspan(
+                                       p * piece, std::min(piece, block.size() - p * piece)));
     }
     if (!whole) {
-      m.error = errno != 0 ? util::errnoMessage("socket floor: recv") : "socket floor: the sender closed the connection";
+      m.error = errno != 0 ? util::errnoMessage("socket floor: recv")
+                           : "socket floor: the sender closed the connection";
       break;
     }
     ++m.ops;

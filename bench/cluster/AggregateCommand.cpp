@@ -39,17 +39,18 @@ RankLogCells readLogs(const AggregateArgs& a) {
     readRankLog(in, cells);
   }
   if (cells.lines == 0) {
-    throw std::invalid_argument(
-        "no result lines (schema " + std::string(kRankJsonSchema) +
-        ") in the logs: give the pods' logs, e.g. "
-        "kubectl logs -l job-name=RUN --tail=-1 | nfsrdma-bench aggregate");
+    throw std::invalid_argument("no result lines (schema " + std::string(kRankJsonSchema) +
+                                ") in the logs: give the pods' logs, e.g. "
+                                "kubectl logs -l job-name=RUN --tail=-1 | nfsrdma-bench aggregate");
   }
   return cells;
 }
 
 RankClockNote podClocks() {
-  return {"not measured: each client's own wall clock (its node's NTP); windows checked for overlap",
-          {}, {}};
+  return {
+      "not measured: each client's own wall clock (its node's NTP); windows checked for overlap",
+      {},
+      {}};
 }
 
 int aggregateSteps(const AggregateArgs& a) {
@@ -58,11 +59,11 @@ int aggregateSteps(const AggregateArgs& a) {
   JsonWriter w;
   w.beginObject().field("schema", "nfsrdma-bench-aggregate/1");
   w.beginArray("cells");
-  std::string html = "<!doctype html><meta charset=\"utf-8\"><title>nfsrdma-bench aggregate</title>\n";
+  std::string html =
+      "<!doctype html><meta charset=\"utf-8\"><title>nfsrdma-bench aggregate</title>\n";
   bool allFine = true;
   for (std::size_t i = 0; i < cells.cells.size(); ++i) {
-    const RankAggregate agg =
-        aggregateRanks(cells.results[i], clients, {a.straggler, 0});
+    const RankAggregate agg = aggregateRanks(cells.results[i], clients, {a.straggler, 0});
     allFine = allFine && agg.totals.has_value();
     if (agg.totals) {
       for (const auto& row : agg.totals->rows) allFine = allFine && row.errors == 0;

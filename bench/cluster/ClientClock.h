@@ -12,6 +12,8 @@
 namespace nfsrdma::bench {
 
 std::int64_t clientClockNs(std::chrono::steady_clock::time_point t);
-inline std::int64_t clientClockNowNs() { return clientClockNs(std::chrono::steady_clock::now()); }
+inline std::int64_t clientClockNowNs() {
+  return clientClockNs(std::chrono::steady_clock::now());
+}
 
 }  // namespace nfsrdma::bench

@@ -66,10 +66,10 @@ bool ScheduledRankHooks::startTogether(const std::string& failure) {
   }
   const std::int64_t late = clientClockNowNs() - startAtNs_;
   if (late > kScheduledLateNs) {
-    abandonReason_ = fmt(
-        "not ready at the cell's start time: late by %.1f s (the set-up or the layout took "
-        "longer than the slot allows: give a longer --cell-slot, or a later --start-at)",
-        static_cast<double>(late) / 1e9);
+    abandonReason_ =
+        fmt("not ready at the cell's start time: late by %.1f s (the set-up or the layout took "
+            "longer than the slot allows: give a longer --cell-slot, or a later --start-at)",
+            static_cast<double>(late) / 1e9);
     return false;
   }
   // In slices: an interrupt ends the wait, as it ends a job's.

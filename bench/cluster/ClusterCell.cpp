@@ -8,7 +8,8 @@
 
 namespace nfsrdma::bench {
 
-RankResult rankResultOf(const ClientOutcome& o, const ClientIdentity& who, const std::string& cell) {
+RankResult rankResultOf(const ClientOutcome& o, const ClientIdentity& who,
+                        const std::string& cell) {
   RankResult r;
   r.cell = cell;
   r.rank = who.rank;

@@ -22,7 +22,7 @@ namespace nfsrdma::bench {
 struct ClientOutcome {
   std::string failure;  // non-empty: the cell could not run here (and why)
   RankTimeline timeline;
-  DirectionResult dir[2];  // by IoDirection
+  DirectionResult dir[2];    // by IoDirection
   std::uint64_t errors = 0;  // I/O errors and verify mismatches
   std::string firstError;
   VerifyStats verify;  // --verify: what was checked, verify.mismatches of errors
@@ -43,8 +43,8 @@ struct ClusterCellOptions {
 
 // The cell as rank 0 sees it once every rank reported.
 struct CellRanks {
-  RankAggregate aggregate;  // no totals when a rank was lost
-  std::vector<RankResult> results;  // by rank, offsets applied
+  RankAggregate aggregate;           // no totals when a rank was lost
+  std::vector<RankResult> results;   // by rank, offsets applied
   std::vector<ClockOffset> offsets;  // by rank
 };
 

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,7 +91,8 @@ class MpiCluster final : public Cluster {
           "gatherv");
     std::vector<std::string> out;
     for (std::size_t i = 0; i < lens.size(); ++i) {
-      out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+      out.push_back(
+          all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
     }
     return out;
   }
@@ -134,8 +135,8 @@ class MpiCluster final : public Cluster {
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
       sends_.emplace_back();
-      check(MPI_Isend(&doneCell_, 1, MPI_UINT32_T, static_cast<int>(peer), kTagDone,
-                      MPI_COMM_WORLD, &sends_.back()),
+      check(MPI_Isend(&doneCell_, 1, MPI_UINT32_T, static_cast<int>(peer), kTagDone, MPI_COMM_WORLD,
+                      &sends_.back()),
             "isend");
     }
   }
@@ -203,8 +204,8 @@ class MpiCluster final : public Cluster {
   std::uint32_t rank_ = 0;
   std::uint32_t size_ = 1;
   std::string host_;
-  std::uint32_t received_ = 0;  // done notices of the current cell
-  std::uint32_t doneCell_ = 0;  // what the pending sends carry
+  std::uint32_t received_ = 0;      // done notices of the current cell
+  std::uint32_t doneCell_ = 0;      // what the pending sends carry
   std::vector<MPI_Request> sends_;  // this cell's notices, completed in awaitDoneNotices
 };
 

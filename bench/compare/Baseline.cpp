@@ -76,7 +76,8 @@ std::string directOf(const CompareReport& r) {
   return {};
 }
 
-void differs(std::string& out, const char* what, const std::string& before, const std::string& now) {
+void differs(std::string& out, const char* what, const std::string& before,
+             const std::string& now) {
   if (before.empty() || now.empty() || before == now) return;
   out += (out.empty() ? "" : ", ") + std::string(what) + " " + before + " -> " + now;
 }
@@ -84,9 +85,11 @@ void differs(std::string& out, const char* what, const std::string& before, cons
 // What differs between the conditions of `old` (in `before`) and `c` (in
 // `report`); "" when they match. Fields a report does not record (0, "")
 // are not compared.
-std::string conditionChange(const CompareReport& report, const CompareCell& c, const CompareReport& before,
-                            const CompareCell& old) {
-  auto num = [](double v) { return v > 0 ? std::to_string(static_cast<std::uint64_t>(v)) : std::string(); };
+std::string conditionChange(const CompareReport& report, const CompareCell& c,
+                            const CompareReport& before, const CompareCell& old) {
+  auto num = [](double v) {
+    return v > 0 ? std::to_string(static_cast<std::uint64_t>(v)) : std::string();
+  };
   auto bytes = [](double v) { return v > 0 ? formatBytes(v) : std::string(); };
   std::string out;
   // A figure that includes an outage measures the outage, not the setup.
@@ -98,15 +101,17 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   differs(out, "effective iodepth", num(old.effectiveIodepth), num(c.effectiveIodepth));
   differs(out, "numjobs", num(old.numjobs), num(c.numjobs));
   // A report from before --client recorded nothing: its nfs cells ran per job.
-  differs(out, "client", old.clientMode.empty() && !c.clientMode.empty() ? "per-job" : old.clientMode,
+  differs(out, "client",
+          old.clientMode.empty() && !c.clientMode.empty() ? "per-job" : old.clientMode,
           c.clientMode);
   // Another mix is another test: 70/30 against 80/20 is no regression.
   if (c.readPercent) differs(out, "mix", mixOf(old), mixOf(c));
   differs(out, "verify", old.verified ? "on" : "off", c.verified ? "on" : "off");
   // formatBytes rounds: the exact byte counts decide.
-  if (old.workingSetBytes > 0 && c.workingSetBytes > 0 && old.workingSetBytes != c.workingSetBytes) {
-    out += (out.empty() ? "" : ", ") + std::string("working set ") + formatBytes(old.workingSetBytes) + " -> " +
-           formatBytes(c.workingSetBytes);
+  if (old.workingSetBytes > 0 && c.workingSetBytes > 0 &&
+      old.workingSetBytes != c.workingSetBytes) {
+    out += (out.empty() ? "" : ", ") + std::string("working set ") +
+           formatBytes(old.workingSetBytes) + " -> " + formatBytes(c.workingSetBytes);
   }
   differs(out, "runtime", runLength(before), runLength(report));
   differs(out, "ramp", rampOf(before), rampOf(report));
@@ -122,10 +127,12 @@ std::string conditionChange(const CompareReport& report, const CompareCell& c, c
   // Reads: the server's page cache each started with (unrecorded before
   // compare managed it). Writes: whether the figure counts the commit.
   if (c.direction == IoDirection::Read && !c.serverCache.empty()) {
-    differs(out, "server cache", old.serverCache.empty() ? "unrecorded" : old.serverCache, c.serverCache);
+    differs(out, "server cache", old.serverCache.empty() ? "unrecorded" : old.serverCache,
+            c.serverCache);
   }
   if (c.direction == IoDirection::Write && old.commitCounted != c.commitCounted) {
-    differs(out, "commit counted", old.commitCounted ? "yes" : "no", c.commitCounted ? "yes" : "no");
+    differs(out, "commit counted", old.commitCounted ? "yes" : "no",
+            c.commitCounted ? "yes" : "no");
   }
   return out;
 }

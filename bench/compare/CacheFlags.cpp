@@ -30,35 +30,43 @@ std::vector<Flag> checkFigure(const FigureCheck& c) {
 
   if (c.overNetwork && c.diskBytesPerSecond && *c.diskBytesPerSecond > 0 &&
       c.bytesPerSecond > *c.diskBytesPerSecond * kAboveBoundFactor) {
-    const std::string disk = "above the " + formatRate(*c.diskBytesPerSecond) + " of the server's disk";
+    const std::string disk =
+        "above the " + formatRate(*c.diskBytesPerSecond) + " of the server's disk";
     if (c.direction == IoDirection::Read) {
       if (fitsInRam && !c.serverCacheDropped) {
         flags.push_back({"server-page-cache", FlagSeverity::Warning,
                          head + disk + " and the file set (" + ws + ") fits in server RAM (" +
                              formatBytes(*c.serverMemoryBytes) +
-                             "): served from the server's page cache; rerun with --size above server RAM or with "
+                             "): served from the server's page cache; rerun with --size above "
+                             "server RAM or with "
                              "--drop-server-cache"});
       } else if (fitsInRam) {
         flags.push_back({"server-page-cache", FlagSeverity::Warning,
-                         head + disk + "; the cache was dropped before the read phase, but the file set (" + ws +
-                             ") fits in server RAM (" + formatBytes(*c.serverMemoryBytes) +
-                             ") and is cached again as it is read: served from the server's page cache; rerun with "
+                         head + disk +
+                             "; the cache was dropped before the read phase, but the file set (" +
+                             ws + ") fits in server RAM (" + formatBytes(*c.serverMemoryBytes) +
+                             ") and is cached again as it is read: served from the server's page "
+                             "cache; rerun with "
                              "--size above server RAM"});
       } else if (c.serverMemoryBytes) {
-        flags.push_back({"above-disk", FlagSeverity::Warning,
-                         head + disk + " although the file set (" + ws + ") exceeds server RAM (" +
-                             formatBytes(*c.serverMemoryBytes) +
-                             "): the disk figure is not this export's disk, or a cache below it (RAID "
-                             "controller, array) served the reads"});
+        flags.push_back(
+            {"above-disk", FlagSeverity::Warning,
+             head + disk + " although the file set (" + ws + ") exceeds server RAM (" +
+                 formatBytes(*c.serverMemoryBytes) +
+                 "): the disk figure is not this export's disk, or a cache below it (RAID "
+                 "controller, array) served the reads"});
       } else {
-        flags.push_back({"above-disk", FlagSeverity::Warning,
-                         head + disk + "; the server's memory is unknown (give --server-mem): if the file set (" +
-                             ws + ") fits in it, the server's page cache served these reads"});
+        flags.push_back(
+            {"above-disk", FlagSeverity::Warning,
+             head + disk +
+                 "; the server's memory is unknown (give --server-mem): if the file set (" + ws +
+                 ") fits in it, the server's page cache served these reads"});
       }
     } else {
       flags.push_back({"server-write-cache", FlagSeverity::Warning,
                        head + "writes " + disk +
-                           ": absorbed by the server's page cache (UNSTABLE writes or an async export), not yet on "
+                           ": absorbed by the server's page cache (UNSTABLE writes or an async "
+                           "export), not yet on "
                            "disk; compare with --io-bytes above server RAM"});
     }
   }
@@ -68,14 +76,15 @@ std::vector<Flag> checkFigure(const FigureCheck& c) {
     if (c.bytesPerSecond > *c.linkBytesPerSecond * kAboveLinkFactor) {
       flags.push_back({"above-link", FlagSeverity::Warning,
                        head + formatGbps(c.bytesPerSecond) + " is above the link's " + link + src +
-                           ": these bytes did not all cross the wire (a client-side cache served them) or the link "
+                           ": these bytes did not all cross the wire (a client-side cache served "
+                           "them) or the link "
                            "figure is not this path's"});
     } else if (c.bytesPerSecond >= *c.linkBytesPerSecond * kLinkBoundShare) {
       char pct[16];
       std::snprintf(pct, sizeof pct, "%.0f%%", c.bytesPerSecond / *c.linkBytesPerSecond * 100);
       flags.push_back({"link-bound", FlagSeverity::Info,
-                       head + "link-bound: " + formatGbps(c.bytesPerSecond) + " is " + pct + " of the link's " + link +
-                           src});
+                       head + "link-bound: " + formatGbps(c.bytesPerSecond) + " is " + pct +
+                           " of the link's " + link + src});
     }
   }
   return flags;

@@ -29,22 +29,23 @@ inline constexpr double kLinkBoundShare = 0.9;
 enum class FlagSeverity { Info, Warning };
 
 struct Flag {
-  std::string kind;  // "server-page-cache", "above-disk", "server-write-cache", "above-link", "link-bound"
+  std::string
+      kind;  // "server-page-cache", "above-disk", "server-write-cache", "above-link", "link-bound"
   FlagSeverity severity = FlagSeverity::Warning;
   std::string message;
 };
 
 struct FigureCheck {
-  std::string profile;            // "4m-read"
+  std::string profile;  // "4m-read"
   IoDirection direction = IoDirection::Read;
   double bytesPerSecond = 0;
-  bool overNetwork = true;        // false for the local-disk column itself
+  bool overNetwork = true;                   // false for the local-disk column itself
   std::optional<double> diskBytesPerSecond;  // same profile and direction on the backing disk
   std::optional<double> linkBytesPerSecond;  // the link this target's bytes cross
   std::string linkSource;                    // "nfsrdma-bench link (TCP)", "mlx5_0 port 1"
   std::optional<double> serverMemoryBytes;
   double workingSetBytes = 0;
-  bool serverCacheDropped = false;           // --drop-server-cache took effect before the phase
+  bool serverCacheDropped = false;  // --drop-server-cache took effect before the phase
 };
 
 std::vector<Flag> checkFigure(const FigureCheck& c);

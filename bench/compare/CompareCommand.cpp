@@ -26,10 +26,10 @@
 #include "bench/file/FileEmbedded.h"
 #include "bench/file/FileReport.h"
 #include "bench/file/FileRun.h"
-#include "verbs/DeviceDiscovery.h"
 #include "bench/report/Format.h"
 #include "bench/report/OutputFile.h"
 #include "util/ToolCli.h"
+#include "verbs/DeviceDiscovery.h"
 
 namespace po = boost::program_options;
 
@@ -286,7 +286,8 @@ Targets chooseTargets(const CompareArgs& a, ClientRun& clients) {
     return t;
   }
   if (clients.pod()) {
-    throw std::invalid_argument("--target is needed with --clients: the embedded server is one host's");
+    throw std::invalid_argument(
+        "--target is needed with --clients: the embedded server is one host's");
   }
   return clients.mpi() ? sharedEmbeddedTargets(a, clients) : embeddedTargets(a);
 }
@@ -354,7 +355,8 @@ std::vector<bool> describeTargets(CompareReport& report, const std::vector<Targe
     usable.push_back(t.available);
     report.targets.push_back(std::move(t));
   }
-  report.ratios = ratios.empty() ? defaultRatios(report.targets) : parseRatios(ratios, report.targets);
+  report.ratios =
+      ratios.empty() ? defaultRatios(report.targets) : parseRatios(ratios, report.targets);
   return usable;
 }
 
@@ -409,12 +411,11 @@ void addAnchorNotes(CompareReport& report) {
     if (t.engine != "nfs" || t.nfsProto != "tcp") continue;
     const CompareCell* ours = report.cell("4k-randread", IoDirection::Read, t.name);
     if (ours != nullptr && anchor != nullptr && ours->ran && anchor->ran && anchor->iops > 0) {
-      report.notes.push_back("4k-randread IOPS: " + t.name + " (our client) " +
-                             fmt("%.0f", ours->iops) + ", libnfs (anchor) " +
-                             fmt("%.0f", anchor->iops) + ": " +
-                             fmt("%.2fx", ours->iops / anchor->iops) +
-                             " (goal >= 1.20x), same server, same run, " + "server cache " +
-                             ours->serverCache + " for both");
+      report.notes.push_back(
+          "4k-randread IOPS: " + t.name + " (our client) " + fmt("%.0f", ours->iops) +
+          ", libnfs (anchor) " + fmt("%.0f", anchor->iops) + ": " +
+          fmt("%.2fx", ours->iops / anchor->iops) + " (goal >= 1.20x), same server, same run, " +
+          "server cache " + ours->serverCache + " for both");
     }
   }
 }
@@ -424,13 +425,12 @@ void addNotes(CompareReport& report, const std::vector<TargetSpec>& specs,
   addAnchorNotes(report);
   for (const auto& t : report.targets) {
     if (t.engine == "nfs" && t.available) {
-      report.notes.push_back(t.name + ": numjobs " + std::to_string(options.numjobs) +
-                             (options.sharedClient
-                                  ? " = threads on one client (--client shared: one session, a "
-                                    "connection per job unless the URL gives nconnect=)"
-                                  : " = threads, each with its own connection and session") +
-                             (t.readsPerCompound > 1
-                                  ? "; up to " + std::to_string(t.readsPerCompound) +
+      report.notes.push_back(
+          t.name + ": numjobs " + std::to_string(options.numjobs) +
+          (options.sharedClient ? " = threads on one client (--client shared: one session, a "
+                                  "connection per job unless the URL gives nconnect=)"
+                                : " = threads, each with its own connection and session") +
+          (t.readsPerCompound > 1 ? "; up to " + std::to_string(t.readsPerCompound) +
                                         " queued READs of one file per COMPOUND (one RPC)"
                                   : "; one READ per RPC"));
     } else if (options.sharedClient && t.available) {
@@ -507,7 +507,8 @@ CellRunner clientRunner(ClientRun& clients, const std::vector<FileProfile>& prof
       }
     }
     ClientRun::Cell cell = clients.run(t, p, o, rs, k);
-    if (!cell.allRan) throw ClientsLost{cell.ranks ? cell.ranks->aggregate.errors : std::vector<std::string>{}};
+    if (!cell.allRan)
+      throw ClientsLost{cell.ranks ? cell.ranks->aggregate.errors : std::vector<std::string>{}};
     if (!cell.ranks) return cell.local;
     return mergeClients(cell.local, *cell.ranks, clients.clockNote(*cell.ranks));
   };
@@ -528,7 +529,8 @@ bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
   prepareDeviceTargets(specs, profiles, options);
   describeServer(report, a, specs);
   const bool progress = clients.leader() && progressWanted();
-  std::vector<bool> usable = describeTargets(report, specs, link, rdma, targets.embedded != nullptr, a.ratios);
+  std::vector<bool> usable =
+      describeTargets(report, specs, link, rdma, targets.embedded != nullptr, a.ratios);
   agreeOnTargets(report, usable, clients);
   const ServerCachePlan cachePlan = planCache(report, specs, usable, options);
   for (const auto& p : profiles) {
@@ -536,15 +538,15 @@ bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
     if (p.writes()) report.rows.emplace_back(p.name, IoDirection::Write);
   }
   report.config = compareConfig(report, targets.serverNote, options, a.workload, cachePlan, rdma);
-  if (!clients.alone()) report.config.emplace_back("clients", clients.describe() + ", each its own jobs and files");
+  if (!clients.alone())
+    report.config.emplace_back("clients", clients.describe() + ", each its own jobs and files");
   if (progress)
     std::fprintf(stderr, "nfsrdma-bench compare: %zu profiles x %zu targets\n", profiles.size(),
                  specs.size());
-  const bool anyFailure =
-      runCompareMatrix(report, specs, usable, profiles, clients.forThisClient(options), cachePlan,
-                       progress,
-                       clients.alone() ? CellRunner(runFileBenchmark) : clientRunner(clients, profiles, specs),
-                       &created);
+  const bool anyFailure = runCompareMatrix(
+      report, specs, usable, profiles, clients.forThisClient(options), cachePlan, progress,
+      clients.alone() ? CellRunner(runFileBenchmark) : clientRunner(clients, profiles, specs),
+      &created);
   computeFlags(report);
   addNotes(report, specs, options);
   return anyFailure;
@@ -597,9 +599,10 @@ int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
       std::fprintf(stderr, "nfsrdma-bench compare: rank %u (%s): %s\n", clients.rank(),
                    clients.host().c_str(), e.what());
       clients.cluster()->abortAll(tool::kExitFailure);
-    return tool::kExitFailure;  // not reached: abortAll ends every rank
+      return tool::kExitFailure;  // not reached: abortAll ends every rank
     } catch (const ClientsLost& lost) {
-      for (const auto& e : lost.errors) std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.c_str());
+      for (const auto& e : lost.errors)
+        std::fprintf(stderr, "nfsrdma-bench compare: %s\n", e.c_str());
       if (clients.leader()) std::fputs(" clients lost: the run ends, with no totals\n", stdout);
       return tool::kExitFailure;
     }

@@ -48,23 +48,24 @@ ServerMemory serverMemoryOf(const std::vector<TargetSpec>& targets, std::optiona
 // `nfsrdma-bench link --json`, or for RDMA the device's reported speed.
 struct LinkBounds {
   LinkFigures figures;
-  std::string source;           // "nfsrdma-bench link, link.json"
-  std::string rdmaDevice;       // "mlx5_0 port 1", empty: none
+  std::string source;      // "nfsrdma-bench link, link.json"
+  std::string rdmaDevice;  // "mlx5_0 port 1", empty: none
   double rdmaDeviceGbps = 0;
 };
 void attachLinkBound(CompareTarget& t, const TargetSpec& s, const LinkBounds& link);
 
 // Warnings for the report's notes about the conditions themselves, e.g.
 // --direct 0 turning the local disk bound into the page cache's.
-std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& targets, const FileOptions& options,
+std::vector<std::string> conditionWarnings(const std::vector<TargetSpec>& targets,
+                                           const FileOptions& options,
                                            const std::string& diskTarget);
 
 // The report cells of one run (a read and/or a write cell); write cells
 // count the COMMIT/fsync in their rates.
 std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p);
 
-using CellRunner =
-    std::function<RunResult(const TargetSpec&, const FileProfile&, const FileOptions&, const RunSettings&)>;
+using CellRunner = std::function<RunResult(const TargetSpec&, const FileProfile&,
+                                           const FileOptions&, const RunSettings&)>;
 
 // Runs profiles x usable targets, profile by profile, every cell prepared as
 // the plan says; appends the cells (and notes on cells whose cache did not

@@ -15,22 +15,22 @@
 namespace nfsrdma::bench {
 
 struct GridColumn {
-  std::string text;  // header in the text table: "nfs-tcp chg"
-  std::string html;  // header in the HTML table: "nfs-tcp change"
+  std::string text;     // header in the text table: "nfs-tcp chg"
+  std::string html;     // header in the HTML table: "nfs-tcp change"
   bool number = false;  // figures: right-aligned in the text
 };
 
 struct GridCell {
-  std::string text;       // what it shows, marks aside: "1234.5", "-", "n/a", "1.20x"
-  bool number = false;    // a figure (HTML class "num")
-  bool missing = false;   // no figure: not run, unavailable, no ratio (class "na")
-  bool error = false;     // did not run because of an error (links to the Errors list)
+  std::string text;      // what it shows, marks aside: "1234.5", "-", "n/a", "1.20x"
+  bool number = false;   // a figure (HTML class "num")
+  bool missing = false;  // no figure: not run, unavailable, no ratio (class "na")
+  bool error = false;    // did not run because of an error (links to the Errors list)
   bool regression = false;
   std::uint64_t badData = 0;       // verify mismatches: the BAD-DATA mark
   std::vector<std::size_t> flags;  // footnote numbers of its warnings
-  std::string why;        // the error or the n/a reason (HTML hover text)
-  std::size_t span = 1;   // columns it covers in HTML (n/a covers MiB/s and IOPS)
-  bool covered = false;   // under the previous cell's span: text shows it, HTML does not
+  std::string why;                 // the error or the n/a reason (HTML hover text)
+  std::size_t span = 1;            // columns it covers in HTML (n/a covers MiB/s and IOPS)
+  bool covered = false;            // under the previous cell's span: text shows it, HTML does not
 };
 
 struct CompareGrid {

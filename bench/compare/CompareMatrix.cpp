@@ -1,14 +1,14 @@
 #include "bench/compare/CompareMatrix.h"
 
-#include "bench/compare/CompareGrid.h"
-#include "bench/report/Format.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+
+#include "bench/compare/CompareGrid.h"
+#include "bench/report/Format.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -55,7 +55,8 @@ double CompareCell::lat(const std::string& key) const {
   return 0;
 }
 
-const CompareCell* CompareReport::cell(const std::string& profile, IoDirection d, const std::string& t) const {
+const CompareCell* CompareReport::cell(const std::string& profile, IoDirection d,
+                                       const std::string& t) const {
   for (const auto& c : cells) {
     if (c.profile == profile && c.direction == d && c.target == t) return &c;
   }
@@ -73,15 +74,18 @@ const CompareTarget* CompareReport::target(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<double> CompareReport::ratio(const CompareRatio& r, const std::string& profile, IoDirection d) const {
+std::optional<double> CompareReport::ratio(const CompareRatio& r, const std::string& profile,
+                                           IoDirection d) const {
   const CompareCell* a = cell(profile, d, r.numerator);
   const CompareCell* b = cell(profile, d, r.denominator);
-  if (a == nullptr || b == nullptr || !a->ran || !b->ran || b->mibPerSecond <= 0) return std::nullopt;
+  if (a == nullptr || b == nullptr || !a->ran || !b->ran || b->mibPerSecond <= 0)
+    return std::nullopt;
   return a->mibPerSecond / b->mibPerSecond;
 }
 
 std::size_t CompareReport::regressions() const {
-  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const CompareCell& c) { return c.regression; }));
+  return static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(), [](const CompareCell& c) { return c.regression; }));
 }
 
 std::size_t CompareReport::warnings() const {
@@ -102,7 +106,7 @@ std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& target
   // NFS against the block protocols over the same link, then each of
   // those over RDMA against itself over TCP.
   const std::pair<const char*, const char*> wanted[] = {
-      {"nfs-rdma", "nfs-tcp"},   {"nfs-tcp", "libnfs"},    {"nfs-tcp", "local"},
+      {"nfs-rdma", "nfs-tcp"},   {"nfs-tcp", "libnfs"},     {"nfs-tcp", "local"},
       {"nfs-rdma", "local"},     {"nfs-rdma", "nvmf-rdma"}, {"nfs-rdma", "iser"},
       {"nvmf-rdma", "nvme-tcp"}, {"iser", "iscsi"},         {"nvmf-rdma", "local"}};
   for (const auto& [a, b] : wanted) {
@@ -110,7 +114,8 @@ std::vector<CompareRatio> defaultRatios(const std::vector<CompareTarget>& target
   }
   // A vectored column (several READs per COMPOUND) against the anchor too.
   for (const auto& t : targets) {
-    if (t.available && t.name.rfind("nfs-tcp-v", 0) == 0 && has("libnfs")) out.push_back({t.name, "libnfs"});
+    if (t.available && t.name.rfind("nfs-tcp-v", 0) == 0 && has("libnfs"))
+      out.push_back({t.name, "libnfs"});
   }
   return out;
 }
@@ -128,9 +133,11 @@ std::vector<CompareRatio> parseRatios(const std::string& list,
     const std::string item = list.substr(from, comma - from);
     from = comma + 1;
     const auto slash = item.find('/');
-    const CompareRatio r{item.substr(0, slash), slash == std::string::npos ? "" : item.substr(slash + 1)};
+    const CompareRatio r{item.substr(0, slash),
+                         slash == std::string::npos ? "" : item.substr(slash + 1)};
     if (slash == std::string::npos || r.numerator.empty() || r.denominator.empty()) {
-      throw std::invalid_argument("--ratios '" + item + "': expected NUMERATOR/DENOMINATOR target names");
+      throw std::invalid_argument("--ratios '" + item +
+                                  "': expected NUMERATOR/DENOMINATOR target names");
     }
     for (const auto& n : {r.numerator, r.denominator}) {
       if (!known(n)) throw std::invalid_argument("--ratios " + item + ": no target is named " + n);
@@ -183,7 +190,8 @@ std::vector<std::string> errorLines(const CompareReport& r) {
     if (!c.firstError.empty()) out.push_back(c.target + " " + c.profile + ": " + c.firstError);
     if (c.verifyMismatches) {
       out.push_back(fmt("%s %s %s: %llu verify mismatches", c.target.c_str(), c.profile.c_str(),
-                        directionName(c.direction), static_cast<unsigned long long>(c.verifyMismatches)));
+                        directionName(c.direction),
+                        static_cast<unsigned long long>(c.verifyMismatches)));
     }
   }
   return out;
@@ -203,8 +211,8 @@ std::vector<std::string> commitLines(const CompareReport& r) {
   std::vector<std::string> out;
   for (const auto& c : r.cells) {
     if (c.ran && c.direction == IoDirection::Write && c.commitSeconds > 0) {
-      out.push_back(fmt("%s %s: %.3f s of writes + %.0f ms COMMIT/fsync", c.target.c_str(), c.profile.c_str(),
-                        c.seconds, c.commitSeconds * 1e3));
+      out.push_back(fmt("%s %s: %.3f s of writes + %.0f ms COMMIT/fsync", c.target.c_str(),
+                        c.profile.c_str(), c.seconds, c.commitSeconds * 1e3));
     }
   }
   return out;
@@ -214,7 +222,8 @@ std::vector<std::string> unsupportedLines(const CompareReport& r) {
   std::vector<std::string> na;
   for (const auto& c : r.cells) {
     const std::string line = c.target + ": " + c.unsupported;
-    if (!c.unsupported.empty() && std::find(na.begin(), na.end(), line) == na.end()) na.push_back(line);
+    if (!c.unsupported.empty() && std::find(na.begin(), na.end(), line) == na.end())
+      na.push_back(line);
   }
   return na;
 }
@@ -239,13 +248,15 @@ std::string textTable(const CompareGrid& g) {
     for (const auto& row : g.rows) width[i] = std::max(width[i], displayWidth(textOf(row[i])));
   }
   std::string out = "|";
-  for (std::size_t i = 0; i < g.columns.size(); ++i) out += " " + pad(g.columns[i].text, width[i], false) + " |";
+  for (std::size_t i = 0; i < g.columns.size(); ++i)
+    out += " " + pad(g.columns[i].text, width[i], false) + " |";
   out += "\n|";
   for (std::size_t i = 0; i < g.columns.size(); ++i) out += std::string(width[i] + 2, '-') + "|";
   out += "\n";
   for (const auto& row : g.rows) {
     out += "|";
-    for (std::size_t i = 0; i < row.size(); ++i) out += " " + pad(textOf(row[i]), width[i], g.columns[i].number) + " |";
+    for (std::size_t i = 0; i < row.size(); ++i)
+      out += " " + pad(textOf(row[i]), width[i], g.columns[i].number) + " |";
     out += "\n";
   }
   return out;
@@ -260,21 +271,22 @@ std::string bullets(const std::string& heading, const std::vector<std::string>& 
 }
 
 std::string baselineText(const CompareReport& r) {
-  std::string out = fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n", r.baselinePath.c_str(),
-                        r.regressionThresholdPercent);
+  std::string out = fmt("\n Baseline: %s (regression = a drop of more than %.0f%%)\n",
+                        r.baselinePath.c_str(), r.regressionThresholdPercent);
   std::size_t n = 0;
   for (const auto& c : r.cells) {
     if (!c.regression) continue;
     ++n;
-    out += fmt(" REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
-               rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(), c.mibPerSecond,
-               c.iops, c.baselineMibPerSecond.value_or(0), c.baselineIops.value_or(0), c.changePercent);
+    out += fmt(
+        " REGRESSION %s %s %s: %.1f MiB/s (%.0f IOPS), was %.1f MiB/s (%.0f IOPS): %+.1f%%\n",
+        rowName(r, c.profile).c_str(), directionName(c.direction), c.target.c_str(), c.mibPerSecond,
+        c.iops, c.baselineMibPerSecond.value_or(0), c.baselineIops.value_or(0), c.changePercent);
   }
   if (n == 0) out += " no regressions\n";
   for (const auto& c : r.cells) {
     if (c.baselineConfigChange.empty()) continue;
-    out += " not compared, config changed: " + rowName(r, c.profile) + " " + directionName(c.direction) + " " +
-           c.target + ": " + c.baselineConfigChange + "\n";
+    out += " not compared, config changed: " + rowName(r, c.profile) + " " +
+           directionName(c.direction) + " " + c.target + ": " + c.baselineConfigChange + "\n";
   }
   return out;
 }
@@ -308,7 +320,8 @@ std::string formatCompareText(const CompareReport& r) {
   out += bullets(kCommitHeading, commitLines(r));
   if (!footnotes.empty()) {
     out += "\n Flags: figures above what bounds them\n";
-    for (std::size_t i = 0; i < footnotes.size(); ++i) out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
+    for (std::size_t i = 0; i < footnotes.size(); ++i)
+      out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
   }
   out += bullets("Bounds reached", boundsReachedLines(r));
   if (withBaseline) out += baselineText(r);
@@ -324,10 +337,16 @@ namespace {
 void writeTargetsJson(JsonWriter& w, const std::vector<CompareTarget>& targets) {
   w.beginArray("targets");
   for (const auto& t : targets) {
-    w.beginObject().field("name", t.name).field("engine", t.engine).field("description", t.description);
-    w.field("available", t.available).field("unavailable", t.unavailable).field("over_network", t.overNetwork);
+    w.beginObject()
+        .field("name", t.name)
+        .field("engine", t.engine)
+        .field("description", t.description);
+    w.field("available", t.available)
+        .field("unavailable", t.unavailable)
+        .field("over_network", t.overNetwork);
     if (t.linkBytesPerSecond) {
-      w.field("link_bytes_per_s", *t.linkBytesPerSecond).field("link_gbps", *t.linkBytesPerSecond * 8 / 1e9);
+      w.field("link_bytes_per_s", *t.linkBytesPerSecond)
+          .field("link_gbps", *t.linkBytesPerSecond * 8 / 1e9);
     } else {
       w.null("link_bytes_per_s");
     }
@@ -400,7 +419,8 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
   w.field("server_cache", c.serverCache);
   w.field("unsupported", c.unsupported);
   writeCellVerdictsJson(w, c);
-  if (c.clients) writeRanksJson(w, "clients", c.clients->aggregate, c.clients->clients, c.clients->clocks);
+  if (c.clients)
+    writeRanksJson(w, "clients", c.clients->aggregate, c.clients->clients, c.clients->clocks);
   w.endObject();
 }
 
@@ -408,7 +428,10 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
 void writeRatiosJson(JsonWriter& w, const CompareReport& r) {
   w.beginArray("ratios");
   for (const auto& q : r.ratios) {
-    w.beginObject().field("name", q.name()).field("numerator", q.numerator).field("denominator", q.denominator);
+    w.beginObject()
+        .field("name", q.name())
+        .field("numerator", q.numerator)
+        .field("denominator", q.denominator);
     w.beginArray("values");
     for (const auto& [p, d] : r.rows) {
       w.beginObject().field("profile", p).field("direction", directionName(d));
@@ -444,7 +467,9 @@ std::string compareToJson(const CompareReport& r) {
   w.endArray();
   writeRatiosJson(w, r);
   if (!r.baselinePath.empty()) {
-    w.beginObject("baseline").field("path", r.baselinePath).field("threshold_percent", r.regressionThresholdPercent);
+    w.beginObject("baseline")
+        .field("path", r.baselinePath)
+        .field("threshold_percent", r.regressionThresholdPercent);
     w.field("regressions", std::uint64_t{r.regressions()}).endObject();
   }
   w.beginArray("notes");
@@ -540,7 +565,8 @@ CompareCell cellFromJson(const JsonValue& c) {
     try {
       cell.clients = std::make_shared<const ClientsReport>(clientsFromJson(*cl));
     } catch (const std::exception& e) {
-      throw std::runtime_error("compare JSON: " + cell.profile + " " + cell.target + ": " + e.what());
+      throw std::runtime_error("compare JSON: " + cell.profile + " " + cell.target + ": " +
+                               e.what());
     }
   }
   return cell;
@@ -550,9 +576,11 @@ CompareCell cellFromJson(const JsonValue& c) {
 
 CompareReport compareFromJson(const JsonValue& doc) {
   // /1 named the latency object clat_us (read below as well).
-  if (doc.str("schema") != "nfsrdma-bench-compare/3" && doc.str("schema") != "nfsrdma-bench-compare/2" &&
+  if (doc.str("schema") != "nfsrdma-bench-compare/3" &&
+      doc.str("schema") != "nfsrdma-bench-compare/2" &&
       doc.str("schema") != "nfsrdma-bench-compare/1") {
-    throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") + "')");
+    throw std::runtime_error("not an nfsrdma-bench compare result (schema '" + doc.str("schema") +
+                             "')");
   }
   CompareReport r;
   for (const auto& [k, v] : requiredMember(doc, "config").object)
@@ -563,7 +591,8 @@ CompareReport compareFromJson(const JsonValue& doc) {
   }
   if (const JsonValue* lim = doc.find("limits")) {
     r.diskTarget = lim->str("disk_target");
-    if (const JsonValue* m = lim->find("server_memory_bytes"); m != nullptr && m->isNumber()) r.serverMemoryBytes = m->number;
+    if (const JsonValue* m = lim->find("server_memory_bytes"); m != nullptr && m->isNumber())
+      r.serverMemoryBytes = m->number;
     r.serverMemorySource = lim->str("server_memory_source");
   }
   for (const auto& c : requiredMember(doc, "results").array) r.cells.push_back(cellFromJson(c));

@@ -27,11 +27,12 @@ struct CompareTarget {
   std::string engine;       // "path", "nfs", "libnfs"
   std::string description;  // where and how
   bool available = true;
-  std::string unavailable;  // why not, shown in the column: "no RDMA device — see nfsrdma-server doctor"
+  std::string
+      unavailable;  // why not, shown in the column: "no RDMA device — see nfsrdma-server doctor"
   bool overNetwork = true;  // false: the backing disk itself
   std::optional<double> linkBytesPerSecond;
   std::string linkSource;
-  std::string nfsProto;               // nfs engine: "tcp" or "rdma"
+  std::string nfsProto;                // nfs engine: "tcp" or "rdma"
   std::uint32_t readsPerCompound = 1;  // nfs engine: queued READs per COMPOUND
 };
 
@@ -45,7 +46,7 @@ struct CompareCell {
   double iops = 0;
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
-  double seconds = 0;        // the measured window
+  double seconds = 0;  // the measured window
   // Writes: the COMMIT/fsync after the window that made them durable. The
   // write figures (MiB/s, IOPS) count it: bytes / (seconds + commitSeconds).
   double commitSeconds = 0;
@@ -76,7 +77,8 @@ struct CompareCell {
   std::uint64_t errors = 0;
   std::string firstError;
   bool cacheDropped = false;
-  std::string serverCache;  // the server's page cache when a read cell began: "warm", "dropped", "unmanaged"
+  std::string serverCache;  // the server's page cache when a read cell began: "warm", "dropped",
+                            // "unmanaged"
   std::string unsupported;  // the engine cannot run this (shown as n/a, reason in the notes)
   std::vector<Flag> flags;
   // A many-client cell (MPI): the clients' breakdown; the figures above
@@ -94,7 +96,7 @@ struct CompareCell {
 };
 
 struct CompareRatio {
-  std::string numerator;    // target names
+  std::string numerator;  // target names
   std::string denominator;
   std::string name() const { return numerator + "/" + denominator; }
 };
@@ -102,21 +104,23 @@ struct CompareRatio {
 struct CompareReport {
   std::vector<std::pair<std::string, std::string>> config;  // banner: name, value
   std::vector<CompareTarget> targets;
-  std::vector<std::pair<std::string, IoDirection>> rows;   // in report order
+  std::vector<std::pair<std::string, IoDirection>> rows;  // in report order
   std::vector<CompareCell> cells;
   std::vector<CompareRatio> ratios;
-  std::string diskTarget;                  // whose figures bound the others ("local")
+  std::string diskTarget;  // whose figures bound the others ("local")
   std::optional<double> serverMemoryBytes;
   std::string serverMemorySource;
-  std::vector<std::string> notes;          // closing notes
-  std::string baselinePath;                // empty: no baseline
+  std::vector<std::string> notes;  // closing notes
+  std::string baselinePath;        // empty: no baseline
   double regressionThresholdPercent = 10;
 
-  const CompareCell* cell(const std::string& profile, IoDirection d, const std::string& target) const;
+  const CompareCell* cell(const std::string& profile, IoDirection d,
+                          const std::string& target) const;
   CompareCell* cell(const std::string& profile, IoDirection d, const std::string& target);
   const CompareTarget* target(const std::string& name) const;
   // numerator/denominator of MiB/s for a row; nullopt when either did not run.
-  std::optional<double> ratio(const CompareRatio& r, const std::string& profile, IoDirection d) const;
+  std::optional<double> ratio(const CompareRatio& r, const std::string& profile,
+                              IoDirection d) const;
   std::size_t regressions() const;
   std::size_t warnings() const;
 };
@@ -157,14 +161,15 @@ std::vector<std::string> boundsReachedLines(const CompareReport& r);
 // the commit section: "nfs-tcp 4m-write: 1.023 s of writes + 192 ms COMMIT/fsync",
 // under kCommitHeading.
 inline constexpr const char* kCommitHeading =
-    "Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS = "
+    "Writes count the COMMIT/fsync that made them durable (like fio's end_fsync=1): MiB/s and IOPS "
+    "= "
     "bytes / (window + commit)";
 std::vector<std::string> commitLines(const CompareReport& r);
 // the n/a section, once per target and reason: "libnfs: libnfs 4.0.0 cannot ...".
 std::vector<std::string> unsupportedLines(const CompareReport& r);
 
-// JSON document "nfsrdma-bench-compare/3" (/3 adds a many-client cell's "clients"; /2 and /1 still read) and back. parseCompareJson throws
-// std::runtime_error naming what is missing.
+// JSON document "nfsrdma-bench-compare/3" (/3 adds a many-client cell's "clients"; /2 and /1 still
+// read) and back. parseCompareJson throws std::runtime_error naming what is missing.
 std::string compareToJson(const CompareReport& report);
 CompareReport compareFromJson(const JsonValue& doc);
 

@@ -11,61 +11,76 @@
 namespace nfsrdma::bench {
 namespace {
 
-const char* const kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"};
+const char* const kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                "#76b7b2", "#edc948", "#b07aa1"};
 
-const char* colourOf(std::size_t i) { return kColours[i % (sizeof kColours / sizeof kColours[0])]; }
+const char* colourOf(std::size_t i) {
+  return kColours[i % (sizeof kColours / sizeof kColours[0])];
+}
 
 // One horizontal bar chart: a bar per available target.
 std::string barChart(const CompareReport& r, const std::string& profile, IoDirection d) {
   constexpr int kLabel = 110, kBarMax = 420, kRow = 26, kTop = 8;
   double top = 0;
   for (const auto& t : r.targets) {
-    if (const CompareCell* c = r.cell(profile, d, t.name); c != nullptr && c->ran) top = std::max(top, c->mibPerSecond);
+    if (const CompareCell* c = r.cell(profile, d, t.name); c != nullptr && c->ran)
+      top = std::max(top, c->mibPerSecond);
   }
   const int height = kTop * 2 + kRow * static_cast<int>(r.targets.size());
-  std::string svg = fmt(
-      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-      "aria-label=\"%s %s MiB/s by target\">\n",
-      kLabel + kBarMax + 150, height, htmlEscape(profile).c_str(), directionName(d));
+  std::string svg =
+      fmt("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+          "role=\"img\" "
+          "aria-label=\"%s %s MiB/s by target\">\n",
+          kLabel + kBarMax + 150, height, htmlEscape(profile).c_str(), directionName(d));
   for (std::size_t i = 0; i < r.targets.size(); ++i) {
     const auto& t = r.targets[i];
     const int y = kTop + kRow * static_cast<int>(i);
-    svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", kLabel - 6, y + 17, htmlEscape(t.name).c_str());
+    svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", kLabel - 6, y + 17,
+               htmlEscape(t.name).c_str());
     const CompareCell* c = r.cell(profile, d, t.name);
     if (!t.available || c == nullptr || !c->ran) {
       const std::string why = !t.available                              ? t.unavailable
                               : c != nullptr && !c->unsupported.empty() ? "n/a for this engine"
                               : c != nullptr && !c->firstError.empty()  ? "error: " + c->firstError
                                                                         : "did not run";
-      svg += fmt("<text x=\"%d\" y=\"%d\" class=\"na\">%s</text>\n", kLabel, y + 17, htmlEscape(why).c_str());
+      svg += fmt("<text x=\"%d\" y=\"%d\" class=\"na\">%s</text>\n", kLabel, y + 17,
+                 htmlEscape(why).c_str());
       continue;
     }
     const double frac = top > 0 ? c->mibPerSecond / top : 0;
     const int w = std::max(1, static_cast<int>(frac * kBarMax));
-    const bool flagged = std::any_of(c->flags.begin(), c->flags.end(),
-                                     [](const Flag& f) { return f.severity == FlagSeverity::Warning; });
-    svg += fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s><title>%s: %.1f MiB/s, %.0f IOPS</title></rect>",
-               kLabel, y + 4, w, kRow - 8, colourOf(i), flagged ? " stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"4 2\"" : "",
-               htmlEscape(t.name).c_str(), c->mibPerSecond, c->iops);
-    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 17, c->mibPerSecond,
-               flagged ? " (flagged)" : "", c->verifyMismatches ? " BAD-DATA" : "");
+    const bool flagged = std::any_of(c->flags.begin(), c->flags.end(), [](const Flag& f) {
+      return f.severity == FlagSeverity::Warning;
+    });
+    svg +=
+        fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s><title>%s: %.1f "
+            "MiB/s, %.0f IOPS</title></rect>",
+            kLabel, y + 4, w, kRow - 8, colourOf(i),
+            flagged ? " stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"4 2\"" : "",
+            htmlEscape(t.name).c_str(), c->mibPerSecond, c->iops);
+    svg +=
+        fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 17,
+            c->mibPerSecond, flagged ? " (flagged)" : "", c->verifyMismatches ? " BAD-DATA" : "");
   }
   return svg + "</svg>\n";
 }
 
 std::string htmlHead(const CompareReport& r) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  h += "<title>nfsrdma-bench compare</title>\n<style>\n"
-       "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}\n"
-       "table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #bbb;padding:3px 8px}\n"
-       "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef}\n"
-       "td.na{color:#777;font-style:italic}.flag{color:#c00;font-weight:bold}.reg{background:#fdd}\n"
-       "td.err{color:#c00;font-weight:bold;font-style:normal}td.bad{background:#fdd}\n"
-       "svg.chart text{font-size:12px;font-family:system-ui,sans-serif}svg.chart text.na{fill:#777;font-style:italic}\n"
-       "section.row{display:inline-block;vertical-align:top;margin:0 24px 16px 0}\n"
-       "</style>\n</head>\n<body>\n<h1>nfsrdma-bench compare</h1>\n";
+  h +=
+      "<title>nfsrdma-bench compare</title>\n<style>\n"
+      "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}\n"
+      "table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #bbb;padding:3px 8px}\n"
+      "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef}\n"
+      "td.na{color:#777;font-style:italic}.flag{color:#c00;font-weight:bold}.reg{background:#fdd}\n"
+      "td.err{color:#c00;font-weight:bold;font-style:normal}td.bad{background:#fdd}\n"
+      "svg.chart text{font-size:12px;font-family:system-ui,sans-serif}svg.chart "
+      "text.na{fill:#777;font-style:italic}\n"
+      "section.row{display:inline-block;vertical-align:top;margin:0 24px 16px 0}\n"
+      "</style>\n</head>\n<body>\n<h1>nfsrdma-bench compare</h1>\n";
   h += "<table id=\"config\">\n";
-  for (const auto& [k, v] : r.config) h += "<tr><th>" + htmlEscape(k) + "</th><td>" + htmlEscape(v) + "</td></tr>\n";
+  for (const auto& [k, v] : r.config)
+    h += "<tr><th>" + htmlEscape(k) + "</th><td>" + htmlEscape(v) + "</td></tr>\n";
   h += "</table>\n";
   return h;
 }
@@ -77,7 +92,8 @@ std::string throughputHeader(const CompareGrid& g) {
 }
 
 std::string classOf(const GridCell& c) {
-  if (c.number) return std::string("num") + (c.badData ? " bad" : "") + (c.regression ? " reg" : "");
+  if (c.number)
+    return std::string("num") + (c.badData ? " bad" : "") + (c.regression ? " reg" : "");
   if (c.missing) return c.error ? "na err" : "na";
   return {};
 }
@@ -116,11 +132,13 @@ std::string throughputRows(const CompareGrid& g) {
 }
 
 // "<h2>heading</h2>" and a list of escaped lines (nothing when there are none).
-std::string listSection(const std::string& heading, const std::string& listAttrs, const std::vector<std::string>& lines,
-                        const char* itemAttrs = "", const std::string& intro = {}) {
+std::string listSection(const std::string& heading, const std::string& listAttrs,
+                        const std::vector<std::string>& lines, const char* itemAttrs = "",
+                        const std::string& intro = {}) {
   if (lines.empty()) return {};
   std::string h = "<h2>" + heading + "</h2>\n" + intro + "<ul" + listAttrs + ">\n";
-  for (const auto& line : lines) h += std::string("<li") + itemAttrs + ">" + htmlEscape(line) + "</li>\n";
+  for (const auto& line : lines)
+    h += std::string("<li") + itemAttrs + ">" + htmlEscape(line) + "</li>\n";
   return h + "</ul>\n";
 }
 
@@ -134,18 +152,20 @@ std::string footnoteSection(const std::vector<std::string>& footnotes) {
 }
 
 std::string baselineSection(const CompareReport& r) {
-  std::string h = "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
-                  fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n",
-                      r.regressionThresholdPercent, r.regressions());
+  std::string h =
+      "<h2>Baseline</h2>\n<p>" + htmlEscape(r.baselinePath) +
+      fmt(": regression = a drop of more than %.0f%% in MiB/s. %zu regression(s).</p>\n",
+          r.regressionThresholdPercent, r.regressions());
   std::string changed;
   for (const auto& c : r.cells) {
     if (c.baselineConfigChange.empty()) continue;
     changed += "<li>" +
-               htmlEscape(rowName(r, c.profile) + " " + directionName(c.direction) + " " + c.target + ": " +
-                          c.baselineConfigChange) +
+               htmlEscape(rowName(r, c.profile) + " " + directionName(c.direction) + " " +
+                          c.target + ": " + c.baselineConfigChange) +
                "</li>\n";
   }
-  if (!changed.empty()) h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
+  if (!changed.empty())
+    h += "<p>Not compared, config changed:</p>\n<ul id=\"config-changed\">\n" + changed + "</ul>\n";
   return h;
 }
 
@@ -163,8 +183,9 @@ std::string clientCharts(const CompareReport& r, const std::string& profile, IoD
 std::string chartsSection(const CompareReport& r) {
   std::string h = "<h2>Charts (MiB/s)</h2>\n";
   for (const auto& [profile, dir] : r.rows) {
-    h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " + directionName(dir) + "</h3>\n" +
-         barChart(r, profile, dir) + clientCharts(r, profile, dir) + "</section>\n";
+    h += "<section class=\"row\"><h3>" + htmlEscape(rowName(r, profile)) + " " +
+         directionName(dir) + "</h3>\n" + barChart(r, profile, dir) +
+         clientCharts(r, profile, dir) + "</section>\n";
   }
   return h;
 }
@@ -181,10 +202,11 @@ std::string latencyTable(const CompareReport& r) {
     for (const auto& t : r.targets) {
       const CompareCell* c = r.cell(profile, dir, t.name);
       if (c == nullptr || !c->ran) continue;
-      h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) + "</td><td>" +
-           htmlEscape(t.name) + "</td>";
+      h += "<tr><td>" + htmlEscape(rowName(r, profile)) + "</td><td>" + directionName(dir) +
+           "</td><td>" + htmlEscape(t.name) + "</td>";
       h += fmt("<td class=\"num\">%.1f</td>", c->lat("mean"));
-      for (double p : kPercentiles) h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));
+      for (double p : kPercentiles)
+        h += fmt("<td class=\"num\">%.1f</td>", c->lat(percentileKey(p)));
       h += fmt("<td class=\"num\">%.1f</td></tr>\n", c->lat("max"));
     }
   }
@@ -194,9 +216,11 @@ std::string latencyTable(const CompareReport& r) {
 std::string targetsSection(const CompareReport& r) {
   std::string h = "<h2>Targets</h2>\n<ul>\n";
   for (const auto& t : r.targets) {
-    h += "<li><b>" + htmlEscape(t.name) + "</b>: " + htmlEscape(t.available ? t.description : t.unavailable);
+    h += "<li><b>" + htmlEscape(t.name) +
+         "</b>: " + htmlEscape(t.available ? t.description : t.unavailable);
     if (t.linkBytesPerSecond)
-      h += " — link " + htmlEscape(formatGbps(*t.linkBytesPerSecond)) + " (" + htmlEscape(t.linkSource) + ")";
+      h += " — link " + htmlEscape(formatGbps(*t.linkBytesPerSecond)) + " (" +
+           htmlEscape(t.linkSource) + ")";
     h += "</li>\n";
   }
   return h + "</ul>\n";
@@ -210,11 +234,13 @@ std::string renderHtmlReport(const CompareReport& r) {
   const CompareGrid grid = compareGrid(r);
   const std::vector<std::string>& footnotes = grid.footnotes;  // numbered as the table marks them
   h += throughputHeader(grid) + throughputRows(grid);
-  h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. MB/s (10<sup>6</sup>) "
+  h += "</tbody>\n</table>\n<p>MiB/s = 2<sup>20</sup> bytes/s; ratios of MiB/s in the same run. "
+       "MB/s (10<sup>6</sup>) "
        "figures are in the JSON.</p>\n";
   // Right under the table, as in the text: what failed or read back wrong.
   h += listSection("Errors", " id=\"errors\"", errorLines(r), " class=\"flag\"");
-  h += listSection("Commit", " id=\"commits\"", commitLines(r), "", "<p>" + htmlEscape(kCommitHeading) + "</p>\n");
+  h += listSection("Commit", " id=\"commits\"", commitLines(r), "",
+                   "<p>" + htmlEscape(kCommitHeading) + "</p>\n");
   h += footnoteSection(footnotes);
   h += listSection("Bounds reached", " id=\"bounds\"", boundsReachedLines(r));
   h += listSection("n/a", "", unsupportedLines(r));

@@ -17,8 +17,8 @@ bool sharesClient(const TargetSpec& target, const FileOptions& o) {
   return o.sharedClient && target.engine == EngineKind::Nfs;
 }
 
-  // Counts a job out: issuingDone() once it stops issuing, the rest when
-  // its thread is done with the cell. The coordinator waits on both.
+// Counts a job out: issuingDone() once it stops issuing, the rest when
+// its thread is done with the cell. The coordinator waits on both.
 class CellJobs::JobEnd {
  public:
   explicit JobEnd(CellJobs& c) : c_(c) {}
@@ -267,8 +267,8 @@ void CellJobs::finishJob(Engine& engine, std::uint32_t j) {
   if (const int sig = interruptSignal()) {
     // Files this command laid out are removed next: what was written
     // into them need not be made durable first.
-    const bool removed = settings_.created != nullptr &&
-                         settings_.created->holdsAll(target_, jobFiles(options_, j));
+    const bool removed =
+        settings_.created != nullptr && settings_.created->holdsAll(target_, jobFiles(options_, j));
     stopInterrupted(engine, sig, !removed);
   }
   if (profile_.writes()) {

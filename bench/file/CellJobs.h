@@ -115,9 +115,9 @@ class CellJobs {
   // With RankHooks: the jobs' progress as the coordinator sees it.
   std::mutex runMu_;
   std::condition_variable runCv_;
-  std::uint32_t issuingDone_ = 0;  // under runMu_
-  std::uint32_t finished_ = 0;     // under runMu_
-  std::string setUpError_;         // under runMu_: the first job's set-up error
+  std::uint32_t issuingDone_ = 0;             // under runMu_
+  std::uint32_t finished_ = 0;                // under runMu_
+  std::string setUpError_;                    // under runMu_: the first job's set-up error
   std::vector<RankTimeline::Point> samples_;  // the coordinator's only
   std::mutex driversMu_;
   std::vector<std::unique_ptr<JobDriver>> drivers_;  // by job; under driversMu_

@@ -52,8 +52,8 @@ void checkLayoutOf(const TargetSpec& t, const FileOptions& o) {
 
 void checkBlocksOf(const TargetSpec& t, const FileProfile& p) {
   if (p.blockSize % t.device.logicalBlock == 0) return;
-  throw std::invalid_argument(whoIs(t) + p.name + "'s " +
-                              bytesText(p.blockSize) + " requests are not a multiple of its " +
+  throw std::invalid_argument(whoIs(t) + p.name + "'s " + bytesText(p.blockSize) +
+                              " requests are not a multiple of its " +
                               std::to_string(t.device.logicalBlock) + " B logical block");
 }
 
@@ -67,8 +67,9 @@ void authorizeWrite(TargetSpec& t, const std::vector<FileProfile>& profiles, con
   if (!why.empty()) {
     // Reads alone write nothing; --verify is what asked for the pattern.
     if (!profilesWrite) {
-      why += " (the profiles only read, but --verify checks the bench's data pattern, which a "
-             "write must first lay out on the device; leave out --verify to read it as it is)";
+      why +=
+          " (the profiles only read, but --verify checks the bench's data pattern, which a "
+          "write must first lay out on the device; leave out --verify to read it as it is)";
     }
     throw std::invalid_argument(why);
   }
@@ -93,7 +94,8 @@ void prepareDeviceTargets(std::vector<TargetSpec>& targets,
   bool any = false;
   for (const auto& t : targets) any = any || t.isDevice();
   if (!any) return;
-  const WritePermission permission = resolveWritePermission(options.destructiveWrites, options.force);
+  const WritePermission permission =
+      resolveWritePermission(options.destructiveWrites, options.force);
   for (auto& t : targets) {
     if (!t.isDevice()) continue;
     checkLayoutOf(t, options);

@@ -24,8 +24,10 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
   opts.add_options()("size", po::value(&a.size),
                      "bytes per job (k/m/g/t, binary), split across --nrfiles files (default 64m; "
                      "a dev: target: the device split across the jobs)")(
-      "runtime", po::value(&a.runtime)->default_value(a.runtime), "seconds per run, time-based (after the ramp)")(
-      "io-bytes", po::value(&a.ioBytes), "bytes per job to transfer instead of a runtime (e.g. 1g)")(
+      "runtime", po::value(&a.runtime)->default_value(a.runtime),
+      "seconds per run, time-based (after the ramp)")(
+      "io-bytes", po::value(&a.ioBytes),
+      "bytes per job to transfer instead of a runtime (e.g. 1g)")(
       "iodepth", po::value(&a.iodepth)->default_value(0),
       "requests in flight per job (0: the profile's: 32 for 4k, 8 for 128k, 2 for 4m)")(
       "numjobs", po::value(&a.numjobs)->default_value(a.numjobs),
@@ -35,12 +37,16 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "nfs engine: per-job = each job its own client and session; shared = the jobs share one "
       "client (one session, a connection per job unless the URL gives nconnect=), as an "
       "application's threads share one mount")(
-      "ramp", po::value(&a.ramp)->default_value(a.ramp, ramp.str()), "seconds run before measuring")(
-      "direct", po::value(&a.direct)->default_value(a.direct), "path engine: 1 = O_DIRECT, 0 = buffered")(
+      "ramp", po::value(&a.ramp)->default_value(a.ramp, ramp.str()),
+      "seconds run before measuring")("direct", po::value(&a.direct)->default_value(a.direct),
+                                      "path engine: 1 = O_DIRECT, 0 = buffered")(
       "nrfiles", po::value(&a.nrfiles)->default_value(a.nrfiles), "files per job")(
-      "seed", po::value(&a.seed)->default_value(a.seed), "seed of offsets and data pattern (same seed, same run)")(
-      "rwmixread", po::value(&a.rwmixread)->default_value(-1), "percent reads of the randrw profile (-1: 80); an error with any other profile")(
-      "verify", po::bool_switch(&a.verify), "check every byte read; read back and check everything written")(
+      "seed", po::value(&a.seed)->default_value(a.seed),
+      "seed of offsets and data pattern (same seed, same run)")(
+      "rwmixread", po::value(&a.rwmixread)->default_value(-1),
+      "percent reads of the randrw profile (-1: 80); an error with any other profile")(
+      "verify", po::bool_switch(&a.verify),
+      "check every byte read; read back and check everything written")(
       "shared-file", po::bool_switch(&a.sharedFile),
       "every job (of every MPI rank or pod) works on a disjoint range of one file set instead "
       "of its own files (IOR's shared file)")(
@@ -50,7 +56,8 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "parent of the embedded server's export directory (a disk, not tmpfs)")(
       "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
       "embedded server, nfs engine over TCP: up to N queued READs of one file share a COMPOUND "
-      "(compare: an extra nfs-tcp-vN column); other targets take it as the URL key reads-per-compound=N")(
+      "(compare: an extra nfs-tcp-vN column); other targets take it as the URL key "
+      "reads-per-compound=N")(
       "allow-destructive-write", po::value(&a.allowDestructiveWrite)->composing(),
       "DEVICE, repeatable: a dev: target on this device may be written (its data is destroyed); "
       "refused while it is mounted, swap, held or carries a signature")(
@@ -65,8 +72,10 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   o.sizeBytes = o.sizeGiven ? parseSize(a.size, "--size") : 64ULL << 20;
   if (o.sizeBytes == 0)
     throw std::invalid_argument("--size '" + a.size + "': must be more than 0 bytes per job");
-  if (!(a.runtime > 0) || a.runtime > 86400) throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
-  if (!(a.ramp >= 0) || a.ramp > 3600) throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
+  if (!(a.runtime > 0) || a.runtime > 86400)
+    throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
+  if (!(a.ramp >= 0) || a.ramp > 3600)
+    throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
   o.runtime = std::chrono::milliseconds(std::llround(a.runtime * 1000));
   o.ramp = std::chrono::milliseconds(std::llround(a.ramp * 1000));
   if (!a.ioBytes.empty()) {
@@ -126,7 +135,8 @@ void storeOptions(int argc, char** argv, const po::options_description& opts, po
   });
   if (vm.count("nfsrdma-stray-argument") != 0) {
     const std::string word = vm["nfsrdma-stray-argument"].as<std::vector<std::string>>().front();
-    std::string message = "unexpected argument '" + word + "': every setting is an option (see --help)";
+    std::string message =
+        "unexpected argument '" + word + "': every setting is an option (see --help)";
     if (word.find("://") != std::string::npos || word.find('/') != std::string::npos) {
       message += std::string("; a server or directory is given with ") + serverOption;
     }
@@ -135,8 +145,8 @@ void storeOptions(int argc, char** argv, const po::options_description& opts, po
   tool::parseOrUsageError([&] { po::notify(vm); });
 }
 
-bool parseOptionsOrHelp(int argc, char** argv, const po::options_description& opts, const char* command,
-                        const char* serverOption) {
+bool parseOptionsOrHelp(int argc, char** argv, const po::options_description& opts,
+                        const char* command, const char* serverOption) {
   po::variables_map vm;
   storeOptions(argc, argv, opts, vm, serverOption);
   if (vm.count("help") == 0) return false;
@@ -150,14 +160,17 @@ void checkOutputPath(const std::string& path, const char* option) {
   const std::string dir = parent.empty() ? "." : parent.string();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    throw std::invalid_argument(std::string(option) + " " + path + ": directory " + dir + " does not exist");
+    throw std::invalid_argument(std::string(option) + " " + path + ": directory " + dir +
+                                " does not exist");
   }
   if (::access(dir.c_str(), W_OK) != 0) {
-    throw std::invalid_argument(std::string(option) + " " + path + ": cannot write in " + dir + ": " +
-                                util::errnoText(errno));
+    throw std::invalid_argument(std::string(option) + " " + path + ": cannot write in " + dir +
+                                ": " + util::errnoText(errno));
   }
 }
 
-bool progressWanted() { return ::isatty(STDERR_FILENO) == 1; }
+bool progressWanted() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
 
 }  // namespace nfsrdma::bench

@@ -27,13 +27,14 @@ struct WorkloadArgs {
   std::string client = "per-job";  // --client: per-job or shared
   bool dropServerCache = false;
   std::string workDir = "/var/tmp";
-  std::uint32_t readsPerCompound = 1;  // embedded nfs-tcp: queued READs per COMPOUND
+  std::uint32_t readsPerCompound = 1;              // embedded nfs-tcp: queued READs per COMPOUND
   std::vector<std::string> allowDestructiveWrite;  // dev: devices the run may write
   bool force = false;
 };
 
 // Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
-// --nrfiles, --seed, --rwmixread, --verify, --shared-file, --client, --drop-server-cache, --work-dir,
+// --nrfiles, --seed, --rwmixread, --verify, --shared-file, --client, --drop-server-cache,
+// --work-dir,
 // --reads-per-compound, --allow-destructive-write, --force.
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
@@ -46,7 +47,8 @@ void storeOptions(int argc, char** argv, const boost::program_options::options_d
                   boost::program_options::variables_map& vm, const char* serverOption);
 // storeOptions, then, when --help was given, prints "usage: nfsrdma-bench
 // COMMAND [options]" and the options and returns true.
-bool parseOptionsOrHelp(int argc, char** argv, const boost::program_options::options_description& opts,
+bool parseOptionsOrHelp(int argc, char** argv,
+                        const boost::program_options::options_description& opts,
                         const char* command, const char* serverOption);
 // Before a run: the directory an output file (--json, --html) goes to
 // exists and is writable, so a long run does not end in "cannot write".

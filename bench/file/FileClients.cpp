@@ -55,7 +55,9 @@ std::string withRank(std::string text, std::uint32_t rank) {
 
 namespace {
 
-std::int64_t secondsToNs(double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); }
+std::int64_t secondsToNs(double s) {
+  return static_cast<std::int64_t>(std::llround(s * 1e9));
+}
 
 double parseStartAt(const std::string& text) {
   double v = 0;
@@ -79,9 +81,10 @@ void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
   if (a.startAt.empty()) throw std::invalid_argument("--clients needs --start-at (Unix seconds)");
   const double run = std::chrono::duration<double>(o.ramp + o.runtime).count();
   if (!(a.cellSlot > run)) {
-    throw std::invalid_argument(fmt("--cell-slot %g: expected more than the ramp and runtime "
-                                    "(%g s) so that one cell ends before the next starts",
-                                    a.cellSlot, run));
+    throw std::invalid_argument(
+        fmt("--cell-slot %g: expected more than the ramp and runtime "
+            "(%g s) so that one cell ends before the next starts",
+            a.cellSlot, run));
   }
   if (o.ioBytes > 0) {
     throw std::invalid_argument(
@@ -118,7 +121,8 @@ ClientRun ClientRun::start(const ClientsArgs& a, const FileOptions& o) {
   if (podArgs) {
     checkPodArgs(a, o);
     if (a.stonewall > 0)
-      throw std::invalid_argument("--stonewall needs mpirun: pods have no channel to stop each other");
+      throw std::invalid_argument(
+          "--stonewall needs mpirun: pods have no channel to stop each other");
     run.pod_ = true;
     run.clients_ = a.clients;
     run.rank_ = static_cast<std::uint32_t>(a.clientIndex);
@@ -187,7 +191,8 @@ ClientRun::Cell ClientRun::run(const TargetSpec& target, const FileProfile& prof
     cell.line = runScheduledCell({rank_, host()}, startAtNs_ + k * slotNs_, label, body);
     std::fputs(cell.line.c_str(), stdout);
     std::fflush(stdout);
-    if (cell.local.errors > 0) std::fprintf(stderr, "nfsrdma-bench: %s: %s\n", label.c_str(), cell.local.firstError.c_str());
+    if (cell.local.errors > 0)
+      std::fprintf(stderr, "nfsrdma-bench: %s: %s\n", label.c_str(), cell.local.firstError.c_str());
     return cell;
   }
   cell.ranks = runClusterCell(*cluster_, k, label, {rampNs_, stonewallNs_, 0.5}, body, cell.allRan);
@@ -205,7 +210,8 @@ RankClockNote ClientRun::clockNote(const CellRanks& c) const {
 }
 
 std::string ClientRun::describe() const {
-  if (pod_) return "client " + std::to_string(rank_) + " of " + std::to_string(clients_) + " (scheduled)";
+  if (pod_)
+    return "client " + std::to_string(rank_) + " of " + std::to_string(clients_) + " (scheduled)";
   if (cluster_) return std::to_string(clients_) + " MPI ranks";
   return "one process";
 }

@@ -22,11 +22,11 @@
 namespace nfsrdma::bench {
 
 struct ClientsArgs {
-  double stonewall = 0;  // MPI: seconds after the ramp; 0: none
+  double stonewall = 0;       // MPI: seconds after the ramp; 0: none
   std::uint32_t clients = 0;  // pods: how many; 0: not a pod
   std::int64_t clientIndex = -1;
-  std::string startAt;   // pods: Unix seconds of the first cell's start
-  double cellSlot = 0;   // pods: seconds from one cell's start to the next's
+  std::string startAt;  // pods: Unix seconds of the first cell's start
+  double cellSlot = 0;  // pods: seconds from one cell's start to the next's
 };
 
 // Adds --stonewall, --clients, --client-index, --start-at, --cell-slot.
@@ -58,10 +58,10 @@ class ClientRun {
   FileOptions forThisClient(FileOptions o) const;
 
   struct Cell {
-    RunResult local;                  // this client's own run
-    std::optional<CellRanks> ranks;   // MPI, at rank 0
-    bool allRan = true;               // MPI: the same on every rank
-    std::string line;                 // pod: the JSON line it printed
+    RunResult local;                 // this client's own run
+    std::optional<CellRanks> ranks;  // MPI, at rank 0
+    bool allRan = true;              // MPI: the same on every rank
+    std::string line;                // pod: the JSON line it printed
   };
   // Alone: runFileBenchmark. MPI: every rank, in the same order. Pod: at the
   // cell's scheduled time, its line printed on stdout.

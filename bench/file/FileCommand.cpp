@@ -202,13 +202,16 @@ std::string clientTarget(const FileArgs& a, const FilePlan& plan, ClientRun& cli
   if (spec.empty()) return "rank 0 could not start the embedded server (its error is above)";
   try {
     const auto nl1 = spec.find('\n'), nl2 = spec.find('\n', nl1 + 1);
-    if (t.spec.location.empty()) t.spec = TargetSpec::parse(spec.substr(0, nl1), spec.substr(nl1 + 1, nl2 - nl1 - 1));
+    if (t.spec.location.empty())
+      t.spec = TargetSpec::parse(spec.substr(0, nl1), spec.substr(nl1 + 1, nl2 - nl1 - 1));
     if (a.target.empty()) t.spec.localDir = spec.substr(nl2 + 1);
-    if (a.target.empty() && a.engine == "nfs") t.spec.nfs.readsPerCompound = a.workload.readsPerCompound;
+    if (a.target.empty() && a.engine == "nfs")
+      t.spec.nfs.readsPerCompound = a.workload.readsPerCompound;
     t.spec.direct = plan.options.direct;
     prepareDevice(t.spec, plan);
   } catch (const std::exception& e) {
-    return (a.target.empty() ? "the embedded server's target: " : "--target: ") + std::string(e.what());
+    return (a.target.empty() ? "the embedded server's target: " : "--target: ") +
+           std::string(e.what());
   }
   return {};
 }
@@ -289,7 +292,7 @@ int runAsClient(const FileArgs& a, const FilePlan& plan, ClientRun& clients,
   }
   // Every rank leaves with the run's status, so mpirun's is the run's.
   return clients.cluster()->allOk(status == tool::kExitSuccess && cell.allRan) ? tool::kExitSuccess
-                                                                              : tool::kExitFailure;
+                                                                               : tool::kExitFailure;
 }
 
 // Parse, validate, then run alone or as one client of many.

@@ -54,8 +54,8 @@ TargetSpec EmbeddedServer::libnfsTarget() const {
 }
 
 std::string EmbeddedServer::description() const {
-  return "nfs-ganesha on " + server_->address() + ":" + std::to_string(server_->port()) + " (started for this run), exporting " +
-         exportDir_.path().string() + " as /export";
+  return "nfs-ganesha on " + server_->address() + ":" + std::to_string(server_->port()) +
+         " (started for this run), exporting " + exportDir_.path().string() + " as /export";
 }
 
 }  // namespace nfsrdma::bench

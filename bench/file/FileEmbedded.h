@@ -27,10 +27,10 @@ class EmbeddedServer {
   EmbeddedServer& operator=(const EmbeddedServer&) = delete;
 
   const std::filesystem::path& exportDir() const { return exportDir_.path(); }
-  std::string url() const;  // nfs://127.0.0.1:PORT/export
-  TargetSpec localTarget() const;   // "local": path engine on the export directory
+  std::string url() const;         // nfs://127.0.0.1:PORT/export
+  TargetSpec localTarget() const;  // "local": path engine on the export directory
   TargetSpec nfsTarget(const std::string& proto) const;  // "nfs-tcp" / "nfs-rdma"
-  TargetSpec libnfsTarget() const;  // "libnfs"
+  TargetSpec libnfsTarget() const;                       // "libnfs"
   std::string description() const;
 
  private:

@@ -71,7 +71,8 @@ int CreatedFiles::reportInterrupted(const char* command, int signal) {
   return 128 + signal;
 }
 
-int runInterruptible(const char* command, CreatedFiles& created, const std::function<int()>& steps) {
+int runInterruptible(const char* command, CreatedFiles& created,
+                     const std::function<int()>& steps) {
   try {
     return steps();
   } catch (const Interrupted& e) {

@@ -101,7 +101,7 @@ std::string percentileBlock(const LatencyHistogram& h) {
     if (j != 0 && j % perLine == 0) out += "     |";
     const bool last = j + 1 == values.size();
     out += fmt(" %5.2fth=[%*llu]%c", kFioPercentiles[j], width,
-                static_cast<unsigned long long>(values[j]), last ? '\n' : ',');
+               static_cast<unsigned long long>(values[j]), last ? '\n' : ',');
     if (!last && j % perLine == perLine - 1) out += "\n";
   }
   return out;
@@ -127,12 +127,13 @@ std::string clientText(const ClientUse& c) {
   if (c.mode != "shared") return out;
   for (std::size_t i = 0; i < c.perConnection.size(); ++i) {
     const ConnectionUse& u = c.perConnection[i];
-    out += fmt("    connection %zu: %s calls=%llu bytes-sent=%llu bytes-received=%llu credits=%u "
-               "reconnects=%llu up=%s\n",
-               i, u.peer.c_str(), static_cast<unsigned long long>(u.calls),
-               static_cast<unsigned long long>(u.bytesSent),
-               static_cast<unsigned long long>(u.bytesReceived), u.credits,
-               static_cast<unsigned long long>(u.reconnects), u.up ? "yes" : "no");
+    out +=
+        fmt("    connection %zu: %s calls=%llu bytes-sent=%llu bytes-received=%llu credits=%u "
+            "reconnects=%llu up=%s\n",
+            i, u.peer.c_str(), static_cast<unsigned long long>(u.calls),
+            static_cast<unsigned long long>(u.bytesSent),
+            static_cast<unsigned long long>(u.bytesReceived), u.credits,
+            static_cast<unsigned long long>(u.reconnects), u.up ? "yes" : "no");
   }
   return out;
 }
@@ -187,7 +188,9 @@ void writeVerifyJson(JsonWriter& w, const RunResult& r) {
 // What riding through outages cost, as the run's "recovery" object.
 void writeRecoveryJson(JsonWriter& w, const OutageAccount& o) {
   w.beginObject("recovery");
-  w.field("outages", o.outages).field("reconnects", o.reconnects).field("new_sessions", o.newSessions);
+  w.field("outages", o.outages)
+      .field("reconnects", o.reconnects)
+      .field("new_sessions", o.newSessions);
   w.field("replayed", o.replayed).field("resent", o.resent).field("unrecovered", o.unrecovered);
   w.field("seconds_without_service", static_cast<double>(o.outageMillis) / 1e3);
   w.field("reclaimed_opens", o.reclaimedOpens).field("reopened_opens", o.reopenedOpens);
@@ -203,11 +206,11 @@ std::string formatRunText(const RunResult& r) {
                                     ? " (effective " + std::to_string(r.effectiveIodepth) + ")"
                                     : std::string();
   out += fmt("%s: (profile=%s, bs=%uB, iodepth=%u%s, numjobs=%u%s) target %s\n", r.target.c_str(),
-              r.profile.c_str(), r.blockSize, r.iodepth, effective.c_str(), r.numjobs,
-              r.readPercent > 0 && r.readPercent < 100
-                  ? (", rwmixread=" + std::to_string(r.readPercent)).c_str()
-                  : "",
-              r.targetDescription.c_str());
+             r.profile.c_str(), r.blockSize, r.iodepth, effective.c_str(), r.numjobs,
+             r.readPercent > 0 && r.readPercent < 100
+                 ? (", rwmixread=" + std::to_string(r.readPercent)).c_str()
+                 : "",
+             r.targetDescription.c_str());
   out += clientText(r.client);
   const double msec = r.seconds * 1e3;
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
@@ -215,44 +218,49 @@ std::string formatRunText(const RunResult& r) {
     const DirectionResult& x = r.dir[static_cast<int>(d)];
     out +=
         fmt("  %s: IOPS=%s, BW=%s(%s/%.0fmsec)\n", directionName(d), formatIops(r.iops(d)).c_str(),
-             fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
-             fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
+            fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
+            fioNumber(x.bytes, kFioSignificantFigures, true, "B").c_str(), msec);
     const LatUnit u = summaryUnit(x.lat);
     const auto scaled = [&](double ns) { return ns / static_cast<double>(u.divisor); };
     out += fmt("    lat (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", u.name,
-                fioNumber(x.lat.min() / u.divisor, 6, false, "").c_str(),
-                fioNumber(x.lat.max() / u.divisor, 6, false, "").c_str(), scaled(x.lat.mean()),
-                scaled(x.lat.stdev()));
+               fioNumber(x.lat.min() / u.divisor, 6, false, "").c_str(),
+               fioNumber(x.lat.max() / u.divisor, 6, false, "").c_str(), scaled(x.lat.mean()),
+               scaled(x.lat.stdev()));
     out += percentileBlock(x.lat);
   }
   for (const auto& n : r.notes) out += "  note: " + n + "\n";
-  if (r.commitSeconds > 0.0005) out += fmt("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
+  if (r.commitSeconds > 0.0005)
+    out += fmt("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
   if (r.verified) {
     out += fmt("  verify: %llu blocks (%s) checked, %llu mismatches\n",
-                static_cast<unsigned long long>(r.verify.unitsChecked),
-                formatBytes(static_cast<double>(r.verify.bytesChecked)).c_str(),
-                static_cast<unsigned long long>(r.verify.mismatches));
+               static_cast<unsigned long long>(r.verify.unitsChecked),
+               formatBytes(static_cast<double>(r.verify.bytesChecked)).c_str(),
+               static_cast<unsigned long long>(r.verify.mismatches));
     for (const auto& m : r.verify.first) {
       out += fmt("    mismatch: file %u offset %llu (first bad byte %llu): %s\n", m.fileId,
-                  static_cast<unsigned long long>(m.offset), static_cast<unsigned long long>(m.firstBadByte),
-                  m.kind.c_str());
+                 static_cast<unsigned long long>(m.offset),
+                 static_cast<unsigned long long>(m.firstBadByte), m.kind.c_str());
     }
   }
-  if (r.errors) out += fmt("  errors: %llu, first: %s\n", static_cast<unsigned long long>(r.errors), r.firstError.c_str());
+  if (r.errors)
+    out += fmt("  errors: %llu, first: %s\n", static_cast<unsigned long long>(r.errors),
+               r.firstError.c_str());
   out += "\nRun status (all jobs):\n";
   for (IoDirection d : {IoDirection::Read, IoDirection::Write}) {
     if (!r.has(d)) continue;
     const DirectionResult& x = r.dir[static_cast<int>(d)];
     out += fmt("  %s: bw=%s, io=%s, run=%.0fmsec\n", d == IoDirection::Read ? "READ" : "WRITE",
-                fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
-                fioBinaryAndDecimal(x.bytes, "B").c_str(), msec);
+               fioBinaryAndDecimal(bytesPerSecond(r, x), "B/s").c_str(),
+               fioBinaryAndDecimal(x.bytes, "B").c_str(), msec);
   }
   return out;
 }
 
 void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.beginObject(key);
-  w.field("target", r.target).field("target_description", r.targetDescription).field("profile", r.profile);
+  w.field("target", r.target)
+      .field("target_description", r.targetDescription)
+      .field("profile", r.profile);
   w.field("block_bytes", std::uint64_t{r.blockSize}).field("iodepth", std::uint64_t{r.iodepth});
   w.field("effective_iodepth", std::uint64_t{r.effectiveIodepth ? r.effectiveIodepth : r.iodepth});
   w.field("numjobs", std::uint64_t{r.numjobs}).field("rwmixread", std::uint64_t{r.readPercent});
@@ -269,7 +277,9 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
     }
     w.beginObject(directionName(d));
     w.field("ops", x.ops).field("bytes", x.bytes);
-    w.field("iops", r.iops(d)).field("mib_per_s", r.mibPerSecond(d)).field("mb_per_s", r.mbPerSecond(d));
+    w.field("iops", r.iops(d))
+        .field("mib_per_s", r.mibPerSecond(d))
+        .field("mb_per_s", r.mbPerSecond(d));
     w.beginObject("lat_us");
     w.field("min", static_cast<double>(x.lat.min()) / 1e3)
         .field("max", static_cast<double>(x.lat.max()) / 1e3);

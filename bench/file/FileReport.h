@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "bench/report/Json.h"
 #include "bench/file/FileRun.h"
+#include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
 

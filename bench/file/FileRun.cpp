@@ -148,10 +148,10 @@ void noteEffectiveIodepth(RunResult& result, const TargetSpec& target, const Fil
                 std::to_string(options.numjobs) + " jobs allows fewer calls in flight"
           : std::string("the server allows fewer calls in flight (session slots, RDMA credits)");
   const std::string note =
-      target.name + ": " + who + " than --iodepth " +
-      std::to_string(result.iodepth) + " needs: at most " +
-      std::to_string(result.effectiveIodepth) + " requests of " + formatBytes(profile.blockSize) +
-      " on the wire per job (effective_iodepth " + std::to_string(result.effectiveIodepth) +
+      target.name + ": " + who + " than --iodepth " + std::to_string(result.iodepth) +
+      " needs: at most " + std::to_string(result.effectiveIodepth) + " requests of " +
+      formatBytes(profile.blockSize) + " on the wire per job (effective_iodepth " +
+      std::to_string(result.effectiveIodepth) +
       "); the rest wait in the client's queue and their latency includes the wait";
   std::fprintf(stderr, "nfsrdma-bench: note: %s\n", note.c_str());
   result.notes.push_back(note);
@@ -169,7 +169,8 @@ void noteOutages(RunResult& result, const std::vector<OutageAccount>& jobs, bool
     return;
   }
   ++result.errors;
-  if (result.firstError.empty()) result.firstError = lost + " (--verify would check what the server kept)";
+  if (result.firstError.empty())
+    result.firstError = lost + " (--verify would check what the server kept)";
 }
 
 void mergeJobs(RunResult& result, const std::vector<JobResult>& jobs,
@@ -199,8 +200,8 @@ void verifyReadBack(RunResult& result, const TargetSpec& target, const FileOptio
     written.push_back(std::make_shared<const std::vector<bool>>(std::move(j.writtenBlocks)));
   }
   const auto back = readWholeFileSet(target, options, profile.blockSize,
-                                     std::min<std::uint32_t>(result.iodepth, 8),
-                                     "verify read-back", generation, written);
+                                     std::min<std::uint32_t>(result.iodepth, 8), "verify read-back",
+                                     generation, written);
   for (const auto& v : back) result.verify.merge(v);
   result.notes.push_back(
       "verify: the whole file set read back after the run; the " + std::to_string(ours) + " of " +

@@ -7,8 +7,6 @@
 // with --verify reads everything written back and checks it.
 #pragma once
 
-#include "bench/job/Interrupt.h"
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +21,7 @@
 #include "bench/file/engines/Engine.h"
 #include "bench/job/FileJob.h"
 #include "bench/job/FileProfile.h"
+#include "bench/job/Interrupt.h"
 #include "bench/job/RankHooks.h"
 #include "bench/ranks/RankReport.h"
 
@@ -84,7 +83,6 @@ struct RunResult {
   double iops(IoDirection d) const;
   bool has(IoDirection d) const { return dir[static_cast<int>(d)].ops > 0; }
 };
-
 
 // The files the runs of a command laid out (created, or found short and
 // completed), so that an interrupted command removes them instead of leaving

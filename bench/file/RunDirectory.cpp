@@ -108,7 +108,8 @@ std::string sweptLine(const SweptDirectories& swept) {
                                        : "runs that were killed (their processes are gone)");
   }
   for (const auto& f : swept.failed) {
-    line += (line.empty() ? "" : "; ") + std::string("could not remove what a killed run left: ") + f;
+    line +=
+        (line.empty() ? "" : "; ") + std::string("could not remove what a killed run left: ") + f;
   }
   return line;
 }

@@ -9,7 +9,9 @@
 
 namespace nfsrdma::bench {
 
-const char* directionName(IoDirection d) { return d == IoDirection::Read ? "read" : "write"; }
+const char* directionName(IoDirection d) {
+  return d == IoDirection::Read ? "read" : "write";
+}
 
 const std::vector<FileProfile>& fileProfiles() {
   static const std::vector<FileProfile> kProfiles = {
@@ -19,7 +21,8 @@ const std::vector<FileProfile>& fileProfiles() {
       {"128k-write", 128U << 10, false, 0, 8, "128 KiB sequential writes"},
       {"4m-read", 4U << 20, false, 100, 2, "4 MiB sequential reads"},
       {"4m-write", 4U << 20, false, 0, 2, "4 MiB sequential writes"},
-      {"randrw", 4096, true, 80, 32, "4 KiB random, 80% reads / 20% writes (randrw:N sets N% reads)"},
+      {"randrw", 4096, true, 80, 32,
+       "4 KiB random, 80% reads / 20% writes (randrw:N sets N% reads)"},
   };
   return kProfiles;
 }
@@ -33,7 +36,8 @@ FileProfile profileByName(std::string_view name) {
     char* end = nullptr;
     const unsigned long v = std::strtoul(num.c_str(), &end, 10);
     if (num.empty() || end != num.c_str() + num.size() || v > 100 || base != "randrw") {
-      throw std::invalid_argument("profile '" + std::string(name) + "': a mix is randrw:N with N% reads, 0..100");
+      throw std::invalid_argument("profile '" + std::string(name) +
+                                  "': a mix is randrw:N with N% reads, 0..100");
     }
     mix = static_cast<unsigned>(v);
   }
@@ -127,7 +131,8 @@ std::uint64_t fileBytes(const FileOptions& o, std::uint32_t blockSize) {
 
 std::string benchFileName(const FileOptions& o, std::uint32_t job, std::uint32_t file) {
   const std::uint64_t per = o.sizeBytes / (o.nrfiles ? o.nrfiles : 1);
-  const std::string prefix = "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per);
+  const std::string prefix =
+      "nfsrdma-bench.s" + std::to_string(o.seed) + ".b" + std::to_string(per);
   if (o.sharedFile) {
     // One file set for all the jobs that share it; its name says how many.
     return prefix + ".shared" + std::to_string(o.sharingJobs) + ".f" + std::to_string(file);
@@ -148,9 +153,10 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
   if (o.sizeBytes == 0) throw std::invalid_argument("--size must be more than 0 bytes per job");
   if (o.sharedFile && (o.sizeBytes / o.nrfiles) % 4096 != 0) {
     // The next job's range must start on a block an O_DIRECT request can use.
-    throw std::invalid_argument("--shared-file: --size " + formatBytes(static_cast<double>(o.sizeBytes)) +
-                                " per job over " + std::to_string(o.nrfiles) +
-                                " file(s) must be a multiple of 4 KiB per file (each job's range starts there)");
+    throw std::invalid_argument(
+        "--shared-file: --size " + formatBytes(static_cast<double>(o.sizeBytes)) +
+        " per job over " + std::to_string(o.nrfiles) +
+        " file(s) must be a multiple of 4 KiB per file (each job's range starts there)");
   }
   // Divided, not multiplied: size x numjobs overflows 64 bits near the parser's 1e18 limit.
   if (o.sizeBytes > kMaxWorkingSetBytes / o.numjobs) {
@@ -162,9 +168,10 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
         " a file set may have (a typo? the layout writes every byte of it)");
   }
   if (fileBytes(o, p.blockSize) < p.blockSize) {
-    throw std::invalid_argument("--size " + formatBytes(static_cast<double>(o.sizeBytes)) + " over " +
-                                std::to_string(o.nrfiles) + " file(s) leaves less than one " +
-                                formatBytes(p.blockSize) + " block per file for " + p.name);
+    throw std::invalid_argument("--size " + formatBytes(static_cast<double>(o.sizeBytes)) +
+                                " over " + std::to_string(o.nrfiles) +
+                                " file(s) leaves less than one " + formatBytes(p.blockSize) +
+                                " block per file for " + p.name);
   }
   if (o.ioBytes > 0 && o.ioBytes < p.blockSize) {
     throw std::invalid_argument("--io-bytes " + formatBytes(static_cast<double>(o.ioBytes)) +
@@ -234,12 +241,13 @@ void validateRwmixread(const FileOptions& o, const std::vector<FileProfile>& pro
     names += (names.empty() ? "" : ", ") + p.name;
   }
   const std::string n = std::to_string(*o.rwmixread);
-  throw std::invalid_argument("--rwmixread " + n + " sets the read percent of the randrw profile only, and " +
-                              (profiles.size() == 1 ? "the profile is " : "the profiles are ") + names +
-                              (profiles.size() == 1 && profiles.front().name.rfind("randrw:", 0) == 0
-                                   ? " (its mix is in the name)"
-                                   : "") +
-                              ": run randrw with --rwmixread " + n + " (or randrw:" + n + "), or drop --rwmixread");
+  throw std::invalid_argument(
+      "--rwmixread " + n + " sets the read percent of the randrw profile only, and " +
+      (profiles.size() == 1 ? "the profile is " : "the profiles are ") + names +
+      (profiles.size() == 1 && profiles.front().name.rfind("randrw:", 0) == 0
+           ? " (its mix is in the name)"
+           : "") +
+      ": run randrw with --rwmixread " + n + " (or randrw:" + n + "), or drop --rwmixread");
 }
 
 }  // namespace nfsrdma::bench

@@ -19,12 +19,12 @@ enum class IoDirection { Read, Write };
 const char* directionName(IoDirection d);  // "read" / "write"
 
 struct FileProfile {
-  std::string name;             // "4k-randread"
+  std::string name;  // "4k-randread"
   std::uint32_t blockSize = 4096;
   bool random = true;
-  unsigned readPercent = 100;   // 100: reads only, 0: writes only, else a mix
+  unsigned readPercent = 100;  // 100: reads only, 0: writes only, else a mix
   std::uint32_t defaultIodepth = 32;
-  std::string summary;          // one line for --help
+  std::string summary;  // one line for --help
 
   bool reads() const { return readPercent > 0; }
   bool writes() const { return readPercent < 100; }
@@ -41,20 +41,20 @@ const std::vector<FileProfile>& fileProfiles();
 FileProfile profileByName(std::string_view name);
 
 struct FileOptions {
-  std::uint64_t sizeBytes = 64ULL << 20;       // per job, split across nrfiles files
+  std::uint64_t sizeBytes = 64ULL << 20;  // per job, split across nrfiles files
   // --size was given; else a dev: target's jobs split the whole device.
   bool sizeGiven = false;
-  std::chrono::milliseconds runtime{2000};     // time-based when ioBytes == 0
-  std::uint64_t ioBytes = 0;                   // per job, counted after the ramp; 0: time-based
-  std::uint32_t iodepth = 0;                   // 0: the profile's default
+  std::chrono::milliseconds runtime{2000};  // time-based when ioBytes == 0
+  std::uint64_t ioBytes = 0;                // per job, counted after the ramp; 0: time-based
+  std::uint32_t iodepth = 0;                // 0: the profile's default
   std::uint32_t numjobs = 1;
   std::chrono::milliseconds ramp{300};
-  bool direct = true;                          // path engine: O_DIRECT
+  bool direct = true;  // path engine: O_DIRECT
   std::uint32_t nrfiles = 1;
   std::uint64_t seed = 1;
   bool verify = false;
   bool dropServerCache = false;
-  std::optional<unsigned> rwmixread;           // the mix of randrw (FileProfile::takesRwmixread)
+  std::optional<unsigned> rwmixread;  // the mix of randrw (FileProfile::takesRwmixread)
   // This process's first job number. Client r of a many-client run (an MPI
   // rank, a pod) runs jobs r x numjobs onwards, so that its files, pattern
   // file ids and random streams are its own (IOR's file per process) and

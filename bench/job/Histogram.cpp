@@ -12,8 +12,8 @@ std::size_t LatencyHistogram::bucketOf(std::uint64_t ns) {
   constexpr std::uint64_t kLinear = 1ULL << (kSubBits + 1);  // 128
   if (ns < kLinear) return static_cast<std::size_t>(ns);
   const unsigned exponent = static_cast<unsigned>(std::bit_width(ns)) - 1;  // >= 7
-  const unsigned shift = exponent - kSubBits;                                // >= 1
-  const std::uint64_t sub = (ns >> shift) - (1ULL << kSubBits);              // 0..63
+  const unsigned shift = exponent - kSubBits;                               // >= 1
+  const std::uint64_t sub = (ns >> shift) - (1ULL << kSubBits);             // 0..63
   return static_cast<std::size_t>((shift + 1) * (1U << kSubBits) + sub);
 }
 
@@ -106,9 +106,13 @@ LatencyHistogram LatencyHistogram::fromState(const State& s) {
   return h;
 }
 
-void LatencyHistogram::clear() { *this = LatencyHistogram(); }
+void LatencyHistogram::clear() {
+  *this = LatencyHistogram();
+}
 
-double LatencyHistogram::mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }
+double LatencyHistogram::mean() const {
+  return count_ ? sum_ / static_cast<double>(count_) : 0;
+}
 
 double LatencyHistogram::stdev() const {
   if (count_ < 2) return 0;
@@ -126,7 +130,8 @@ double LatencyHistogram::percentile(double p) const {
   for (std::size_t i = 0; i < kBuckets; ++i) {
     seen += counts_[i];
     if (seen >= rank) {
-      const double mid = static_cast<double>(bucketLow(i)) + static_cast<double>(bucketWidth(i) - 1) / 2.0;
+      const double mid =
+          static_cast<double>(bucketLow(i)) + static_cast<double>(bucketWidth(i) - 1) / 2.0;
       // Never outside what was observed.
       return std::clamp(mid, static_cast<double>(min_), static_cast<double>(max_));
     }

@@ -16,8 +16,8 @@ namespace nfsrdma::bench {
 
 class LatencyHistogram {
  public:
-  static constexpr unsigned kSubBits = 6;                 // 64 buckets per power of two
-  static constexpr std::size_t kBuckets = 59 * 64;        // covers every uint64_t value
+  static constexpr unsigned kSubBits = 6;           // 64 buckets per power of two
+  static constexpr std::size_t kBuckets = 59 * 64;  // covers every uint64_t value
 
   void record(std::uint64_t ns);
   void merge(const LatencyHistogram& other);
@@ -37,7 +37,7 @@ class LatencyHistogram {
   // and merging rebuilt ones is as exact as merging the originals.
   struct State {
     std::vector<std::pair<std::size_t, std::uint64_t>> buckets;  // (bucket, count > 0)
-    std::uint64_t min = 0;                                        // 0 when empty
+    std::uint64_t min = 0;                                       // 0 when empty
     std::uint64_t max = 0;
     double sum = 0;
     double sumSquares = 0;

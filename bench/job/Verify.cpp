@@ -9,10 +9,11 @@ namespace nfsrdma::bench {
 namespace {
 
 constexpr std::uint64_t kMagic = 0x5652444d5253464eULL;  // "NFSRDMAV" little-endian
-constexpr std::uint64_t kUnverifiedMagic = 0x5752444d5253464eULL;  // "NFSRDMAW": written without --verify
+constexpr std::uint64_t kUnverifiedMagic =
+    0x5752444d5253464eULL;  // "NFSRDMAW": written without --verify
 constexpr std::uint64_t kGenerationMagic =
-    0x4752444d5253464eULL;                                // "NFSRDMAG": a --verify write run's
-constexpr std::size_t kHeaderWords = 4;                   // magic, offset, id|len, seed
+    0x4752444d5253464eULL;                                 // "NFSRDMAG": a --verify write run's
+constexpr std::size_t kHeaderWords = 4;                    // magic, offset, id|len, seed
 constexpr std::size_t kGenerationWord = kHeaderWords + 1;  // first payload word: under the checksum
 constexpr std::size_t kWords = kVerifyUnit / 8;
 
@@ -85,7 +86,8 @@ void fillWriteBuffer(std::span<std::uint8_t> buf, std::uint64_t seed, std::uint6
 void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::uint64_t fileOffset) {
   // Header words 1 and 2 only: the checksum covers the payload, which stays.
   for (std::size_t pos = 0; pos + kVerifyUnit <= buf.size(); pos += kVerifyUnit) {
-    const std::uint64_t words[2] = {fileOffset + pos, (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId};
+    const std::uint64_t words[2] = {fileOffset + pos,
+                                    (static_cast<std::uint64_t>(kVerifyUnit) << 32) | fileId};
     std::memcpy(buf.data() + pos + 8, words, sizeof words);
   }
 }
@@ -136,8 +138,8 @@ std::uint64_t checkPattern(std::span<const std::uint8_t> buf, std::uint64_t seed
       } else if (checksum(got) != got[kHeaderWords]) {
         m.kind = "payload corrupt (checksum mismatch)";
       } else if (got[1] != off || (got[2] & 0xFFFFFFFFULL) != fileId) {
-        m.kind = "misplaced block: intact data of file " + std::to_string(got[2] & 0xFFFFFFFFULL) + " offset " +
-                 std::to_string(got[1]);
+        m.kind = "misplaced block: intact data of file " + std::to_string(got[2] & 0xFFFFFFFFULL) +
+                 " offset " + std::to_string(got[1]);
       } else if (got[3] != seed) {
         m.kind = "written with seed " + std::to_string(got[3]);
       } else {

@@ -48,10 +48,10 @@ void stampWriteBuffer(std::span<std::uint8_t> buf, std::uint32_t fileId, std::ui
 
 struct VerifyMismatch {
   std::uint32_t fileId = 0;
-  std::uint64_t offset = 0;       // of the 4 KiB unit in the file
-  std::uint64_t firstBadByte = 0; // offset in the file of the first differing byte (of a unit
-                                  // written without --verify: the unit's, no reference to compare)
-  std::string kind;               // "payload corrupt (checksum mismatch)", "misplaced block ...", ...
+  std::uint64_t offset = 0;        // of the 4 KiB unit in the file
+  std::uint64_t firstBadByte = 0;  // offset in the file of the first differing byte (of a unit
+                                   // written without --verify: the unit's, no reference to compare)
+  std::string kind;  // "payload corrupt (checksum mismatch)", "misplaced block ...", ...
 };
 
 struct VerifyStats {

@@ -3,15 +3,14 @@
 // speed in Gb/s and the NUMA node. Text and JSON come from the same
 // DeviceInfo list. No device is an error with one clear line (exit 1).
 #include <boost/program_options.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "bench/BenchCommands.h"
 #include "bench/report/ReportTable.h"
-#include "verbs/DeviceDiscovery.h"
 #include "util/ToolCli.h"
+#include "verbs/DeviceDiscovery.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
@@ -36,7 +35,8 @@ void printTable(const std::vector<verbs::DeviceInfo>& devices) {
     for (const auto& p : d.ports) {
       std::printf("%-10s %-4d %-8s %-10s %-10s %-7s %-5s %-10s %-4s %s\n", d.name.c_str(), p.number,
                   p.state.c_str(), p.linkLayer.c_str(), p.rate.empty() ? "?" : p.rate.c_str(),
-                  gbpsText(p.gbps).c_str(), p.activeMtu > 0 ? std::to_string(p.activeMtu).c_str() : "?",
+                  gbpsText(p.gbps).c_str(),
+                  p.activeMtu > 0 ? std::to_string(p.activeMtu).c_str() : "?",
                   p.netdev.empty() ? "-" : p.netdev.c_str(), numa.c_str(), d.nodeGuid.c_str());
       for (const auto& g : p.gids) {
         std::printf("    GID %-3d %-40s %-11s %-26s %s\n", g.index, g.gid.c_str(),
@@ -49,10 +49,15 @@ void printTable(const std::vector<verbs::DeviceInfo>& devices) {
 }
 
 // Integers as JSON numbers (the writer's are unsigned or double; these fit a double exactly).
-double num(int v) { return static_cast<double>(v); }
+double num(int v) {
+  return static_cast<double>(v);
+}
 
 void writePort(JsonWriter& w, const verbs::PortInfo& p) {
-  w.beginObject().field("port", num(p.number)).field("state", p.state).field("phys_state", p.physState);
+  w.beginObject()
+      .field("port", num(p.number))
+      .field("state", p.state)
+      .field("phys_state", p.physState);
   w.field("link_layer", p.linkLayer).field("rate", p.rate).field("gbps", p.gbps);
   w.field("active_mtu", num(p.activeMtu)).field("netdev", p.netdev).beginArray("gids");
   for (const auto& g : p.gids) {
@@ -66,8 +71,13 @@ std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
   JsonWriter w;
   w.beginArray();
   for (const auto& d : devices) {
-    w.beginObject().field("name", d.name).field("node_guid", d.nodeGuid).field("node_type", d.nodeType);
-    w.field("firmware", d.firmware).field("numa_node", num(d.numaNode)).field("software", d.software);
+    w.beginObject()
+        .field("name", d.name)
+        .field("node_guid", d.nodeGuid)
+        .field("node_type", d.nodeType);
+    w.field("firmware", d.firmware)
+        .field("numa_node", num(d.numaNode))
+        .field("software", d.software);
     w.beginArray("ports");
     for (const auto& p : d.ports) writePort(w, p);
     w.endArray().beginArray("notes");

@@ -12,10 +12,10 @@
 #include "bench/link/LinkOptions.h"
 #include "bench/link/LinkPlacement.h"
 #include "bench/link/LinkRdmaBench.h"
-#include "bench/link/LinkTcpBench.h"
 #include "bench/link/LinkTables.h"
-#include "verbs/DeviceList.h"
+#include "bench/link/LinkTcpBench.h"
 #include "util/ToolCli.h"
+#include "verbs/DeviceList.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::bench {
@@ -117,10 +117,11 @@ int runClient(const LinkOptions& o) {
   }
   const LinkRunReport rdma = runRdmaClient(o, false);
   const LinkRunReport tcp = runTcpClient(o, true);
-  ReportTable ratio({{"#bytes", "bytes", 0},
-                     {"RDMA BW average[" + std::string(unitLabel(o.unit)) + "]", "rdma_bw_average", 2, true},
-                     {"TCP BW average[" + std::string(unitLabel(o.unit)) + "]", "tcp_bw_average", 2, true},
-                     {"RDMA/TCP", "rdma_over_tcp", 3}});
+  ReportTable ratio(
+      {{"#bytes", "bytes", 0},
+       {"RDMA BW average[" + std::string(unitLabel(o.unit)) + "]", "rdma_bw_average", 2, true},
+       {"TCP BW average[" + std::string(unitLabel(o.unit)) + "]", "tcp_bw_average", 2, true},
+       {"RDMA/TCP", "rdma_over_tcp", 3}});
   for (std::size_t i = 0; i < rdma.bandwidth.size() && i < tcp.bandwidth.size(); ++i) {
     const double a = bandwidthIn(o.unit, rdma.bandwidth[i].averageBytesPerSecond());
     const double b = bandwidthIn(o.unit, tcp.bandwidth[i].averageBytesPerSecond());

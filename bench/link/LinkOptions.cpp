@@ -2,7 +2,6 @@
 #include "bench/link/LinkOptions.h"
 
 #include <boost/program_options.hpp>
-
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -16,18 +15,24 @@ namespace po = boost::program_options;
 
 const char* linkTestTitle(LinkTest t) {
   switch (t) {
-    case LinkTest::Write: return "RDMA_Write BW Test";
-    case LinkTest::Read: return "RDMA_Read BW Test";
-    case LinkTest::SendLatency: return "Send Latency Test";
+    case LinkTest::Write:
+      return "RDMA_Write BW Test";
+    case LinkTest::Read:
+      return "RDMA_Read BW Test";
+    case LinkTest::SendLatency:
+      return "Send Latency Test";
   }
   return "";
 }
 
 const char* linkTestKey(LinkTest t) {
   switch (t) {
-    case LinkTest::Write: return "rdma_write_bw";
-    case LinkTest::Read: return "rdma_read_bw";
-    case LinkTest::SendLatency: return "send_lat";
+    case LinkTest::Write:
+      return "rdma_write_bw";
+    case LinkTest::Read:
+      return "rdma_read_bw";
+    case LinkTest::SendLatency:
+      return "send_lat";
   }
   return "";
 }
@@ -132,24 +137,29 @@ void setIterations(LinkOptions& o, std::uint64_t iterations, bool given) {
 void setPeer(LinkOptions& o, std::uint32_t port) {
   if (port == 0 || port > 65535) throw std::invalid_argument("--port must be 1..65535");
   o.port = static_cast<std::uint16_t>(port);
-  if (!o.server && o.host.empty()) throw std::invalid_argument("give the server's address, or --server");
-  if (o.server && !o.host.empty()) throw std::invalid_argument("--server takes no host (use --bind)");
+  if (!o.server && o.host.empty())
+    throw std::invalid_argument("give the server's address, or --server");
+  if (o.server && !o.host.empty())
+    throw std::invalid_argument("--server takes no host (use --bind)");
 }
 
 // Sizes, counts and depths within their ranges.
 void checkLimits(LinkOptions& o) {
-  if (o.size == 0 || o.size > kMaxMessageBytes) throw std::invalid_argument("--size must be 1..8388608");
+  if (o.size == 0 || o.size > kMaxMessageBytes)
+    throw std::invalid_argument("--size must be 1..8388608");
   if (o.iterations > kMaxLinkIterations) {
     throw std::invalid_argument("--iters must be 1.." + std::to_string(kMaxLinkIterations));
   }
-  if (o.qps == 0 || o.qps > kMaxLinkQps) throw std::invalid_argument("--qp must be 1.." + std::to_string(kMaxLinkQps));
+  if (o.qps == 0 || o.qps > kMaxLinkQps)
+    throw std::invalid_argument("--qp must be 1.." + std::to_string(kMaxLinkQps));
   if (o.txDepth == 0 || o.txDepth > kMaxLinkTxDepth) {
     throw std::invalid_argument("--tx-depth must be 1.." + std::to_string(kMaxLinkTxDepth));
   }
   if (o.cqModeration == 0) throw std::invalid_argument("--cq-mod must be at least 1");
   if (o.qpTimeout > 31) throw std::invalid_argument("--qp-timeout must be 0..31 (an exponent)");
   o.cqModeration = std::min(o.cqModeration, o.txDepth);
-  if (o.postList == 0 || o.postList > o.txDepth) throw std::invalid_argument("--post-list must be 1..tx-depth");
+  if (o.postList == 0 || o.postList > o.txDepth)
+    throw std::invalid_argument("--post-list must be 1..tx-depth");
   if (o.streams == 0 || o.streams > kMaxLinkStreams) {
     throw std::invalid_argument("-P must be 1.." + std::to_string(kMaxLinkStreams));
   }
@@ -166,11 +176,12 @@ void setDuration(LinkOptions& o, bool marginGiven) {
   // --both: the TCP half measures its whole run, so the RDMA half does too.
   if (marginGiven) {
     if (o.durationSeconds <= 0 || o.tcp || o.both) {
-      throw std::invalid_argument("--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)");
+      throw std::invalid_argument(
+          "--margin is for RDMA -D runs (not --tcp or --both: TCP measures the whole run)");
     }
     // Checked on the integers the server checks (GO durationUs and nanos).
-    if (!std::isfinite(o.marginSeconds) || o.marginSeconds < 0 || o.marginSeconds >= o.durationSeconds ||
-        o.marginNanos() * 2 >= o.durationMicros() * 1000) {
+    if (!std::isfinite(o.marginSeconds) || o.marginSeconds < 0 ||
+        o.marginSeconds >= o.durationSeconds || o.marginNanos() * 2 >= o.durationMicros() * 1000) {
       throw std::invalid_argument("--margin must be at least 0 and less than half of -D");
     }
   } else {
@@ -191,7 +202,8 @@ void checkBidirectionalAndWarmUp(const LinkOptions& o) {
   // The server's own loop of -b would need the switch in the protocol, and
   // --both's TCP half has no warm-up to match.
   if (o.warmUp && (o.test == LinkTest::SendLatency || o.tcp || o.both || o.bidirectional)) {
-    throw std::invalid_argument("--perform_warm_up is for the one-way RDMA WRITE and READ bandwidth tests");
+    throw std::invalid_argument(
+        "--perform_warm_up is for the one-way RDMA WRITE and READ bandwidth tests");
   }
 }
 
@@ -199,12 +211,14 @@ void setCqWait(LinkOptions& o, bool events, bool poll) {
   if (events && poll) throw std::invalid_argument("-e and --poll exclude each other");
   if (events && (o.test == LinkTest::SendLatency || o.tcp)) {
     throw std::invalid_argument(
-        "-e is for the RDMA WRITE and READ bandwidth tests (the latency test polls; TCP has no CQ)");
+        "-e is for the RDMA WRITE and READ bandwidth tests (the latency test polls; TCP has no "
+        "CQ)");
   }
   if (poll && o.tcp) throw std::invalid_argument("--poll is for the RDMA tests");
   // The -b server's loop follows the client's choice, which it sends.
   if ((events || poll) && o.server) {
-    throw std::invalid_argument("-e and --poll are client options: the server follows the client's choice");
+    throw std::invalid_argument(
+        "-e and --poll are client options: the server follows the client's choice");
   }
   o.cqWait = events ? CqWait::Events : poll ? CqWait::Poll : CqWait::Auto;
 }
@@ -225,7 +239,8 @@ void checkCombinations(const LinkOptions& o) {
   // As perftest: a sweep runs each size for -n iterations.
   if (o.sweep && o.durationSeconds > 0)
     throw std::invalid_argument("-a and -D exclude each other: a sweep uses -n");
-  if (o.both && o.test != LinkTest::Write) throw std::invalid_argument("--both compares RDMA WRITE with TCP");
+  if (o.both && o.test != LinkTest::Write)
+    throw std::invalid_argument("--both compares RDMA WRITE with TCP");
 }
 
 }  // namespace

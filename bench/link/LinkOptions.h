@@ -33,29 +33,29 @@ struct LinkOptions {
   std::string device;       // -d: expected RDMA device (client) / device to listen on (server)
   LinkTest test = LinkTest::Write;
   std::uint64_t size = 65536;
-  bool sweep = false;           // -a: 2 B .. 8 MiB
+  bool sweep = false;  // -a: 2 B .. 8 MiB
   std::uint64_t iterations = 5000;
-  double durationSeconds = 0;   // -D: time-based when > 0 (the whole run, margins included)
-  double marginSeconds = 0;     // -f: left out of an RDMA -D run's measurement at each end
+  double durationSeconds = 0;  // -D: time-based when > 0 (the whole run, margins included)
+  double marginSeconds = 0;    // -f: left out of an RDMA -D run's measurement at each end
   std::uint32_t qps = 1;
   std::uint32_t txDepth = 128;
   std::uint32_t cqModeration = 100;
-  std::uint32_t postList = 1;   // WRs per ibv_post_send (perftest --post_list)
-  std::uint32_t qpTimeout = 14; // ACK timeout exponent, 4.096 us * 2^N (perftest -u)
+  std::uint32_t postList = 1;    // WRs per ibv_post_send (perftest --post_list)
+  std::uint32_t qpTimeout = 14;  // ACK timeout exponent, 4.096 us * 2^N (perftest -u)
   bool bidirectional = false;
   bool verify = false;
   CqWait cqWait = CqWait::Auto;  // -e / --poll
-  bool warmUp = false;          // --perform_warm_up: untimed TX depth before each step
-  int cpu = -1;                 // --cpu: pin to this CPU
-  std::string numa;             // --numa: "auto" (device's node) or a node number
+  bool warmUp = false;           // --perform_warm_up: untimed TX depth before each step
+  int cpu = -1;                  // --cpu: pin to this CPU
+  std::string numa;              // --numa: "auto" (device's node) or a node number
   BandwidthUnit unit = BandwidthUnit::MiBPerSecond;
   bool json = false;
-  bool tcp = false;             // TCP stream bandwidth instead of RDMA
-  bool both = false;            // RDMA WRITE then TCP, with the ratio
-  std::uint32_t streams = 1;    // -P: TCP streams
-  std::chrono::milliseconds timeout{5000};   // client: connect/resolve timeout
-  std::chrono::seconds idleTimeout{600};     // server: longest wait for a client or message
-  bool keepServing = false;     // server: serve sessions until the idle timeout
+  bool tcp = false;                         // TCP stream bandwidth instead of RDMA
+  bool both = false;                        // RDMA WRITE then TCP, with the ratio
+  std::uint32_t streams = 1;                // -P: TCP streams
+  std::chrono::milliseconds timeout{5000};  // client: connect/resolve timeout
+  std::chrono::seconds idleTimeout{600};    // server: longest wait for a client or message
+  bool keepServing = false;                 // server: serve sessions until the idle timeout
 
   // -D and --margin as the wire carries them (GO durationUs and nanos); the
   // client's own loop runs on the same integers, so both sides agree.

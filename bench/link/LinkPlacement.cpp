@@ -66,10 +66,13 @@ std::string applyPlacement(const LinkOptions& o, int deviceNumaNode,
       throw std::invalid_argument("--numa takes a node number or 'auto'");
     }
   }
-  const auto path = sysfsRoot / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
+  const auto path =
+      sysfsRoot / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
   std::ifstream in(path);
   std::string list;
-  if (!in || !std::getline(in, list)) throw std::invalid_argument("no NUMA node " + std::to_string(node) + " (" + path.string() + ")");
+  if (!in || !std::getline(in, list))
+    throw std::invalid_argument("no NUMA node " + std::to_string(node) + " (" + path.string() +
+                                ")");
   cpu_set_t set;
   if (!parseCpuList(list, set)) throw std::invalid_argument("cannot parse " + path.string());
   pin(set);

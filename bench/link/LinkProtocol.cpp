@@ -42,12 +42,14 @@ class WireReader {
   std::size_t n_ = 0;
 };
 
-[[noreturn]] void reject(const std::string& what) { throw LinkProtocolError(what); }
+[[noreturn]] void reject(const std::string& what) {
+  throw LinkProtocolError(what);
+}
 
 void needBytes(std::span<const std::byte> bytes, std::size_t want, const char* what) {
   if (bytes.size() < want) {
-    reject(std::string(what) + " of " + std::to_string(bytes.size()) + " bytes, expected at least " +
-           std::to_string(want));
+    reject(std::string(what) + " of " + std::to_string(bytes.size()) +
+           " bytes, expected at least " + std::to_string(want));
   }
 }
 
@@ -75,9 +77,19 @@ std::string hex(std::uint64_t v) {
 std::vector<std::byte> ConnectRequest::encode() const {
   std::vector<std::byte> b(kWireBytes);
   WireWriter w(b);
-  w.put(kLinkRdmaMagic); w.put(kLinkRdmaVersion); w.put(test); w.put(flags); w.put(qpIndex);
-  w.put(qpCount); w.put(txDepth); w.put(cqModeration); w.put(maxSize); w.put(slotBytes); w.put(seed);
-  w.put(address); w.put(rkey);
+  w.put(kLinkRdmaMagic);
+  w.put(kLinkRdmaVersion);
+  w.put(test);
+  w.put(flags);
+  w.put(qpIndex);
+  w.put(qpCount);
+  w.put(txDepth);
+  w.put(cqModeration);
+  w.put(maxSize);
+  w.put(slotBytes);
+  w.put(seed);
+  w.put(address);
+  w.put(rkey);
   return b;
 }
 
@@ -85,7 +97,8 @@ ConnectRequest ConnectRequest::decode(std::span<const std::byte> bytes) {
   needBytes(bytes, kWireBytes, "connect data");
   WireReader r(bytes);
   if (const auto magic = r.get<std::uint32_t>(); magic != kLinkRdmaMagic) {
-    reject("not an nfsrdma link client (magic " + hex(magic) + ", expected " + hex(kLinkRdmaMagic) + ")");
+    reject("not an nfsrdma link client (magic " + hex(magic) + ", expected " + hex(kLinkRdmaMagic) +
+           ")");
   }
   if (const auto version = r.get<std::uint8_t>(); version != kLinkRdmaVersion) {
     reject("link protocol version " + std::to_string(version) + ", this side speaks " +
@@ -117,7 +130,9 @@ ConnectRequest ConnectRequest::decode(std::span<const std::byte> bytes) {
 std::vector<std::byte> ConnectReply::encode() const {
   std::vector<std::byte> b(kWireBytes);
   WireWriter w(b);
-  w.put(kLinkRdmaMagic); w.put(address); w.put(rkey);
+  w.put(kLinkRdmaMagic);
+  w.put(address);
+  w.put(rkey);
   return b;
 }
 
@@ -136,19 +151,30 @@ ConnectReply ConnectReply::decode(std::span<const std::byte> bytes) {
 
 const char* controlKindName(ControlKind k) {
   switch (k) {
-    case ControlKind::Go: return "GO";
-    case ControlKind::Ready: return "READY";
-    case ControlKind::End: return "END";
-    case ControlKind::Fin: return "FIN";
-    case ControlKind::Bye: return "BYE";
+    case ControlKind::Go:
+      return "GO";
+    case ControlKind::Ready:
+      return "READY";
+    case ControlKind::End:
+      return "END";
+    case ControlKind::Fin:
+      return "FIN";
+    case ControlKind::Bye:
+      return "BYE";
   }
   return "?";
 }
 
 void ControlMessage::encode(std::span<std::byte, kControlBytes> out) const {
   WireWriter w(out);
-  w.put(static_cast<std::uint32_t>(kind)); w.put(static_cast<std::uint32_t>(verify));
-  w.put(size); w.put(iterations); w.put(durationUs); w.put(messages); w.put(nanos); w.put(peakMilli);
+  w.put(static_cast<std::uint32_t>(kind));
+  w.put(static_cast<std::uint32_t>(verify));
+  w.put(size);
+  w.put(iterations);
+  w.put(durationUs);
+  w.put(messages);
+  w.put(nanos);
+  w.put(peakMilli);
   w.put(mismatch);
 }
 
@@ -198,7 +224,8 @@ TcpHello TcpHello::decode(const std::array<std::uint64_t, 4>& w) {
            hex(kLinkTcpMagic) + " 0x1)");
   }
   checkRange("stream count", w[2], 1, kMaxLinkStreams);
-  if ((w[3] & ~std::uint64_t{kTcpLastSession | kTcpVerify}) != 0) reject("unknown flags " + hex(w[3]));
+  if ((w[3] & ~std::uint64_t{kTcpLastSession | kTcpVerify}) != 0)
+    reject("unknown flags " + hex(w[3]));
   TcpHello h;
   h.streams = static_cast<std::uint32_t>(w[2]);
   h.flags = w[3];

@@ -30,11 +30,12 @@ class LinkProtocolError : public std::runtime_error {
 // Bounds shared by option parsing (LinkOptions.cpp) and the wire checks.
 inline constexpr std::uint32_t kMaxLinkQps = 64;
 inline constexpr std::uint32_t kMaxLinkTxDepth = 8192;
-inline constexpr std::uint64_t kMaxLinkIterations = 1'000'000'000'000;  // keeps time bounds in range
+inline constexpr std::uint64_t kMaxLinkIterations =
+    1'000'000'000'000;  // keeps time bounds in range
 inline constexpr std::uint64_t kMaxLatencyIterations =
     100'000'000;  // each sample kept: 800 MB at most
-inline constexpr std::uint64_t kMaxLinkDurationUs = 3600'000'000;       // -D 3600
-inline constexpr std::uint32_t kMaxLinkStreams = 128;                   // TCP -P
+inline constexpr std::uint64_t kMaxLinkDurationUs = 3600'000'000;  // -D 3600
+inline constexpr std::uint32_t kMaxLinkStreams = 128;              // TCP -P
 
 // ---- data of a --verify run ----
 

@@ -1,7 +1,5 @@
 // LinkRdmaBench's client: connects the session's QPs, runs each size's
 // step (start, the loop, the end and its verify) and builds the report.
-#include "bench/link/LinkRdmaBench.h"
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -13,6 +11,7 @@
 
 #include "bench/link/LinkPlacement.h"
 #include "bench/link/LinkProtocol.h"
+#include "bench/link/LinkRdmaBench.h"
 #include "bench/link/LinkRdmaEndpoint.h"
 #include "bench/link/LinkRdmaLoops.h"
 #include "verbs/CmConnection.h"

@@ -24,9 +24,9 @@ bool isControl(const ibv_wc& wc) {
 }  // namespace
 
 [[noreturn]] void completionFailed(const char* what, const ibv_wc& wc) {
-  throw std::runtime_error(std::string(what) + " completion failed: " +
-                           verbs::makeCompletionError(wc.status).message() + " (qp " +
-                           std::to_string(wc.qp_num) + ")");
+  throw std::runtime_error(
+      std::string(what) + " completion failed: " + verbs::makeCompletionError(wc.status).message() +
+      " (qp " + std::to_string(wc.qp_num) + ")");
 }
 
 void sendControl(Endpoint& ep, const ControlMessage& m) {
@@ -54,7 +54,8 @@ void sendControl(Endpoint& ep, const ControlMessage& m) {
   throw std::runtime_error("control SEND did not complete within 30 s");
 }
 
-ControlMessage waitControl(Endpoint& ep, std::chrono::milliseconds timeout, const char* waitingFor) {
+ControlMessage waitControl(Endpoint& ep, std::chrono::milliseconds timeout,
+                           const char* waitingFor) {
   const auto deadline = Clock::now() + timeout;
   std::array<ibv_wc, 8> wcs{};
   for (;;) {
@@ -79,16 +80,19 @@ ControlMessage waitControl(Endpoint& ep, std::chrono::milliseconds timeout, cons
       try {
         return ControlMessage::decode(std::span<const std::byte>(copy.data(), got));
       } catch (const LinkProtocolError& e) {
-        throw LinkProtocolError(std::string("link protocol: bad control message while waiting for ") +
-                                waitingFor + ": " + e.what());
+        throw LinkProtocolError(
+            std::string("link protocol: bad control message while waiting for ") + waitingFor +
+            ": " + e.what());
       }
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       throw std::runtime_error(std::string("the link peer sent no ") + waitingFor + " within " +
                                std::to_string(timeout.count() / 1000) + " s");
     }
-    const std::error_code ec = ep.recvCq.waitEvent(std::min<std::chrono::milliseconds>(left, 500ms));
+    const std::error_code ec =
+        ep.recvCq.waitEvent(std::min<std::chrono::milliseconds>(left, 500ms));
     if (ec && ec != std::errc::timed_out && ec != std::errc::resource_unavailable_try_again) {
       verbs::throwVerbError("ibv_get_cq_event", ec.value());
     }
@@ -99,7 +103,8 @@ ControlMessage expectControl(Endpoint& ep, ControlKind kind, std::chrono::millis
                              const char* name) {
   const ControlMessage m = waitControl(ep, timeout, name);
   if (m.kind != kind) {
-    throw LinkProtocolError(std::string("link protocol: expected ") + name + ", got " + controlKindName(m.kind));
+    throw LinkProtocolError(std::string("link protocol: expected ") + name + ", got " +
+                            controlKindName(m.kind));
   }
   return m;
 }

@@ -16,12 +16,12 @@ namespace nfsrdma::bench::linkrdma {
 struct LoopParams {
   ibv_wr_opcode opcode;
   std::uint64_t size;
-  std::uint64_t iterations;  // per QP; ignored when duration > 0
+  std::uint64_t iterations;           // per QP; ignored when duration > 0
   std::chrono::nanoseconds duration;  // the whole -D run, margins included
   std::uint32_t txDepth;
   std::uint32_t cqModeration;
-  std::uint32_t postList;  // WRs per ibv_post_send call
-  bool warmUp = false;     // untimed TX depth first (--perform_warm_up)
+  std::uint32_t postList;              // WRs per ibv_post_send call
+  bool warmUp = false;                 // untimed TX depth first (--perform_warm_up)
   std::chrono::nanoseconds margin{0};  // -D: left out of the measurement at each end
   bool useEvents = false;              // sleep on the send CQs' events instead of spinning (CqWait)
 };

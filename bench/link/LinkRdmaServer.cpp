@@ -1,7 +1,5 @@
 // LinkRdmaBench's server: listens, checks each session's connect requests
 // against the client's bounds, serves its steps and loops.
-#include "bench/link/LinkRdmaBench.h"
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <stdexcept>
 
 #include "bench/link/LinkProtocol.h"
+#include "bench/link/LinkRdmaBench.h"
 #include "bench/link/LinkRdmaEndpoint.h"
 #include "bench/link/LinkRdmaLoops.h"
 #include "verbs/CmConnection.h"
@@ -27,7 +26,8 @@ namespace {
 std::optional<ConnectRequest> firstRequest(verbs::CmListener::Request& first) {
   try {
     ConnectRequest cfg = ConnectRequest::decode(first.privateData);
-    if (cfg.qpIndex != 0) throw LinkProtocolError("the first QP of a session has index " + std::to_string(cfg.qpIndex));
+    if (cfg.qpIndex != 0)
+      throw LinkProtocolError("the first QP of a session has index " + std::to_string(cfg.qpIndex));
     return cfg;
   } catch (const LinkProtocolError& e) {
     first.id.reject({});
@@ -66,8 +66,9 @@ Endpoints acceptQps(const LinkOptions& o, verbs::CmListener& listener,
   std::optional<verbs::CmListener::Request> next = std::move(first);
   for (std::uint32_t q = 0; q < cfg.qpCount; ++q) {
     if (!next) next = listener.waitRequest(o.timeout * 4);
-    if (!next) throw std::runtime_error("the client opened " + std::to_string(q) + " of " +
-                                        std::to_string(cfg.qpCount) + " QPs, then stopped");
+    if (!next)
+      throw std::runtime_error("the client opened " + std::to_string(q) + " of " +
+                               std::to_string(cfg.qpCount) + " QPs, then stopped");
     const ConnectRequest r = nextRequest(*next, q, cfg);
     auto ep = std::make_unique<Endpoint>(std::move(next->id), shape);
     next.reset();
@@ -91,16 +92,9 @@ std::uint64_t runServerWrites(const Endpoints& eps, const ConnectRequest& cfg,
                               const ControlMessage& m, ControlMessage& fin) {
   // Only -b runs a loop here; the client sends its choice for it.
   const bool loopSleeps = (cfg.flags & kUseEvents) != 0;
-  LoopParams p{IBV_WR_RDMA_WRITE,
-               m.size,
-               m.iterations,
-               std::chrono::microseconds(m.durationUs),
-               cfg.txDepth,
-               cfg.cqModeration,
-               1,
-               false,
-               std::chrono::nanoseconds(m.nanos),
-               loopSleeps};
+  LoopParams p{
+      IBV_WR_RDMA_WRITE, m.size, m.iterations, std::chrono::microseconds(m.durationUs), cfg.txDepth,
+      cfg.cqModeration,  1,      false,        std::chrono::nanoseconds(m.nanos),       loopSleeps};
   const LoopResult r = runBandwidthLoop(eps, p);
   fin.messages = r.messages;
   fin.nanos = static_cast<std::uint64_t>(r.seconds * 1e9);
@@ -169,7 +163,8 @@ void serveSession(const LinkOptions& o, verbs::CmListener& listener,
     const ControlMessage m = waitControl(*eps.front(), idle, "GO");
     if (m.kind == ControlKind::Bye) break;
     if (m.kind != ControlKind::Go) {
-      throw LinkProtocolError(std::string("link protocol: expected GO, got ") + controlKindName(m.kind));
+      throw LinkProtocolError(std::string("link protocol: expected GO, got ") +
+                              controlKindName(m.kind));
     }
     checkGo(m, shape.maxSize);
     eventWaits += serveStep(eps, *cfg, m, idle);
@@ -208,7 +203,8 @@ void runRdmaServer(const LinkOptions& o, LinkServerState& state) {
         for (const auto& g : p.gids)
           if (bind.empty() && g.ip.find('.') != std::string::npos) bind = g.ip;
     }
-    if (bind.empty()) throw std::runtime_error("device " + o.device + " has no IPv4 address to listen on");
+    if (bind.empty())
+      throw std::runtime_error("device " + o.device + " has no IPv4 address to listen on");
   }
   verbs::CmListener listener = verbs::CmListener::listen(channel, bind, o.port);
   std::fprintf(stderr, "nfsrdma-bench link: listening (rdma_cm) on %s:%u\n",

@@ -31,7 +31,8 @@ struct BandwidthResult {
   double peakBytesPerSecond = 0;  // best window; >= average
 
   double averageBytesPerSecond() const {
-    return seconds > 0 ? static_cast<double>(messages) * static_cast<double>(messageBytes) / seconds : 0;
+    return seconds > 0 ? static_cast<double>(messages) * static_cast<double>(messageBytes) / seconds
+                       : 0;
   }
   double messageRateMpps() const {
     return seconds > 0 ? static_cast<double>(messages) / seconds / 1e6 : 0;

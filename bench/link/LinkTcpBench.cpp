@@ -41,7 +41,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-
 using Socket = UniqueFd;  // a socket is owned like any other fd
 
 [[noreturn]] void fail(const std::string& what, int err) {
@@ -109,8 +108,8 @@ Socket connectTo(const LinkOptions& o) {
     throw std::runtime_error("no link server at " + peer + " (TCP connect: no answer within " +
                              std::to_string(o.timeout.count()) + " ms)");
   } else if (err != 0) {
-    throw std::runtime_error("no link server at " + peer + " (TCP connect: " +
-                             util::errnoText(err) +
+    throw std::runtime_error("no link server at " + peer +
+                             " (TCP connect: " + util::errnoText(err) +
                              "); is 'nfsrdma-bench link --server' running there?");
   }
   const int one = 1;
@@ -228,7 +227,8 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   Socket control = connectTo(o);
   TcpHello hello;
   hello.streams = o.streams;
-  hello.flags = (lastSession ? std::uint64_t{kTcpLastSession} : 0u) | (o.verify ? std::uint64_t{kTcpVerify} : 0u);
+  hello.flags = (lastSession ? std::uint64_t{kTcpLastSession} : 0u) |
+                (o.verify ? std::uint64_t{kTcpVerify} : 0u);
   sendWords<4>(control.get(), hello.words(), "send(hello)");
   sendWords<1>(control.get(), {seed}, "send(hello)");
 
@@ -237,14 +237,16 @@ LinkRunReport runTcpClient(const LinkOptions& o, bool lastSession) {
   for (const std::uint64_t size : sizes)
     verified += runTcpStep(o, control.get(), size, seed, report);
   sendWords<3>(control.get(), TcpStep{}.words(), "send(bye)");
-  if (o.verify) report.verify = "passed (" + std::to_string(verified) + " bytes checked by the server)";
+  if (o.verify)
+    report.verify = "passed (" + std::to_string(verified) + " bytes checked by the server)";
   return report;
 }
 
 namespace {
 
 // Accepts one connection within timeout; empty Socket on timeout.
-Socket acceptWithin(int listenFd, std::chrono::milliseconds timeout, const std::atomic<bool>& finished) {
+Socket acceptWithin(int listenFd, std::chrono::milliseconds timeout,
+                    const std::atomic<bool>& finished) {
   const auto deadline = Clock::now() + timeout;
   while (!finished && Clock::now() < deadline) {
     pollfd pfd{listenFd, POLLIN, 0};
@@ -394,7 +396,8 @@ void runTcpServer(const LinkOptions& o, LinkServerState& state) {
   if (listener.get() < 0) fail("socket", errno);
   const int one = 1;
   ::setsockopt(listener.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(listener.get(), addr.get(), addr.length) != 0) fail("bind(" + addr.toString() + ")", errno);
+  if (::bind(listener.get(), addr.get(), addr.length) != 0)
+    fail("bind(" + addr.toString() + ")", errno);
   if (::listen(listener.get(), 64) != 0) fail("listen", errno);
   std::fprintf(stderr, "nfsrdma-bench link: listening (tcp) on %s\n", addr.toString().c_str());
   while (!state.finished) {  // each pass waits at most 1 s; idle timeout ends it

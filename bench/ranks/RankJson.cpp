@@ -59,7 +59,11 @@ std::string rankToJsonLine(const RankResult& r) {
   writeVerify(w, r.verify);
   w.beginArray("samples");
   for (const ProgressSample& s : r.samples) {
-    w.beginArray().number("", std::to_string(s.atNs)).field("", s.bytes).field("", s.ops).endArray();
+    w.beginArray()
+        .number("", std::to_string(s.atNs))
+        .field("", s.bytes)
+        .field("", s.ops)
+        .endArray();
   }
   w.endArray().endObject();
   return w.str();
@@ -203,8 +207,8 @@ VerifyMismatch readMismatch(const RankReader& in, const JsonValue& m, const std:
   if (!m.isArray() || m.array.size() != 4 || !m.array[3].isString())
     in.fail(field, "[file_id, offset, first_bad_byte, kind]");
   constexpr auto kAny = std::numeric_limits<std::uint64_t>::max();
-  return {static_cast<std::uint32_t>(in.unsignedOf(m.array[0], field + "[0]",
-                                                   std::numeric_limits<std::uint32_t>::max())),
+  return {static_cast<std::uint32_t>(
+              in.unsignedOf(m.array[0], field + "[0]", std::numeric_limits<std::uint32_t>::max())),
           in.unsignedOf(m.array[1], field + "[1]", kAny),
           in.unsignedOf(m.array[2], field + "[2]", kAny), m.array[3].string};
 }
@@ -255,8 +259,7 @@ RankResult readRank(const RankReader& in, const JsonValue& doc) {
   }
   RankResult r;
   r.cell = in.string(doc, "", "cell");
-  r.rank = static_cast<std::uint32_t>(
-      in.unsignedOf(in.member(doc, "", "rank"), "rank", kMaxRank));
+  r.rank = static_cast<std::uint32_t>(in.unsignedOf(in.member(doc, "", "rank"), "rank", kMaxRank));
   r.host = in.string(doc, "", "host");
   r.failed = in.boolean(doc, "", "failed");
   r.clockOffsetNs =

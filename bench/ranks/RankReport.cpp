@@ -18,8 +18,8 @@ std::string percentileKey(double p) {
 }
 
 std::string windowLine(const char* name, const char* what, const RankWindow& w) {
-  return fmt(" %-11s %10.1f MiB/s %10.0f IOPS %12s in %.3f s (%s)\n", name, w.mibPerSec(),
-             w.iops(), formatBytes(w.bytes).c_str(), w.seconds(), what);
+  return fmt(" %-11s %10.1f MiB/s %10.0f IOPS %12s in %.3f s (%s)\n", name, w.mibPerSec(), w.iops(),
+             formatBytes(w.bytes).c_str(), w.seconds(), what);
 }
 
 std::string clockLine(const RankTotals& t, const RankClockNote& clocks) {
@@ -102,22 +102,23 @@ std::string ranksSvg(const RankAggregate& a) {
   const auto& rows = a.totals->rows;
   double top = 0;
   for (const auto& r : rows) top = std::max(top, r.mibPerSec);
-  std::string svg = fmt(
-      "<svg class=\"clients\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      "role=\"img\" aria-label=\"MiB/s per client\">\n",
-      kLabel + kBarMax + 170, kTop * 2 + kRow * static_cast<int>(rows.size()));
+  std::string svg =
+      fmt("<svg class=\"clients\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+          "role=\"img\" aria-label=\"MiB/s per client\">\n",
+          kLabel + kBarMax + 170, kTop * 2 + kRow * static_cast<int>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RankRow& r = rows[i];
     const int y = kTop + kRow * static_cast<int>(i);
     const int w = std::max(1, static_cast<int>(top > 0 ? r.mibPerSec / top * kBarMax : 0));
     svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %u %s</text>", kLabel - 6, y + 13,
                r.rank, util::htmlEscape(r.host).c_str());
-    svg += fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>rank %u: %.1f "
-               "MiB/s, %.0f IOPS</title></rect>",
-               kLabel, y + 3, w, kRow - 6, r.straggler ? "#e15759" : "#9ab7d3", r.rank, r.mibPerSec,
-               r.iops);
-    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 13, r.mibPerSec,
-               r.straggler ? " straggler" : "", r.overlapsAll ? "" : " no overlap");
+    svg +=
+        fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>rank %u: %.1f "
+            "MiB/s, %.0f IOPS</title></rect>",
+            kLabel, y + 3, w, kRow - 6, r.straggler ? "#e15759" : "#9ab7d3", r.rank, r.mibPerSec,
+            r.iops);
+    svg += fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 13,
+               r.mibPerSec, r.straggler ? " straggler" : "", r.overlapsAll ? "" : " no overlap");
   }
   return svg + "</svg>\n";
 }

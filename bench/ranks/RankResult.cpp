@@ -51,7 +51,8 @@ std::optional<std::string> rankResultProblem(const RankResult& r) {
     return rankName(r) + ": " + std::to_string(r.verify.mismatches) +
            " verify mismatches, more than its " + std::to_string(r.errors) + " errors";
   }
-  if (r.verify.first.size() > std::min<std::uint64_t>(r.verify.mismatches, VerifyStats::kMaxReported)) {
+  if (r.verify.first.size() >
+      std::min<std::uint64_t>(r.verify.mismatches, VerifyStats::kMaxReported)) {
     return rankName(r) + ": " + std::to_string(r.verify.first.size()) +
            " mismatches described, expected at most " +
            std::to_string(std::min<std::uint64_t>(r.verify.mismatches, VerifyStats::kMaxReported));

@@ -191,7 +191,9 @@ class Parser {
     throw std::runtime_error("JSON at byte " + std::to_string(pos_) + ": " + what);
   }
   void skipSpace() {
-    while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\r' || t_[pos_] == '\t')) ++pos_;
+    while (pos_ < t_.size() &&
+           (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\r' || t_[pos_] == '\t'))
+      ++pos_;
   }
   char peek() {
     skipSpace();
@@ -258,7 +260,9 @@ class Parser {
     } else {
       v.kind = JsonValue::Kind::Number;
       const std::size_t start = pos_;
-      while (pos_ < t_.size() && std::string_view("+-0123456789.eE").find(t_[pos_]) != std::string_view::npos) ++pos_;
+      while (pos_ < t_.size() &&
+             std::string_view("+-0123456789.eE").find(t_[pos_]) != std::string_view::npos)
+        ++pos_;
       if (start == pos_) fail("unexpected character");
       const std::string num(t_.substr(start, pos_ - start));
       char* end = nullptr;
@@ -283,14 +287,25 @@ class Parser {
       if (pos_ >= t_.size()) fail("unterminated escape");
       const char e = t_[pos_++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           if (pos_ + 4 > t_.size()) fail("short \\u escape");
-          const unsigned long cp = std::strtoul(std::string(t_.substr(pos_, 4)).c_str(), nullptr, 16);
+          const unsigned long cp =
+              std::strtoul(std::string(t_.substr(pos_, 4)).c_str(), nullptr, 16);
           pos_ += 4;
           // UTF-8 encode the BMP code point (surrogate pairs are not produced by our writers).
           if (cp < 0x80) {
@@ -305,7 +320,9 @@ class Parser {
           }
           break;
         }
-        default: out += e; break;
+        default:
+          out += e;
+          break;
       }
     }
   }
@@ -316,7 +333,9 @@ class Parser {
 
 }  // namespace
 
-JsonValue parseJson(std::string_view text) { return Parser(text).document(); }
+JsonValue parseJson(std::string_view text) {
+  return Parser(text).document();
+}
 
 JsonValue parseJsonFile(const std::string& path, std::uint64_t maxBytes) {
   const std::string text = readInputFile(path, {"a JSON file", maxBytes});

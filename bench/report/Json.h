@@ -25,7 +25,9 @@ class JsonWriter {
   JsonWriter& beginArray(std::string_view key = {});
   JsonWriter& endArray();
   JsonWriter& field(std::string_view key, std::string_view value);
-  JsonWriter& field(std::string_view key, const char* value) { return field(key, std::string_view(value)); }
+  JsonWriter& field(std::string_view key, const char* value) {
+    return field(key, std::string_view(value));
+  }
   JsonWriter& field(std::string_view key, double value);
   JsonWriter& field(std::string_view key, std::uint64_t value);
   JsonWriter& field(std::string_view key, bool value);

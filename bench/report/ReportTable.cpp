@@ -12,7 +12,9 @@ namespace {
 constexpr std::size_t kMinWidth = 10;
 constexpr std::size_t kGap = 4;
 
-std::size_t widthOf(const ReportColumn& c) { return std::max(c.header.size(), kMinWidth) + kGap; }
+std::size_t widthOf(const ReportColumn& c) {
+  return std::max(c.header.size(), kMinWidth) + kGap;
+}
 
 std::string formatNumber(double v, int decimals) {
   char buf[64];
@@ -63,7 +65,8 @@ void placeAt(std::string& line, std::size_t start, const std::string& text) {
 
 std::string ReportTable::headerLine() const {
   std::string line;
-  for (std::size_t c = 0; c < columns_.size(); ++c) placeAt(line, columnStart(c), columns_[c].header);
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    placeAt(line, columnStart(c), columns_[c].header);
   return line;
 }
 
@@ -106,7 +109,9 @@ void ReportTable::writeRows(JsonWriter& w, std::string_view key) const {
   w.endArray();
 }
 
-std::string bannerRule() { return std::string(87, '-') + "\n"; }
+std::string bannerRule() {
+  return std::string(87, '-') + "\n";
+}
 
 std::string formatBanner(std::string_view title, const BannerItems& items) {
   std::string out = bannerRule();
@@ -114,7 +119,8 @@ std::string formatBanner(std::string_view title, const BannerItems& items) {
   out += std::string(pad, ' ') + std::string(title) + "\n";
   for (std::size_t i = 0; i < items.size(); ++i) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, " %-16s: %-24s", items[i].first.c_str(), items[i].second.c_str());
+    std::snprintf(buf, sizeof buf, " %-16s: %-24s", items[i].first.c_str(),
+                  items[i].second.c_str());
     std::string piece = buf;
     if (i % 2 == 1 || i + 1 == items.size()) {
       while (!piece.empty() && piece.back() == ' ') piece.pop_back();

@@ -13,7 +13,6 @@
 
 #include "bench/report/Json.h"
 
-
 namespace nfsrdma::bench {
 
 struct ReportColumn {

@@ -14,22 +14,22 @@
 namespace nfsrdma {
 
 enum class ClientErrc {
-  kTimedOut = 1,         // no reply within the call timeout
-  kConnectionClosed,     // the peer closed or reset the connection
-  kMalformedReply,       // a reply that does not decode (truncated, bad XDR, bad values)
-  kRecordTooLarge,       // record-marking fragment beyond the negotiated maximum
-  kRpcDenied,            // MSG_DENIED: RPC version mismatch or authentication error
-  kRpcAcceptError,       // MSG_ACCEPTED but not SUCCESS (PROG_UNAVAIL, GARBAGE_ARGS, ...)
-  kEncodeOverflow,       // a call does not fit the negotiated request size
-  kSequenceMismatch,     // SEQUENCE reply for another session, slot or sequence id
-  kShutdown,             // the client is closing; the call was not sent
-  kInvalidArgument,      // bad URL, path or option given by the caller
-  kNoRdmaDevice,         // the RDMA transport has no device to use
-  kRdmaChunkError,       // RDMA_ERROR ERR_CHUNK: the server may have executed the call
-  kConnectionLost,       // the call's connection failed: the server may or may not have run it
-  kServerUnreachable,    // no connection to the server within the recovery timeout
-  kUnstableDataLost,     // a COMMIT found a new write verifier: data the caller wrote may be gone
-  kNotSameServer,        // a trunk address answered EXCHANGE_ID as another server (owner or scope)
+  kTimedOut = 1,       // no reply within the call timeout
+  kConnectionClosed,   // the peer closed or reset the connection
+  kMalformedReply,     // a reply that does not decode (truncated, bad XDR, bad values)
+  kRecordTooLarge,     // record-marking fragment beyond the negotiated maximum
+  kRpcDenied,          // MSG_DENIED: RPC version mismatch or authentication error
+  kRpcAcceptError,     // MSG_ACCEPTED but not SUCCESS (PROG_UNAVAIL, GARBAGE_ARGS, ...)
+  kEncodeOverflow,     // a call does not fit the negotiated request size
+  kSequenceMismatch,   // SEQUENCE reply for another session, slot or sequence id
+  kShutdown,           // the client is closing; the call was not sent
+  kInvalidArgument,    // bad URL, path or option given by the caller
+  kNoRdmaDevice,       // the RDMA transport has no device to use
+  kRdmaChunkError,     // RDMA_ERROR ERR_CHUNK: the server may have executed the call
+  kConnectionLost,     // the call's connection failed: the server may or may not have run it
+  kServerUnreachable,  // no connection to the server within the recovery timeout
+  kUnstableDataLost,   // a COMMIT found a new write verifier: data the caller wrote may be gone
+  kNotSameServer,      // a trunk address answered EXCHANGE_ID as another server (owner or scope)
 };
 
 const std::error_category& clientCategory();

@@ -38,7 +38,8 @@ bool sameRemoteFile(const Attributes& a, const Attributes& b) {
   namespace attr = nfs4::attr;
   const bool comparable = a.present.test(attr::kFsid) && a.present.test(attr::kFileId) &&
                           b.present.test(attr::kFsid) && b.present.test(attr::kFileId);
-  return comparable && a.fsidMajor == b.fsidMajor && a.fsidMinor == b.fsidMinor && a.fileId == b.fileId;
+  return comparable && a.fsidMajor == b.fsidMajor && a.fsidMinor == b.fsidMinor &&
+         a.fileId == b.fileId;
 }
 
 // The last component of a path ("" for "/").
@@ -118,8 +119,7 @@ std::optional<Attributes> resolveRemoteDestination(Client& out, Remote& r, CopyN
     existing = statIfExists(out, r.path);
   } catch (const NfsException& e) {
     // "file/" (the URL's '/' is kept): the message cp(1) gives.
-    if (e.code() == nfs4::statusError(nfs4::kErrNotDir) &&
-        endsWithSlash(urlPath(names.dst))) {
+    if (e.code() == nfs4::statusError(nfs4::kErrNotDir) && endsWithSlash(urlPath(names.dst))) {
       fail("cp " + names.src + " " + names.dst + ": not a directory");
     }
     throw;
@@ -137,8 +137,7 @@ std::optional<Attributes> resolveRemoteDestination(Client& out, Remote& r, CopyN
 
 // What refuses a copy to a remote destination, checked before opening it
 // truncates it.
-void checkRemoteDestination(Client& out, const Remote& r,
-                            const std::optional<Attributes>& existing,
+void checkRemoteDestination(Client& out, const Remote& r, const std::optional<Attributes>& existing,
                             const CopySource& in, const CopyNames& names) {
   // As GNU cp: a link to nothing is not written through (that would
   // create a file wherever it points).
@@ -163,8 +162,7 @@ void checkRemoteDestination(Client& out, const Remote& r,
   }
 }
 
-CopyDestination openRemoteDestination(const CliOptions& o, const CopySource& in,
-                                      CopyNames& names) {
+CopyDestination openRemoteDestination(const CliOptions& o, const CopySource& in, CopyNames& names) {
   CopyDestination out;
   Remote r = parseRemote(o, names.dst);
   out.client = connectTo(r);

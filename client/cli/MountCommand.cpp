@@ -91,8 +91,8 @@ po::options_description mountOptions(MountArgs& p, MountWords& w, const char* wh
       "nconnect", po::value<std::uint32_t>(),
       "connections per mount (where the kernel supports it)")(
       "option,o", po::value(&p.request.extraOptions),
-      "one extra mount option (repeat -o for more)")(
-      "run", po::bool_switch(&p.run), "execute the commands (default: print them)")(
+      "one extra mount option (repeat -o for more)")("run", po::bool_switch(&p.run),
+                                                     "execute the commands (default: print them)")(
       "root", po::value(&p.root), "read /proc and /sys below this directory (tests)");
   return opts;
 }

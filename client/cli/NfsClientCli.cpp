@@ -90,8 +90,7 @@ int cmdLs(const CliOptions& o, const std::vector<std::string>& args) {
   int status = 0;
   // ls -l's " -> target" after a symbolic link; one that cannot be read is
   // reported and the listing goes on, as in coreutils.
-  const auto line = [&](const Attributes& a, const std::string& name,
-                        const std::string& path) {
+  const auto line = [&](const Attributes& a, const std::string& name, const std::string& path) {
     std::string shown = name;
     if (a.type == FileType::kSymlink) {
       try {
@@ -228,8 +227,8 @@ void urlHelp(std::ostream& os) {
   constexpr std::size_t kKeyWidth = 22;
   for (const UrlKey& k : urlKeys()) {
     const std::string form = std::string(k.name) + "=" + std::string(k.value);
-    os << "  " << form << std::string(form.size() < kKeyWidth ? kKeyWidth - form.size() : 1, ' ') << k.help
-       << "\n";
+    os << "  " << form << std::string(form.size() < kKeyWidth ? kKeyWidth - form.size() : 1, ' ')
+       << k.help << "\n";
   }
 }
 
@@ -297,7 +296,7 @@ int checkStdoutFlushed(const std::string& cmd, int status) {
 // The command's table entry; an unknown word is named with every command,
 // then the usage, on stderr (nullptr).
 const tool::Subcommand<ClientCommand>* findCommand(const std::string& cmd,
-                                                            const po::options_description& opts) {
+                                                   const po::options_description& opts) {
   // mv: another name for rename, not in the help.
   const auto* c = tool::lookupSubcommand(kCommands, cmd == "mv" ? "rename" : cmd);
   if (c != nullptr) return c;
@@ -309,8 +308,7 @@ const tool::Subcommand<ClientCommand>* findCommand(const std::string& cmd,
   std::vector<std::string_view> names;
   tool::appendNames(names, kCommands);
   tool::appendNames(names, kOwnOptionCommands);
-  tool::printErrorLine(std::cerr, "nfsrdma-client",
-                                tool::unknownCommand(cmd, names).what());
+  tool::printErrorLine(std::cerr, "nfsrdma-client", tool::unknownCommand(cmd, names).what());
   usage(std::cerr, opts);
   return nullptr;
 }
@@ -344,4 +342,3 @@ int main(int argc, char** argv) {
   return tool::runReportingErrors("nfsrdma-client", std::cerr,
                                   [&] { return cli::runRemoteCommand(argc, argv); });
 }
-

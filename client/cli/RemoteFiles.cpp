@@ -29,18 +29,32 @@ void printStats(const CliOptions& o, const Client& c) {
   const auto& r = s.rpc;
   const auto& n = s.session;
   std::cerr << "rpc: "
-            << counters({{"calls", r.calls}, {"replies", r.replies}, {"timeouts", r.timeouts},
-                         {"unknown_xids", r.unknownXids}, {"malformed", r.malformedReplies},
-                         {"sent", r.bytesSent}, {"received", r.bytesReceived}})
+            << counters({{"calls", r.calls},
+                         {"replies", r.replies},
+                         {"timeouts", r.timeouts},
+                         {"unknown_xids", r.unknownXids},
+                         {"malformed", r.malformedReplies},
+                         {"sent", r.bytesSent},
+                         {"received", r.bytesReceived}})
             << "\nsession: "
-            << counters({{"slots", n.slots}, {"slots_asked", n.slotsAsked}, {"retired", n.retiredSlots}, {"compounds", n.compounds},
-                         {"waited_for_slot", n.waitedForSlot}, {"renewals", n.renewals}})
+            << counters({{"slots", n.slots},
+                         {"slots_asked", n.slotsAsked},
+                         {"retired", n.retiredSlots},
+                         {"compounds", n.compounds},
+                         {"waited_for_slot", n.waitedForSlot},
+                         {"renewals", n.renewals}})
             << "\nrecovery: "
-            << counters({{"outages", n.outages}, {"reconnects", n.reconnects}, {"replayed", n.replayed},
-                         {"resent", n.resent}, {"uncached_replays", n.uncachedReplays},
-                         {"new_sessions", n.recoveries}, {"unrecovered", n.unrecovered},
-                         {"outage_ms", n.outageMillis}, {"reclaimed_opens", s.recovery.reclaimedOpens},
-                         {"reopened_opens", s.recovery.reopenedOpens}, {"lost_opens", s.recovery.lostOpens},
+            << counters({{"outages", n.outages},
+                         {"reconnects", n.reconnects},
+                         {"replayed", n.replayed},
+                         {"resent", n.resent},
+                         {"uncached_replays", n.uncachedReplays},
+                         {"new_sessions", n.recoveries},
+                         {"unrecovered", n.unrecovered},
+                         {"outage_ms", n.outageMillis},
+                         {"reclaimed_opens", s.recovery.reclaimedOpens},
+                         {"reopened_opens", s.recovery.reopenedOpens},
+                         {"lost_opens", s.recovery.lostOpens},
                          {"rewritten_bytes", s.recovery.rewrittenBytes}})
             << "\n"
             << c.transportStats() << "\n";
@@ -48,14 +62,20 @@ void printStats(const CliOptions& o, const Client& c) {
   for (std::size_t i = 0; i < s.connections.size(); ++i) {
     const auto& k = s.connections[i];
     std::cerr << "connection " << i << ": " << k.peer << " "
-              << counters({{"calls", k.rpc.calls}, {"replies", k.rpc.replies}, {"bytes-sent", k.rpc.bytesSent},
-                           {"bytes-received", k.rpc.bytesReceived}, {"credits", k.credits},
-                           {"lost", k.rpc.connectionsLost}, {"reconnects", k.rpc.reconnects}})
+              << counters({{"calls", k.rpc.calls},
+                           {"replies", k.rpc.replies},
+                           {"bytes-sent", k.rpc.bytesSent},
+                           {"bytes-received", k.rpc.bytesReceived},
+                           {"credits", k.credits},
+                           {"lost", k.rpc.connectionsLost},
+                           {"reconnects", k.rpc.reconnects}})
               << " up=" << (k.up ? "yes" : "no") << "\n";
   }
 }
 
-bool isRemote(const std::string& s) { return s.rfind("nfs://", 0) == 0; }
+bool isRemote(const std::string& s) {
+  return s.rfind("nfs://", 0) == 0;
+}
 
 std::string urlPath(const std::string& url) {
   return url.substr(0, url.find('?'));
@@ -76,7 +96,8 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
     more += (more.empty() ? "" : "&") + std::string("nconnect=") + std::to_string(o.nconnect);
   }
   if (!more.empty()) {
-    r.options = ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") + more);
+    r.options =
+        ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") + more);
   }
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.
@@ -103,9 +124,13 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
   return r;
 }
 
-std::unique_ptr<Client> connectTo(const Remote& r) { return Client::connect(r.options); }
+std::unique_ptr<Client> connectTo(const Remote& r) {
+  return Client::connect(r.options);
+}
 
-[[noreturn]] void fail(const std::string& message) { throw std::runtime_error(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw std::runtime_error(message);
+}
 
 std::string childPath(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;

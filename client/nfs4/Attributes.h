@@ -24,7 +24,9 @@ class Bitmap {
   void set(std::uint32_t bit) {
     if (bit / 32 < kWords) words_[bit / 32] |= 1U << (bit % 32);
   }
-  bool test(std::uint32_t bit) const { return bit / 32 < kWords && (words_[bit / 32] >> (bit % 32)) & 1U; }
+  bool test(std::uint32_t bit) const {
+    return bit / 32 < kWords && (words_[bit / 32] >> (bit % 32)) & 1U;
+  }
   // Words up to the highest non-zero one, as sent on the wire.
   std::size_t usedWords() const {
     std::size_t n = kWords;

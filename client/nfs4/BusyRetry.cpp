@@ -8,7 +8,9 @@ namespace nfsrdma::nfs4 {
 
 BusyRetry::BusyRetry(std::chrono::milliseconds budget, Clock::time_point firstBusyAnswer,
                      std::chrono::milliseconds maxPause)
-    : budget_(budget), deadline_(firstBusyAnswer + budget), maxPause_(std::max(maxPause, kFirstPause)) {}
+    : budget_(budget),
+      deadline_(firstBusyAnswer + budget),
+      maxPause_(std::max(maxPause, kFirstPause)) {}
 
 bool BusyRetry::busy(std::uint32_t status) {
   return status == kErrDelay || status == kErrGrace;

@@ -18,35 +18,62 @@ std::span<const std::uint8_t> bytesOf(std::string_view s) {
 
 const char* opName(Op op) {
   switch (op) {
-    case Op::kAccess: return "ACCESS";
-    case Op::kClose: return "CLOSE";
-    case Op::kCommit: return "COMMIT";
-    case Op::kCreate: return "CREATE";
-    case Op::kDelegReturn: return "DELEGRETURN";
-    case Op::kGetAttr: return "GETATTR";
-    case Op::kGetFh: return "GETFH";
-    case Op::kLookup: return "LOOKUP";
-    case Op::kOpen: return "OPEN";
-    case Op::kPutFh: return "PUTFH";
-    case Op::kPutRootFh: return "PUTROOTFH";
-    case Op::kRead: return "READ";
-    case Op::kReadDir: return "READDIR";
+    case Op::kAccess:
+      return "ACCESS";
+    case Op::kClose:
+      return "CLOSE";
+    case Op::kCommit:
+      return "COMMIT";
+    case Op::kCreate:
+      return "CREATE";
+    case Op::kDelegReturn:
+      return "DELEGRETURN";
+    case Op::kGetAttr:
+      return "GETATTR";
+    case Op::kGetFh:
+      return "GETFH";
+    case Op::kLookup:
+      return "LOOKUP";
+    case Op::kOpen:
+      return "OPEN";
+    case Op::kPutFh:
+      return "PUTFH";
+    case Op::kPutRootFh:
+      return "PUTROOTFH";
+    case Op::kRead:
+      return "READ";
+    case Op::kReadDir:
+      return "READDIR";
     case Op::kReadLink:
       return "READLINK";
-    case Op::kRemove: return "REMOVE";
-    case Op::kRename: return "RENAME";
-    case Op::kRestoreFh: return "RESTOREFH";
-    case Op::kSaveFh: return "SAVEFH";
-    case Op::kSetAttr: return "SETATTR";
-    case Op::kWrite: return "WRITE";
-    case Op::kBindConnToSession: return "BIND_CONN_TO_SESSION";
-    case Op::kExchangeId: return "EXCHANGE_ID";
-    case Op::kCreateSession: return "CREATE_SESSION";
-    case Op::kDestroySession: return "DESTROY_SESSION";
-    case Op::kSequence: return "SEQUENCE";
-    case Op::kDestroyClientId: return "DESTROY_CLIENTID";
-    case Op::kReclaimComplete: return "RECLAIM_COMPLETE";
-    case Op::kIllegal: return "ILLEGAL";
+    case Op::kRemove:
+      return "REMOVE";
+    case Op::kRename:
+      return "RENAME";
+    case Op::kRestoreFh:
+      return "RESTOREFH";
+    case Op::kSaveFh:
+      return "SAVEFH";
+    case Op::kSetAttr:
+      return "SETATTR";
+    case Op::kWrite:
+      return "WRITE";
+    case Op::kBindConnToSession:
+      return "BIND_CONN_TO_SESSION";
+    case Op::kExchangeId:
+      return "EXCHANGE_ID";
+    case Op::kCreateSession:
+      return "CREATE_SESSION";
+    case Op::kDestroySession:
+      return "DESTROY_SESSION";
+    case Op::kSequence:
+      return "SEQUENCE";
+    case Op::kDestroyClientId:
+      return "DESTROY_CLIENTID";
+    case Op::kReclaimComplete:
+      return "RECLAIM_COMPLETE";
+    case Op::kIllegal:
+      return "ILLEGAL";
   }
   return "OP_(unknown)";
 }
@@ -135,8 +162,8 @@ void CompoundEncoder::setAttributes(const SetAttributes& a) {
   enc_.putOpaque(v.head());
 }
 
-void CompoundEncoder::sequence(const SessionId& session, std::uint32_t sequenceId, std::uint32_t slot,
-                               std::uint32_t highestSlot, bool cacheThis) {
+void CompoundEncoder::sequence(const SessionId& session, std::uint32_t sequenceId,
+                               std::uint32_t slot, std::uint32_t highestSlot, bool cacheThis) {
   op(Op::kSequence);
   enc_.putFixedOpaque(session);
   enc_.putU32(sequenceId);
@@ -146,7 +173,9 @@ void CompoundEncoder::sequence(const SessionId& session, std::uint32_t sequenceI
   enc_.patchU32(cacheThisAt_, cacheThis ? 1U : 0U);
 }
 
-void CompoundEncoder::putRootFh() { op(Op::kPutRootFh); }
+void CompoundEncoder::putRootFh() {
+  op(Op::kPutRootFh);
+}
 
 void CompoundEncoder::putFh(const FileHandle& fh) {
   op(Op::kPutFh);
@@ -158,15 +187,21 @@ void CompoundEncoder::lookup(std::string_view name) {
   enc_.putOpaque(bytesOf(name));
 }
 
-void CompoundEncoder::getFh() { op(Op::kGetFh); }
+void CompoundEncoder::getFh() {
+  op(Op::kGetFh);
+}
 
 void CompoundEncoder::getAttr(const Bitmap& request) {
   op(Op::kGetAttr);
   bitmap(request);
 }
 
-void CompoundEncoder::saveFh() { op(Op::kSaveFh); }
-void CompoundEncoder::restoreFh() { op(Op::kRestoreFh); }
+void CompoundEncoder::saveFh() {
+  op(Op::kSaveFh);
+}
+void CompoundEncoder::restoreFh() {
+  op(Op::kRestoreFh);
+}
 
 void CompoundEncoder::open(const OpenArgs& a) {
   op(Op::kOpen);
@@ -184,9 +219,14 @@ void CompoundEncoder::open(const OpenArgs& a) {
   }
   enc_.putU32(a.claim);
   switch (a.claim) {
-    case kClaimNull: enc_.putOpaque(bytesOf(a.name)); break;
-    case kClaimPrevious: enc_.putU32(kOpenDelegateNone); break;  // delegate_type: none wanted back
-    default: break;                                              // CLAIM_FH: no argument
+    case kClaimNull:
+      enc_.putOpaque(bytesOf(a.name));
+      break;
+    case kClaimPrevious:
+      enc_.putU32(kOpenDelegateNone);
+      break;  // delegate_type: none wanted back
+    default:
+      break;  // CLAIM_FH: no argument
   }
 }
 
@@ -245,8 +285,9 @@ void CompoundEncoder::createDirectory(std::string_view name, const SetAttributes
   setAttributes(attrs);
 }
 
-void CompoundEncoder::readDir(std::uint64_t cookie, const Verifier& cookieVerf, std::uint32_t dirCount,
-                              std::uint32_t maxCount, const Bitmap& request) {
+void CompoundEncoder::readDir(std::uint64_t cookie, const Verifier& cookieVerf,
+                              std::uint32_t dirCount, std::uint32_t maxCount,
+                              const Bitmap& request) {
   op(Op::kReadDir);
   enc_.putU64(cookie);
   enc_.putFixedOpaque(cookieVerf);
@@ -348,8 +389,8 @@ std::uint32_t CompoundDecoder::next(Op expected) {
     return kStatusMalformed;
   }
   if (opnum != static_cast<std::uint32_t>(expected)) {
-    markMalformed(std::string("result for op ") + std::to_string(opnum) + " where " + opName(expected) +
-                  " was expected");
+    markMalformed(std::string("result for op ") + std::to_string(opnum) + " where " +
+                  opName(expected) + " was expected");
     return kStatusMalformed;
   }
   return status;
@@ -377,7 +418,8 @@ StateId CompoundDecoder::stateId() {
   StateId s;
   s.seqid = dec_.getU32();
   auto other = dec_.getFixedOpaque(kStateIdOtherSize);
-  if (other.size() == kStateIdOtherSize) std::memcpy(s.other.data(), other.data(), kStateIdOtherSize);
+  if (other.size() == kStateIdOtherSize)
+    std::memcpy(s.other.data(), other.data(), kStateIdOtherSize);
   return s;
 }
 
@@ -403,26 +445,63 @@ Attributes CompoundDecoder::fattr() {
         for (std::uint32_t i = 0; i < n; ++i) (void)v.getU32();
         break;
       }
-      case attr::kType: a.type = static_cast<FileType>(v.getU32()); break;
-      case 2: case 5: case 6: case 7: case 9: case 11: (void)v.getU32(); break;  // fixed-size words
-      case attr::kChange: a.change = v.getU64(); break;
-      case attr::kSize: a.size = v.getU64(); break;
+      case attr::kType:
+        a.type = static_cast<FileType>(v.getU32());
+        break;
+      case 2:
+      case 5:
+      case 6:
+      case 7:
+      case 9:
+      case 11:
+        (void)v.getU32();
+        break;  // fixed-size words
+      case attr::kChange:
+        a.change = v.getU64();
+        break;
+      case attr::kSize:
+        a.size = v.getU64();
+        break;
       case attr::kFsid:
         a.fsidMajor = v.getU64();
         a.fsidMinor = v.getU64();
         break;
-      case attr::kLeaseTime: a.leaseTime = v.getU32(); break;
-      case attr::kFileId: a.fileId = v.getU64(); break;
-      case attr::kMaxRead: a.maxRead = v.getU64(); break;
-      case attr::kMaxWrite: a.maxWrite = v.getU64(); break;
-      case attr::kMode: a.mode = v.getU32(); break;
-      case attr::kNumLinks: a.numLinks = v.getU32(); break;
-      case attr::kOwner: a.owner = std::string(v.getString(kMaxOwnerLength)); break;
-      case attr::kOwnerGroup: a.ownerGroup = std::string(v.getString(kMaxOwnerLength)); break;
-      case attr::kSpaceUsed: a.spaceUsed = v.getU64(); break;
-      case attr::kTimeAccess: time(a.timeAccess); break;
-      case attr::kTimeMetadata: time(a.timeMetadata); break;
-      case attr::kTimeModify: time(a.timeModify); break;
+      case attr::kLeaseTime:
+        a.leaseTime = v.getU32();
+        break;
+      case attr::kFileId:
+        a.fileId = v.getU64();
+        break;
+      case attr::kMaxRead:
+        a.maxRead = v.getU64();
+        break;
+      case attr::kMaxWrite:
+        a.maxWrite = v.getU64();
+        break;
+      case attr::kMode:
+        a.mode = v.getU32();
+        break;
+      case attr::kNumLinks:
+        a.numLinks = v.getU32();
+        break;
+      case attr::kOwner:
+        a.owner = std::string(v.getString(kMaxOwnerLength));
+        break;
+      case attr::kOwnerGroup:
+        a.ownerGroup = std::string(v.getString(kMaxOwnerLength));
+        break;
+      case attr::kSpaceUsed:
+        a.spaceUsed = v.getU64();
+        break;
+      case attr::kTimeAccess:
+        time(a.timeAccess);
+        break;
+      case attr::kTimeMetadata:
+        time(a.timeMetadata);
+        break;
+      case attr::kTimeModify:
+        time(a.timeModify);
+        break;
       default:
         markMalformed("attribute " + std::to_string(bit) + " returned but not requested");
         return a;
@@ -463,7 +542,9 @@ FileHandle CompoundDecoder::getFh() {
   return fh;
 }
 
-Attributes CompoundDecoder::getAttr() { return fattr(); }
+Attributes CompoundDecoder::getAttr() {
+  return fattr();
+}
 
 void CompoundDecoder::skipNfsAce() {
   (void)dec_.getU32();  // type
@@ -480,7 +561,8 @@ OpenResult CompoundDecoder::open() {
   (void)bitmap();  // attrset
   r.delegationType = dec_.getU32();
   switch (r.delegationType) {
-    case kOpenDelegateNone: break;
+    case kOpenDelegateNone:
+      break;
     case kOpenDelegateRead:
       r.delegationStateId = stateId();
       (void)dec_.getBool();  // recall
@@ -506,7 +588,8 @@ OpenResult CompoundDecoder::open() {
       if (why == 1 || why == 2) (void)dec_.getBool();  // WND4_CONTENTION / WND4_RESOURCE
       break;
     }
-    default: markMalformed("OPEN delegation type " + std::to_string(r.delegationType));
+    default:
+      markMalformed("OPEN delegation type " + std::to_string(r.delegationType));
   }
   if (!dec_.ok()) markMalformed("truncated OPEN result");
   return r;
@@ -614,7 +697,9 @@ ReadDirResult CompoundDecoder::readDir() {
   return r;
 }
 
-void CompoundDecoder::setAttr() { (void)bitmap(); }
+void CompoundDecoder::setAttr() {
+  (void)bitmap();
+}
 
 ExchangeIdResult CompoundDecoder::exchangeId() {
   ExchangeIdResult r;
@@ -623,7 +708,8 @@ ExchangeIdResult CompoundDecoder::exchangeId() {
   r.flags = dec_.getU32();
   const std::uint32_t protect = dec_.getU32();
   if (protect != kSp4None) {
-    markMalformed("EXCHANGE_ID state protection " + std::to_string(protect) + " (only SP4_NONE is supported)");
+    markMalformed("EXCHANGE_ID state protection " + std::to_string(protect) +
+                  " (only SP4_NONE is supported)");
     return r;
   }
   r.serverOwnerMinor = dec_.getU64();

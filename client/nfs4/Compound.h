@@ -134,7 +134,8 @@ class CompoundEncoder {
   void readDir(std::uint64_t cookie, const Verifier& cookieVerf, std::uint32_t dirCount,
                std::uint32_t maxCount, const Bitmap& request);
   void setAttr(const StateId& stateId, const SetAttributes& attrs);
-  void exchangeId(const Verifier& verifier, std::span<const std::uint8_t> ownerId, std::uint32_t flags);
+  void exchangeId(const Verifier& verifier, std::span<const std::uint8_t> ownerId,
+                  std::uint32_t flags);
   void createSession(std::uint64_t clientId, std::uint32_t sequenceId, const ChannelAttrs& fore,
                      const ChannelAttrs& back);
   void reclaimComplete(bool oneFs);

@@ -30,10 +30,13 @@ Error Session::reclaimCompleteError(std::uint32_t status) {
 
 namespace {
 
-std::vector<SessionConnection> checkedConnections(const std::vector<SessionConnection>& connections) {
-  if (connections.empty() || std::any_of(connections.begin(), connections.end(),
-                                         [](const SessionConnection& c) { return c.rpc == nullptr; })) {
-    throw NfsException(makeError(ClientErrc::kInvalidArgument, "a session needs at least one connection"));
+std::vector<SessionConnection> checkedConnections(
+    const std::vector<SessionConnection>& connections) {
+  if (connections.empty() ||
+      std::any_of(connections.begin(), connections.end(),
+                  [](const SessionConnection& c) { return c.rpc == nullptr; })) {
+    throw NfsException(
+        makeError(ClientErrc::kInvalidArgument, "a session needs at least one connection"));
   }
   return connections;
 }
@@ -69,12 +72,13 @@ Session::Session(const std::vector<SessionConnection>& connections, const Sessio
   for (auto& c : conns_) c->rpc->setMaxIncomingMessage(std::size_t{fore_.maxResponseSize} + 1024);
 
   Error e = joinTrunk();
-  if (!e) e = roundTrip([](CompoundEncoder& c) { c.reclaimComplete(false); },
-                      [](CompoundDecoder& d) -> Error {
-                        const std::uint32_t st = d.next(Op::kReclaimComplete);
-                        if (!d.ok()) return malformedError(d);
-                        return reclaimCompleteError(st);
-                      });
+  if (!e)
+    e = roundTrip([](CompoundEncoder& c) { c.reclaimComplete(false); },
+                  [](CompoundDecoder& d) -> Error {
+                    const std::uint32_t st = d.next(Op::kReclaimComplete);
+                    if (!d.ok()) return malformedError(d);
+                    return reclaimCompleteError(st);
+                  });
   if (!e) {
     e = roundTrip(
         [](CompoundEncoder& c) {
@@ -103,7 +107,9 @@ Session::Session(const std::vector<SessionConnection>& connections, const Sessio
   renewThread_ = std::thread([this] { renewLoop(); });
 }
 
-Session::~Session() { (void)close(); }
+Session::~Session() {
+  (void)close();
+}
 
 Error Session::exchangeId() {
   ExchangeIdResult exchange;
@@ -198,7 +204,8 @@ Error Session::roundTrip(const Encode& encode, const std::function<Error(Compoun
   std::promise<Error> done;
   auto future = done.get_future();
   submit(
-      encode, [&](const Error& err, CompoundDecoder* d) { done.set_value(err ? err : decode(*d)); }, hints);
+      encode, [&](const Error& err, CompoundDecoder* d) { done.set_value(err ? err : decode(*d)); },
+      hints);
   return future.get();
 }
 
@@ -209,7 +216,8 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
     decode(makeError(ClientErrc::kShutdown, "session closed"), nullptr);
     return;
   }
-  auto request = std::make_shared<Request>(Request{std::move(encode), std::move(decode), hints, 0, false});
+  auto request =
+      std::make_shared<Request>(Request{std::move(encode), std::move(decode), hints, 0, false});
   if (recovering_) {
     waiting_.push_back(std::move(request));
     return;
@@ -239,7 +247,8 @@ void Session::submit(Encode encode, Decode decode, rpc::CallHints hints) {
   lock.unlock();
   if (const Error e = issue(*slot, seq, highest, request)) {
     // Part of it may have reached the server: it goes again as a replay.
-    if (e.code == make_error_code(ClientErrc::kConnectionLost) && awaitReconnect(*slot, seq, request, e)) {
+    if (e.code == make_error_code(ClientErrc::kConnectionLost) &&
+        awaitReconnect(*slot, seq, request, e)) {
       return;
     }
     releaseAndPump(*slot, SlotOutcome::kNotExecuted);
@@ -321,7 +330,8 @@ void Session::onCallFailed(std::uint32_t slot, std::uint32_t sequenceId, const E
   // A lost connection (or one taken for dead after a timeout): the call
   // waits to go again on its slot.
   const Error e = presumeDeadAfterTimeout(*conns_[request->conn]->rpc, error);
-  if (e.code == make_error_code(ClientErrc::kConnectionLost) && awaitReconnect(slot, sequenceId, request, e)) {
+  if (e.code == make_error_code(ClientErrc::kConnectionLost) &&
+      awaitReconnect(slot, sequenceId, request, e)) {
     return;
   }
   // A call the server may or may not have executed: retire the slot. A
@@ -402,7 +412,8 @@ Error Session::everySlotLost() const {
     return makeError(ClientErrc::kTimedOut, "every session slot was lost to timeouts");
   }
   // The cause's code, so a caller that reacts to a closed connection sees one.
-  return makeError(lastLoss_.code, "every session slot was lost, the last by: " + lastLoss_.message());
+  return makeError(lastLoss_.code,
+                   "every session slot was lost, the last by: " + lastLoss_.message());
 }
 
 void Session::renewLoop() {
@@ -411,10 +422,13 @@ void Session::renewLoop() {
   // a wrapped (or zero) period would send SEQUENCEs back to back.
   const std::uint64_t lease = std::clamp<std::uint64_t>(leaseSeconds_, 3, 24 * 3600);
   const auto period = std::chrono::milliseconds(lease * 1000 / 3);
-  const auto due = [this] { return untilConnectionDueLocked() == std::chrono::steady_clock::duration::zero(); };
+  const auto due = [this] {
+    return untilConnectionDueLocked() == std::chrono::steady_clock::duration::zero();
+  };
   while (!stopRenew_) {
-    renewWake_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(period / 2, untilConnectionDueLocked()),
-                        [&] { return stopRenew_ || recovering_ || !delayedReplays_.empty() || due(); });
+    renewWake_.wait_for(
+        lock, std::min<std::chrono::steady_clock::duration>(period / 2, untilConnectionDueLocked()),
+        [&] { return stopRenew_ || recovering_ || !delayedReplays_.empty() || due(); });
     if (stopRenew_) break;
     if (recovering_) {
       recover(lock);
@@ -433,7 +447,8 @@ void Session::renewLoop() {
     if (std::chrono::steady_clock::now() - lastReply_ < period || slots_.inUse() > 0) continue;
     ++stats_.renewals;
     lock.unlock();
-    // A bare SEQUENCE renews the lease (RFC 8881 section 8.3); errors show up on the next real call.
+    // A bare SEQUENCE renews the lease (RFC 8881 section 8.3); errors show up on the next real
+    // call.
     submit([](CompoundEncoder&) {}, [](const Error&, CompoundDecoder*) {});
     lock.lock();
   }
@@ -457,8 +472,8 @@ Error Session::close() {
     for (const auto& r : stranded) slots_.release(r.slot, SlotOutcome::kUnknown);
   }
   for (auto& r : stranded) {
-    r.request->decode(makeError(ClientErrc::kShutdown, "session closed while its connection was down"),
-                      nullptr);
+    r.request->decode(
+        makeError(ClientErrc::kShutdown, "session closed while its connection was down"), nullptr);
   }
   std::deque<RequestPtr> neverSent;
   {
@@ -487,9 +502,11 @@ Error Session::close() {
     // A request the queue handed a slot just before may still be in flight;
     // DESTROY_SESSION under it would get NFS4ERR_DELAY (RFC 8881 18.37.3).
     std::unique_lock lock(mu_);
-    idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1), [this] { return slots_.inUse() == 0; });
+    idle_.wait_for(lock, rpc_.timeout() + std::chrono::seconds(1),
+                   [this] { return slots_.inUse() == 0; });
   }
-  Error first = destroyWhenNotBusy([this] { return destroySessionOnServer(sessionId_, *conns_[pick()]->rpc); });
+  Error first = destroyWhenNotBusy(
+      [this] { return destroySessionOnServer(sessionId_, *conns_[pick()]->rpc); });
   Error second = destroyWhenNotBusy([this] { return destroyClientIdOnServer(); });
   return first ? first : second;
 }
@@ -518,21 +535,23 @@ Error Session::destroyWhenNotBusy(const std::function<Error()>& destroy) {
 }
 
 Error Session::destroySessionOnServer(const SessionId& session, rpc::RpcClient& via) {
-  return sessionlessRoundTrip(via, [&session](CompoundEncoder& c) { c.destroySession(session); },
-                              [](CompoundDecoder& d) -> Error {
-                                const std::uint32_t st = d.next(Op::kDestroySession);
-                                if (!d.ok()) return malformedError(d);
-                                return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroySession, st);
-                              });
+  return sessionlessRoundTrip(
+      via, [&session](CompoundEncoder& c) { c.destroySession(session); },
+      [](CompoundDecoder& d) -> Error {
+        const std::uint32_t st = d.next(Op::kDestroySession);
+        if (!d.ok()) return malformedError(d);
+        return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroySession, st);
+      });
 }
 
 Error Session::destroyClientIdOnServer() {
-  return sessionlessRoundTrip(*conns_[pick()]->rpc, [this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
-                              [](CompoundDecoder& d) -> Error {
-                                const std::uint32_t st = d.next(Op::kDestroyClientId);
-                                if (!d.ok()) return malformedError(d);
-                                return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroyClientId, st);
-                              });
+  return sessionlessRoundTrip(
+      *conns_[pick()]->rpc, [this](CompoundEncoder& c) { c.destroyClientId(clientId_); },
+      [](CompoundDecoder& d) -> Error {
+        const std::uint32_t st = d.next(Op::kDestroyClientId);
+        if (!d.ok()) return malformedError(d);
+        return st == kNfs4Ok ? Error{} : statusErrorFor(Op::kDestroyClientId, st);
+      });
 }
 
 SessionStats Session::stats() const {

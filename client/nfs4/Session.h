@@ -74,11 +74,11 @@ using NewSessionCall = std::function<Error(const std::function<void(CompoundEnco
 enum class ReclaimPhase { kReclaim, kReopen };
 
 struct SessionOptions {
-  std::uint32_t slots = 32;                // fore-channel slots asked for (queue depth)
+  std::uint32_t slots = 32;  // fore-channel slots asked for (queue depth)
   std::uint32_t maxRequestSize = (1U << 20) + 8192;
   std::uint32_t maxResponseSize = (1U << 20) + 8192;
   std::uint32_t maxOperations = 16;
-  std::string ownerId;                     // unique per client instance
+  std::string ownerId;  // unique per client instance
   // After a lost session was replaced: what happened (on the renewal thread).
   std::function<void(const std::string&)> onReplaced;
   // How long close() sends DESTROY_SESSION and DESTROY_CLIENTID again while
@@ -159,9 +159,10 @@ class Session {
     rpc::CallHints hints;
     unsigned resends =
         0;  // sent again on a new session: bounded, so a server that keeps refusing ends it
-    bool changesState = false;  // as last encoded: a replay without a cached reply must not run again
-    bool replaying = false;     // resent on its slot after a lost connection, not answered yet
-    std::size_t conn = 0;       // the connection it last went on
+    bool changesState =
+        false;               // as last encoded: a replay without a cached reply must not run again
+    bool replaying = false;  // resent on its slot after a lost connection, not answered yet
+    std::size_t conn = 0;    // the connection it last went on
     // When its connection was first lost (or a replay first delayed): it
     // waits for recovery at most recoveryTimeout from then, however many
     // outages follow.
@@ -240,7 +241,9 @@ class Session {
   // given, is recorded as why the slot was lost (under the same lock).
   void releaseAndPump(std::uint32_t slot, SlotOutcome outcome, const Error* lossCause = nullptr);
   // Retires a slot whose request's fate is unknown, remembering why.
-  void retire(std::uint32_t slot, const Error& cause) { releaseAndPump(slot, SlotOutcome::kUnknown, &cause); }
+  void retire(std::uint32_t slot, const Error& cause) {
+    releaseAndPump(slot, SlotOutcome::kUnknown, &cause);
+  }
   // The error for requests once every slot is retired (mu_ held).
   Error everySlotLost() const;
   void renewLoop();
@@ -254,7 +257,8 @@ class Session {
                              const std::function<Error(CompoundDecoder&)>& decode) {
     return sessionlessRoundTrip(rpc_, encode, decode);
   }
-  Error sessionlessRoundTrip(rpc::RpcClient& rpc, const std::function<void(CompoundEncoder&)>& encode,
+  Error sessionlessRoundTrip(rpc::RpcClient& rpc,
+                             const std::function<void(CompoundEncoder&)>& encode,
                              const std::function<Error(CompoundDecoder&)>& decode);
   Error exchangeId();
   // SessionTrunk.cpp: the connections of a trunked session.
@@ -327,11 +331,12 @@ class Session {
   Error destroyWhenNotBusy(const std::function<Error()>& destroy);
 
   std::vector<std::unique_ptr<Connection>> conns_;  // fixed after setup; [0] set the session up
-  mutable std::atomic<std::size_t> rotor_{0};  // where pick() starts looking: ties go round
-  static constexpr std::size_t kAffinitySlack = 2;  // calls more than the least loaded that pick() still stays for
+  mutable std::atomic<std::size_t> rotor_{0};       // where pick() starts looking: ties go round
+  static constexpr std::size_t kAffinitySlack =
+      2;                 // calls more than the least loaded that pick() still stays for
   rpc::RpcClient& rpc_;  // the first connection: setup and recovery
   SessionOptions options_;
-  ExchangeIdResult server_;  // the first EXCHANGE_ID's answer: who a trunk must reach
+  ExchangeIdResult server_;           // the first EXCHANGE_ID's answer: who a trunk must reach
   Verifier verifier_{};               // EXCHANGE_ID's: the same one again finds our client record
   std::uint32_t createSequence_ = 0;  // csa_sequence of the next CREATE_SESSION
   std::atomic<std::uint64_t> clientId_{0};  // read by OPEN builders while a recovery may replace it
@@ -344,7 +349,7 @@ class Session {
   SlotTable slots_{1};
   std::deque<RequestPtr> waiting_;
   bool closed_ = false;
-  bool recovering_ = false;  // connection or session lost: requests wait for it to come back
+  bool recovering_ = false;      // connection or session lost: requests wait for it to come back
   bool connectionDown_ = false;  // ...because the connection failed (else the session is gone)
   std::vector<Replay> replays_;  // calls in flight when it failed, each holding its slot
   // Replays the server answered NFS4ERR_DELAY (still running the original):
@@ -362,7 +367,7 @@ class Session {
   std::chrono::steady_clock::time_point outageStart_;
   bool canRecover_ = false;  // the renewal thread, which replaces sessions, runs (not during setup)
   Error lostBy_;             // the refusal that started the replacement
-  Error lastLoss_;  // why the most recently retired slot was retired
+  Error lastLoss_;           // why the most recently retired slot was retired
   std::chrono::steady_clock::time_point lastReply_;
   SessionStats stats_;
 

@@ -61,12 +61,13 @@ Error Session::establishNewSession(NewSession& out, SlotTable& table, bool& newC
   // A new client ID must say it reclaims nothing more before it opens
   // anything (RFC 8881 18.51); on the old one the server answers
   // COMPLETE_ALREADY.
-  e = callOnNewSession(out.id, table, [](CompoundEncoder& c) { c.reclaimComplete(false); },
-                       [](CompoundDecoder& d) -> Error {
-                         const std::uint32_t rc = d.next(Op::kReclaimComplete);
-                         if (!d.ok()) return malformedError(d);
-                         return reclaimCompleteError(rc);
-                       });
+  e = callOnNewSession(
+      out.id, table, [](CompoundEncoder& c) { c.reclaimComplete(false); },
+      [](CompoundDecoder& d) -> Error {
+        const std::uint32_t rc = d.next(Op::kReclaimComplete);
+        if (!d.ok()) return malformedError(d);
+        return reclaimCompleteError(rc);
+      });
   if (!e) reclaimPending_ = false;
   if (!e && reclaim) {
     const std::string reopened = options_.reclaim(ReclaimPhase::kReopen, call);
@@ -82,7 +83,8 @@ Error Session::callOnNewSession(const SessionId& id, SlotTable& table,
     std::lock_guard lock(mu_);
     if (stopRenew_) return makeError(ClientErrc::kShutdown, "session closing");
     if (canRecover_ && std::chrono::steady_clock::now() > recoveryDeadline_) {
-      return makeError(ClientErrc::kServerUnreachable, "setting up the new session past recovery-timeout");
+      return makeError(ClientErrc::kServerUnreachable,
+                       "setting up the new session past recovery-timeout");
     }
   }
   const auto slot = table.acquire();
@@ -143,7 +145,8 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
   // may still have the session, which the new one replaces.
   const bool dropOld = needNewSession_;
   lock.unlock();
-  const Restored how = restore(deadline, sessionLost, dropOld, fresh, table, newClientId, e, reclaimed);
+  const Restored how =
+      restore(deadline, sessionLost, dropOld, fresh, table, newClientId, e, reclaimed);
   lock.lock();
   if (how == Restored::kFailed) {
     failRecovery(lock, e);
@@ -170,11 +173,12 @@ void Session::recover(std::unique_lock<std::mutex>& lock) {
 }
 
 Session::Restored Session::restore(std::chrono::steady_clock::time_point deadline, bool sessionLost,
-                                   bool dropOld, NewSession& fresh, SlotTable& table, bool& newClientId,
-                                   Error& error, std::string& reclaimed) {
+                                   bool dropOld, NewSession& fresh, SlotTable& table,
+                                   bool& newClientId, Error& error, std::string& reclaimed) {
   const auto now = std::chrono::steady_clock::now();
   const auto left = deadline > now ? deadline - now : std::chrono::steady_clock::duration::zero();
-  BusyRetry backoff(std::chrono::ceil<std::chrono::milliseconds>(left), now, options_.maxReconnectPause);
+  BusyRetry backoff(std::chrono::ceil<std::chrono::milliseconds>(left), now,
+                    options_.maxReconnectPause);
   // A connection recovery starts with a new connection even if the RPC
   // layer has not yet heard of the failure; later rounds only replace one
   // that failed again (a busy server is asked again on the same one).
@@ -204,8 +208,9 @@ Session::Restored Session::restore(std::chrono::steady_clock::time_point deadlin
     // Unanswered on the connection just made: the next round makes another.
     e = presumeDeadAfterTimeout(rpc_, e);
     const bool again = worthAnotherTry(e) || rpc_.connectionLost();
-    const auto pause = again && rpc_.canReconnect() ? backoff.nextPause(std::chrono::steady_clock::now())
-                                                    : std::nullopt;
+    const auto pause = again && rpc_.canReconnect()
+                           ? backoff.nextPause(std::chrono::steady_clock::now())
+                           : std::nullopt;
     if (!e) e = makeError(ClientErrc::kConnectionLost, "the connection is down");
     std::unique_lock lock(mu_);
     if (!pause || renewWake_.wait_for(lock, *pause, [this] { return stopRenew_; })) {
@@ -246,22 +251,24 @@ Error Session::reconnectOnce() {
 
 Error Session::bindConnection(rpc::RpcClient& rpc) {
   const SessionId id = sessionId_;  // written only on this (the renewal) thread
-  return sessionlessRoundTrip(rpc, [&id](CompoundEncoder& c) { c.bindConnToSession(id); },
-                              [&id](CompoundDecoder& d) -> Error {
-                                const std::uint32_t st = d.next(Op::kBindConnToSession);
-                                if (!d.ok()) return malformedError(d);
-                                if (st != kNfs4Ok) return statusErrorFor(Op::kBindConnToSession, st);
-                                const SessionId bound = d.bindConnToSession();
-                                if (!d.ok()) return malformedError(d);
-                                if (bound != id) {
-                                  return makeError(ClientErrc::kSequenceMismatch,
-                                                   "BIND_CONN_TO_SESSION bound another session");
-                                }
-                                return {};
-                              });
+  return sessionlessRoundTrip(
+      rpc, [&id](CompoundEncoder& c) { c.bindConnToSession(id); },
+      [&id](CompoundDecoder& d) -> Error {
+        const std::uint32_t st = d.next(Op::kBindConnToSession);
+        if (!d.ok()) return malformedError(d);
+        if (st != kNfs4Ok) return statusErrorFor(Op::kBindConnToSession, st);
+        const SessionId bound = d.bindConnToSession();
+        if (!d.ok()) return malformedError(d);
+        if (bound != id) {
+          return makeError(ClientErrc::kSequenceMismatch,
+                           "BIND_CONN_TO_SESSION bound another session");
+        }
+        return {};
+      });
 }
 
-std::string Session::outageSummary(Restored how, bool newClientId, const std::string& reclaimed) const {
+std::string Session::outageSummary(Restored how, bool newClientId,
+                                   const std::string& reclaimed) const {
   const std::string account =
       seconds(std::chrono::milliseconds(stats_.lastOutageMillis)) + " without service";
   if (how == Restored::kBound) {
@@ -351,9 +358,11 @@ void Session::resumeOnNewSession(std::unique_lock<std::mutex>& lock, NewSession&
   pump(lock);
   if (slots_.inUse() == 0) idle_.notify_all();
   if (mayHaveRun.empty()) return;
-  const Error e = makeError(ClientErrc::kConnectionLost,
-                            "the connection could not be bound to the session again, and the request "
-                            "may have run on it (" + lostBy_.message() + ")");
+  const Error e =
+      makeError(ClientErrc::kConnectionLost,
+                "the connection could not be bound to the session again, and the request "
+                "may have run on it (" +
+                    lostBy_.message() + ")");
   lock.unlock();
   for (auto& r : mayHaveRun) r->decode(e, nullptr);
   lock.lock();
@@ -382,8 +391,8 @@ void Session::failRecovery(std::unique_lock<std::mutex>& lock, const Error& e) {
   if (slots_.inUse() == 0) idle_.notify_all();
 }
 
-bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId, const RequestPtr& request,
-                             const Error& cause) {
+bool Session::awaitReconnect(std::uint32_t slot, std::uint32_t sequenceId,
+                             const RequestPtr& request, const Error& cause) {
   std::lock_guard lock(mu_);
   if (closed_ || stopRenew_ || !canRecover_ || !conns_[request->conn]->rpc->canReconnect() ||
       !withinRecoveryTime(*request)) {

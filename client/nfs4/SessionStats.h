@@ -24,8 +24,8 @@ struct SessionStats {
   std::uint64_t unrecovered = 0;      // outages that ended in kServerUnreachable
   std::uint64_t outageMillis = 0;     // time without service, all outages
   std::uint64_t lastOutageMillis = 0;
-  std::uint64_t failovers = 0;        // calls of a failed connection resent over another of the trunk
-  std::uint64_t connectionLosses = 0; // trunk connections lost while others carried on
+  std::uint64_t failovers = 0;  // calls of a failed connection resent over another of the trunk
+  std::uint64_t connectionLosses = 0;  // trunk connections lost while others carried on
 };
 
 }  // namespace nfsrdma::nfs4

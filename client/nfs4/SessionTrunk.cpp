@@ -146,8 +146,9 @@ Error Session::joinTrunk() {
   for (std::size_t i = 1; i < conns_.size(); ++i) {
     Connection& c = *conns_[i];
     if (Error e = rejoin(c, false)) {
-      return makeError(e.code, "connection " + std::to_string(i + 1) + " of " + std::to_string(conns_.size()) +
-                                   " (" + c.rpc->describe() + "): " + e.context);
+      return makeError(e.code, "connection " + std::to_string(i + 1) + " of " +
+                                   std::to_string(conns_.size()) + " (" + c.rpc->describe() +
+                                   "): " + e.context);
     }
     c.state = ConnState::kUp;
   }
@@ -168,41 +169,51 @@ Error Session::sameServer(rpc::RpcClient& rpc) {
   // The same owner and verifier as the first EXCHANGE_ID: the same server
   // answers with our client ID and changes nothing (RFC 8881 18.35.5).
   ExchangeIdResult there;
-  std::span<const std::uint8_t> owner(reinterpret_cast<const std::uint8_t*>(options_.ownerId.data()),
-                                      options_.ownerId.size());
+  std::span<const std::uint8_t> owner(
+      reinterpret_cast<const std::uint8_t*>(options_.ownerId.data()), options_.ownerId.size());
   Error e = sessionlessRoundTrip(
       rpc, [&](CompoundEncoder& c) { c.exchangeId(verifier_, owner, kExchgIdFlagUseNonPnfs); },
       [&](CompoundDecoder& d) -> Error {
         const std::uint32_t st = d.next(Op::kExchangeId);
-        if (!d.ok()) return makeError(ClientErrc::kMalformedReply, "EXCHANGE_ID: " + d.malformedReason());
+        if (!d.ok())
+          return makeError(ClientErrc::kMalformedReply, "EXCHANGE_ID: " + d.malformedReason());
         if (st != kNfs4Ok) return makeError(statusError(st), "EXCHANGE_ID for trunking");
         there = d.exchangeId();
-        return d.ok() ? Error{} : makeError(ClientErrc::kMalformedReply, "EXCHANGE_ID: " + d.malformedReason());
+        return d.ok()
+                   ? Error{}
+                   : makeError(ClientErrc::kMalformedReply, "EXCHANGE_ID: " + d.malformedReason());
       });
   if (e) return e;
   std::string differs;
   if (there.serverOwnerMajor != server_.serverOwnerMajor) {
-    differs = "server owner '" + there.serverOwnerMajor + "', the first address's '" + server_.serverOwnerMajor + "'";
+    differs = "server owner '" + there.serverOwnerMajor + "', the first address's '" +
+              server_.serverOwnerMajor + "'";
   } else if (there.serverScope != server_.serverScope) {
-    differs = "server scope '" + there.serverScope + "', the first address's '" + server_.serverScope + "'";
+    differs = "server scope '" + there.serverScope + "', the first address's '" +
+              server_.serverScope + "'";
   } else if (there.serverOwnerMinor != server_.serverOwnerMinor) {
-    differs = "server owner minor id " + std::to_string(there.serverOwnerMinor) + ", the first address's " +
-              std::to_string(server_.serverOwnerMinor) + " (the same server, but sessions do not span them)";
+    differs = "server owner minor id " + std::to_string(there.serverOwnerMinor) +
+              ", the first address's " + std::to_string(server_.serverOwnerMinor) +
+              " (the same server, but sessions do not span them)";
   } else if (there.clientId != clientId()) {
-    differs = "client ID " + std::to_string(there.clientId) + " for our owner, not " + std::to_string(clientId());
+    differs = "client ID " + std::to_string(there.clientId) + " for our owner, not " +
+              std::to_string(clientId());
   }
   if (differs.empty()) return {};
-  return makeError(ClientErrc::kNotSameServer, "EXCHANGE_ID on " + rpc.describe() + " answered with " + differs);
+  return makeError(ClientErrc::kNotSameServer,
+                   "EXCHANGE_ID on " + rpc.describe() + " answered with " + differs);
 }
 
 std::chrono::steady_clock::duration Session::untilConnectionDueLocked() const {
   auto until = std::chrono::steady_clock::duration::max();
-  if (conns_.size() == 1 || recovering_ || !canRecover_) return until;  // a single one: recover() has it
+  if (conns_.size() == 1 || recovering_ || !canRecover_)
+    return until;  // a single one: recover() has it
   const auto now = std::chrono::steady_clock::now();
   for (const auto& c : conns_) {
     const ConnState st = c->state.load();
     if (st != ConnState::kDown && st != ConnState::kUnbound) continue;
-    until = std::min(until, c->nextAttempt > now ? c->nextAttempt - now : std::chrono::steady_clock::duration::zero());
+    until = std::min(until, c->nextAttempt > now ? c->nextAttempt - now
+                                                 : std::chrono::steady_clock::duration::zero());
   }
   return until;
 }
@@ -211,7 +222,8 @@ void Session::restoreConnections(std::unique_lock<std::mutex>& lock) {
   for (std::size_t i = 0; i < conns_.size() && !recovering_ && !stopRenew_; ++i) {
     Connection& c = *conns_[i];
     const ConnState st = c.state.load();
-    if ((st != ConnState::kDown && st != ConnState::kUnbound) || c.nextAttempt > std::chrono::steady_clock::now()) {
+    if ((st != ConnState::kDown && st != ConnState::kUnbound) ||
+        c.nextAttempt > std::chrono::steady_clock::now()) {
       continue;
     }
     const bool reconnect = st == ConnState::kDown || c.rpc->connectionLost();
@@ -223,8 +235,9 @@ void Session::restoreConnections(std::unique_lock<std::mutex>& lock) {
       c.state = ConnState::kUp;
       if (reconnect) ++stats_.reconnects;
       if (st == ConnState::kDown && options_.onRecovered) {
-        const std::string notice = "connection " + std::to_string(i + 1) + " of " + std::to_string(conns_.size()) +
-                                   " (" + c.rpc->describe() + "): " + c.lostBy.message() +
+        const std::string notice = "connection " + std::to_string(i + 1) + " of " +
+                                   std::to_string(conns_.size()) + " (" + c.rpc->describe() +
+                                   "): " + c.lostBy.message() +
                                    "; reconnected and bound to the session again after " +
                                    seconds(std::chrono::steady_clock::now() - c.downSince);
         lock.unlock();

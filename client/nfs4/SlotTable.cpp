@@ -4,7 +4,8 @@
 
 namespace nfsrdma::nfs4 {
 
-SlotTable::SlotTable(std::uint32_t slots) : slots_(slots), targetHighest_(slots == 0 ? 0 : slots - 1) {
+SlotTable::SlotTable(std::uint32_t slots)
+    : slots_(slots), targetHighest_(slots == 0 ? 0 : slots - 1) {
   if (slots == 0) throw std::invalid_argument("a session needs at least one slot");
 }
 
@@ -40,8 +41,11 @@ void SlotTable::release(std::uint32_t slot, SlotOutcome outcome) {
   s.busy = false;
   --inUse_;
   switch (outcome) {
-    case SlotOutcome::kExecuted: ++s.lastSequenceId; break;
-    case SlotOutcome::kNotExecuted: break;
+    case SlotOutcome::kExecuted:
+      ++s.lastSequenceId;
+      break;
+    case SlotOutcome::kNotExecuted:
+      break;
     case SlotOutcome::kUnknown:
       s.retired = true;
       ++retired_;

@@ -8,7 +8,8 @@
 namespace nfsrdma::rpc {
 
 RpcClient::RpcClient(std::unique_ptr<transport::Transport> transport, std::uint32_t program,
-                     std::uint32_t version, Credential credential, std::chrono::milliseconds timeout)
+                     std::uint32_t version, Credential credential,
+                     std::chrono::milliseconds timeout)
     : transport_(std::move(transport)),
       program_(program),
       version_(version),
@@ -19,7 +20,9 @@ RpcClient::RpcClient(std::unique_ptr<transport::Transport> transport, std::uint3
   transport_->start(*this);
 }
 
-RpcClient::~RpcClient() { shutdown(); }
+RpcClient::~RpcClient() {
+  shutdown();
+}
 
 void RpcClient::shutdown() {
   const Error e = makeError(ClientErrc::kShutdown, "rpc on " + describe());
@@ -61,7 +64,8 @@ namespace {
 Error errorOf(const NfsException& e) {
   std::string text = e.what();
   const std::string suffix = ": " + e.code().message();
-  if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+  if (text.size() > suffix.size() &&
+      text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
     text.resize(text.size() - suffix.size());
   }
   return makeError(e.code(), std::move(text));
@@ -71,7 +75,8 @@ Error errorOf(const NfsException& e) {
 
 Error RpcClient::reconnect() {
   if (onIoThread()) {
-    return makeError(ClientErrc::kInvalidArgument, "reconnect to " + describe() + " from its I/O thread");
+    return makeError(ClientErrc::kInvalidArgument,
+                     "reconnect to " + describe() + " from its I/O thread");
   }
   TransportFactory factory;
   {
@@ -81,7 +86,8 @@ Error RpcClient::reconnect() {
     // No call goes out until the new connection has started.
     if (factory && !broken_) broken_ = makeError(ClientErrc::kConnectionLost, "reconnecting");
   }
-  if (!factory) return makeError(ClientErrc::kInvalidArgument, "no way to reconnect to " + describe());
+  if (!factory)
+    return makeError(ClientErrc::kInvalidArgument, "no way to reconnect to " + describe());
   transport::Transport* old = nullptr;
   {
     std::shared_lock lock(transportMu_);
@@ -120,7 +126,9 @@ void RpcClient::setMaxIncomingMessage(std::size_t bytes) {
   transport_->setMaxIncomingMessage(bytes);
 }
 
-std::uint64_t RpcClient::deliveryRound() { return transport::IoLoop::currentRound(); }
+std::uint64_t RpcClient::deliveryRound() {
+  return transport::IoLoop::currentRound();
+}
 
 bool RpcClient::corksRounds() const {
   std::shared_lock lock(transportMu_);
@@ -147,8 +155,8 @@ std::uint32_t RpcClient::transportCallLimit() const {
   return transport_->callLimit();
 }
 
-Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, ReplyCallback callback,
-                      const CallHints& hints) {
+Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs,
+                      ReplyCallback callback, const CallHints& hints) {
   // The transport copies what it cannot send at once, so one scratch buffer
   // per thread serves every call.
   thread_local std::vector<std::uint8_t> scratch(kMaxCallHead);
@@ -165,7 +173,8 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
   {
     std::lock_guard lock(mu_);
     if (broken_) return broken_;
-    pending_.emplace(xid, Pending{std::move(callback), std::chrono::steady_clock::now() + timeout_});
+    pending_.emplace(xid,
+                     Pending{std::move(callback), std::chrono::steady_clock::now() + timeout_});
     inFlight_.store(pending_.size(), std::memory_order_relaxed);
     ++stats_.calls;
     stats_.bytesSent += enc.streamSize();
@@ -173,7 +182,10 @@ Error RpcClient::call(std::uint32_t procedure, const ArgsEncoder& encodeArgs, Re
   Error e;
   {
     std::shared_lock t(transportMu_);
-    e = transport_->send(transport::OutgoingMessage{{segs.data(), nsegs}, enc.bulk(), enc.streamSize(), xid,
+    e = transport_->send(transport::OutgoingMessage{{segs.data(), nsegs},
+                                                    enc.bulk(),
+                                                    enc.streamSize(),
+                                                    xid,
                                                     {hints.directReplies.data(), hints.directCount},
                                                     hints.maxReplySize});
   }
@@ -209,7 +221,8 @@ bool RpcClient::takePendingLocked(std::uint32_t xid, Pending& call) {
   return true;
 }
 
-void RpcClient::onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) {
+void RpcClient::onMessage(std::span<const std::uint8_t> message,
+                          std::span<const std::uint32_t> placed) {
   std::uint32_t xid = 0;
   Pending call;
   {
@@ -317,7 +330,8 @@ void RpcClient::onTick() {
     }
   }
   if (expired.empty()) return;
-  // The transport lets go of what it holds for them (RDMA: the server loses access to their buffers).
+  // The transport lets go of what it holds for them (RDMA: the server loses access to their
+  // buffers).
   {
     std::shared_lock lock(transportMu_);
     for (std::uint32_t xid : expiredXids) transport_->abandon(xid);

@@ -43,7 +43,8 @@ using ArgsEncoder = std::function<void(xdr::XdrEncoder& enc)>;
 // Held by value (queued calls keep it), so no allocation per call.
 struct CallHints {
   static constexpr std::size_t kMaxDirect = 4;
-  std::array<std::span<std::uint8_t>, kMaxDirect> directReplies{};  // READ destinations, in op order
+  std::array<std::span<std::uint8_t>, kMaxDirect>
+      directReplies{};  // READ destinations, in op order
   std::size_t directCount = 0;
   std::size_t maxReplySize = 0;  // direct payloads excluded
 };
@@ -116,7 +117,8 @@ class RpcClient final : public transport::TransportSink {
   };
 
   void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
-  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override;
+  void onMessage(std::span<const std::uint8_t> message,
+                 std::span<const std::uint32_t> placed) override;
   void onTransportError(const Error& error) override;
   void onCallError(std::uint32_t xid, const Error& error) override;
   void onTick() override;

@@ -8,22 +8,38 @@ namespace {
 
 const char* authStatName(std::uint32_t s) {
   switch (s) {
-    case 0: return "AUTH_OK";
-    case 1: return "AUTH_BADCRED";
-    case 2: return "AUTH_REJECTEDCRED";
-    case 3: return "AUTH_BADVERF";
-    case 4: return "AUTH_REJECTEDVERF";
-    case 5: return "AUTH_TOOWEAK";
-    case 6: return "AUTH_INVALIDRESP";
-    case 7: return "AUTH_FAILED";
-    case 8: return "AUTH_KERB_GENERIC";
-    case 9: return "AUTH_TIMEEXPIRE";
-    case 10: return "AUTH_TKT_FILE";
-    case 11: return "AUTH_DECODE";
-    case 12: return "AUTH_NET_ADDR";
-    case 13: return "RPCSEC_GSS_CREDPROBLEM";
-    case 14: return "RPCSEC_GSS_CTXPROBLEM";
-    default: return "AUTH_(unknown)";
+    case 0:
+      return "AUTH_OK";
+    case 1:
+      return "AUTH_BADCRED";
+    case 2:
+      return "AUTH_REJECTEDCRED";
+    case 3:
+      return "AUTH_BADVERF";
+    case 4:
+      return "AUTH_REJECTEDVERF";
+    case 5:
+      return "AUTH_TOOWEAK";
+    case 6:
+      return "AUTH_INVALIDRESP";
+    case 7:
+      return "AUTH_FAILED";
+    case 8:
+      return "AUTH_KERB_GENERIC";
+    case 9:
+      return "AUTH_TIMEEXPIRE";
+    case 10:
+      return "AUTH_TKT_FILE";
+    case 11:
+      return "AUTH_DECODE";
+    case 12:
+      return "AUTH_NET_ADDR";
+    case 13:
+      return "RPCSEC_GSS_CREDPROBLEM";
+    case 14:
+      return "RPCSEC_GSS_CTXPROBLEM";
+    default:
+      return "AUTH_(unknown)";
   }
 }
 
@@ -83,7 +99,8 @@ Error decodeReplyHeader(xdr::XdrDecoder& dec, ReplyHeader& out) {
   out.xid = dec.getU32();
   const std::uint32_t type = dec.getU32();
   if (!dec.ok()) return malformed("shorter than an RPC header");
-  if (type != kMsgReply) return malformed("message type " + std::to_string(type) + ", expected REPLY (1)");
+  if (type != kMsgReply)
+    return malformed("message type " + std::to_string(type) + ", expected REPLY (1)");
   const std::uint32_t stat = dec.getU32();
   if (stat == static_cast<std::uint32_t>(ReplyStat::kAccepted)) {
     (void)dec.getU32();                  // verifier flavor
@@ -91,7 +108,8 @@ Error decodeReplyHeader(xdr::XdrDecoder& dec, ReplyHeader& out) {
     const std::uint32_t accept = dec.getU32();
     if (!dec.ok()) return malformed("truncated accepted reply");
     switch (static_cast<AcceptStat>(accept)) {
-      case AcceptStat::kSuccess: return {};
+      case AcceptStat::kSuccess:
+        return {};
       case AcceptStat::kProgUnavail:
         return makeError(ClientErrc::kRpcAcceptError, "RPC PROG_UNAVAIL (program not served)");
       case AcceptStat::kProgMismatch: {
@@ -105,7 +123,8 @@ Error decodeReplyHeader(xdr::XdrDecoder& dec, ReplyHeader& out) {
       case AcceptStat::kProcUnavail:
         return makeError(ClientErrc::kRpcAcceptError, "RPC PROC_UNAVAIL");
       case AcceptStat::kGarbageArgs:
-        return makeError(ClientErrc::kRpcAcceptError, "RPC GARBAGE_ARGS (server could not decode the call)");
+        return makeError(ClientErrc::kRpcAcceptError,
+                         "RPC GARBAGE_ARGS (server could not decode the call)");
       case AcceptStat::kSystemErr:
         return makeError(ClientErrc::kRpcAcceptError, "RPC SYSTEM_ERR");
     }
@@ -118,7 +137,8 @@ Error decodeReplyHeader(xdr::XdrDecoder& dec, ReplyHeader& out) {
       const std::uint32_t high = dec.getU32();
       if (!dec.ok()) return malformed("truncated RPC_MISMATCH");
       return makeError(ClientErrc::kRpcDenied, "RPC_MISMATCH (server speaks RPC " +
-                                                   std::to_string(low) + "-" + std::to_string(high) + ")");
+                                                   std::to_string(low) + "-" +
+                                                   std::to_string(high) + ")");
     }
     if (reject == static_cast<std::uint32_t>(RejectStat::kAuthError)) {
       const std::uint32_t why = dec.getU32();

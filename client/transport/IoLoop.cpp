@@ -24,7 +24,8 @@ thread_local std::uint64_t IoLoop::tlsRound_ = 0;
 
 IoLoop::IoLoop() : wakeFd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (!wakeFd_) throw NfsException(errnoError(errno, "eventfd for an I/O loop"));
-  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
+  nextTick_ =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -134,7 +135,9 @@ void IoLoop::run() {
         // joining or leaving, or the loop stopping still wakes it.
         pollfd wakeOnly{wakeFd_.get(), POLLIN, 0};
         ::poll(&wakeOnly, 1, 0);  // drop a stale wake first
-        struct timespec ts{0, static_cast<long>(delay.count()) * 1000};
+        struct timespec ts {
+          0, static_cast<long>(delay.count()) * 1000
+        };
         ::ppoll(&wakeOnly, 1, &ts, nullptr);
       }
     }
@@ -170,7 +173,8 @@ void IoLoop::tick() {
     if (m != nullptr) m->onTick();
   }
   serving_.clear();
-  nextTick_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
+  nextTick_ =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(Transport::kTickIntervalMs);
 }
 
 std::chrono::microseconds IoLoop::pacing() {
@@ -187,18 +191,20 @@ std::chrono::microseconds IoLoop::pacing() {
   }
   const auto now = std::chrono::steady_clock::now();
   if (replies > 0 && lastBatch_.time_since_epoch().count() != 0) {
-    const double gap =
-        std::chrono::duration<double, std::micro>(now - lastBatch_).count() / static_cast<double>(replies);
+    const double gap = std::chrono::duration<double, std::micro>(now - lastBatch_).count() /
+                       static_cast<double>(replies);
     replyGapMicros_ = replyGapMicros_ == 0 ? gap : 0.8 * replyGapMicros_ + 0.2 * gap;
   }
   if (replies > 0) lastBatch_ = now;
-  if (!coalesce_.load() || inFlight < kCoalesceMinInFlight || large) return std::chrono::microseconds(0);
+  if (!coalesce_.load() || inFlight < kCoalesceMinInFlight || large)
+    return std::chrono::microseconds(0);
   // A quarter of the calls in flight per wakeup; over several connections
   // half, since each connection with replies in a wakeup costs a receive
   // of its own (what a trunk would otherwise pay per operation; its calls
   // leave in one send per wakeup: Session::pickForRound).
   const double share = busy > 1 ? 0.5 : 0.25;
-  const auto want = static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) * share);
+  const auto want =
+      static_cast<std::int64_t>(replyGapMicros_ * static_cast<double>(inFlight) * share);
   if (want < kMinCoalesceMicros) return std::chrono::microseconds(0);
   return std::chrono::microseconds(std::min(want, kMaxCoalesceMicros));
 }

@@ -41,7 +41,7 @@ class IoLoop {
   class Member {
    public:
     virtual ~Member() = default;
-    virtual int pollFd() const = 0;        // -1: nothing to wait for (a failed connection still ticks)
+    virtual int pollFd() const = 0;  // -1: nothing to wait for (a failed connection still ticks)
     virtual short pollEvents() const = 0;  // POLLIN, and POLLOUT while bytes wait to be sent
     virtual void onEvents(short revents) = 0;
     virtual void onTick() = 0;
@@ -116,7 +116,7 @@ class IoLoop {
 
   // Loop thread only.
   std::vector<Member*> members_;
-  std::vector<Member*> serving_;  // this round's, a removed one nulled
+  std::vector<Member*> serving_;   // this round's, a removed one nulled
   std::vector<Member*> flushing_;  // asked for onRoundEnd(), a removed one nulled
   bool inRound_ = false;
   static thread_local std::uint64_t tlsRound_;

@@ -67,7 +67,8 @@ std::optional<std::vector<int>> parseCpuList(std::string_view text) {
     const auto r1 = std::from_chars(a.data(), a.data() + a.size(), lo);
     const auto r2 = std::from_chars(b.data(), b.data() + b.size(), hi);
     if (a.empty() || b.empty() || r1.ec != std::errc() || r1.ptr != a.data() + a.size() ||
-        r2.ec != std::errc() || r2.ptr != b.data() + b.size() || lo < 0 || hi < lo || hi >= CPU_SETSIZE) {
+        r2.ec != std::errc() || r2.ptr != b.data() + b.size() || lo < 0 || hi < lo ||
+        hi >= CPU_SETSIZE) {
       return std::nullopt;
     }
     for (int c = lo; c <= hi; ++c) cpus.push_back(c);
@@ -84,7 +85,8 @@ std::string localAddressOf(int fd) {
 
 NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   NumaPlacement p;
-  const fs::path list = sysfs / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
+  const fs::path list =
+      sysfs / "devices" / "system" / "node" / ("node" + std::to_string(node)) / "cpulist";
   std::string text;
   std::getline(std::ifstream(list), text);  // parseCpuList takes the line as sysfs ends it
   const auto cpus = parseCpuList(text);
@@ -96,7 +98,8 @@ NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   CPU_ZERO(&set);
   for (int c : *cpus) CPU_SET(static_cast<std::size_t>(c), &set);
   if (::sched_setaffinity(0, sizeof set, &set) != 0) {
-    p.detail = "node " + std::to_string(node) + " (cpus " + text + "): sched_setaffinity: " + util::errnoText(errno);
+    p.detail = "node " + std::to_string(node) + " (cpus " + text +
+               "): sched_setaffinity: " + util::errnoText(errno);
     return p;
   }
   p.node = node;
@@ -104,7 +107,8 @@ NumaPlacement pinThisThreadToNode(int node, const fs::path& sysfs) {
   return p;
 }
 
-NumaPlacement placeThisThread(std::optional<int> node, const std::string& what, const fs::path& sysfs) {
+NumaPlacement placeThisThread(std::optional<int> node, const std::string& what,
+                              const fs::path& sysfs) {
   if (node) return pinThisThreadToNode(*node, sysfs);
   NumaPlacement p;
   p.detail = what + " has no NUMA node";

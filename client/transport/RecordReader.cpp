@@ -49,7 +49,8 @@ std::span<std::uint8_t> RecordReader::takePlacement(std::uint32_t xid) {
 
 void RecordReader::abandon(std::uint32_t xid) {
   std::lock_guard lock(placeMutex_);
-  if (placements_.erase(xid) != 0) placementCount_.store(placements_.size(), std::memory_order_relaxed);
+  if (placements_.erase(xid) != 0)
+    placementCount_.store(placements_.size(), std::memory_order_relaxed);
   // Its record is arriving now: the rest goes to scratch, never to a buffer
   // the caller is about to free.
   if (placeActive_ && placeXid_ == xid && placeDst_.data() != discard_.data()) {
@@ -136,9 +137,10 @@ Error RecordReader::feed(std::span<const std::uint8_t> bytes, RecordSink& sink) 
 Error RecordReader::endOfStream() const {
   if (largeActive_) {
     const std::size_t total = large_.size() + placeSize_ + placePad_;
-    return makeError(ClientErrc::kConnectionClosed,
-                     description_ + " closed in the middle of a reply (" + std::to_string(largeHave_) +
-                         " of " + std::to_string(total) + " bytes received)");
+    return makeError(ClientErrc::kConnectionClosed, description_ +
+                                                        " closed in the middle of a reply (" +
+                                                        std::to_string(largeHave_) + " of " +
+                                                        std::to_string(total) + " bytes received)");
   }
   if (inEnd_ > inStart_ || assembling_) {
     return makeError(ClientErrc::kConnectionClosed,
@@ -169,8 +171,8 @@ Error RecordReader::parseRecords(RecordSink& sink) {
       // let the rest arrive there (or in the caller's buffer). Waits for
       // the XID first, which says whether a caller's buffer awaits the data.
       const std::size_t have = inEnd_ - inStart_ - 4;
-      if (have >= 4 && (4 + len > in_.size() / 2 ||
-                        (len >= kMinDirectPlacement && !assembling_ && placing()))) {
+      if (have >= 4 &&
+          (4 + len > in_.size() / 2 || (len >= kMinDirectPlacement && !assembling_ && placing()))) {
         beginLargeRecord(len, last, have);
       }
       break;

@@ -53,7 +53,8 @@ ssize_t sendSome(int fd, iovec* iov, std::size_t count) {
   return 0;
 }
 
-void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t count, std::size_t skip) {
+void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t count,
+               std::size_t skip) {
   for (std::size_t i = 0; i < count; ++i) {
     const auto* base = static_cast<const std::uint8_t*>(iov[i].iov_base);
     std::size_t len = iov[i].iov_len;
@@ -70,8 +71,9 @@ void appendIov(std::vector<std::uint8_t>& out, const iovec* iov, std::size_t cou
 void bindSource(int fd, int family, const std::string& bindAddress, const std::string& what) {
   const auto local = util::parseNumericAddress(bindAddress, 0, false);
   if (!local || local->family() != family) {
-    throw NfsException(makeError(ClientErrc::kInvalidArgument,
-                                 what + ": bind address '" + bindAddress + "' is not a numeric address"));
+    throw NfsException(
+        makeError(ClientErrc::kInvalidArgument,
+                  what + ": bind address '" + bindAddress + "' is not a numeric address"));
   }
   if (::bind(fd, local->get(), local->length) != 0) {
     throw NfsException(errnoError(errno, what + ": bind to " + bindAddress));
@@ -104,15 +106,16 @@ std::unique_ptr<TcpTransport> TcpTransport::connect(const std::string& host, std
     }
     int one = 1;
     ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return std::unique_ptr<TcpTransport>(
-        new TcpTransport(fd.release(), "tcp " + host + ":" + std::to_string(port), std::move(loop)));
+    return std::unique_ptr<TcpTransport>(new TcpTransport(
+        fd.release(), "tcp " + host + ":" + std::to_string(port), std::move(loop)));
   }
   throw NfsException(errnoError(lastErr, what));
 }
 
 std::unique_ptr<TcpTransport> TcpTransport::adopt(int fd, std::string description,
                                                   std::shared_ptr<IoLoop> loop) {
-  return std::unique_ptr<TcpTransport>(new TcpTransport(fd, std::move(description), std::move(loop)));
+  return std::unique_ptr<TcpTransport>(
+      new TcpTransport(fd, std::move(description), std::move(loop)));
 }
 
 TcpTransport::TcpTransport(int fd, std::string description, std::shared_ptr<IoLoop> loop)
@@ -132,7 +135,8 @@ void TcpTransport::start(TransportSink& sink) {
 }
 
 void TcpTransport::close() {
-  if (stopping_.exchange(true)) return;  // closed already (RpcClient::presumeDead, then reconnect())
+  if (stopping_.exchange(true))
+    return;  // closed already (RpcClient::presumeDead, then reconnect())
   // From here on the loop does not touch this connection (from a callback
   // on the loop's thread: from the current round on).
   if (started_) loop_->remove(*this);
@@ -140,12 +144,14 @@ void TcpTransport::close() {
   fd_.reset();
 }
 
-void TcpTransport::wake() { loop_->wake(); }
+void TcpTransport::wake() {
+  loop_->wake();
+}
 
 Error TcpTransport::send(const OutgoingMessage& message) {
   if (message.size > 0x7fffffffU) {
-    return makeError(ClientErrc::kEncodeOverflow, "tcp send: message of " +
-                                                      std::to_string(message.size) + " bytes");
+    return makeError(ClientErrc::kEncodeOverflow,
+                     "tcp send: message of " + std::to_string(message.size) + " bytes");
   }
   if (broken_.load()) return makeError(ClientErrc::kConnectionClosed, "send on " + description_);
   std::array<std::uint8_t, 4> marker{};
@@ -196,7 +202,8 @@ void TcpTransport::abandon(std::uint32_t xid) {
 }
 
 std::string TcpTransport::statsLine() const {
-  std::string line = "xprt: " + description_ + " direct_replies=" + std::to_string(reader_.placedReplies()) +
+  std::string line = "xprt: " + description_ +
+                     " direct_replies=" + std::to_string(reader_.placedReplies()) +
                      " direct_fallbacks=" + std::to_string(reader_.placementFallbacks());
   if (placed_.load()) {
     const NumaPlacement p = loop_->placement();

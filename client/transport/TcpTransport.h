@@ -11,6 +11,8 @@
 // reader names, then the reader hands up what is whole.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -23,8 +25,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <sys/uio.h>
 
 #include "client/transport/IoLoop.h"
 #include "client/transport/RecordReader.h"
@@ -108,7 +108,8 @@ class TcpTransport final : public Transport, private IoLoop::Member {
   std::atomic<bool> broken_{false};
 
   std::mutex sendMutex_;
-  std::vector<std::uint8_t> pendingOut_;  // bytes the socket did not take yet (guarded by sendMutex_)
+  std::vector<std::uint8_t>
+      pendingOut_;  // bytes the socket did not take yet (guarded by sendMutex_)
   std::size_t pendingSent_ = 0;
   std::atomic<bool> hasPendingOut_{false};
 

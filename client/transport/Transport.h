@@ -34,7 +34,8 @@ class TransportSink {
   // The same, from a transport that placed some payloads directly into the
   // caller's buffers (RDMA Write chunks): 'placed' holds how many bytes went
   // to each, in call order, and those bytes are absent from the message.
-  virtual void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) {
+  virtual void onMessage(std::span<const std::uint8_t> message,
+                         std::span<const std::uint32_t> placed) {
     (void)placed;
     onMessage(message);
   }

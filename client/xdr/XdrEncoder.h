@@ -79,6 +79,8 @@ class XdrEncoder {
 };
 
 // Bytes of zero padding after n bytes of opaque data.
-constexpr std::size_t xdrPad(std::size_t n) { return (4 - (n & 3)) & 3; }
+constexpr std::size_t xdrPad(std::size_t n) {
+  return (4 - (n & 3)) & 3;
+}
 
 }  // namespace nfsrdma::xdr

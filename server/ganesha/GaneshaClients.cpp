@@ -293,9 +293,7 @@ std::vector<std::string> lookUpGaneshaClient(const std::string& name) {
   addrinfo* found = nullptr;
   const int rc = ::getaddrinfo(name.c_str(), nullptr, nullptr, &found);
   if (rc != 0) {
-    const std::string why = rc == EAI_SYSTEM
-                                ? util::errnoText(errno)
-                                : ::gai_strerror(rc);
+    const std::string why = rc == EAI_SYSTEM ? util::errnoText(errno) : ::gai_strerror(rc);
     refuse("cannot resolve host name '" + name + "': " + why);
   }
   const std::unique_ptr<addrinfo, void (*)(addrinfo*)> owner(found, ::freeaddrinfo);

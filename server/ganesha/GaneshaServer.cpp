@@ -127,14 +127,17 @@ uint16_t pickFreePort(const std::string& address) {
 // starts (it would log a page of DBUS and bind errors and exit).
 void requirePortFree(const std::string& address, uint16_t port) {
   auto addr = util::parseNumericAddress(address, port, false);
-  if (!addr) throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
+  if (!addr)
+    throw std::runtime_error("bind address '" + address + "' is not a numeric IPv4/IPv6 address");
   UniqueFd fd(::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return;  // no verdict; ganesha reports its own failure
   const int one = 1;
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as servers bind: TIME_WAIT is no obstacle
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one,
+               sizeof one);  // as servers bind: TIME_WAIT is no obstacle
   if (::bind(fd.get(), addr->get(), addr->length) != 0 && errno == EADDRINUSE) {
-    throw std::runtime_error("cannot start nfs-ganesha: port " + std::to_string(port) + " on " + address +
-                             " is already in use (another NFS server?); choose another port, or 0 for a free one");
+    throw std::runtime_error(
+        "cannot start nfs-ganesha: port " + std::to_string(port) + " on " + address +
+        " is already in use (another NFS server?); choose another port, or 0 for a free one");
   }
 }
 
@@ -355,8 +358,10 @@ std::vector<std::string> configErrors(const fs::path& logPath) {
 
 std::string configErrorsMessage(const std::vector<std::string>& errors) {
   std::string msg =
-      "nfs-ganesha reported errors in the configuration it was given and would serve without what they name:";
-  for (std::size_t i = 0; i < errors.size() && i < kMaxConfigErrorsQuoted; ++i) msg += "\n" + errors[i];
+      "nfs-ganesha reported errors in the configuration it was given and would serve without what "
+      "they name:";
+  for (std::size_t i = 0; i < errors.size() && i < kMaxConfigErrorsQuoted; ++i)
+    msg += "\n" + errors[i];
   if (errors.size() > kMaxConfigErrorsQuoted)
     msg += "\n(" + std::to_string(errors.size() - kMaxConfigErrorsQuoted) + " more in the log)";
   return msg;
@@ -384,8 +389,9 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
   const GaneshaOptions opts = withCanonicalExportPaths(optsIn);
   // Every refusal of the config (a client name that does not resolve too)
   // before the work directory is made.
-  (void)renderGaneshaConfig(opts, opts.port != 0 ? opts.port : 2049,
-                            opts.workDir.empty() ? fs::temp_directory_path() : fs::absolute(opts.workDir));
+  (void)renderGaneshaConfig(
+      opts, opts.port != 0 ? opts.port : 2049,
+      opts.workDir.empty() ? fs::temp_directory_path() : fs::absolute(opts.workDir));
   sweepLeftovers(opts);
   GaneshaServer server;
   server.address_ = opts.bindAddress;
@@ -398,9 +404,10 @@ GaneshaServer GaneshaServer::start(const GaneshaOptions& optsIn) {
     const uint16_t port = opts.port != 0 ? opts.port : pickFreePort(opts.bindAddress);
     server.prepareAttempt(renderGaneshaConfig(opts, port, server.dir_.path));
     const UniqueFd out = makeWorkFile(server.dir_, kStdoutFile);
-    ExecPlan plan{{exe->string(), "-F", "-L", server.logPath_.string(), "-f", server.configPath_.string(), "-p",
-                   (server.dir_.path / kGaneshaPidFileName).string(), "-N", "NIV_EVENT"},
-                  out.get()};
+    ExecPlan plan{
+        {exe->string(), "-F", "-L", server.logPath_.string(), "-f", server.configPath_.string(),
+         "-p", (server.dir_.path / kGaneshaPidFileName).string(), "-N", "NIV_EVENT"},
+        out.get()};
     server.pid_ = spawnGanesha(plan);
     server.port_ = port;
     const Readiness r = awaitReady(server.pid_, server.logPath_, opts, port);
@@ -446,7 +453,8 @@ void GaneshaServer::failStart(const std::string& why, bool withLogTail) {
   const std::string out = tailOfFile(dir_.path / kStdoutFile, 5);
   std::string msg = why;
   if (!dir_.temporary)
-    msg += std::string(withLogTail ? "; " : "\n") + "config " + configPath_.string() + ", log " + logPath_.string();
+    msg += std::string(withLogTail ? "; " : "\n") + "config " + configPath_.string() + ", log " +
+           logPath_.string();
   if (!tail.empty()) msg += "; last log lines:\n" + tail;
   if (!out.empty()) msg += (withLogTail ? "" : "\n") + std::string("stdout/stderr:\n") + out;
   stop();

@@ -68,8 +68,9 @@ bool tcpStep(std::span<const std::byte> b) {
   const auto w = wordsOf<3>(b);
   const TcpStep s = TcpStep::decode(w);
   if (s.words() != w) return false;
-  return s.isBye() || (s.size <= kMaxMessageBytes && s.iterations <= kMaxLinkIterations &&
-                       s.durationUs <= kMaxLinkDurationUs && (s.iterations > 0 || s.durationUs > 0));
+  return s.isBye() ||
+         (s.size <= kMaxMessageBytes && s.iterations <= kMaxLinkIterations &&
+          s.durationUs <= kMaxLinkDurationUs && (s.iterations > 0 || s.durationUs > 0));
 }
 
 bool tcpStreamHello(std::span<const std::byte> b) {
@@ -83,15 +84,22 @@ bool tcpStreamHello(std::span<const std::byte> b) {
 
 bool runLinkProtocol(std::span<const std::uint8_t> input) {
   if (input.empty()) return true;
-  const std::span<const std::byte> body(reinterpret_cast<const std::byte*>(input.data()) + 1, input.size() - 1);
+  const std::span<const std::byte> body(reinterpret_cast<const std::byte*>(input.data()) + 1,
+                                        input.size() - 1);
   try {
     switch (input[0] % 6) {
-      case 0: return connectRequest(body);
-      case 1: return connectReply(body);
-      case 2: return control(body);
-      case 3: return tcpHello(body);
-      case 4: return tcpStep(body);
-      default: return tcpStreamHello(body);
+      case 0:
+        return connectRequest(body);
+      case 1:
+        return connectReply(body);
+      case 2:
+        return control(body);
+      case 3:
+        return tcpHello(body);
+      case 4:
+        return tcpStep(body);
+      default:
+        return tcpStreamHello(body);
     }
   } catch (const LinkProtocolError&) {
     return true;  // refused with a message: what a decoder should do

@@ -16,13 +16,19 @@ namespace {
 using nfs4::Op;
 
 constexpr std::array kOps = {
-    Op::kSequence,    Op::kPutRootFh,       Op::kPutFh,          Op::kLookup,
-    Op::kGetFh,       Op::kGetAttr,         Op::kOpen,           Op::kClose,
-    Op::kRead,        Op::kWrite,           Op::kCommit,         Op::kRemove,
-    Op::kRename,      Op::kCreate,          Op::kReadDir,        Op::kSetAttr,
-    Op::kExchangeId,  Op::kCreateSession,   Op::kSaveFh,         Op::kRestoreFh,
-    Op::kDelegReturn, Op::kReclaimComplete, Op::kDestroySession, Op::kDestroyClientId,
-    Op::kReadLink,    Op::kBindConnToSession,
+    Op::kSequence,       Op::kPutRootFh,
+    Op::kPutFh,          Op::kLookup,
+    Op::kGetFh,          Op::kGetAttr,
+    Op::kOpen,           Op::kClose,
+    Op::kRead,           Op::kWrite,
+    Op::kCommit,         Op::kRemove,
+    Op::kRename,         Op::kCreate,
+    Op::kReadDir,        Op::kSetAttr,
+    Op::kExchangeId,     Op::kCreateSession,
+    Op::kSaveFh,         Op::kRestoreFh,
+    Op::kDelegReturn,    Op::kReclaimComplete,
+    Op::kDestroySession, Op::kDestroyClientId,
+    Op::kReadLink,       Op::kBindConnToSession,
 };
 
 std::uint64_t fold(std::uint64_t h, std::uint64_t v) {

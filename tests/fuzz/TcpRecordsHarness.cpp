@@ -34,7 +34,8 @@ void putBe32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 class CheckingSink final : public transport::RecordSink {
  public:
   explicit CheckingSink(std::vector<std::size_t> sizes) : sizes_(std::move(sizes)) {}
-  void onRecord(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
+  void onRecord(std::span<const std::uint8_t> message,
+                std::span<const std::uint32_t> placed) override {
     if (message.size() > kMaxIncoming) ok_ = false;
     if (!placed.empty()) {
       ++placed_;
@@ -134,7 +135,8 @@ bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outco
       case 2: {
         const std::uint32_t marker = r.u32();
         putBe32(stream, marker);
-        stream.resize(stream.size() + std::min<std::size_t>(marker & 0x7fffffffU, 256 * 1024), 0x5a);
+        stream.resize(stream.size() + std::min<std::size_t>(marker & 0x7fffffffU, 256 * 1024),
+                      0x5a);
         break;
       }
       default:
@@ -160,8 +162,8 @@ bool runTcpRecords(std::span<const std::uint8_t> input, TcpRecordsOutcome* outco
   }
   if (!failure) failure = reader.endOfStream();  // the peer hangs up
   sink.onError();
-  const bool ended = failure.code == ClientErrc::kConnectionClosed ||
-                     failure.code == ClientErrc::kRecordTooLarge;
+  const bool ended =
+      failure.code == ClientErrc::kConnectionClosed || failure.code == ClientErrc::kRecordTooLarge;
   // The reader's own count of placed replies must match what was delivered.
   const bool counted = reader.placedReplies() == sink.placed();
   if (outcome != nullptr) {

@@ -70,7 +70,8 @@ class FamilyWalk {
       std::error_code e;
       if (!fs::exists(entry.path() / "partition", e)) continue;
       const std::string part = entry.path().filename().string();
-      const std::string partRelation = relation.empty() ? "" : part + ", a partition of " + relation;
+      const std::string partRelation =
+          relation.empty() ? "" : part + ", a partition of " + relation;
       f_.members.push_back({part, firstLine(entry.path() / "dev"), partRelation});
       addHoldersOf(entry.path(), part, partRelation, depth);
     }
@@ -261,8 +262,10 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 }
 
 std::string notNamedReason(const BlockDeviceInfo& dev, const WritePermission& permission) {
-  std::string why = "writes destroy the data on it; to allow them name this device with "
-                    "--allow-destructive-write " + dev.path;
+  std::string why =
+      "writes destroy the data on it; to allow them name this device with "
+      "--allow-destructive-write " +
+      dev.path;
   if (!permission.devices.empty()) {
     std::vector<std::string> given;
     for (const auto& n : permission.devices) given.push_back(n.given);

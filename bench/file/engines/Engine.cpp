@@ -17,7 +17,7 @@
 
 namespace nfsrdma::bench {
 
-std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);     // EngineNfs.cpp
+std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target);  // EngineNfs.cpp
 std::unique_ptr<Engine> makeNfsEngine(const TargetSpec& target,
                                       const std::shared_ptr<EngineShare>& share);
 std::shared_ptr<EngineShare> makeNfsShare(const TargetSpec& target, std::uint32_t jobs);
@@ -254,7 +254,8 @@ std::string ClientUse::describe() const {
   const auto n = [](std::uint32_t k, const char* one) {
     return std::to_string(k) + " " + one + (k == 1 ? "" : "s");
   };
-  if (mode == "shared") return "shared (" + n(sessions, "session") + ", " + n(connections, "connection") + ")";
+  if (mode == "shared")
+    return "shared (" + n(sessions, "session") + ", " + n(connections, "connection") + ")";
   const std::uint32_t each = sessions ? connections / sessions : 0;
   return mode + " (" + n(sessions, "session") + ", " + n(each, "connection") + " each)";
 }

@@ -37,10 +37,12 @@ class LibnfsEngine final : public Engine {
     }
     nfs_set_uid(nfs_.get(), static_cast<int>(t.nfs.uid));
     nfs_set_gid(nfs_.get(), static_cast<int>(t.nfs.gid));
-    const std::string url = "nfs://" + t.nfs.host + t.nfs.exportPath + "?version=4&nfsport=" + std::to_string(t.nfs.port);
-    std::unique_ptr<nfs_url, decltype(&nfs_destroy_url)> parsed(nfs_parse_url_dir(nfs_.get(), url.c_str()),
-                                                                 nfs_destroy_url);
-    if (!parsed) throw std::runtime_error("libnfs: cannot parse " + url + ": " + nfs_get_error(nfs_.get()));
+    const std::string url = "nfs://" + t.nfs.host + t.nfs.exportPath +
+                            "?version=4&nfsport=" + std::to_string(t.nfs.port);
+    std::unique_ptr<nfs_url, decltype(&nfs_destroy_url)> parsed(
+        nfs_parse_url_dir(nfs_.get(), url.c_str()), nfs_destroy_url);
+    if (!parsed)
+      throw std::runtime_error("libnfs: cannot parse " + url + ": " + nfs_get_error(nfs_.get()));
     if (nfs_mount(nfs_.get(), parsed->server, parsed->path) != 0) {
       throw std::runtime_error("libnfs: mount " + url + ": " + nfs_get_error(nfs_.get()));
     }
@@ -87,7 +89,8 @@ class LibnfsEngine final : public Engine {
       const std::string path = "/" + name;
       int rc = nfs_open(nfs_.get(), path.c_str(), O_RDWR, &fh);
       if (rc != 0 && create) rc = nfs_create(nfs_.get(), path.c_str(), O_RDWR | O_CREAT, 0644, &fh);
-      if (rc != 0) throw std::runtime_error("libnfs: open " + url_ + path + ": " + nfs_get_error(nfs_.get()));
+      if (rc != 0)
+        throw std::runtime_error("libnfs: open " + url_ + path + ": " + nfs_get_error(nfs_.get()));
       files_.push_back(fh);
       nfs_stat_64 st{};
       if (nfs_fstat64(nfs_.get(), fh, &st) != 0) {
@@ -121,11 +124,14 @@ class LibnfsEngine final : public Engine {
     Slot& s = *p.slot;
     if (s.self->cancelled_) return;
     if (status < 0) {
-      if (s.error.empty()) s.error = std::string("libnfs ") + directionName(s.req.op) + ": " + static_cast<const char*>(data);
+      if (s.error.empty())
+        s.error = std::string("libnfs ") + directionName(s.req.op) + ": " +
+                  static_cast<const char*>(data);
     } else if (static_cast<std::size_t>(status) != p.want) {
       if (s.error.empty()) {
-        s.error = std::string("libnfs ") + directionName(s.req.op) + " at " + std::to_string(s.req.offset + p.pos) +
-                  ": " + std::to_string(status) + " of " + std::to_string(p.want) + " bytes (short)";
+        s.error = std::string("libnfs ") + directionName(s.req.op) + " at " +
+                  std::to_string(s.req.offset + p.pos) + ": " + std::to_string(status) + " of " +
+                  std::to_string(p.want) + " bytes (short)";
       }
     } else {
       if (s.req.op == IoDirection::Read) std::memcpy(s.req.buf.data() + p.pos, data, p.want);
@@ -146,7 +152,8 @@ class LibnfsEngine final : public Engine {
     const std::size_t n = s.req.buf.size();
     const std::size_t maxIo = s.req.op == IoDirection::Read ? maxRead_ : maxWrite_;
     s.pieces.clear();
-    for (std::size_t pos = 0; pos < n; pos += maxIo) s.pieces.push_back({&s, std::min(maxIo, n - pos), pos});
+    for (std::size_t pos = 0; pos < n; pos += maxIo)
+      s.pieces.push_back({&s, std::min(maxIo, n - pos), pos});
     s.outstanding = s.pieces.size();
     s.bytes = 0;
     s.error.clear();
@@ -158,10 +165,12 @@ class LibnfsEngine final : public Engine {
       const std::uint64_t off = s.req.offset + p.pos;
       const int rc = s.req.op == IoDirection::Read
                          ? nfs_pread_async(nfs_.get(), fh, off, p.want, onPiece, &p)
-                         : nfs_pwrite_async(nfs_.get(), fh, off, p.want, s.req.buf.data() + p.pos, onPiece, &p);
+                         : nfs_pwrite_async(nfs_.get(), fh, off, p.want, s.req.buf.data() + p.pos,
+                                            onPiece, &p);
       if (rc != 0) {
         // libnfs does not call back after a failed queueing: complete here.
-        const std::string why = std::string("libnfs queue ") + directionName(s.req.op) + ": " + nfs_get_error(nfs_.get());
+        const std::string why = std::string("libnfs queue ") + directionName(s.req.op) + ": " +
+                                nfs_get_error(nfs_.get());
         if (s.error.empty()) s.error = why;
         const std::size_t unsent = count - k;
         s.outstanding -= unsent;

@@ -326,7 +326,8 @@ class NfsShare final : public EngineShare {
   }
   // The caller's client, connected with its own options and closed by it.
   explicit NfsShare(Client& borrowed)
-      : jobs_(1), notice_(std::make_shared<BusyNotice>(borrowed.options().busyTimeout)),
+      : jobs_(1),
+        notice_(std::make_shared<BusyNotice>(borrowed.options().busyTimeout)),
         client_(&borrowed) {}
 
   OutageAccount outages() const override { return outagesOf(*client_); }
@@ -392,10 +393,10 @@ class NfsEngine final : public Engine {
                                  unsigned readPercent) const override {
     // maxInFlight: the session's slots and, over RDMA, the credits granted;
     // on a shared client every job's share of them.
-    const std::uint32_t inFlight = std::max<std::uint32_t>(1, client_.maxInFlight() / share_->jobs());
+    const std::uint32_t inFlight =
+        std::max<std::uint32_t>(1, client_.maxInFlight() / share_->jobs());
     return nfsEffectiveIodepth(iodepth, blockSize, readPercent, client_.maxIoSize(), inFlight,
-                               readsPerCompound_,
-                               client_.maxReadsPerCompound(blockSize));
+                               readsPerCompound_, client_.maxReadsPerCompound(blockSize));
   }
 
   OutageAccount outages() const override {
@@ -459,7 +460,7 @@ class NfsEngine final : public Engine {
   const bool owns_;
   std::shared_ptr<NfsShare> share_;
   Client& client_;
-  bool wrote_ = false;  // a run wrote: finish() COMMITs
+  bool wrote_ = false;        // a run wrote: finish() COMMITs
   std::string unstableLost_;  // the first COMMIT that found a new write verifier
   std::vector<OpenFile> files_;
 };

@@ -21,8 +21,9 @@ const char* engineName(EngineKind k);
 struct TargetSpec {
   std::string name;  // column name in reports: "local", "nfs-tcp", ...
   EngineKind engine = EngineKind::Path;
-  std::string location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory; dev: the device
-  ClientOptions nfs;     // parsed location of nfs and libnfs targets
+  std::string
+      location;  // nfs/libnfs: nfs://host[:port]/export[?...]; path: a directory; dev: the device
+  ClientOptions nfs;  // parsed location of nfs and libnfs targets
   // A directory on this host holding the target's files (a path target's
   // location, the embedded server's export directory), or empty: what the
   // free-space check measures, and where an interrupted run removes the
@@ -63,13 +64,13 @@ struct TargetSpec {
 // What riding through lost connections and server restarts cost a job
 // (the nfs engine's client counts it; other engines have none to report).
 struct OutageAccount {
-  std::uint64_t outages = 0;         // connection or session losses
+  std::uint64_t outages = 0;  // connection or session losses
   std::uint64_t reconnects = 0;
-  std::uint64_t newSessions = 0;     // the server had restarted (or dropped the session)
-  std::uint64_t replayed = 0;        // calls resent on their own slots
-  std::uint64_t resent = 0;          // calls sent again on a new session
-  std::uint64_t unrecovered = 0;     // outages that ended in an error
-  std::uint64_t outageMillis = 0;    // time without service (the longest job's)
+  std::uint64_t newSessions = 0;   // the server had restarted (or dropped the session)
+  std::uint64_t replayed = 0;      // calls resent on their own slots
+  std::uint64_t resent = 0;        // calls sent again on a new session
+  std::uint64_t unrecovered = 0;   // outages that ended in an error
+  std::uint64_t outageMillis = 0;  // time without service (the longest job's)
   std::uint64_t reclaimedOpens = 0;
   std::uint64_t reopenedOpens = 0;
   std::uint64_t rewrittenBytes = 0;  // UNSTABLE data written again after a restart

@@ -107,10 +107,12 @@ class RingLoop {
     std::vector<iovec> iov;
     for (const auto& b : d_.buffers()) iov.push_back({b.data(), b.size()});
     if (iov.empty()) return;
-    const int rc = io_uring_register_buffers(ring_.get(), iov.data(), static_cast<unsigned>(iov.size()));
+    const int rc =
+        io_uring_register_buffers(ring_.get(), iov.data(), static_cast<unsigned>(iov.size()));
     if (rc != 0) {
-      sayOnce(buffersSaid, "io_uring: registering the buffers failed (" + errnoText(-rc) +
-                               "; RLIMIT_MEMLOCK?): requests go out unregistered, at more CPU each");
+      sayOnce(buffersSaid,
+              "io_uring: registering the buffers failed (" + errnoText(-rc) +
+                  "; RLIMIT_MEMLOCK?): requests go out unregistered, at more CPU each");
       return;
     }
     for (std::size_t k = 0; k < iov.size(); ++k)

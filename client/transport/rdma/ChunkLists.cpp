@@ -24,14 +24,17 @@ CallPlan planChunks(const OutgoingMessage& message, const InlineLimits& limits) 
   }
   p.reads = std::min<std::size_t>(message.directReplies.size(), p.readSizes.size());
   for (std::size_t i = 0; i < p.reads; ++i) p.readSizes[i] = message.directReplies[i].size();
-  const std::size_t replyHint = message.maxReplySize != 0 ? message.maxReplySize : limits.receive / 2;
+  const std::size_t replyHint =
+      message.maxReplySize != 0 ? message.maxReplySize : limits.receive / 2;
   p.chunks = planCall(
-      {message.size, {p.bulk.data(), p.bulkCount}, {p.readSizes.data(), p.reads}, replyHint}, limits);
+      {message.size, {p.bulk.data(), p.bulkCount}, {p.readSizes.data(), p.reads}, replyHint},
+      limits);
   return p;
 }
 
 std::uint64_t encodeReadList(const OutgoingMessage& message, const CallPlan& p,
-                             RegistrationStrategy& registrations, CallChunks& call, RpcRdmaHeader& h) {
+                             RegistrationStrategy& registrations, CallChunks& call,
+                             RpcRdmaHeader& h) {
   std::uint64_t pulled = 0;
   if (p.chunks.kind == CallKind::kReadChunks) {
     for (const auto& b : p.chunked()) {

@@ -51,7 +51,8 @@ struct CallChunks {
 // whole call copied into call memory at position zero. Returns the bytes
 // the server will pull.
 std::uint64_t encodeReadList(const OutgoingMessage& message, const CallPlan& p,
-                             RegistrationStrategy& registrations, CallChunks& call, RpcRdmaHeader& h);
+                             RegistrationStrategy& registrations, CallChunks& call,
+                             RpcRdmaHeader& h);
 // Write list: one chunk per READ larger than kSmallReadInline, targeting the
 // caller's buffer.
 void encodeWriteList(const OutgoingMessage& message, const CallPlan& p,

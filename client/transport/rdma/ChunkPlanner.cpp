@@ -38,7 +38,8 @@ ChunkPlan planCall(const CallShape& call, const InlineLimits& limits) {
   if (!call.bulk.empty()) {
     std::size_t moved = 0;
     for (const auto& b : call.bulk) moved += b.payload.size() + b.padBytes;
-    const std::size_t headerWithReads = headerSize(call.bulk.size(), plan.writeChunks.size(), replyChunk);
+    const std::size_t headerWithReads =
+        headerSize(call.bulk.size(), plan.writeChunks.size(), replyChunk);
     if (headerWithReads + call.messageSize - moved <= limits.send) {
       plan.kind = CallKind::kReadChunks;
       plan.proc = RdmaProc::kMsg;

@@ -29,10 +29,10 @@ struct InlineLimits {
 };
 
 struct CallShape {
-  std::size_t messageSize = 0;                // the whole RPC call, bulk included
-  std::span<const xdr::BulkSegment> bulk;     // DDP-eligible call payloads, in stream order
-  std::span<const std::size_t> readSizes;     // requested size of each READ in the call
-  std::size_t maxReplySize = 0;               // largest reply, READ data excluded
+  std::size_t messageSize = 0;             // the whole RPC call, bulk included
+  std::span<const xdr::BulkSegment> bulk;  // DDP-eligible call payloads, in stream order
+  std::span<const std::size_t> readSizes;  // requested size of each READ in the call
+  std::size_t maxReplySize = 0;            // largest reply, READ data excluded
 };
 
 enum class CallKind { kInline, kReadChunks, kPositionZero };

@@ -16,9 +16,9 @@ namespace nfsrdma::transport::rdma {
 
 // A call encoded into a send buffer, ready to post.
 struct PendingSend {
-  std::size_t slot = 0;    // its send buffer
+  std::size_t slot = 0;  // its send buffer
   std::uint32_t length = 0;
-  std::uint32_t xid = 0;   // a call abandoned while it waits is never sent
+  std::uint32_t xid = 0;  // a call abandoned while it waits is never sent
 };
 
 class CreditWindow {

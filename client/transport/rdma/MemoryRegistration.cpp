@@ -82,7 +82,8 @@ void PooledRegistration::evictUnused() {
 // Out of the pool, so the call's own references are the last: dropping them
 // deregisters as in per-io mode. (Pages another call in flight uses stay
 // registered until that call ends.)
-void PooledRegistration::forget(std::span<const std::shared_ptr<const Registration>> registrations) {
+void PooledRegistration::forget(
+    std::span<const std::shared_ptr<const Registration>> registrations) {
   std::lock_guard lock(mu_);
   for (const auto& reg : registrations) {
     auto it = pool_.find(reg->start);

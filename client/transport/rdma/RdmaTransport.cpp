@@ -1,9 +1,5 @@
 #include "client/transport/rdma/RdmaTransport.h"
 
-#include "client/transport/NumaPlacement.h"
-#include "client/transport/rdma/DeviceNuma.h"
-#include "client/transport/rdma/InlineMarshal.h"
-
 #include <poll.h>
 
 #include <algorithm>
@@ -12,6 +8,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "client/transport/NumaPlacement.h"
+#include "client/transport/rdma/DeviceNuma.h"
+#include "client/transport/rdma/InlineMarshal.h"
 #include "verbs/VerbsError.h"
 
 namespace nfsrdma::transport::rdma {
@@ -36,9 +35,9 @@ std::unique_ptr<RdmaTransport> RdmaTransport::connect(const RdmaTransportOptions
   } catch (const NfsException&) {
     throw;
   } catch (const std::exception& e) {
-    throw NfsException(makeError(std::make_error_code(std::errc::connection_refused),
-                                 "connect rdma " + options.host + ":" + std::to_string(options.port) + ": " +
-                                     e.what()));
+    throw NfsException(makeError(
+        std::make_error_code(std::errc::connection_refused),
+        "connect rdma " + options.host + ":" + std::to_string(options.port) + ": " + e.what()));
   }
 }
 
@@ -289,9 +288,15 @@ Error RdmaTransport::encodeChunkLists(const OutgoingMessage& message, const Call
 void RdmaTransport::countCall(const CallPlan& p, const RpcRdmaHeader& h, std::uint64_t pulled) {
   ++stats_.calls;
   switch (p.chunks.kind) {
-    case CallKind::kInline: ++stats_.inlineCalls; break;
-    case CallKind::kReadChunks: ++stats_.readChunkCalls; break;
-    case CallKind::kPositionZero: ++stats_.positionZeroCalls; break;
+    case CallKind::kInline:
+      ++stats_.inlineCalls;
+      break;
+    case CallKind::kReadChunks:
+      ++stats_.readChunkCalls;
+      break;
+    case CallKind::kPositionZero:
+      ++stats_.positionZeroCalls;
+      break;
   }
   stats_.writeChunks += h.writes.size();
   if (h.hasReply) ++stats_.replyChunks;
@@ -326,9 +331,9 @@ Error RdmaTransport::encodeCall(const OutgoingMessage& message, const CallPlan& 
   if (!end) {
     std::lock_guard lock(mu_);
     freeSendSlots_.push_back(slot);
-    return makeError(ClientErrc::kEncodeOverflow, "send on " + description_ +
-                                                      ": inline part exceeds " +
-                                                      std::to_string(options_.inlineSize) + " bytes");
+    return makeError(ClientErrc::kEncodeOverflow,
+                     "send on " + description_ + ": inline part exceeds " +
+                         std::to_string(options_.inlineSize) + " bytes");
   }
   length = *end;
   return {};
@@ -405,7 +410,8 @@ void RdmaTransport::pollCompletions() {
           std::lock_guard lock(mu_);
           ++stats_.completionErrors[ec.message()];
         }
-        if (!stopping_.load()) fail(makeError(ec, description_ + (ctx->receive ? " receive" : " send")));
+        if (!stopping_.load())
+          fail(makeError(ec, description_ + (ctx->receive ? " receive" : " send")));
         continue;
       }
       if (ctx->receive) {
@@ -422,7 +428,8 @@ void RdmaTransport::pollCompletions() {
 // call it answers (and the credit grant it carries), hand the reply up,
 // repost the buffer, and start calls the freed credits let go.
 void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
-  const auto* base = reinterpret_cast<const std::uint8_t*>(receiveBuffers_.data()) + slot * options_.inlineSize;
+  const auto* base =
+      reinterpret_cast<const std::uint8_t*>(receiveBuffers_.data()) + slot * options_.inlineSize;
   std::span<const std::uint8_t> bytes(base, std::min<std::size_t>(length, options_.inlineSize));
   RpcRdmaHeader h;
   std::size_t consumed = 0;
@@ -430,7 +437,8 @@ void RdmaTransport::onReceive(std::size_t slot, std::uint32_t length) {
   if (e) {
     // Which connection and, once the header got that far, which call: an
     // ERR_CHUNK or a bad header is otherwise hard to tie to a request.
-    e.context = description_ + (bytes.size() >= 4 ? ": reply header for xid " + std::to_string(h.xid) : "") +
+    e.context = description_ +
+                (bytes.size() >= 4 ? ": reply header for xid " + std::to_string(h.xid) : "") +
                 ": " + e.context;
   }
   // Held until the end: a reply in its Reply chunk lives in its memory.
@@ -548,17 +556,21 @@ std::uint32_t RdmaTransport::callLimit() const {
 std::string RdmaTransport::statsLine() const {
   const RdmaStats s = stats();
   std::string line = "xprt: rdma " + options_.host + ":" + std::to_string(options_.port) +
-                     " calls=" + std::to_string(s.calls) + " inline=" + std::to_string(s.inlineCalls) +
+                     " calls=" + std::to_string(s.calls) +
+                     " inline=" + std::to_string(s.inlineCalls) +
                      " read_chunk_calls=" + std::to_string(s.readChunkCalls) +
                      " nomsg_calls=" + std::to_string(s.positionZeroCalls) +
-                     " write_chunks=" + std::to_string(s.writeChunks) + " reply_chunks=" + std::to_string(s.replyChunks) +
+                     " write_chunks=" + std::to_string(s.writeChunks) +
+                     " reply_chunks=" + std::to_string(s.replyChunks) +
                      " rdma_read_bytes=" + std::to_string(s.bytesPulledByServer) +
                      " rdma_write_bytes=" + std::to_string(s.bytesPushedByServer) +
-                     " credits=" + std::to_string(s.creditsGranted) + " backlogged=" + std::to_string(s.backlogged) +
+                     " credits=" + std::to_string(s.creditsGranted) +
+                     " backlogged=" + std::to_string(s.backlogged) +
                      " registrations=" + std::to_string(s.registrations) +
                      " peer_inline=" + std::to_string(s.peerReceiveSize) +
                      " memreg=" + memoryRegistrationName(registrations_->kind());
-  for (const auto& [status, n] : s.completionErrors) line += " completion_error[" + status + "]=" + std::to_string(n);
+  for (const auto& [status, n] : s.completionErrors)
+    line += " completion_error[" + status + "]=" + std::to_string(n);
   if (options_.numaAuto) {
     const NumaPlacement p = loop_->placement();
     line += p.detail.empty() ? " numa=pending" : p.statsField();

@@ -54,8 +54,8 @@ struct RdmaTransportOptions {
   std::uint16_t port = 20049;
   std::string bindAddress;  // local address; empty: routing chooses
   std::chrono::milliseconds timeout{5000};
-  std::uint32_t credits = 64;        // credits asked for; one receive buffer more is posted
-  std::uint32_t inlineSize = 4096;   // our receive (and send) buffer size
+  std::uint32_t credits = 64;       // credits asked for; one receive buffer more is posted
+  std::uint32_t inlineSize = 4096;  // our receive (and send) buffer size
   // Registered send buffers. A call waiting for credits keeps its buffer, so
   // this must exceed the calls the session can have outstanding (its slots).
   std::uint32_t sendBuffers = 256;
@@ -74,9 +74,9 @@ struct RdmaStats {
   std::uint64_t bytesPulledByServer = 0;  // RDMA READ from our memory
   std::uint64_t bytesPushedByServer = 0;  // RDMA WRITE into our memory
   std::uint64_t registrations = 0;
-  std::uint64_t backlogged = 0;           // calls that waited for credits
+  std::uint64_t backlogged = 0;  // calls that waited for credits
   std::uint32_t creditsGranted = 0;
-  std::uint32_t peerReceiveSize = 0;      // from RFC 8797 private data (1024 if absent)
+  std::uint32_t peerReceiveSize = 0;  // from RFC 8797 private data (1024 if absent)
   std::map<std::string, std::uint64_t> completionErrors;  // by status text
 };
 
@@ -104,7 +104,6 @@ class RdmaTransport final : public Transport {
   std::uint32_t callLimit() const override;
 
  private:
-
   // What the loop waits on for this connection: one member for the
   // completion channel, one for the connection manager's events.
   class LoopMember;

@@ -66,8 +66,9 @@ Error decodeErrorBody(xdr::XdrDecoder& dec, RpcRdmaHeader& out, std::size_t& con
     out.versHigh = dec.getU32();
     if (!dec.ok()) return bad("truncated RDMA_ERROR");
     consumed = dec.position();
-    return makeError(ClientErrc::kRpcDenied, "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions " +
-                                                 std::to_string(out.versLow) + "-" + std::to_string(out.versHigh));
+    return makeError(ClientErrc::kRpcDenied,
+                     "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions " +
+                         std::to_string(out.versLow) + "-" + std::to_string(out.versHigh));
   }
   if (code == static_cast<std::uint32_t>(RdmaErrorCode::kChunk)) {
     out.error = RdmaErrorCode::kChunk;
@@ -88,7 +89,8 @@ Error decodeChunkLists(xdr::XdrDecoder& dec, RpcRdmaHeader& out) {
     const bool more = dec.getBool();
     if (!dec.ok()) return bad("truncated read list");
     if (!more) break;
-    if (n == kMaxChunks * kMaxSegmentsPerChunk) return bad("read list longer than " + std::to_string(n));
+    if (n == kMaxChunks * kMaxSegmentsPerChunk)
+      return bad("read list longer than " + std::to_string(n));
     ReadSegment r;
     r.position = dec.getU32();
     r.target = getSegment(dec);
@@ -98,9 +100,11 @@ Error decodeChunkLists(xdr::XdrDecoder& dec, RpcRdmaHeader& out) {
     const bool more = dec.getBool();
     if (!dec.ok()) return bad("truncated write list");
     if (!more) break;
-    if (n == kMaxChunks) return bad("write list longer than " + std::to_string(kMaxChunks) + " chunks");
+    if (n == kMaxChunks)
+      return bad("write list longer than " + std::to_string(kMaxChunks) + " chunks");
     const std::uint32_t count = dec.getU32();
-    if (count > kMaxSegmentsPerChunk) return bad("write chunk of " + std::to_string(count) + " segments");
+    if (count > kMaxSegmentsPerChunk)
+      return bad("write chunk of " + std::to_string(count) + " segments");
     WriteChunk w;
     for (std::uint32_t i = 0; i < count; ++i) w.push_back(getSegment(dec));
     out.writes.push_back(std::move(w));
@@ -108,7 +112,8 @@ Error decodeChunkLists(xdr::XdrDecoder& dec, RpcRdmaHeader& out) {
   out.hasReply = dec.getBool();
   if (out.hasReply) {
     const std::uint32_t count = dec.getU32();
-    if (count > kMaxSegmentsPerChunk) return bad("reply chunk of " + std::to_string(count) + " segments");
+    if (count > kMaxSegmentsPerChunk)
+      return bad("reply chunk of " + std::to_string(count) + " segments");
     for (std::uint32_t i = 0; i < count; ++i) out.reply.push_back(getSegment(dec));
   }
   if (!dec.ok()) return bad("truncated chunk lists");
@@ -128,10 +133,12 @@ Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std:
   if (out.version != kRpcRdmaVersion) {
     return bad("version " + std::to_string(out.version) + ", expected 1");
   }
-  if (proc > static_cast<std::uint32_t>(RdmaProc::kError)) return bad("unknown procedure " + std::to_string(proc));
+  if (proc > static_cast<std::uint32_t>(RdmaProc::kError))
+    return bad("unknown procedure " + std::to_string(proc));
   out.proc = static_cast<RdmaProc>(proc);
   if (out.proc == RdmaProc::kMsgp || out.proc == RdmaProc::kDone) {
-    return bad(std::string("reserved procedure ") + (out.proc == RdmaProc::kMsgp ? "RDMA_MSGP" : "RDMA_DONE"));
+    return bad(std::string("reserved procedure ") +
+               (out.proc == RdmaProc::kMsgp ? "RDMA_MSGP" : "RDMA_DONE"));
   }
   if (out.proc == RdmaProc::kError) return decodeErrorBody(dec, out, consumed);
   if (Error e = decodeChunkLists(dec, out)) return e;
@@ -139,7 +146,8 @@ Error decodeHeader(std::span<const std::uint8_t> bytes, RpcRdmaHeader& out, std:
   return {};
 }
 
-void encodePrivateData(const ConnectionParameters& p, std::span<std::uint8_t, kPrivateDataSize> out) {
+void encodePrivateData(const ConnectionParameters& p,
+                       std::span<std::uint8_t, kPrivateDataSize> out) {
   out[0] = static_cast<std::uint8_t>(p.magic >> 24);
   out[1] = static_cast<std::uint8_t>(p.magic >> 16);
   out[2] = static_cast<std::uint8_t>(p.magic >> 8);

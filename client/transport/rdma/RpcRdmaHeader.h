@@ -51,7 +51,7 @@ struct RpcRdmaHeader {
   RdmaProc proc = RdmaProc::kMsg;
   std::vector<ReadSegment> reads;
   std::vector<WriteChunk> writes;
-  std::vector<Segment> reply;   // the Reply chunk; empty when absent
+  std::vector<Segment> reply;  // the Reply chunk; empty when absent
   bool hasReply = false;
   // RDMA_ERROR only.
   RdmaErrorCode error = RdmaErrorCode::kVers;
@@ -77,11 +77,12 @@ struct ConnectionParameters {
   std::uint32_t magic = 0xf6ab0e18;
   std::uint8_t version = 1;
   bool remoteInvalidate = false;
-  std::uint32_t sendSize = 1024;     // bytes; encoded as (size / 1024) - 1
+  std::uint32_t sendSize = 1024;  // bytes; encoded as (size / 1024) - 1
   std::uint32_t receiveSize = 1024;
 };
 inline constexpr std::size_t kPrivateDataSize = 8;
-void encodePrivateData(const ConnectionParameters& p, std::span<std::uint8_t, kPrivateDataSize> out);
+void encodePrivateData(const ConnectionParameters& p,
+                       std::span<std::uint8_t, kPrivateDataSize> out);
 // False when the bytes are not RFC 8797 private data (wrong magic, short);
 // the caller then uses the 1024-byte defaults.
 bool decodePrivateData(std::span<const std::uint8_t> bytes, ConnectionParameters& out);

@@ -36,11 +36,13 @@ class AnchorGanesha : public ::testing::Test {
       unavailable_ = *why;
       return;
     }
-    dir_ = std::filesystem::temp_directory_path() / ("nfsrdma-anchor-itest-" + std::to_string(::getpid()));
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nfsrdma-anchor-itest-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     std::vector<char> bytes(kFileBytes);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + 7);
-    std::ofstream(dir_ / "anchor.dat", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(dir_ / "anchor.dat", std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     std::ofstream(dir_ / "short.dat", std::ios::binary)
         .write(bytes.data(), static_cast<std::streamsize>(kShortFileBytes));
     server::GaneshaOptions o;
@@ -57,7 +59,8 @@ class AnchorGanesha : public ::testing::Test {
   void SetUp() override {
     if (unavailable_.empty()) return;
     const char* real = std::getenv("NFSRDMA_REQUIRE_REAL");
-    if (real != nullptr && std::string(real) == "1") FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << unavailable_;
+    if (real != nullptr && std::string(real) == "1")
+      FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << unavailable_;
     GTEST_SKIP() << unavailable_;
   }
   static ReadWorkload oneMiBReads() {

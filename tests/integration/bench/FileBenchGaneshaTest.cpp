@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "bench/compare/CompareMatrix.h"
-#include "bench/report/Json.h"
 #include "bench/file/FileRun.h"
+#include "bench/report/Json.h"
 #include "tests/integration/client/GaneshaFixture.h"
 #include "verbs/DeviceDiscovery.h"
 
@@ -324,9 +324,10 @@ TEST(FileCommand, JsonOnStdoutHasEveryFigure) {
 // cannot share a client is refused before anything runs.
 TEST(FileCommand, SharedClientIsInTheTextAndJson) {
   NFSRDMA_NEED_GANESHA();
-  const auto [rc, out] = runTool("file --target nfs:" + url() +
-                                 " --profile 4k-randread --iodepth 4 --numjobs 3 --client shared --runtime 0.3 "
-                                 "--ramp 0 --size 4m --json -");
+  const auto [rc, out] =
+      runTool("file --target nfs:" + url() +
+              " --profile 4k-randread --iodepth 4 --numjobs 3 --client shared --runtime 0.3 "
+              "--ramp 0 --size 4m --json -");
   ASSERT_EQ(rc, 0) << out;
   const JsonValue doc = parseJson(out);
   const JsonValue* c = doc.find("result")->find("client");
@@ -346,8 +347,9 @@ TEST(FileCommand, SharedClientIsInTheTextAndJson) {
   EXPECT_NE(text.find("  client: shared (1 session, 2 connections)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("    connection 1: tcp 127.0.0.1:"), std::string::npos) << text;
 
-  const auto [prc, path] = runTool("file --target path:" + GaneshaEnvironment::get().exportDir().string() +
-                                   " --client shared --runtime 0.3 --ramp 0 --size 4m");
+  const auto [prc, path] =
+      runTool("file --target path:" + GaneshaEnvironment::get().exportDir().string() +
+              " --client shared --runtime 0.3 --ramp 0 --size 4m");
   EXPECT_EQ(prc, 1) << path;
   EXPECT_NE(path.find("--client shared: the path engine has no shared client"), std::string::npos)
       << path;

@@ -31,13 +31,15 @@ std::pair<int, std::string> shell(const std::string& cmd) {
   FILE* f = ::popen(("timeout 300 bash -c " + quoted(cmd) + " 2>&1").c_str(), "r");
   if (f == nullptr) return {-1, ""};
   std::array<char, 4096> buf{};
-  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;) out.append(buf.data(), n);
+  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
+    out.append(buf.data(), n);
   const int status = ::pclose(f);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 TEST(KubePods, TheRenderedPodsCommandsRunHereAndAggregate) {
-  const auto work = std::filesystem::temp_directory_path() / ("nfsrdma-kube-" + std::to_string(::getpid()));
+  const auto work =
+      std::filesystem::temp_directory_path() / ("nfsrdma-kube-" + std::to_string(::getpid()));
   std::filesystem::create_directories(work);
   std::unique_ptr<EmbeddedServer> server;
   try {

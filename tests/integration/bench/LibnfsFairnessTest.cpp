@@ -2,13 +2,12 @@
 // nfs-ganesha (its default maximum I/O, as the quick start's), the file
 // benchmark's libnfs column must reach, within noise, what the anchor's
 // libnfs row (the same engine as the anchor runs it: no ramp, one job)
-// reaches with the same block size, queue depth, file and cache state. Each side runs five times, alternating, and the median of the
-// five back-to-back ratios is compared: the two runs of a round share the
-// host's load of the moment, so a burst that lifts one run of one side (a
-// best-of-each once read 1.53x on a machine busy with builds, where the
-// rounds' own ratios were 1.53, 1.07, 0.92) moves one ratio, not the
-// verdict. A handicapped engine (a request split into 4 KiB RPCs once made
-// it 0.08x) is far outside any noise of a warm loopback read.
+// reaches with the same block size, queue depth, file and cache state. Each side runs five times,
+// alternating, and the median of the five back-to-back ratios is compared: the two runs of a round
+// share the host's load of the moment, so a burst that lifts one run of one side (a best-of-each
+// once read 1.53x on a machine busy with builds, where the rounds' own ratios were 1.53, 1.07,
+// 0.92) moves one ratio, not the verdict. A handicapped engine (a request split into 4 KiB RPCs
+// once made it 0.08x) is far outside any noise of a warm loopback read.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +15,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench/file/FileRun.h"
 #include "bench/anchor/AnchorRuns.h"
+#include "bench/file/FileRun.h"
 #include "client/Client.h"
 #include "tests/integration/client/GaneshaFixture.h"
 
@@ -55,8 +54,8 @@ struct Pair {
 };
 
 struct Rounds {
-  Pair median;         // the round whose ratio is the median
-  double ratio = 0;    // its column / anchor
+  Pair median;       // the round whose ratio is the median
+  double ratio = 0;  // its column / anchor
 };
 
 Rounds medianOfRounds(const FileProfile& p) {
@@ -74,10 +73,11 @@ Rounds medianOfRounds(const FileProfile& p) {
     // The first file run lays the file out: both then read it warm.
     const RunResult r = runFileBenchmark(t, p, o);
     EXPECT_EQ(r.errors, 0U) << r.firstError;
-    const ReadMeasurement m = runLibnfsReads(ClientOptions::fromUrl(exportUrl()), benchFileName(o, 0, 0), w);
+    const ReadMeasurement m =
+        runLibnfsReads(ClientOptions::fromUrl(exportUrl()), benchFileName(o, 0, 0), w);
     EXPECT_EQ(m.error, "");
-    std::printf("libnfs fairness %-9s round %d: column %8.1f MiB/s, anchor %8.1f MiB/s\n", p.name.c_str(), round + 1,
-                r.mibPerSecond(IoDirection::Read), m.mibPerSecond());
+    std::printf("libnfs fairness %-9s round %d: column %8.1f MiB/s, anchor %8.1f MiB/s\n",
+                p.name.c_str(), round + 1, r.mibPerSecond(IoDirection::Read), m.mibPerSecond());
     rounds.push_back({r.mibPerSecond(IoDirection::Read), m.mibPerSecond()});
     if (!(m.mibPerSecond() > 0)) return {};  // a failed anchor run: no ratio to take
   }
@@ -95,9 +95,11 @@ TEST(LibnfsFairness, TheLibnfsColumnReachesWhatTheAnchorsLibnfsRowReaches) {
     const FileProfile p = profileByName(name);
     const Rounds r = medianOfRounds(p);
     ASSERT_GT(r.median.anchor, 0);
-    std::printf("libnfs fairness %-9s bs %7u QD %2u: file-bench libnfs column %8.1f MiB/s, anchor libnfs row "
-                "%8.1f MiB/s, ratio %.2f (median round of %d)\n",
-                name, p.blockSize, p.defaultIodepth, r.median.column, r.median.anchor, r.ratio, kRounds);
+    std::printf(
+        "libnfs fairness %-9s bs %7u QD %2u: file-bench libnfs column %8.1f MiB/s, anchor libnfs "
+        "row "
+        "%8.1f MiB/s, ratio %.2f (median round of %d)\n",
+        name, p.blockSize, p.defaultIodepth, r.median.column, r.median.anchor, r.ratio, kRounds);
     EXPECT_GE(r.ratio, kLowest);
     EXPECT_LE(r.ratio, kHighest);
   }

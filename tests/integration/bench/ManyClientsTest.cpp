@@ -56,8 +56,8 @@ std::string bench(int ranks, const std::string& args) {
 }
 
 struct WorkDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("nfsrdma-ranks-" + std::to_string(::getpid()));
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("nfsrdma-ranks-" + std::to_string(::getpid()));
   WorkDir() { std::filesystem::create_directories(path); }
   ~WorkDir() {
     std::error_code ec;
@@ -65,7 +65,7 @@ struct WorkDir {
   }
 };
 
-#define NFSRDMA_SKIP_WITHOUT_GANESHA(out)                                        \
+#define NFSRDMA_SKIP_WITHOUT_GANESHA(out)                                       \
   if ((out).find("cannot start the embedded nfs-ganesha") != std::string::npos) \
   GTEST_SKIP() << (out)
 
@@ -118,8 +118,10 @@ TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
 
 TEST(ManyClients, SharedFileRanksWriteDisjointRangesOfOneFile) {
   WorkDir work;
-  const Ran r = run(bench(3, "file --profile 4k-randwrite --size 8m --runtime 1 --ramp 0 --verify "
-                             "--shared-file --direct 0 --target path:" + work.path.string()));
+  const Ran r = run(bench(3,
+                          "file --profile 4k-randwrite --size 8m --runtime 1 --ramp 0 --verify "
+                          "--shared-file --direct 0 --target path:" +
+                              work.path.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("note: --shared-file: the 3 jobs of the run"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" 0 mismatches"), std::string::npos) << r.out;
@@ -133,7 +135,8 @@ TEST(ManyClients, SharedFileRanksWriteDisjointRangesOfOneFile) {
 // travel in its result line and add up (a 4k read checks one block per op).
 TEST(ManyClients, EveryRanksVerifyStatisticsAreMerged) {
   WorkDir work;
-  const Ran r = threeRanksJson("--profile 4k-randread --size 8m --runtime 1 --ramp 0.2 --verify", work);
+  const Ran r =
+      threeRanksJson("--profile 4k-randread --size 8m --runtime 1 --ramp 0.2 --verify", work);
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   const JsonValue doc = documentIn(r.out);
@@ -169,8 +172,8 @@ std::string clientsSection(const std::string& out) {
 TEST(ManyClients, CompareResultsOfARunShowItsClientsAgain) {
   WorkDir work;
   const std::string json = (work.path / "run.json").string();
-  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json " +
-                                 json + " --html '' --work-dir " + work.path.string()));
+  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json " + json +
+                                 " --html '' --work-dir " + work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string ran = clientsSection(r.out);
@@ -187,8 +190,10 @@ TEST(ManyClients, CompareResultsOfARunShowItsClientsAgain) {
 // again and took the file for its own).
 TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
   WorkDir work;
-  const std::string args = "file --profile 4k-randread --size 8m --ramp 0 --shared-file "
-                           "--direct 0 --target path:" + work.path.string();
+  const std::string args =
+      "file --profile 4k-randread --size 8m --ramp 0 --shared-file "
+      "--direct 0 --target path:" +
+      work.path.string();
   const Ran first = run(bench(3, args + " --runtime 0.5"));
   ASSERT_EQ(first.status, 0) << first.out;
   std::vector<std::filesystem::directory_entry> files(
@@ -200,8 +205,9 @@ TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
   // as from a terminal's Ctrl-C).
   const std::string ranks =
       "pgrep -f -- '^" + std::string(NFSRDMA_BENCH_BIN) + " file .*" + work.path.string() + "'";
-  const std::string script = (work.path.parent_path() /
-                              ("nfsrdma-ranks-int-" + std::to_string(::getpid()) + ".sh")).string();
+  const std::string script =
+      (work.path.parent_path() / ("nfsrdma-ranks-int-" + std::to_string(::getpid()) + ".sh"))
+          .string();
   std::ofstream(script) << bench(3, args + " --runtime 60") << " & m=$!\n"
                         << "for i in $(seq 1 100); do\n"
                         << "  [ \"$(" << ranks << " | wc -l)\" -ge 3 ] && break\n"
@@ -220,8 +226,10 @@ TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
 TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
   WorkDir work;
   // A 60 s runtime that the stonewall cuts to 0.5 s after the ramp.
-  const Ran r = run(bench(3, "file --size 8m --runtime 60 --ramp 0.2 --stonewall 0.5 --json - "
-                             "--work-dir " + work.path.string()));
+  const Ran r = run(bench(3,
+                          "file --size 8m --runtime 60 --ramp 0.2 --stonewall 0.5 --json - "
+                          "--work-dir " +
+                              work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_LT(r.seconds, 30) << r.out;
@@ -238,8 +246,10 @@ TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
 
 TEST(ManyClients, CompareUnderMpiShowsEachCellsRanks) {
   WorkDir work;
-  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "
-                             "--html '' --work-dir " + work.path.string()));
+  const Ran r = run(bench(3,
+                          "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "
+                          "--html '' --work-dir " +
+                              work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find(" clients: 3 MPI ranks"), std::string::npos) << r.out;
@@ -257,8 +267,8 @@ TEST(ManyClients, ARankWithABadTargetEndsTheRunNamingIt) {
   std::filesystem::create_directories(work.path / "r0");
   std::filesystem::create_directories(work.path / "r1");
   // Rank 2's directory does not exist: its target cannot be set up.
-  const Ran r = run(bench(3, "file --size 4m --runtime 20 --target path:" + work.path.string() +
-                                 "/r{rank}"));
+  const Ran r =
+      run(bench(3, "file --size 4m --runtime 20 --target path:" + work.path.string() + "/r{rank}"));
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_LT(r.seconds, 30) << r.out;
   EXPECT_NE(r.out.find("rank 2 ("), std::string::npos) << r.out;

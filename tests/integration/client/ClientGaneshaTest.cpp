@@ -195,7 +195,7 @@ TEST_F(ClientGanesha, VectoredReadsAreByteExact) {
   std::vector<Client::ReadVector> reads(n);
   std::mt19937_64 rng(5);
   for (std::size_t i = 0; i < n; ++i) reads[i] = {bufs[i], rng() % (size - 4096)};
-  reads[n - 2].offset = size - 100;  // 100 bytes, then EOF
+  reads[n - 2].offset = size - 100;   // 100 bytes, then EOF
   reads[n - 1].offset = size + 4096;  // past EOF: 0 bytes
   // Runs one vectored read and waits (bounded) for every callback; a read
   // reported twice or never shows up as a missing or surplus result.
@@ -215,7 +215,8 @@ TEST_F(ClientGanesha, VectoredReadsAreByteExact) {
       st->cv.notify_all();
     });
     std::unique_lock lock(st->mu);
-    EXPECT_TRUE(st->cv.wait_for(lock, std::chrono::seconds(10), [&] { return st->calls >= v.size(); }))
+    EXPECT_TRUE(
+        st->cv.wait_for(lock, std::chrono::seconds(10), [&] { return st->calls >= v.size(); }))
         << st->calls << " of " << v.size();
     EXPECT_EQ(st->calls, v.size());
     return st->out;
@@ -225,29 +226,35 @@ TEST_F(ClientGanesha, VectoredReadsAreByteExact) {
     SCOPED_TRACE(i);
     ASSERT_TRUE(results[i].has_value());
     ASSERT_FALSE(results[i]->error) << results[i]->error.message();
-    const std::size_t want = reads[i].offset >= size ? 0 : std::min<std::size_t>(4096, size - reads[i].offset);
+    const std::size_t want =
+        reads[i].offset >= size ? 0 : std::min<std::size_t>(4096, size - reads[i].offset);
     ASSERT_EQ(results[i]->bytes, want);
     EXPECT_TRUE(std::equal(bufs[i].begin(), bufs[i].begin() + static_cast<std::ptrdiff_t>(want),
-                           data.begin() + static_cast<std::ptrdiff_t>(std::min(reads[i].offset, std::uint64_t{size}))));
+                           data.begin() + static_cast<std::ptrdiff_t>(
+                                              std::min(reads[i].offset, std::uint64_t{size}))));
   }
   EXPECT_TRUE(results[n - 1]->eof);
 
   // A READ the server refuses stops the COMPOUND: it gets its own error and
   // the READs after it still get their data.
-  std::vector<Client::ReadVector> bad = {{bufs[0], 0}, {bufs[1], ~std::uint64_t{0} - 10}, {bufs[2], 8192}};
+  std::vector<Client::ReadVector> bad = {
+      {bufs[0], 0}, {bufs[1], ~std::uint64_t{0} - 10}, {bufs[2], 8192}};
   std::fill(bufs[2].begin(), bufs[2].end(), 0);
   results = readVectored(bad);
   ASSERT_TRUE(results[0] && results[1] && results[2]);
   EXPECT_FALSE(results[0]->error);
-  EXPECT_TRUE(results[1]->error) << "a READ at offset 2^64-11 succeeded with " << results[1]->bytes << " bytes";
-  EXPECT_NE(results[1]->error.message().find("NFS4ERR_"), std::string::npos) << results[1]->error.message();
+  EXPECT_TRUE(results[1]->error) << "a READ at offset 2^64-11 succeeded with " << results[1]->bytes
+                                 << " bytes";
+  EXPECT_NE(results[1]->error.message().find("NFS4ERR_"), std::string::npos)
+      << results[1]->error.message();
   ASSERT_FALSE(results[2]->error) << results[2]->error.message();
   EXPECT_TRUE(std::equal(bufs[2].begin(), bufs[2].end(), data.begin() + 8192));
 
   // More than fit one COMPOUND: each read fails with a message saying so.
   std::vector<Client::ReadVector> many(n + 1, Client::ReadVector{bufs[0], 0});
   std::vector<std::string> errors;
-  client_->preadvAsync(r, many, [&](std::size_t, const IoResult& res) { errors.push_back(res.error.message()); });
+  client_->preadvAsync(
+      r, many, [&](std::size_t, const IoResult& res) { errors.push_back(res.error.message()); });
   ASSERT_EQ(errors.size(), n + 1);
   EXPECT_NE(errors[0].find("do not fit one COMPOUND"), std::string::npos) << errors[0];
   client_->close(r);
@@ -280,13 +287,15 @@ TEST_F(ClientGanesha, SixtyFourConcurrentRandomWritesReadBack) {
   int done = 0;
   std::vector<std::string> errors;
   for (std::size_t i = 0; i < 64; ++i) {
-    client_->pwriteAsync(f, blocks[i], order[i] * kBlock, StableHow::kUnstable, [&](const IoResult& r) {
-      std::lock_guard lock(mu);
-      if (r.error) errors.push_back(r.error.message());
-      if (!r.error && r.bytes != kBlock) errors.push_back("short write " + std::to_string(r.bytes));
-      ++done;
-      cv.notify_all();
-    });
+    client_->pwriteAsync(f, blocks[i], order[i] * kBlock, StableHow::kUnstable,
+                         [&](const IoResult& r) {
+                           std::lock_guard lock(mu);
+                           if (r.error) errors.push_back(r.error.message());
+                           if (!r.error && r.bytes != kBlock)
+                             errors.push_back("short write " + std::to_string(r.bytes));
+                           ++done;
+                           cv.notify_all();
+                         });
   }
   {
     std::unique_lock lock(mu);
@@ -298,7 +307,8 @@ TEST_F(ClientGanesha, SixtyFourConcurrentRandomWritesReadBack) {
   ASSERT_EQ(client_->pread(f, whole, 0), whole.size());
   client_->close(f);
   std::vector<std::uint8_t> expected(kBlock * kBlocks, 0);
-  for (std::size_t i = 0; i < 64; ++i) std::memcpy(expected.data() + order[i] * kBlock, blocks[i].data(), kBlock);
+  for (std::size_t i = 0; i < 64; ++i)
+    std::memcpy(expected.data() + order[i] * kBlock, blocks[i].data(), kBlock);
   EXPECT_EQ(sha256(whole), sha256(expected));
   EXPECT_LE(client_->stats().session.slots, 64U);
   client_->unlink("concurrent");
@@ -558,7 +568,8 @@ TEST_F(ClientGanesha, AClientStoppedPastItsLeaseGetsANewSessionAndGoesOn) {
                       "server offered no grace period); 1 open reopened ("),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(" s without service)\nstat: size 10\nold open: wrote\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" s without service)\nstat: size 10\nold open: wrote\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("new open: ok\nrecoveries: 1\nclose: ok\n"), std::string::npos) << text;
   EXPECT_EQ(fs::file_size(exportDir() / "stopped"), 20U);
   client_->unlink("stopped");
@@ -580,7 +591,8 @@ TEST_F(ClientGanesha, LibnfsReadsWhatWeWrote) {
   std::vector<std::uint8_t> back(data.size());
   std::size_t got = 0;
   while (got < back.size()) {
-    const int n = nfs_pread(nfs, fh, got, std::min<std::size_t>(back.size() - got, 256 * 1024), back.data() + got);
+    const int n = nfs_pread(nfs, fh, got, std::min<std::size_t>(back.size() - got, 256 * 1024),
+                            back.data() + got);
     ASSERT_GT(n, 0) << nfs_get_error(nfs);
     got += static_cast<std::size_t>(n);
   }
@@ -618,10 +630,13 @@ TEST_F(ClientGanesha, CliCopiesSixtyFourMiBBothWaysByteExact) {
   const fs::path back = local.string() + ".back";
   auto data = randomBytes(64U << 20, 77);
   writeLocal(local, data);
-  const std::string url = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/cli-copy";
-  auto [rc1, err1] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local.string() + " " + url);
+  const std::string url =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/cli-copy";
+  auto [rc1, err1] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + local.string() + " " + url);
   ASSERT_EQ(rc1, 0) << err1;
-  auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + url + " " + back.string());
+  auto [rc2, err2] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + url + " " + back.string());
   ASSERT_EQ(rc2, 0) << err2;
   EXPECT_EQ(sha256(readLocal(back)), sha256(data));
   EXPECT_EQ(sha256(readLocal(exportDir() / "cli-copy")), sha256(data));
@@ -637,7 +652,8 @@ TEST_F(ClientGanesha, CliReportsErrorsOnOneLine) {
   auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cat " + base + "/export/x");
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, "nfsrdma-client: open /export/x: NFS4ERR_NOENT (no such file or directory)\n");
-  auto [rc2, err2] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " ls '" + base + "/export?version=4'");
+  auto [rc2, err2] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " ls '" + base + "/export?version=4'");
   EXPECT_EQ(rc2, 1);
   EXPECT_NE(err2.find("version=4 is not supported"), std::string::npos) << err2;
 }
@@ -646,10 +662,12 @@ TEST_F(ClientGanesha, CliReportsErrorsOnOneLine) {
 // impossible must be found first: a copy onto itself used to empty the file
 // and exit 0, and a directory as the source emptied the destination, then failed.
 TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
-  const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
   const auto data = randomBytes(300000, 91);
   writeLocal(exportDir() / "cp-self", data);
-  auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-self " + base + "cp-self");
+  auto [rc, err] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-self " + base + "cp-self");
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, "nfsrdma-client: cp " + base + "cp-self " + base +
                      "cp-self: source and destination are the same file\n");
@@ -683,9 +701,11 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
   EXPECT_NE(err2.find("source and destination are the same file"), std::string::npos) << err2;
   EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
 
-  const fs::path dir = fs::temp_directory_path() / ("nfsrdma-cli-dir-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("nfsrdma-cli-dir-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  auto [rc3, err3] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + dir.string() + " " + base + "cp-self");
+  auto [rc3, err3] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + dir.string() + " " + base + "cp-self");
   EXPECT_EQ(rc3, 1);
   EXPECT_EQ(err3, "nfsrdma-client: cp " + dir.string() + ": is a directory (cp copies one file)\n");
   EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(data));
@@ -693,7 +713,8 @@ TEST_F(ClientGanesha, CliCopyRefusesBeforeTouchingTheDestination) {
   // A different file on the same server is copied, replacing the longer destination.
   const auto shorter = randomBytes(1000, 92);
   writeLocal(exportDir() / "cp-other", shorter);
-  auto [rc4, err4] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-other " + base + "cp-self");
+  auto [rc4, err4] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " cp " + base + "cp-other " + base + "cp-self");
   EXPECT_EQ(rc4, 0) << err4;
   EXPECT_EQ(sha256(readLocal(exportDir() / "cp-self")), sha256(shorter));
   fs::remove(dir);
@@ -755,7 +776,8 @@ TEST_F(ClientGanesha, DotAndDotDotInPathsAreResolvedAndBounded) {
     ADD_FAILURE() << "a path above the export was looked up";
   } catch (const NfsException& e) {
     EXPECT_EQ(e.code(), make_error_code(ClientErrc::kInvalidArgument));
-    EXPECT_NE(std::string(e.what()).find("'..' leads above the export's root"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'..' leads above the export's root"), std::string::npos)
+        << e.what();
   }
   fs::remove_all(exportDir() / "dots");
 }
@@ -1099,11 +1121,15 @@ TEST_F(ClientGanesha, ErrorsWithoutAReplyNameTheOperationAndPath) {
 
 // As rm(1): one bad argument does not stop the others, and the status says something failed.
 TEST_F(ClientGanesha, CliRmGoesOnAfterAFailure) {
-  const std::string base = "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
+  const std::string base =
+      "nfs://127.0.0.1:" + std::to_string(GaneshaEnvironment::get().port()) + "/export/";
   writeLocal(exportDir() / "rm-me", randomBytes(10, 93));
-  auto [rc, err] = runCommand(std::string(NFSRDMA_CLIENT_BIN) + " rm " + base + "rm-missing " + base + "rm-me");
+  auto [rc, err] =
+      runCommand(std::string(NFSRDMA_CLIENT_BIN) + " rm " + base + "rm-missing " + base + "rm-me");
   EXPECT_EQ(rc, 1);
-  EXPECT_EQ(err, "nfsrdma-client: remove /export/rm-missing: NFS4ERR_NOENT (no such file or directory)\n");
+  EXPECT_EQ(
+      err,
+      "nfsrdma-client: remove /export/rm-missing: NFS4ERR_NOENT (no such file or directory)\n");
   EXPECT_FALSE(fs::exists(exportDir() / "rm-me"));
 }
 

@@ -26,7 +26,9 @@ sockaddr_in loopback(std::uint16_t port) {
   return a;
 }
 
-void setNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+void setNonBlocking(int fd) {
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 // Closes with RST rather than FIN, as a link that goes away does.
 void reset(UniqueFd& fd) {
@@ -136,10 +138,12 @@ void FaultRelay::run() {
     std::vector<pollfd> fds{{listen_.get(), POLLIN, 0}};
     for (auto& l : links) {
       const short toServerEvents = static_cast<short>(l->cut ? 0 : POLLIN);
-      fds.push_back({l->client.get(),
-                     static_cast<short>(toServerEvents | (l->toClient.pending.empty() ? 0 : POLLOUT)), 0});
-      fds.push_back({l->server.get(),
-                     static_cast<short>(toServerEvents | (l->toServer.pending.empty() ? 0 : POLLOUT)), 0});
+      fds.push_back(
+          {l->client.get(),
+           static_cast<short>(toServerEvents | (l->toClient.pending.empty() ? 0 : POLLOUT)), 0});
+      fds.push_back(
+          {l->server.get(),
+           static_cast<short>(toServerEvents | (l->toServer.pending.empty() ? 0 : POLLOUT)), 0});
     }
     if (::poll(fds.data(), fds.size(), 50) < 0 && errno != EINTR) break;
     if ((fds[0].revents & POLLIN) != 0) {
@@ -176,9 +180,11 @@ void FaultRelay::run() {
       const short se = fds[2 + 2 * i].revents;
       bool ok = true;
       const std::size_t before = l.toServer.moved;
-      if ((ce & (POLLIN | POLLHUP | POLLERR)) != 0) ok = readSide(l.client.get(), l.toServer, l.cut) && ok;
+      if ((ce & (POLLIN | POLLHUP | POLLERR)) != 0)
+        ok = readSide(l.client.get(), l.toServer, l.cut) && ok;
       startPartitionAfter(l.toServer.moved - before);
-      if ((se & (POLLIN | POLLHUP | POLLERR)) != 0) ok = readSide(l.server.get(), l.toClient, l.cut) && ok;
+      if ((se & (POLLIN | POLLHUP | POLLERR)) != 0)
+        ok = readSide(l.server.get(), l.toClient, l.cut) && ok;
       ok = writeSide(l.server.get(), l.toServer) && ok;
       ok = writeSide(l.client.get(), l.toClient) && ok;
       const bool drained = l.toServer.pending.empty() && l.toClient.pending.empty();

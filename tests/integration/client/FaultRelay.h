@@ -63,9 +63,9 @@ class FaultRelay {
   unsigned armed_ = 0;  // connections accepted with a cut set (mu_)
   std::atomic<unsigned> cuts_{0};
   std::atomic<unsigned> connections_{0};
-  std::size_t partitionAt_ = 0;                  // bytes to the server in all (mu_); 0: none
-  std::chrono::milliseconds partitionFor_{0};     // (mu_)
-  std::size_t movedToServer_ = 0;                 // relay thread only
+  std::size_t partitionAt_ = 0;                // bytes to the server in all (mu_); 0: none
+  std::chrono::milliseconds partitionFor_{0};  // (mu_)
+  std::size_t movedToServer_ = 0;              // relay thread only
   std::chrono::steady_clock::time_point silentUntil_{};  // relay thread only
   std::atomic<bool> partitionStarted_{false};
   std::atomic<bool> stop_{false};

@@ -12,7 +12,9 @@ bool requireReal() {
   return v != nullptr && std::string(v) == "1";
 }
 
-GaneshaEnvironment& GaneshaEnvironment::get() { return *g_env; }
+GaneshaEnvironment& GaneshaEnvironment::get() {
+  return *g_env;
+}
 
 void GaneshaEnvironment::SetUp() {
   if (auto why = server::GaneshaServer::unavailableReason()) {

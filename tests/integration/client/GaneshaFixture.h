@@ -46,11 +46,11 @@ bool requireReal();
 }  // namespace nfsrdma::testing
 
 // Skips (or fails under NFSRDMA_REQUIRE_REAL=1) when ganesha is not running.
-#define NFSRDMA_NEED_GANESHA()                                                          \
-  do {                                                                                  \
-    const auto& why = ::nfsrdma::testing::GaneshaEnvironment::get().unavailable();      \
-    if (!why.empty()) {                                                                 \
+#define NFSRDMA_NEED_GANESHA()                                                               \
+  do {                                                                                       \
+    const auto& why = ::nfsrdma::testing::GaneshaEnvironment::get().unavailable();           \
+    if (!why.empty()) {                                                                      \
       if (::nfsrdma::testing::requireReal()) FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << why; \
-      GTEST_SKIP() << why;                                                              \
-    }                                                                                   \
+      GTEST_SKIP() << why;                                                                   \
+    }                                                                                        \
   } while (false)

@@ -10,7 +10,6 @@
 // This binary starts its own ganesha (not the shared GaneshaEnvironment):
 // its tests kill it.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,7 +66,8 @@ void spit(const fs::path& p, const std::vector<std::uint8_t>& data) {
 // A command run in the background with its output in files; waits are bounded.
 class Background {
  public:
-  Background(const std::string& command, const fs::path& dir) : out_(dir / "out"), err_(dir / "err") {
+  Background(const std::string& command, const fs::path& dir)
+      : out_(dir / "out"), err_(dir / "err") {
     pid_ = ::fork();
     if (pid_ == 0) {
       const std::string sh = command + " >" + out_.string() + " 2>" + err_.string();
@@ -261,7 +261,8 @@ TEST_F(RideThrough, CopyFromTheServerCompletesAcrossAKilledAndRestartedGanesha) 
 
 TEST_F(RideThrough, VerifiedBenchmarkRunCompletesAcrossAKilledAndRestartedGanesha) {
   const fs::path dir = scratch("bench");
-  Background run(std::string(NFSRDMA_BENCH_BIN) + " file --target 'nfs:" + url("", "recovery-timeout=60000") +
+  Background run(std::string(NFSRDMA_BENCH_BIN) +
+                     " file --target 'nfs:" + url("", "recovery-timeout=60000") +
                      "' --profile randrw --size 16m --runtime 8 --ramp 0 --iodepth 16 --verify",
                  dir);
   std::this_thread::sleep_for(3s);
@@ -275,9 +276,11 @@ TEST_F(RideThrough, VerifiedBenchmarkRunCompletesAcrossAKilledAndRestartedGanesh
   // The writes' buffers are the job's: the new write verifier is left to
   // the read-back, which found every block (ganesha's data was in the
   // kernel's page cache, which a killed ganesha does not lose).
-  EXPECT_NE(out.find("may be lost and must be written again; the verify read-back checks every block this "
-                     "run wrote"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "may be lost and must be written again; the verify read-back checks every block this "
+          "run wrote"),
+      std::string::npos)
       << out;
   std::cout << out;
 }
@@ -311,7 +314,8 @@ TEST_F(RideThrough, ConnectionsCutEveryFewMiBStillMoveEveryByte) {
   EXPECT_EQ(s.session.recoveries, 0U) << "the session should have survived every cut";
   EXPECT_GT(s.session.replayed, 0U);
   std::cout << "[ account ] cuts=" << relay.cuts() << " reconnects=" << s.session.reconnects
-            << " replayed=" << s.session.replayed << " outage_ms=" << s.session.outageMillis << "\n";
+            << " replayed=" << s.session.replayed << " outage_ms=" << s.session.outageMillis
+            << "\n";
   c->close();
 }
 
@@ -330,7 +334,8 @@ TEST_F(RideThrough, ATrunkedSessionRidesThroughCutsOneConnectionAtATime) {
   w.create = true;
   w.truncate = true;
   OpenFile f = c->open("trunk-cut.bin", w);
-  for (std::size_t at = 0; at < data.size(); at += 4U << 20) c->pwrite(f, {data.data() + at, 4U << 20}, at);
+  for (std::size_t at = 0; at < data.size(); at += 4U << 20)
+    c->pwrite(f, {data.data() + at, 4U << 20}, at);
   c->close(f);
   OpenFile r = c->open("trunk-cut.bin", OpenFlags{});
   std::vector<std::uint8_t> back(data.size());
@@ -342,14 +347,16 @@ TEST_F(RideThrough, ATrunkedSessionRidesThroughCutsOneConnectionAtATime) {
   const auto until = std::chrono::steady_clock::now() + 10s;
   auto allUp = [&] {
     const auto s = c->stats();
-    return std::all_of(s.connections.begin(), s.connections.end(), [](const auto& k) { return k.up; });
+    return std::all_of(s.connections.begin(), s.connections.end(),
+                       [](const auto& k) { return k.up; });
   };
   while (!allUp() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(50ms);
   const auto s = c->stats();
   EXPECT_EQ(relay.cuts(), 2U);
   EXPECT_EQ(s.session.connectionLosses, 2U);
   EXPECT_EQ(s.session.reconnects, 2U);
-  EXPECT_GT(s.session.failovers, 0U) << "calls of a cut connection should have gone over the others";
+  EXPECT_GT(s.session.failovers, 0U)
+      << "calls of a cut connection should have gone over the others";
   EXPECT_EQ(s.session.outages, 0U) << "the other connections should have kept serving";
   EXPECT_EQ(s.session.recoveries, 0U);
   EXPECT_TRUE(allUp());
@@ -392,7 +399,8 @@ TEST_F(RideThrough, StateChangingCallsResentAfterACutRunOnce) {
   }
   const auto s = c->stats();
   c->close();
-  EXPECT_TRUE(slurp(exportDir() / "once.bin") == image) << "a WRITE was applied twice or not at all";
+  EXPECT_TRUE(slurp(exportDir() / "once.bin") == image)
+      << "a WRITE was applied twice or not at all";
   EXPECT_TRUE(fs::exists(exportDir() / "chain" / "n60"));
   EXPECT_GE(relay.cuts(), 6U);
   EXPECT_GT(s.session.replayed, 0U);
@@ -416,7 +424,8 @@ TEST_F(RideThrough, UnstableDataLostInARestartIsWrittenAgainOrReported) {
   const auto lost = randomBytes(1U << 20, 5);
   OpenFile g = c->open("async.bin", w);
   std::promise<IoResult> done;
-  c->pwriteAsync(g, lost, 0, StableHow::kUnstable, [&done](const IoResult& r) { done.set_value(r); });
+  c->pwriteAsync(g, lost, 0, StableHow::kUnstable,
+                 [&done](const IoResult& r) { done.set_value(r); });
   ASSERT_FALSE(done.get_future().get().error);
   kill();
   // ganesha's write verifier is the second it started in: a restart within
@@ -431,9 +440,10 @@ TEST_F(RideThrough, UnstableDataLostInARestartIsWrittenAgainOrReported) {
     FAIL() << "fsync reported asynchronous unstable data durable across a restart";
   } catch (const NfsException& e) {
     EXPECT_EQ(e.code(), make_error_code(ClientErrc::kUnstableDataLost)) << e.what();
-    EXPECT_NE(std::string(e.what()).find("fsync /export/async.bin: the server restarted since the data was "
-                                         "written (write verifier changed): unstable data written "
-                                         "asynchronously may be lost and must be written again"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "fsync /export/async.bin: the server restarted since the data was "
+                  "written (write verifier changed): unstable data written "
+                  "asynchronously may be lost and must be written again"),
               std::string::npos)
         << e.what();
   }
@@ -461,7 +471,8 @@ void writeAcrossASilentPartition(Client& c, FaultRelay& relay, const fs::path& o
   std::string failed;
   std::thread writer([&] {
     try {
-      for (std::size_t at = 0; at < data.size(); at += 1U << 20) c.pwrite(f, {data.data() + at, 1U << 20}, at);
+      for (std::size_t at = 0; at < data.size(); at += 1U << 20)
+        c.pwrite(f, {data.data() + at, 1U << 20}, at);
     } catch (const std::exception& e) {
       failed = e.what();
     }
@@ -481,7 +492,8 @@ TEST_F(RideThrough, WritesCompleteAcrossASilentPartitionLongerThanTheTimeout) {
     o.nconnect = nconnect;
     auto c = Client::connect(o);
     const auto t0 = std::chrono::steady_clock::now();
-    writeAcrossASilentPartition(*c, relay, exportDir() / ("silent-" + std::to_string(nconnect) + ".bin"), 4s);
+    writeAcrossASilentPartition(*c, relay,
+                                exportDir() / ("silent-" + std::to_string(nconnect) + ".bin"), 4s);
     const auto s = c->stats();
     EXPECT_GE(std::chrono::steady_clock::now() - t0, 4s);
     EXPECT_GE(s.rpc.timeouts, 1U) << "nconnect=" << nconnect;
@@ -494,9 +506,11 @@ TEST_F(RideThrough, WritesCompleteAcrossASilentPartitionLongerThanTheTimeout) {
     EXPECT_EQ(s.session.recoveries, 0U) << "the session should have survived the partition";
     EXPECT_EQ(s.session.unrecovered, 0U);
     std::cout << "[ account ] nconnect=" << nconnect << " timeouts=" << s.rpc.timeouts
-              << " outages=" << s.session.outages << " connection_losses=" << s.session.connectionLosses
+              << " outages=" << s.session.outages
+              << " connection_losses=" << s.session.connectionLosses
               << " failovers=" << s.session.failovers << " reconnects=" << s.session.reconnects
-              << " replayed=" << s.session.replayed << " outage_ms=" << s.session.outageMillis << "\n";
+              << " replayed=" << s.session.replayed << " outage_ms=" << s.session.outageMillis
+              << "\n";
     c->close();
   }
 }

@@ -1,8 +1,8 @@
 // Session trunking (nconnect) against a real nfs-ganesha on loopback: one
 // session over 1, 4 and 8 TCP connections moves bytes exactly, concurrent
 // random writes from many threads read back, every connection carries
-// calls (also reads issued from callbacks), another address of the same server joins the session, and another
-// server behind a second address is refused with a clear error.
+// calls (also reads issued from callbacks), another address of the same server joins the session,
+// and another server behind a second address is refused with a clear error.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -56,7 +56,8 @@ void expectLoadSpread(const Client& client, std::size_t connections) {
 
 // Writes size bytes of pattern(seed) to name and reads them back through
 // the same client, byte-exact.
-void expectRoundTrip(Client& client, const std::string& name, std::size_t size, std::uint32_t seed) {
+void expectRoundTrip(Client& client, const std::string& name, std::size_t size,
+                     std::uint32_t seed) {
   const auto data = pattern(size, seed);
   OpenFile f = client.open(name, createFlags());
   client.pwrite(f, data, 0);
@@ -187,7 +188,8 @@ TEST(TrunkingGanesha, ReadsIssuedFromCallbacksSpreadOverEveryConnection) {
   const std::uint64_t reads = s.rpc.calls - before;
   for (std::size_t i = 0; i < kConnections; ++i) {
     // A fair share is a quarter; one in ten is far from "all on one".
-    EXPECT_GT(s.connections[i].rpc.calls * 10, reads) << "connection " << i << " of " << reads << " calls";
+    EXPECT_GT(s.connections[i].rpc.calls * 10, reads)
+        << "connection " << i << " of " << reads << " calls";
   }
   client->close(f);
   client->unlink("trunk-qd.bin");
@@ -199,7 +201,8 @@ TEST(TrunkingGanesha, AnotherAddressOfTheSameServerJoinsTheSession) {
   // 127.1 is 127.0.0.1 written another way (inet_aton): another address to
   // the client, which asks the server who it is before trunking to it.
   const std::uint16_t port = GaneshaEnvironment::get().port();
-  auto client = Client::connect("nfs://127.0.0.1:" + std::to_string(port) + ",127.1/export?nconnect=4");
+  auto client =
+      Client::connect("nfs://127.0.0.1:" + std::to_string(port) + ",127.1/export?nconnect=4");
   expectRoundTrip(*client, "trunk-addr.bin", 3U << 20, 5);
   const ClientStats s = client->stats();
   ASSERT_EQ(s.connections.size(), 4U);

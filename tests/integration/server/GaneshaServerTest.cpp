@@ -175,7 +175,8 @@ TEST(GaneshaServer, PortAlreadyTakenIsNamedBeforeGaneshaStarts) {
     ::close(fd);
     const std::string msg = e.what();
     EXPECT_EQ(msg, "cannot start nfs-ganesha: port " + std::to_string(o.port) +
-                       " on 127.0.0.1 is already in use (another NFS server?); choose another port, or 0 for a "
+                       " on 127.0.0.1 is already in use (another NFS server?); choose another "
+                       "port, or 0 for a "
                        "free one");
   }
 }

@@ -116,13 +116,15 @@ TEST(ServeCommand, ExportsARealDirectoryToNfsClientsAndStopsOnSigterm) {
   EXPECT_NE(cat.find("served by nfsrdma-server"), std::string::npos) << cat;
   // 127.0.0.1 is listed read-only; another client's rw must not leak to it.
   std::ofstream(dir.path / "small.txt") << "must not land\n";
-  std::string cp = run("nfs-cp " + (dir.path / "small.txt").string() + " '" + url + "/small.txt?version=4&nfsport=" +
-                           port + "'",
+  std::string cp = run("nfs-cp " + (dir.path / "small.txt").string() + " '" + url +
+                           "/small.txt?version=4&nfsport=" + port + "'",
                        &status);
   EXPECT_NE(status, 0) << "a write by a read-only client succeeded: " << cp;
-  EXPECT_NE(cp.find("NFS4ERR_ROFS"), std::string::npos) << cp;  // refused as read-only, not as squashed root
+  EXPECT_NE(cp.find("NFS4ERR_ROFS"), std::string::npos)
+      << cp;  // refused as read-only, not as squashed root
   EXPECT_FALSE(fs::exists(dir.path / "data/small.txt"));
-  EXPECT_NE(confText.str().find("  CLIENT {\n    Clients = 127.0.0.1;\n    Access_Type = RO;\n"), std::string::npos)
+  EXPECT_NE(confText.str().find("  CLIENT {\n    Clients = 127.0.0.1;\n    Access_Type = RO;\n"),
+            std::string::npos)
       << confText.str();
 
   ASSERT_EQ(::kill(tool.pid, SIGTERM), 0);

@@ -41,12 +41,12 @@ inline bool requireReal() {
 
 // Without ganesha (or root for its VFS FSAL) a test skips with the reason, or
 // fails when NFSRDMA_REQUIRE_REAL=1.
-#define NFSRDMA_REQUIRE_SERVE()                                                                        \
-  do {                                                                                                 \
-    if (auto why = nfsrdma::server::GaneshaServer::unavailableReason()) {                              \
-      if (nfsrdma::testing::requireReal()) FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << *why;            \
-      GTEST_SKIP() << *why;                                                                            \
-    }                                                                                                  \
+#define NFSRDMA_REQUIRE_SERVE()                                                             \
+  do {                                                                                      \
+    if (auto why = nfsrdma::server::GaneshaServer::unavailableReason()) {                   \
+      if (nfsrdma::testing::requireReal()) FAIL() << "NFSRDMA_REQUIRE_REAL=1 but " << *why; \
+      GTEST_SKIP() << *why;                                                                 \
+    }                                                                                       \
   } while (false)
 
 // A file's contents ("" when it cannot be read).
@@ -79,7 +79,8 @@ inline std::string run(const std::string& cmd, int* status) {
   FILE* p = ::popen(("timeout 30 " + cmd + " 2>&1").c_str(), "r");
   if (p == nullptr) return out;
   std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
+    out.append(buf.data(), n);
   *status = ::pclose(p);
   return out;
 }
@@ -92,7 +93,8 @@ struct Child {
   int outFd = -1;
   std::string output;
 
-  explicit Child(const std::vector<std::string>& argv, const std::function<std::string()>& inChild = {}) {
+  explicit Child(const std::vector<std::string>& argv,
+                 const std::function<std::string()>& inChild = {}) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
     std::vector<char*> args;
@@ -129,7 +131,8 @@ struct Child {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::array<char, 4096> buf{};
     while (output.find(marker) == std::string::npos) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd pfd{outFd, POLLIN, 0};
       if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -167,11 +170,13 @@ class PrivateEtc {
     std::filesystem::create_directories(dir_.path / "upper");
     std::filesystem::create_directories(dir_.path / "work");
     for (const auto& [name, text] : files) std::ofstream(dir_.path / "upper" / name) << text;
-    options_ = "lowerdir=/etc,upperdir=" + (dir_.path / "upper").string() + ",workdir=" + (dir_.path / "work").string();
+    options_ = "lowerdir=/etc,upperdir=" + (dir_.path / "upper").string() +
+               ",workdir=" + (dir_.path / "work").string();
   }
   // In the child, before exec: "" when /etc is the overlay, else why not.
   std::string enter() const {
-    if (::unshare(CLONE_NEWNS) != 0) return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+    if (::unshare(CLONE_NEWNS) != 0)
+      return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
       return std::string("making / private: ") + std::strerror(errno);
     if (::mount("overlay", "/etc", "overlay", 0, options_.c_str()) != 0)

@@ -43,19 +43,24 @@ TEST(Baseline, BaselineComparesOnlyCellsMeasuredUnderTheSameConditions) {
   // Every condition is named; runtime and direct come from the run's banner.
   CompareReport before2 = testing::fieldNotesReport();
   CompareReport now2 = testing::fieldNotesReport();
-  before2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 2.0 s time-based after a 0.3 s ramp, "
-                                 "seed 1"},
-                    {"direct", "O_DIRECT for path targets; NFS targets bypass the client's cache by design"}};
-  now2.config = {{"workload", "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 1 GiB per job after a 0.3 s ramp, "
-                              "seed 1"},
-                 {"direct", "buffered"}};
+  before2.config = {
+      {"workload",
+       "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 2.0 s time-based after a 0.3 s ramp, "
+       "seed 1"},
+      {"direct", "O_DIRECT for path targets; NFS targets bypass the client's cache by design"}};
+  now2.config = {
+      {"workload",
+       "per job 64 MiB in 1 file(s), numjobs 1, iodepth 8, 1 GiB per job after a 0.3 s ramp, "
+       "seed 1"},
+      {"direct", "buffered"}};
   CompareCell* d = now2.cell("128k-read", IoDirection::Read, "nfs-rdma");
   d->blockSize = 65536;
   d->numjobs = 4;
   d->workingSetBytes *= 2;
   applyBaseline(now2, before2, "before.json", 10);
   EXPECT_EQ(d->baselineConfigChange,
-            "block 128 KiB -> 64 KiB, numjobs 128 -> 4, working set 12.5 GiB -> 25 GiB, runtime 2.0 s -> 1 GiB per job, "
+            "block 128 KiB -> 64 KiB, numjobs 128 -> 4, working set 12.5 GiB -> 25 GiB, runtime "
+            "2.0 s -> 1 GiB per job, "
             "direct 1 -> 0");
   const CompareCell* other = now2.cell("4m-read", IoDirection::Read, "local");
   EXPECT_EQ(other->baselineConfigChange, "runtime 2.0 s -> 1 GiB per job, direct 1 -> 0");
@@ -70,7 +75,8 @@ TEST(Baseline, BaselineNamesCacheStateAndCommitCounting) {
   CompareReport now = testing::fieldNotesReport();
   before.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "dropped";
   now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->serverCache = "warm";
-  now.cell("4k-randread", IoDirection::Read, "local")->serverCache = "warm";  // baseline: unrecorded
+  now.cell("4k-randread", IoDirection::Read, "local")->serverCache =
+      "warm";  // baseline: unrecorded
   CompareCell* write = nullptr;
   for (auto& c : now.cells) {
     if (c.direction == IoDirection::Write && c.ran && write == nullptr) write = &c;
@@ -78,7 +84,8 @@ TEST(Baseline, BaselineNamesCacheStateAndCommitCounting) {
   ASSERT_NE(write, nullptr);
   before.cell(write->profile, IoDirection::Write, write->target)->commitCounted = false;
   applyBaseline(now, before, "before.json", 10);
-  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->baselineConfigChange, "server cache dropped -> warm");
+  EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "nfs-tcp")->baselineConfigChange,
+            "server cache dropped -> warm");
   EXPECT_EQ(now.cell("4k-randread", IoDirection::Read, "local")->baselineConfigChange,
             "server cache unrecorded -> warm");
   EXPECT_EQ(write->baselineConfigChange, "commit counted no -> yes");

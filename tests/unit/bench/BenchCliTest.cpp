@@ -37,7 +37,8 @@ std::string parseError(std::vector<std::string> args) {
 TEST(BenchCli, AWordThatIsNoOptionIsAnError) {
   EXPECT_EQ(parseError({"--target", "nfs:nfs://h/e"}), "");
   EXPECT_EQ(parseError({"nfs://h/e"}),
-            "unexpected argument 'nfs://h/e': every setting is an option (see --help); a server or directory "
+            "unexpected argument 'nfs://h/e': every setting is an option (see --help); a server or "
+            "directory "
             "is given with --target nfs:URL");
   EXPECT_EQ(parseError({"--target", "nfs:nfs://h/e", "fast"}),
             "unexpected argument 'fast': every setting is an option (see --help)");
@@ -54,25 +55,30 @@ TEST(BenchCli, OutputPathIsCheckedBeforeARun) {
     checkOutputPath(missing, "--html");
     ADD_FAILURE() << "a file in a missing directory was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "--html " + missing + ": directory " + (dir / "nfsrdma-no-such-dir").string() + " does not exist");
+    EXPECT_EQ(std::string(e.what()), "--html " + missing + ": directory " +
+                                         (dir / "nfsrdma-no-such-dir").string() +
+                                         " does not exist");
   }
 }
 
 // compare, like file, refuses --rwmixread when no profile is randrw (it
 // had run 4k-randwrite as a 70/30 mix and shown only its write row).
 TEST(BenchCli, CompareRefusesRwmixreadWithoutRandrw) {
-  std::vector<std::string> args = {"compare", "--target", "here=path:" + std::filesystem::temp_directory_path().string(),
-                                   "--profiles", "4k-randwrite", "--rwmixread", "70"};
+  std::vector<std::string> args = {
+      "compare",    "--target",     "here=path:" + std::filesystem::temp_directory_path().string(),
+      "--profiles", "4k-randwrite", "--rwmixread",
+      "70"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   ::testing::internal::CaptureStderr();
   const int status = runCompareCommand(static_cast<int>(argv.size()), argv.data());
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(status, 0);
-  EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only, and the profile is "
-                     "4k-randwrite"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find(
+          "--rwmixread 70 sets the read percent of the randrw profile only, and the profile is "
+          "4k-randwrite"),
+      std::string::npos)
       << err;
 }
 

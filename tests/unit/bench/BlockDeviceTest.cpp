@@ -3,8 +3,6 @@
 // (a fake sysfs tree, images made by mkfs and mkswap), and end to end on real
 // loop devices: `nfsrdma-bench file` refuses and the device's bytes are
 // unchanged, or it is allowed and its written data verifies.
-#include "bench/file/engines/BlockDevice.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/loop.h>
@@ -26,6 +24,7 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/file/DeviceTargets.h"
+#include "bench/file/engines/BlockDevice.h"
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/ScratchDir.h"
 
@@ -153,7 +152,8 @@ DeviceProbePaths withUsers(const ScratchDir& dir, const std::filesystem::path& s
                            const std::string& mounts, const std::string& swaps) {
   writeText(dir.path() / "mountinfo", "22 1 0:21 / /proc rw - proc proc rw\n" + mounts);
   writeText(dir.path() / "swaps", "Filename\tType\tSize\tUsed\tPriority\n" + swaps);
-  return {sysDevBlock.string(), (dir.path() / "mountinfo").string(), (dir.path() / "swaps").string()};
+  return {sysDevBlock.string(), (dir.path() / "mountinfo").string(),
+          (dir.path() / "swaps").string()};
 }
 
 // sdz with partition sdz1 (259:7), held by dm-3, mounted; sdz2 as swap.
@@ -233,8 +233,8 @@ TEST(DeviceUse, MountsAndSwapOfVolumesStackedOnTheDeviceAreFoundThroughItsHolder
   run("truncate -s 1M " + d.path);
   const DeviceUse use = probeDeviceUse(d, paths);
   EXPECT_TRUE(use.mounts.empty() && use.swaps.empty());
-  EXPECT_EQ(use.holders,
-            (std::vector<std::string>{"dm-5 (holds sdz)", "dm-3 (holds sdz1)", "dm-4 (holds dm-3)"}));
+  EXPECT_EQ(use.holders, (std::vector<std::string>{"dm-5 (holds sdz)", "dm-3 (holds sdz1)",
+                                                   "dm-4 (holds dm-3)"}));
   EXPECT_EQ(use.stackedMounts,
             (std::vector<std::string>{
                 "/srv/data (xfs, /dev/mapper/vg-data) on dm-4, which holds dm-3, which holds sdz1",
@@ -267,7 +267,8 @@ TEST(DeviceSignatures, LibblkidFindsAFileSystemSwapAndAPartitionTable) {
   run("truncate -s 0 " + img + " && truncate -s 16M " + img);
   {
     std::fstream f(img, std::ios::in | std::ios::out | std::ios::binary);
-    const unsigned char entry[16] = {0x00, 0, 0, 0, 0x83, 0, 0, 0, 0x00, 0x08, 0, 0, 0x00, 0x78, 0, 0};
+    const unsigned char entry[16] = {0x00, 0,    0, 0, 0x83, 0,    0, 0,
+                                     0x00, 0x08, 0, 0, 0x00, 0x78, 0, 0};
     f.seekp(446);
     f.write(reinterpret_cast<const char*>(entry), sizeof entry);
     f.seekp(510);
@@ -326,8 +327,8 @@ std::string bytesOf(const std::string& path) {
 }
 
 CommandResult writeRun(const std::string& dev, std::vector<std::string> extra) {
-  std::vector<std::string> args{"file", "--target", "dev:" + dev, "--profile", "4k-randwrite",
-                                "--runtime", "0.2", "--ramp", "0"};
+  std::vector<std::string> args{"file",      "--target", "dev:" + dev, "--profile", "4k-randwrite",
+                                "--runtime", "0.2",      "--ramp",     "0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return runCommand(runFileCommand, args);
 }
@@ -337,8 +338,8 @@ class DeviceWrites : public ::testing::Test {
   void SetUp() override {
     image_ = (dir_.path() / "disk.img").string();
     // No lazy initialisation: nothing but the test writes the image afterwards.
-    run("truncate -s 32M " + image_ + " && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 " +
-        image_);
+    run("truncate -s 32M " + image_ +
+        " && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 " + image_);
     loop_ = std::make_unique<LoopDevice>(image_);
     if (loop_->path().empty() || !loop_->why().empty()) GTEST_SKIP() << loop_->why();
     before_ = bytesOf(image_);
@@ -358,7 +359,8 @@ class DeviceWrites : public ::testing::Test {
 TEST_F(DeviceWrites, WithoutPermissionNothingIsWritten) {
   expectRefused(writeRun(loop_->path(), {}),
                 "writes destroy the data on it; to allow them name this device with "
-                "--allow-destructive-write " + loop_->path());
+                "--allow-destructive-write " +
+                    loop_->path());
 }
 
 TEST_F(DeviceWrites, PermissionForAnotherDeviceWritesNothing) {
@@ -372,7 +374,8 @@ TEST_F(DeviceWrites, PermissionForAnotherDeviceWritesNothing) {
 TEST_F(DeviceWrites, AFileSystemSignatureWritesNothing) {
   expectRefused(writeRun(loop_->path(), {"--allow-destructive-write", loop_->path()}),
                 "carries the signature ext4 (filesystem): writes would destroy what it holds; "
-                "wipe it first (wipefs -a " + loop_->path() + ") or give --force");
+                "wipe it first (wipefs -a " +
+                    loop_->path() + ") or give --force");
 }
 
 TEST_F(DeviceWrites, AMountedDeviceWritesNothingEvenWithForce) {
@@ -383,8 +386,9 @@ TEST_F(DeviceWrites, AMountedDeviceWritesNothingEvenWithForce) {
   const CommandResult r =
       writeRun(loop_->path(), {"--allow-destructive-write", loop_->path(), "--force"});
   ::umount(mnt.c_str());
-  expectRefused(r, "mounted at " + mnt + " (ext4, " + loop_->path() + "): a mounted device is "
-                   "never written");
+  expectRefused(r, "mounted at " + mnt + " (ext4, " + loop_->path() +
+                       "): a mounted device is "
+                       "never written");
 }
 
 // The real device, the sysfs of a stack on it staged (this kernel may have
@@ -392,7 +396,8 @@ TEST_F(DeviceWrites, AMountedDeviceWritesNothingEvenWithForce) {
 TEST_F(DeviceWrites, AMountedVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
   struct stat st {};
   ASSERT_EQ(::stat(loop_->path().c_str(), &st), 0);
-  const std::string majMin = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+  const std::string majMin =
+      std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
   const std::string name = std::filesystem::path(loop_->path()).filename().string();
   const DeviceProbePaths paths = stackedTree(dir_, majMin, name);
   std::vector<TargetSpec> targets{TargetSpec::parse("local", "dev:" + loop_->path())};
@@ -405,7 +410,8 @@ TEST_F(DeviceWrites, AMountedVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(
                   "a volume stacked on it is mounted at /srv/data (xfs, /dev/mapper/vg-data) on "
-                  "dm-4, which holds dm-3, which holds " + name + "1"),
+                  "dm-4, which holds dm-3, which holds " +
+                  name + "1"),
               std::string::npos)
         << e.what();
   }
@@ -416,9 +422,9 @@ TEST_F(DeviceWrites, AMountedVolumeStackedOnTheDeviceIsRefusedEvenWithForce) {
 }
 
 TEST_F(DeviceWrites, VerifyOfReadsNeedsPermissionToLayTheDataOut) {
-  const CommandResult r = runCommand(runFileCommand, {"file", "--target", "dev:" + loop_->path(),
-                                                      "--profile", "4k-randread", "--runtime",
-                                                      "0.2", "--ramp", "0", "--verify"});
+  const CommandResult r =
+      runCommand(runFileCommand, {"file", "--target", "dev:" + loop_->path(), "--profile",
+                                  "4k-randread", "--runtime", "0.2", "--ramp", "0", "--verify"});
   expectRefused(r, "the profiles only read, but --verify checks the bench's data pattern");
 }
 
@@ -428,25 +434,26 @@ TEST_F(DeviceWrites, ReadsWithoutPermissionRunAndWriteNothing) {
                        "--runtime", "0.2", "--ramp", "0", "--numjobs", "2"});
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("read-only, O_DIRECT, io_uring"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the 2 job(s) work on disjoint ranges of " + loop_->path() + ", 16 MiB each"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("the 2 job(s) work on disjoint ranges of " + loop_->path() + ", 16 MiB each"),
+      std::string::npos)
       << r.out;
   EXPECT_TRUE(bytesOf(image_) == before_);
 }
 
 TEST_F(DeviceWrites, ForcedWritesOverASignatureVerifyClean) {
-  const CommandResult r = writeRun(
-      loop_->path(), {"--allow-destructive-write", loop_->path(), "--force", "--verify",
-                      "--numjobs", "2", "--size", "8m"});
+  const CommandResult r =
+      writeRun(loop_->path(), {"--allow-destructive-write", loop_->path(), "--force", "--verify",
+                               "--numjobs", "2", "--size", "8m"});
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 mismatches"), std::string::npos) << r.out;
   EXPECT_FALSE(bytesOf(image_) == before_);
 }
 
 TEST_F(DeviceWrites, SizeBeyondTheDeviceIsRefused) {
-  const CommandResult r = runCommand(
-      runFileCommand, {"file", "--target", "dev:" + loop_->path(), "--profile", "4k-randread",
-                       "--size", "20m", "--numjobs", "2"});
+  const CommandResult r =
+      runCommand(runFileCommand, {"file", "--target", "dev:" + loop_->path(), "--profile",
+                                  "4k-randread", "--size", "20m", "--numjobs", "2"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("--size 20 MiB x 2 jobs = 40 MiB exceeds the device's 32 MiB"),
             std::string::npos)

@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kMiB = 1048576.0;
 constexpr double kGiB = 1073741824.0;
-constexpr double kServerRam = 256 * kGiB;        // any server of that class; the file set fits
+constexpr double kServerRam = 256 * kGiB;         // any server of that class; the file set fits
 constexpr double kWorkingSet = 128 * 100 * kMiB;  // 12.5 GiB
 constexpr double kRdmaLink = 389.00e9 / 8;        // ib_write_bw average
 constexpr double kTcpLink = 23.4e9 / 8;           // iperf3
@@ -54,12 +54,14 @@ std::size_t warnings(const std::vector<Flag>& f) {
 TEST(CacheFlags, FieldNotesRdmaReadsAboveTheDiskAreServedFromPageCache) {
   for (const auto& r : kField) {
     const auto f = check(r, r.rdma, kRdmaLink);
-    const bool expectFlag = std::string(r.profile) == "128k-read" || std::string(r.profile) == "4m-read";
+    const bool expectFlag =
+        std::string(r.profile) == "128k-read" || std::string(r.profile) == "4m-read";
     EXPECT_EQ(warnings(f), expectFlag ? 1U : 0U) << r.profile;
     if (expectFlag) {
       ASSERT_FALSE(f.empty());
       EXPECT_EQ(f[0].kind, "server-page-cache");
-      EXPECT_NE(f[0].message.find("served from the server's page cache"), std::string::npos) << f[0].message;
+      EXPECT_NE(f[0].message.find("served from the server's page cache"), std::string::npos)
+          << f[0].message;
       EXPECT_NE(f[0].message.find("12.5 GiB"), std::string::npos) << f[0].message;
       EXPECT_NE(f[0].message.find("--drop-server-cache"), std::string::npos);
     }
@@ -70,8 +72,10 @@ TEST(CacheFlags, The42GiBReadMessageNamesDiskAndFileSet) {
   const auto f = check(kField[5], kField[5].rdma, kRdmaLink);
   ASSERT_GE(f.size(), 1U);
   EXPECT_EQ(f[0].message,
-            "4m-read 42.4 GiB/s: above the 5.4 GiB/s of the server's disk and the file set (12.5 GiB) fits in server "
-            "RAM (256 GiB): served from the server's page cache; rerun with --size above server RAM or with "
+            "4m-read 42.4 GiB/s: above the 5.4 GiB/s of the server's disk and the file set (12.5 "
+            "GiB) fits in server "
+            "RAM (256 GiB): served from the server's page cache; rerun with --size above server "
+            "RAM or with "
             "--drop-server-cache");
 }
 

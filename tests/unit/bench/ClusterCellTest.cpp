@@ -129,14 +129,15 @@ TEST(ClusterCell, RankZeroAddsUpEveryRanksLineWithItsOffset) {
   for (auto& s : other.samples) s.atNs -= 1000;
   c.othersLines = {rankToJsonLine(other)};
   bool allRan = false;
-  const auto cell = runClusterCell(c, 0, "4k-randread here", {0, 0, 0.5},
-                                   [](RankHooks& h) {
-                                     EXPECT_TRUE(h.startTogether(""));
-                                     ClientOutcome o = ranOneSecond();
-                                     h.ended();
-                                     return o;
-                                   },
-                                   allRan);
+  const auto cell = runClusterCell(
+      c, 0, "4k-randread here", {0, 0, 0.5},
+      [](RankHooks& h) {
+        EXPECT_TRUE(h.startTogether(""));
+        ClientOutcome o = ranOneSecond();
+        h.ended();
+        return o;
+      },
+      allRan);
   EXPECT_TRUE(allRan);
   ASSERT_TRUE(cell.has_value());
   ASSERT_TRUE(cell->aggregate.totals.has_value());
@@ -150,13 +151,14 @@ TEST(ClusterCell, ACellThatFailedBeforeItsBarrierStillVotes) {
   RankResult other = rankResultOf(ranOneSecond(), {1, "host-b"}, "cell");
   c.othersLines = {rankToJsonLine(other)};
   bool allRan = true;
-  const auto cell = runClusterCell(c, 0, "cell", {0, 0, 0.5},
-                                   [](RankHooks&) {
-                                     ClientOutcome failed;
-                                     failed.failure = "layout: no space";
-                                     return failed;
-                                   },
-                                   allRan);
+  const auto cell = runClusterCell(
+      c, 0, "cell", {0, 0, 0.5},
+      [](RankHooks&) {
+        ClientOutcome failed;
+        failed.failure = "layout: no space";
+        return failed;
+      },
+      allRan);
   EXPECT_FALSE(allRan);
   ASSERT_TRUE(cell.has_value());
   EXPECT_FALSE(cell->aggregate.totals.has_value());

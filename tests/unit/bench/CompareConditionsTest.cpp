@@ -16,7 +16,8 @@ namespace {
 constexpr double kGiB = 1073741824.0;
 
 std::vector<TargetSpec> embeddedLike() {
-  return {TargetSpec::parse("local", "path:/var/tmp"), TargetSpec::parse("nfs-tcp", "nfs:nfs://127.0.0.1:2049/export"),
+  return {TargetSpec::parse("local", "path:/var/tmp"),
+          TargetSpec::parse("nfs-tcp", "nfs:nfs://127.0.0.1:2049/export"),
           TargetSpec::parse("libnfs", "libnfs:nfs://127.0.0.1:2049/export")};
 }
 
@@ -33,7 +34,8 @@ TargetSpec knfs(const std::string& proto = "tcp") {
 struct RecordingRun {
   std::vector<std::pair<std::string, CachePrep>> calls;
   CellRunner runner() {
-    return [this](const TargetSpec& t, const FileProfile& p, const FileOptions& o, const RunSettings& s) {
+    return [this](const TargetSpec& t, const FileProfile& p, const FileOptions& o,
+                  const RunSettings& s) {
       calls.emplace_back(t.name + " " + p.name, s.cache);
       RunResult r;
       r.target = t.name;
@@ -42,7 +44,7 @@ struct RecordingRun {
       r.seconds = 1;
       r.durableSeconds = 1;
       if (p.reads()) {
-        r.serverCache = s.cache == CachePrep::Warm ? ServerCache::Warm
+        r.serverCache = s.cache == CachePrep::Warm   ? ServerCache::Warm
                         : s.cache == CachePrep::Drop ? ServerCache::Dropped
                                                      : ServerCache::Unmanaged;
       }
@@ -59,12 +61,14 @@ TEST(CompareConditions, EveryReadCellOfEveryTargetStartsWarmWithoutDrop) {
   const auto specs = embeddedLike();
   const ServerCachePlan plan = planServerCache(specs, false, "", 64.0 * 1048576, 16 * kGiB);
   EXPECT_EQ(plan.prep, CachePrep::Warm);
-  EXPECT_NE(plan.description.find("warm before every read cell"), std::string::npos) << plan.description;
+  EXPECT_NE(plan.description.find("warm before every read cell"), std::string::npos)
+      << plan.description;
 
   RecordingRun run;
   CompareReport report;
   const std::vector<FileProfile> profiles = {profileByName("4k-randread"), profileByName("randrw")};
-  EXPECT_FALSE(runCompareMatrix(report, specs, {true, true, true}, profiles, FileOptions{}, plan, false, run.runner()));
+  EXPECT_FALSE(runCompareMatrix(report, specs, {true, true, true}, profiles, FileOptions{}, plan,
+                                false, run.runner()));
   ASSERT_EQ(run.calls.size(), 6U);
   for (const auto& [what, prep] : run.calls) EXPECT_EQ(prep, CachePrep::Warm) << what;
   for (const auto& c : report.cells) {
@@ -84,12 +88,14 @@ TEST(CompareConditions, DropWhenAskedAndTheServerIsThisHostOtherwiseWarmAndSayWh
   EXPECT_EQ(drop.prep, CachePrep::Drop);
   RecordingRun run;
   CompareReport report;
-  runCompareMatrix(report, specs, {true, true, true}, {profileByName("4k-randread")}, FileOptions{}, drop, false,
-                   run.runner());
+  runCompareMatrix(report, specs, {true, true, true}, {profileByName("4k-randread")}, FileOptions{},
+                   drop, false, run.runner());
   for (const auto& [what, prep] : run.calls) EXPECT_EQ(prep, CachePrep::Drop) << what;
-  for (const auto& c : report.cells) EXPECT_TRUE(c.cacheDropped && c.serverCache == "dropped") << c.target;
+  for (const auto& c : report.cells)
+    EXPECT_TRUE(c.cacheDropped && c.serverCache == "dropped") << c.target;
 
-  const ServerCachePlan notRoot = planServerCache(specs, true, "needs root", 64.0 * 1048576, 16 * kGiB);
+  const ServerCachePlan notRoot =
+      planServerCache(specs, true, "needs root", 64.0 * 1048576, 16 * kGiB);
   EXPECT_EQ(notRoot.prep, CachePrep::Warm);
   EXPECT_NE(notRoot.description.find("needs root"), std::string::npos) << notRoot.description;
 
@@ -100,20 +106,24 @@ TEST(CompareConditions, DropWhenAskedAndTheServerIsThisHostOtherwiseWarmAndSayWh
   EXPECT_NE(remote.description.find("remote (server 10.0.0.1) is not this host"), std::string::npos)
       << remote.description;
 
-  const ServerCachePlan unknownRam = planServerCache(mixed, false, "", 64.0 * 1048576, std::nullopt);
+  const ServerCachePlan unknownRam =
+      planServerCache(mixed, false, "", 64.0 * 1048576, std::nullopt);
   EXPECT_EQ(unknownRam.prep, CachePrep::Warm);
-  EXPECT_NE(unknownRam.description.find("the server's RAM is unknown (give --server-mem)"), std::string::npos)
+  EXPECT_NE(unknownRam.description.find("the server's RAM is unknown (give --server-mem)"),
+            std::string::npos)
       << unknownRam.description;
 
   const ServerCachePlan huge = planServerCache(specs, false, "", 64 * kGiB, 16 * kGiB);
   EXPECT_EQ(huge.prep, CachePrep::FromOptions);
-  EXPECT_NE(huge.description.find("larger than the server's RAM"), std::string::npos) << huge.description;
+  EXPECT_NE(huge.description.find("larger than the server's RAM"), std::string::npos)
+      << huge.description;
 }
 
 TEST(CompareConditions, ACellThatMissedThePlannedStateIsNoted) {
   RecordingRun run;
   CellRunner base = run.runner();
-  CellRunner failsToWarm = [&](const TargetSpec& t, const FileProfile& p, const FileOptions& o, const RunSettings& s) {
+  CellRunner failsToWarm = [&](const TargetSpec& t, const FileProfile& p, const FileOptions& o,
+                               const RunSettings& s) {
     RunResult r = base(t, p, o, s);
     if (t.name == "libnfs") {
       r.serverCache = ServerCache::Unmanaged;
@@ -126,7 +136,8 @@ TEST(CompareConditions, ACellThatMissedThePlannedStateIsNoted) {
   runCompareMatrix(report, specs, {true, true, true}, {profileByName("4k-randread")}, FileOptions{},
                    planServerCache(specs, false, "", 1e6, 1e9), false, failsToWarm);
   ASSERT_EQ(report.notes.size(), 1U);
-  EXPECT_NE(report.notes[0].find("libnfs 4k-randread: the server's cache was unmanaged, not warm"), std::string::npos)
+  EXPECT_NE(report.notes[0].find("libnfs 4k-randread: the server's cache was unmanaged, not warm"),
+            std::string::npos)
       << report.notes[0];
 }
 
@@ -151,7 +162,8 @@ TEST(CompareConditions, PathOnNfsIsNotLocal) {
   // --drop-server-cache cannot reach its server: every target starts warm instead.
   const ServerCachePlan plan = planServerCache(specs, true, "", 1e6, std::nullopt);
   EXPECT_EQ(plan.prep, CachePrep::Warm);
-  EXPECT_NE(plan.description.find("knfs (/mnt/nfs is on NFS) is not this host"), std::string::npos) << plan.description;
+  EXPECT_NE(plan.description.find("knfs (/mnt/nfs is on NFS) is not this host"), std::string::npos)
+      << plan.description;
 }
 
 TEST(CompareConditions, PathOnNfsGetsTheLinkBoundAndItsAboveLinkFlag) {
@@ -192,11 +204,14 @@ TEST(CompareConditions, DirectZeroWarnsThatTheDiskBoundIsThePageCache) {
   o.direct = false;
   const auto w = conditionWarnings(specs, o, "local");
   ASSERT_EQ(w.size(), 2U);
-  EXPECT_NE(w[0].find("the disk bound every figure is checked against is the page cache's"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("the disk bound every figure is checked against is the page cache's"),
+            std::string::npos)
+      << w[0];
   EXPECT_NE(w[1].find("knfs"), std::string::npos) << w[1];
 }
 
-// The reviewer's figures: 1.0009 s of 4m-write at 919 MiB/s, then a 137 ms COMMIT: 808 MiB/s durable.
+// The reviewer's figures: 1.0009 s of 4m-write at 919 MiB/s, then a 137 ms COMMIT: 808 MiB/s
+// durable.
 TEST(CompareConditions, WriteCellsCountTheirCommit) {
   RunResult r;
   r.target = "nfs-tcp";
@@ -214,17 +229,22 @@ TEST(CompareConditions, WriteCellsCountTheirCommit) {
   EXPECT_DOUBLE_EQ(w.seconds, 1.0009);
 
   CompareReport report;
-  report.targets = {CompareTarget{"nfs-tcp", "nfs", "", true, "", true, std::nullopt, "", "tcp", 1}};
+  report.targets = {
+      CompareTarget{"nfs-tcp", "nfs", "", true, "", true, std::nullopt, "", "tcp", 1}};
   report.rows = {{"4m-write", IoDirection::Write}};
   report.cells = cells;
   const std::string json = compareToJson(report);
-  EXPECT_NEAR(parseJson(json).find("results")->array.at(0).num("commit_s", -1), 0.137, 1e-9) << json;
+  EXPECT_NEAR(parseJson(json).find("results")->array.at(0).num("commit_s", -1), 0.137, 1e-9)
+      << json;
   EXPECT_NEAR(compareFromJson(parseJson(json)).cells.at(0).commitSeconds, 0.137, 1e-9);
   const std::string text = formatCompareText(report);
-  EXPECT_NE(text.find("nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync"), std::string::npos) << text;
+  EXPECT_NE(text.find("nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync"),
+            std::string::npos)
+      << text;
   // The HTML report says the same.
   const std::string html = renderHtmlReport(report);
-  EXPECT_NE(html.find("<li>nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync</li>"), std::string::npos)
+  EXPECT_NE(html.find("<li>nfs-tcp 4m-write: 1.001 s of writes + 137 ms COMMIT/fsync</li>"),
+            std::string::npos)
       << html;
 
   // The read side of a mixed run is not stretched by the writes' COMMIT.

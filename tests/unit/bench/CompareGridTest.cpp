@@ -35,7 +35,8 @@ TEST(CompareGrid, FootnotesAreNumberedInRowOrderAndBothTablesMarkThem) {
   const std::string text = formatCompareText(r);
   const std::string html = renderHtmlReport(r);
   for (std::size_t n = 1; n <= g.footnotes.size(); ++n) {
-    EXPECT_NE(text.find(" [" + std::to_string(n) + "] " + g.footnotes[n - 1]), std::string::npos) << text;
+    EXPECT_NE(text.find(" [" + std::to_string(n) + "] " + g.footnotes[n - 1]), std::string::npos)
+        << text;
     EXPECT_NE(html.find("href=\"#flag-" + std::to_string(n) + "\">[" + std::to_string(n) + "]</a>"),
               std::string::npos);
   }

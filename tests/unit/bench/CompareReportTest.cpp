@@ -35,25 +35,31 @@ TEST(CompareReport, UnavailableTargetSaysWhyInItsColumn) {
   r.targets[1].available = false;
   r.targets[1].unavailable = "no RDMA device — see nfsrdma-server doctor";
   const std::string text = formatCompareText(r);
-  EXPECT_NE(text.find("| nfs-rdma: no RDMA device — see nfsrdma-server doctor |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| nfs-rdma: no RDMA device — see nfsrdma-server doctor |"),
+            std::string::npos)
+      << text;
 }
 
 // Schema of "nfsrdma-bench-compare/3": the keys and kinds every consumer relies on.
 void checkSchema(const JsonValue& doc) {
   ASSERT_TRUE(doc.isObject());
   EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-compare/3");
-  for (const char* k : {"config", "limits"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isObject()) << k;
-  for (const char* k : {"targets", "rows", "results", "ratios", "notes"}) ASSERT_TRUE(doc.find(k) && doc.find(k)->isArray()) << k;
+  for (const char* k : {"config", "limits"})
+    ASSERT_TRUE(doc.find(k) && doc.find(k)->isObject()) << k;
+  for (const char* k : {"targets", "rows", "results", "ratios", "notes"})
+    ASSERT_TRUE(doc.find(k) && doc.find(k)->isArray()) << k;
   for (const auto& t : doc.find("targets")->array) {
-    for (const char* k : {"name", "engine", "description", "unavailable", "link_source"}) EXPECT_TRUE(t.find(k) && t.find(k)->isString()) << k;
+    for (const char* k : {"name", "engine", "description", "unavailable", "link_source"})
+      EXPECT_TRUE(t.find(k) && t.find(k)->isString()) << k;
     EXPECT_EQ(t.find("available")->kind, JsonValue::Kind::Bool);
   }
   for (const auto& c : doc.find("results")->array) {
     for (const char* k : {"profile", "direction", "target", "first_error", "server_cache"}) {
       EXPECT_TRUE(c.find(k) && c.find(k)->isString()) << k;
     }
-    for (const char* k : {"mib_per_s", "mb_per_s", "iops", "ops", "bytes", "run_s", "commit_s", "block_bytes", "iodepth", "numjobs",
-                          "working_set_bytes", "verify_mismatches", "errors"}) {
+    for (const char* k :
+         {"mib_per_s", "mb_per_s", "iops", "ops", "bytes", "run_s", "commit_s", "block_bytes",
+          "iodepth", "numjobs", "working_set_bytes", "verify_mismatches", "errors"}) {
       EXPECT_TRUE(c.find(k) && c.find(k)->isNumber()) << k;
     }
     const JsonValue* lat = c.find("lat_us");
@@ -111,8 +117,8 @@ TEST(CompareReport, LinkFiguresFromLinkJson) {
   ASSERT_TRUE(f.rdmaBytesPerSecond && f.tcpBytesPerSecond);
   EXPECT_DOUBLE_EQ(*f.rdmaBytesPerSecond, 389.0e9 / 8);
   EXPECT_DOUBLE_EQ(*f.tcpBytesPerSecond, 23.4e9 / 8);
-  const LinkFigures m = linkFiguresFromJson(
-      parseJson(R"({"test": "tcp_bw", "unit": "MiB/sec", "results": [{"bytes": 65536, "bw_average_mibps": 1024}]})"));
+  const LinkFigures m = linkFiguresFromJson(parseJson(
+      R"({"test": "tcp_bw", "unit": "MiB/sec", "results": [{"bytes": 65536, "bw_average_mibps": 1024}]})"));
   EXPECT_FALSE(m.rdmaBytesPerSecond);
   EXPECT_DOUBLE_EQ(*m.tcpBytesPerSecond, 1024 * 1048576.0);
 }
@@ -144,26 +150,33 @@ TEST(CompareReport, HtmlShowsBadDataErrorsAndBoundsAsTheTextDoes) {
   const std::string text = formatCompareText(r);
   const std::string html = renderHtmlReport(r);
   EXPECT_NE(text.find("BAD-DATA"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"num bad\">311.0 <a class=\"flag\" href=\"#errors\" title=\"7 verify mismatches\">"
+  EXPECT_NE(html.find("<td class=\"num bad\">311.0 <a class=\"flag\" href=\"#errors\" title=\"7 "
+                      "verify mismatches\">"
                       "BAD-DATA</a></td>"),
             std::string::npos)
       << html;
-  EXPECT_NE(html.find("<td class=\"na err\" title=\"READ: NFS4ERR_IO &lt;server&gt;\"><a class=\"flag\" "
-                      "href=\"#errors\">error</a></td>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<td class=\"na err\" title=\"READ: NFS4ERR_IO &lt;server&gt;\"><a class=\"flag\" "
+                "href=\"#errors\">error</a></td>"),
+      std::string::npos);
   // The Errors list: the same lines as the text's.
   const auto errors = errorLines(r);
   ASSERT_EQ(errors.size(), 2U);
-  EXPECT_NE(text.find(" - nfs-tcp 4k-randread read: 7 verify mismatches\n"), std::string::npos) << text;
-  EXPECT_NE(html.find("<ul id=\"errors\">\n<li class=\"flag\">nfs-tcp 4k-randread read: 7 verify mismatches</li>\n"
-                      "<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO &lt;server&gt;</li>\n</ul>"),
-            std::string::npos)
+  EXPECT_NE(text.find(" - nfs-tcp 4k-randread read: 7 verify mismatches\n"), std::string::npos)
+      << text;
+  EXPECT_NE(
+      html.find("<ul id=\"errors\">\n<li class=\"flag\">nfs-tcp 4k-randread read: 7 verify "
+                "mismatches</li>\n"
+                "<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO &lt;server&gt;</li>\n</ul>"),
+      std::string::npos)
       << html;
   // Bounds reached, as in the text.
   const auto bounds = boundsReachedLines(r);
   ASSERT_FALSE(bounds.empty());
   EXPECT_NE(text.find("Bounds reached"), std::string::npos);
-  EXPECT_NE(html.find("<ul id=\"bounds\">\n<li>" + htmlEscape(bounds.front()) + "</li>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<ul id=\"bounds\">\n<li>" + htmlEscape(bounds.front()) + "</li>"),
+            std::string::npos)
+      << html;
   // No claim of MB/s in an HTML report that has none.
   EXPECT_EQ(text.find("HTML"), std::string::npos);
   EXPECT_EQ(html.find("MB/s</th>"), std::string::npos);
@@ -245,16 +258,19 @@ RankResult clientRan(std::uint32_t rank, double startS, double endS, std::uint64
 // straggler, clock offsets measured) and two of which one was lost.
 CompareReport manyClientReport() {
   CompareReport r = testing::fieldNotesReport();
-  const RankAggregate a = aggregateRanks(
-      {clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
-       clientRan(2, 11, 14, 40, 30)},
-      3);
-  r.cells[3].clients = std::make_shared<const ClientsReport>(ClientsReport{
-      3, a, {"put on rank 0's by offsets measured at the barrier (ping-pong)", {0, 2500, -1250000},
-             {0, 4000, 12000}}});
+  const RankAggregate a =
+      aggregateRanks({clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
+                      clientRan(2, 11, 14, 40, 30)},
+                     3);
+  r.cells[3].clients = std::make_shared<const ClientsReport>(
+      ClientsReport{3,
+                    a,
+                    {"put on rank 0's by offsets measured at the barrier (ping-pong)",
+                     {0, 2500, -1250000},
+                     {0, 4000, 12000}}});
   const RankAggregate lost = aggregateRanks({clientRan(0, 10, 12, 200, 0)}, 2);
-  r.cells[4].clients = std::make_shared<const ClientsReport>(
-      ClientsReport{2, lost, {"not measured", {}, {}}});
+  r.cells[4].clients =
+      std::make_shared<const ClientsReport>(ClientsReport{2, lost, {"not measured", {}, {}}});
   return r;
 }
 
@@ -292,14 +308,16 @@ TEST(CompareReport, AClientsBreakdownOutOfRangeIsRefusedNamingItsCell) {
     return s.replace(at, from.size(), to);
   };
   try {
-    compareFromJson(parseJson(replaced(R"("clients": {"clients": 3)", R"("clients": {"clients": 1e300)")));
+    compareFromJson(
+        parseJson(replaced(R"("clients": {"clients": 3)", R"("clients": {"clients": 1e300)")));
     ADD_FAILURE() << "accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "compare JSON: 4k-randread local: clients: expected an object whose "
-                           "\"clients\" is 1..4096");
+    EXPECT_STREQ(e.what(),
+                 "compare JSON: 4k-randread local: clients: expected an object whose "
+                 "\"clients\" is 1..4096");
   }
-  const CompareReport back = compareFromJson(parseJson(
-      replaced(R"("rank": 2, "host": "node-2")", R"("rank": 1e300, "host": "node-2")")));
+  const CompareReport back = compareFromJson(
+      parseJson(replaced(R"("rank": 2, "host": "node-2")", R"("rank": 1e300, "host": "node-2")")));
   ASSERT_TRUE(back.cells[3].clients && back.cells[3].clients->aggregate.totals);
   EXPECT_EQ(back.cells[3].clients->aggregate.totals->rows[2].rank, kMaxRank);
 }

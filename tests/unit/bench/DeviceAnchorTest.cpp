@@ -1,8 +1,8 @@
 // The device anchor's reading of fio's JSON: the figures it compares ours
 // with come from these fields (fio 3.33's --output-format=json, trimmed).
-#include "bench/anchor/DeviceAnchor.h"
-
 #include <gtest/gtest.h>
+
+#include "bench/anchor/DeviceAnchor.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -43,7 +43,8 @@ TEST(DeviceAnchor, FioRunsBatchedWithFewClockReadsAtOurBlockSizeAndDepth) {
 }
 
 TEST(DeviceAnchor, ADocumentWithoutJobsIsRefused) {
-  EXPECT_THROW((void)fioRunFromJson(parseJson(R"({"fio version": "fio-3.33"})")), std::runtime_error);
+  EXPECT_THROW((void)fioRunFromJson(parseJson(R"({"fio version": "fio-3.33"})")),
+               std::runtime_error);
   EXPECT_THROW((void)fioRunFromJson(parseJson(R"({"jobs": [{"error": 0}]})")), std::runtime_error);
 }
 

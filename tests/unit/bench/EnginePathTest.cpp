@@ -142,7 +142,8 @@ TEST(EnginePath, LatencyRunsFromSubmissionToTheReapingAtTheTargetsPace) {
   engine->abandon();
   const LatencyHistogram& lat = d.result().dir[static_cast<int>(IoDirection::Write)].lat;
   ASSERT_GE(lat.count(), 5U);
-  EXPECT_GE(lat.percentile(50), 8e6) << "a write's latency is shorter than the pace it completes at";
+  EXPECT_GE(lat.percentile(50), 8e6)
+      << "a write's latency is shorter than the pace it completes at";
   EXPECT_LE(lat.percentile(50), 200e6);
 }
 

@@ -1,8 +1,6 @@
 // What the engines share (file/engines/Engine.h): the effective iodepth of
 // our client's slots, the waits for a busy server. The tests came from
 // reviews that found a bug; each fails without its fix.
-#include "bench/file/engines/Engine.h"
-
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -10,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench/file/engines/Engine.h"
 #include "bench/job/Interrupt.h"
 #include "client/Error.h"
 #include "client/nfs4/Nfs4Status.h"
@@ -114,7 +113,6 @@ TEST(Engine, BusyRetriesStopAtAnInterruptAndAtTheBudget) {
   EXPECT_LE(kBusySlice, 2s);
 }
 
-
 // --client shared: one client for all jobs needs a connection per job and
 // every job's slots, within the URL's keys and the client's limits.
 TEST(Engine, ASharedClientGetsAConnectionAndTheSlotsOfEveryJob) {
@@ -124,7 +122,7 @@ TEST(Engine, ASharedClientGetsAConnectionAndTheSlotsOfEveryJob) {
   EXPECT_EQ(s.nfs.nconnect, 4U);
   EXPECT_EQ(s.nfs.queueDepth, 160U);
   s = withSharedClientFor(t, 32);
-  EXPECT_EQ(s.nfs.nconnect, 16U);     // the client's and the kernel's most
+  EXPECT_EQ(s.nfs.nconnect, 16U);      // the client's and the kernel's most
   EXPECT_EQ(s.nfs.queueDepth, 1024U);  // qd='s most
   // What the URL says stands.
   const TargetSpec given =

@@ -15,8 +15,10 @@ inline CompareReport fieldNotesReport() {
   r.serverMemoryBytes = 256.0 * 1073741824.0;
   r.serverMemorySource = "assumed";
   CompareTarget local{"local", "path", "host disk", true, "", false, std::nullopt, "", "", 1};
-  CompareTarget rdma{"nfs-rdma", "nfs", "NFS over RDMA", true, "", true, 389.0e9 / 8, "ib_write_bw", "rdma", 1};
-  CompareTarget tcp{"nfs-tcp", "nfs", "NFS over TCP", true, "", true, 23.4e9 / 8, "iperf3", "tcp", 1};
+  CompareTarget rdma{"nfs-rdma", "nfs",       "NFS over RDMA", true,   "",
+                     true,       389.0e9 / 8, "ib_write_bw",   "rdma", 1};
+  CompareTarget tcp{"nfs-tcp", "nfs",      "NFS over TCP", true,  "",
+                    true,      23.4e9 / 8, "iperf3",       "tcp", 1};
   r.targets = {local, rdma, tcp};
   r.ratios = defaultRatios(r.targets);
   struct Row {

@@ -74,7 +74,8 @@ TEST(FileClients, ARunWithHooksRecordsATimelineThatAddsUp) {
   RecordingHooks hooks;
   RunSettings rs;
   rs.rank = &hooks;
-  const RunResult r = runFileBenchmark(scratchTarget(dir), profileByName("4k-randread"), quick(), rs);
+  const RunResult r =
+      runFileBenchmark(scratchTarget(dir), profileByName("4k-randread"), quick(), rs);
   EXPECT_EQ(hooks.starts, 1);
   EXPECT_EQ(hooks.ends, 1);
   EXPECT_GT(hooks.polls, 10);  // every 5 ms for 0.7 s
@@ -172,7 +173,8 @@ RankResult verifiedRank(std::uint32_t rank, std::uint64_t units, std::uint64_t m
     r.verify.first.push_back({rank, i * 4096, i * 4096 + 5, "payload corrupt (checksum mismatch)"});
   r.errors = ioErrors + mismatches;
   if (ioErrors > 0) r.firstError = "READ: NFS4ERR_IO";
-  if (ioErrors == 0 && mismatches > 0) r.firstError = std::to_string(mismatches) + " verify mismatches";
+  if (ioErrors == 0 && mismatches > 0)
+    r.firstError = std::to_string(mismatches) + " verify mismatches";
   return r;
 }
 
@@ -206,7 +208,8 @@ TEST(FileClients, RankInATargetIsTheClientsNumber) {
             "target nfs:nfs://s/e?proto=rdma&bind={pod-ip}: {pod-ip} needs NFSRDMA_POD_IP (a pod's "
             "status.podIP, which `nfsrdma-bench kube` renders into its environment)");
   ::setenv("NFSRDMA_POD_IP", "10.1.2.3", 1);
-  EXPECT_EQ(withRank("nfs:nfs://s/e?proto=rdma&bind={pod-ip}", 0), "nfs:nfs://s/e?proto=rdma&bind=10.1.2.3");
+  EXPECT_EQ(withRank("nfs:nfs://s/e?proto=rdma&bind={pod-ip}", 0),
+            "nfs:nfs://s/e?proto=rdma&bind=10.1.2.3");
   ::unsetenv("NFSRDMA_POD_IP");
 }
 

@@ -131,8 +131,9 @@ TEST(FileCommand, AnInterruptKeepsTheFilesThatWereCompleteBefore) {
 TEST(FileCommand, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
   ScratchDir dir("interrupt-shared");
   const std::vector<std::string> common = {
-      "file",     "--profile", "4k-randread", "--target", "path:" + dir.str(), "--size", "4m",
-      "--numjobs", "2",        "--shared-file", "--direct", "0",             "--ramp", "0"};
+      "file",     "--profile", "4k-randread", "--target", "path:" + dir.str(),
+      "--size",   "4m",        "--numjobs",   "2",        "--shared-file",
+      "--direct", "0",         "--ramp",      "0"};
   auto with = [&](const std::string& runtime) {
     std::vector<std::string> a = common;
     a.insert(a.end(), {"--runtime", runtime});
@@ -169,12 +170,13 @@ TEST(FileCommand, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
 // before its buffer reached the file).
 TEST(FileCommand, AJsonThatCannotBeWrittenIsAFailure) {
   ScratchDir dir("json-full");
-  const CommandResult r = runCommand(
-      runFileCommand, {"file", "--profile", "4k-randread", "--target", "path:" + dir.str(),
-                       "--runtime", "0.1", "--ramp", "0", "--size", "1m", "--direct", "0",
-                       "--json", "/dev/full"});
+  const CommandResult r =
+      runCommand(runFileCommand,
+                 {"file", "--profile", "4k-randread", "--target", "path:" + dir.str(), "--runtime",
+                  "0.1", "--ramp", "0", "--size", "1m", "--direct", "0", "--json", "/dev/full"});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.err, "nfsrdma-bench file: cannot write the JSON to /dev/full: No space left on device\n");
+  EXPECT_EQ(r.err,
+            "nfsrdma-bench file: cannot write the JSON to /dev/full: No space left on device\n");
 }
 
 // When the 10 s after Ctrl-C run out with a request still out, the error

@@ -1,8 +1,6 @@
 // The job driver (job/FileJob.h): what each request carries, when its
 // latency starts, which requests count, the mix, the start gate. Most tests
 // came from reviews that found a bug; each fails without its fix.
-#include "bench/job/FileJob.h"
-
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -16,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/job/FileJob.h"
 #include "bench/job/Interrupt.h"
 #include "bench/job/Verify.h"
 #include "tests/unit/bench/ErrorOf.h"
@@ -65,8 +64,8 @@ TEST(FileJob, WriteLatencyStartsAfterTheBufferIsFilled) {
     d.complete(req, req.buf.size(), "");
   }
   EXPECT_LT(median(sinceIssued), 0.25 * median(prepare))
-      << "issued is stamped before the buffer is filled: median prepare " << median(prepare) << " us, since issued "
-      << median(sinceIssued) << " us";
+      << "issued is stamped before the buffer is filled: median prepare " << median(prepare)
+      << " us, since issued " << median(sinceIssued) << " us";
 }
 
 // Without --verify a write does not regenerate its block (as fio writes a
@@ -119,9 +118,11 @@ TEST(FileJob, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset, v), 0U);
   EXPECT_EQ(v.unitsChecked, b.buf.size() / kVerifyUnit);
   VerifyStats misplaced;
-  EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset + b.buf.size(), misplaced), b.buf.size() / kVerifyUnit);
+  EXPECT_EQ(checkPattern(b.buf, s.options.seed, 3, b.offset + b.buf.size(), misplaced),
+            b.buf.size() / kVerifyUnit);
   ASSERT_FALSE(misplaced.first.empty());
-  EXPECT_EQ(misplaced.first.front().kind.rfind("misplaced block: intact data of file 3 offset ", 0), 0U)
+  EXPECT_EQ(misplaced.first.front().kind.rfind("misplaced block: intact data of file 3 offset ", 0),
+            0U)
       << misplaced.first.front().kind;
   std::vector<std::uint8_t> flipped(b.buf.begin(), b.buf.end());
   flipped[kVerifyUnit + 1000] ^= 0x40;
@@ -137,7 +138,8 @@ TEST(FileJob, WritesWithoutVerifyReuseAFilledBufferWithUniqueUnits) {
   VerifyStats header;
   EXPECT_EQ(checkPattern(seedFlipped, s.options.seed, 3, b.offset, header), 1U);
   VerifyStats otherSeed;
-  EXPECT_EQ(checkPattern(b.buf, s.options.seed + 1, 3, b.offset, otherSeed), b.buf.size() / kVerifyUnit);
+  EXPECT_EQ(checkPattern(b.buf, s.options.seed + 1, 3, b.offset, otherSeed),
+            b.buf.size() / kVerifyUnit);
 }
 
 // A mixed job without --verify keeps its write buffers apart from the read

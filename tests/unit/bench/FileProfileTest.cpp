@@ -1,8 +1,6 @@
 // Profiles and the workload's options (job/FileProfile.h): sizes, the
 // read/write mix, the caps on the file set and the buffers. The tests came
 // from reviews that found a bug; each fails without its fix.
-#include "bench/job/FileProfile.h"
-
 #include <gtest/gtest.h>
 
 #include <boost/program_options.hpp>
@@ -12,6 +10,7 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/file/FileCli.h"
+#include "bench/job/FileProfile.h"
 #include "tests/unit/bench/ErrorOf.h"
 
 namespace nfsrdma::bench {
@@ -35,24 +34,34 @@ TEST(FileProfile, RwmixreadWithoutRandrwIsRefused) {
   EXPECT_EQ(rwmixError(o, {profileByName("4k-randwrite")}), "");  // not given
   o.rwmixread = 70;
   EXPECT_EQ(rwmixError(o, {profileByName("4k-randwrite")}),
-            "--rwmixread 70 sets the read percent of the randrw profile only, and the profile is 4k-randwrite: run "
+            "--rwmixread 70 sets the read percent of the randrw profile only, and the profile is "
+            "4k-randwrite: run "
             "randrw with --rwmixread 70 (or randrw:70), or drop --rwmixread");
-  EXPECT_NE(rwmixError(o, {profileByName("randrw:30")}).find("its mix is in the name"), std::string::npos);
+  EXPECT_NE(rwmixError(o, {profileByName("randrw:30")}).find("its mix is in the name"),
+            std::string::npos);
   EXPECT_EQ(rwmixError(o, {profileByName("randrw")}), "");
   EXPECT_EQ(rwmixError(o, fileProfiles()), "");  // compare's default set holds randrw
   EXPECT_NE(rwmixError(o, {profileByName("4k-randread"), profileByName("4m-write")})
                 .find("the profiles are 4k-randread, 4m-write"),
             std::string::npos);
   // `file` refuses it before it runs anything (the target does not exist).
-  std::vector<std::string> args = {"file", "--profile", "4k-randwrite", "--rwmixread", "70",
-                                   "--target", "path:/nonexistent-nfsrdma-dir"};
+  std::vector<std::string> args = {"file",
+                                   "--profile",
+                                   "4k-randwrite",
+                                   "--rwmixread",
+                                   "70",
+                                   "--target",
+                                   "path:/nonexistent-nfsrdma-dir"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   ::testing::internal::CaptureStderr();
-  const int rc = runFileCommand(static_cast<int>(argv.size()), argv.data());  // argv[0]: the subcommand
+  const int rc =
+      runFileCommand(static_cast<int>(argv.size()), argv.data());  // argv[0]: the subcommand
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
-  EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only"), std::string::npos) << err;
+  EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only"),
+            std::string::npos)
+      << err;
 }
 
 // Why: a typo in --size could fill a disk, and huge buffers were not refused.
@@ -123,7 +132,6 @@ TEST(FileProfile, SizesParseStrictlyAndErrorsNameTheOption) {
   parsed.seed = 42;
   EXPECT_EQ(toFileOptions(parsed).seed, 42U);
 }
-
 
 TEST(FileProfile, ClientIsPerJobOrShared) {
   WorkloadArgs a;

@@ -1,12 +1,11 @@
 // The file benchmark's report (file/FileReport.h) and the names its figures
 // carry into the HTML.
-#include "bench/file/FileReport.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "bench/compare/HtmlReport.h"
+#include "bench/file/FileReport.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/FieldReport.h"
 

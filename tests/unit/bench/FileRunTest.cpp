@@ -2,8 +2,6 @@
 // depth asked of an NFS session, the free-space check before the layout, the
 // files it created and what an interrupt does to them. The tests came from
 // reviews that found a bug; each fails without its fix.
-#include "bench/file/FileRun.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,6 +18,7 @@
 
 #include "bench/compare/CompareConditions.h"
 #include "bench/file/FileReport.h"
+#include "bench/file/FileRun.h"
 #include "bench/file/engines/Engine.h"
 #include "bench/job/Interrupt.h"
 #include "bench/report/Json.h"

@@ -59,7 +59,11 @@ TEST(FileProfile, OptionsAreValidated) {
 
 TEST(FileJson, WriterOutputParsesBack) {
   JsonWriter w;
-  w.beginObject().field("s", "a\"b\\c\n\x01").field("n", 1.5).field("u", std::uint64_t{1} << 52).field("t", true);
+  w.beginObject()
+      .field("s", "a\"b\\c\n\x01")
+      .field("n", 1.5)
+      .field("u", std::uint64_t{1} << 52)
+      .field("t", true);
   w.beginArray("a").field("", "x").field("", 2.0).endArray().null("z").endObject();
   const JsonValue v = parseJson(w.str());
   EXPECT_EQ(v.str("s"), "a\"b\\c\n\x01");
@@ -73,7 +77,8 @@ TEST(FileJson, WriterOutputParsesBack) {
   EXPECT_THROW(parseJson(std::string(100, '[')), std::runtime_error);  // depth bound
 }
 
-JobSpec spec(const char* profile, std::uint32_t depth, std::uint64_t fileBytes, std::uint32_t files = 1) {
+JobSpec spec(const char* profile, std::uint32_t depth, std::uint64_t fileBytes,
+             std::uint32_t files = 1) {
   JobSpec s;
   s.profile = profileByName(profile);
   s.options.ramp = std::chrono::milliseconds(0);

@@ -16,7 +16,8 @@ TEST(LatencyHistogram, BucketsAreContiguousAndCoverTheirValues) {
     ASSERT_EQ(LatencyHistogram::bucketLow(b), expectedLow) << "bucket " << b;
     expectedLow += LatencyHistogram::bucketWidth(b);
   }
-  for (std::uint64_t v : std::initializer_list<std::uint64_t>{0, 1, 127, 128, 129, 255, 256, 1000, 123456789, UINT64_MAX}) {
+  for (std::uint64_t v : std::initializer_list<std::uint64_t>{0, 1, 127, 128, 129, 255, 256, 1000,
+                                                              123456789, UINT64_MAX}) {
     const std::size_t b = LatencyHistogram::bucketOf(v);
     ASSERT_LT(b, LatencyHistogram::kBuckets);
     EXPECT_LE(LatencyHistogram::bucketLow(b), v);
@@ -36,7 +37,8 @@ TEST(LatencyHistogram, PercentilesWithinOneBucketOfTheExactNearestRank) {
   }
   std::sort(samples.begin(), samples.end());
   for (double p : {50.0, 90.0, 99.0, 99.9, 99.99}) {
-    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+    const auto rank =
+        static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
     const double exact = static_cast<double>(samples[rank - 1]);
     EXPECT_NEAR(h.percentile(p), exact, exact / 64.0 + 1) << "p" << p;
   }

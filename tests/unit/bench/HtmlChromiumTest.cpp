@@ -39,26 +39,31 @@ TEST(HtmlReportChromium, RendersTheTableAndAScreenshot) {
   const std::string chromium = findChromium();
   if (chromium.empty()) {
     const char* req = std::getenv("NFSRDMA_REQUIRE_REAL");
-    if (req != nullptr && std::string(req) == "1") FAIL() << "NFSRDMA_REQUIRE_REAL=1 but chromium is not installed";
+    if (req != nullptr && std::string(req) == "1")
+      FAIL() << "NFSRDMA_REQUIRE_REAL=1 but chromium is not installed";
     GTEST_SKIP() << "chromium is not installed (apt-get install chromium)";
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("nfsrdma-html-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("nfsrdma-html-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   CompareReport report = testing::fieldNotesReport();
-  report.targets.push_back({"nfs-rdma2", "nfs", "", false, "no RDMA device — see nfsrdma-server doctor", true,
-                            std::nullopt, "", "rdma", 1});
+  report.targets.push_back({"nfs-rdma2", "nfs", "", false,
+                            "no RDMA device — see nfsrdma-server doctor", true, std::nullopt, "",
+                            "rdma", 1});
   report.cell("4k-randread", IoDirection::Read, "nfs-tcp")->verifyMismatches = 7;
   CompareCell* failed = report.cell("4m-read", IoDirection::Read, "nfs-rdma");
   failed->ran = false;
   failed->firstError = "READ: NFS4ERR_IO";
   const auto html = dir / "report.html";
   std::ofstream(html) << renderHtmlReport(report);
-  const std::string common = "timeout 120 " + chromium +
-                             " --headless --no-sandbox --disable-gpu --disable-background-networking"
-                             " --disable-component-update --disable-sync --no-first-run --user-data-dir=" +
-                             (dir / "profile").string() + " --window-size=1400,2400 ";
+  const std::string common =
+      "timeout 120 " + chromium +
+      " --headless --no-sandbox --disable-gpu --disable-background-networking"
+      " --disable-component-update --disable-sync --no-first-run --user-data-dir=" +
+      (dir / "profile").string() + " --window-size=1400,2400 ";
   const auto shot = dir / "shot.png";
-  const auto [rc1, log1] = run(common + "--screenshot=" + shot.string() + " file://" + html.string() + " 2>&1");
+  const auto [rc1, log1] =
+      run(common + "--screenshot=" + shot.string() + " file://" + html.string() + " 2>&1");
   ASSERT_EQ(rc1, 0) << log1;
   ASSERT_TRUE(std::filesystem::exists(shot)) << log1;
   EXPECT_GT(std::filesystem::file_size(shot), 10000U);
@@ -75,7 +80,8 @@ TEST(HtmlReportChromium, RendersTheTableAndAScreenshot) {
   EXPECT_NE(dom.find("no RDMA device — see nfsrdma-server doctor"), std::string::npos);
   // Data corruption and errors are in the table and the Errors list, not only in a chart.
   EXPECT_NE(dom.find("title=\"7 verify mismatches\">BAD-DATA</a>"), std::string::npos);
-  EXPECT_NE(dom.find("<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO</li>"), std::string::npos);
+  EXPECT_NE(dom.find("<li class=\"flag\">nfs-rdma 4m-read: READ: NFS4ERR_IO</li>"),
+            std::string::npos);
   EXPECT_NE(dom.find("<ul id=\"bounds\">"), std::string::npos);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

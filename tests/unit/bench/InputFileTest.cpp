@@ -3,17 +3,15 @@
 // the host ran out of memory, and a log on standard input had no bound at
 // all. A path must be a regular file within its kind's size; standard input
 // and logs are bounded while they are read.
-#include "bench/report/InputFile.h"
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
+#include "bench/report/InputFile.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/ScratchDir.h"
@@ -43,13 +41,16 @@ TEST(InputFile, DevicesDirectoriesAndFifosAreRefusedBeforeAByteIsRead) {
             "/dev/zero: a character device; expected a regular file, a test file of at most 1 MiB "
             "(1048576 bytes)");
   ScratchDir dir("input-kinds");
-  EXPECT_EQ(errorOf([&] { readInputFile(dir.str(), kSmall); }),
-            dir.str() + ": a directory; expected a regular file, a test file of at most 1 MiB (1048576 bytes)");
+  EXPECT_EQ(
+      errorOf([&] { readInputFile(dir.str(), kSmall); }),
+      dir.str() +
+          ": a directory; expected a regular file, a test file of at most 1 MiB (1048576 bytes)");
   const std::string fifo = dir.str() + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   // No writer: opening it must not wait for one.
-  EXPECT_EQ(errorOf([&] { readInputFile(fifo, kSmall); }),
-            fifo + ": a FIFO; expected a regular file, a test file of at most 1 MiB (1048576 bytes)");
+  EXPECT_EQ(
+      errorOf([&] { readInputFile(fifo, kSmall); }),
+      fifo + ": a FIFO; expected a regular file, a test file of at most 1 MiB (1048576 bytes)");
   EXPECT_EQ(errorOf([&] { readInputFile(dir.str() + "/missing", kSmall); }),
             dir.str() + "/missing: cannot open: No such file or directory");
 }
@@ -64,8 +65,9 @@ TEST(InputFile, AFileAboveTheLimitIsRefusedNamingItsSizeAndTheLimit) {
   const std::string sparse = dir.str() + "/sparse";
   writeText(sparse, "");
   ASSERT_EQ(::truncate(sparse.c_str(), off_t{1} << 40), 0);
-  EXPECT_EQ(errorOf([&] { parseJsonFile(sparse); }),
-            sparse + ": 1099511627776 bytes; expected a JSON file of at most 256 MiB (268435456 bytes)");
+  EXPECT_EQ(
+      errorOf([&] { parseJsonFile(sparse); }),
+      sparse + ": 1099511627776 bytes; expected a JSON file of at most 256 MiB (268435456 bytes)");
 }
 
 // Lines from a pipe, as standard input gives them.
@@ -101,9 +103,10 @@ TEST(InputFile, ALineOrAStreamBeyondItsBoundIsAnErrorNamingTheLine) {
   InputLines longLine = linesOf("short\n" + std::string(17, 'x') + "\n", 16, 1 << 20);
   std::string line;
   ASSERT_TRUE(longLine.next(line));
-  EXPECT_EQ(errorOf([&] { longLine.next(line); }),
-            "stdin line 2: more than 16 bytes without a line end; expected a test log with lines of "
-            "at most 16 bytes");
+  EXPECT_EQ(
+      errorOf([&] { longLine.next(line); }),
+      "stdin line 2: more than 16 bytes without a line end; expected a test log with lines of "
+      "at most 16 bytes");
   // /dev/zero on standard input: no line end ever comes.
   const int saved = ::dup(STDIN_FILENO);
   const int zero = ::open("/dev/zero", O_RDONLY);

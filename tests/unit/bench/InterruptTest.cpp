@@ -1,8 +1,6 @@
 // The interrupt flag and its signal handlers (job/Interrupt.h). A review
 // found that a SIGTERM after a SIGINT did not kill; this fails without its
 // fix.
-#include "bench/job/Interrupt.h"
-
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+
+#include "bench/job/Interrupt.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -55,16 +55,16 @@ std::string errorOf(F&& f) {
 }
 
 TEST(LinkProtocol, ConnectRequestWireBytes) {
-  const std::vector<std::byte> want = bytesOf({
-      0x42, 0x4c, 0x52, 0x4e,              // magic "NRLB" little-endian
-      0x02,                                // version
-      0x00, 0x06, 0x01, 0x02,              // test, flags, QP index, QP count
-      0x80, 0x00, 0x64, 0x00,              // TX depth 128, CQ moderation 100
-      0x00, 0x00, 0x01, 0x00,              // largest message 65536
-      0x40, 0x00, 0x00, 0x00,              // slot bytes 64
-      0x04, 0x03, 0x02, 0x01,              // seed
-      0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // address
-      0xdd, 0xcc, 0xbb, 0xaa});            // rkey
+  const std::vector<std::byte> want =
+      bytesOf({0x42, 0x4c, 0x52, 0x4e,                          // magic "NRLB" little-endian
+               0x02,                                            // version
+               0x00, 0x06, 0x01, 0x02,                          // test, flags, QP index, QP count
+               0x80, 0x00, 0x64, 0x00,                          // TX depth 128, CQ moderation 100
+               0x00, 0x00, 0x01, 0x00,                          // largest message 65536
+               0x40, 0x00, 0x00, 0x00,                          // slot bytes 64
+               0x04, 0x03, 0x02, 0x01,                          // seed
+               0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // address
+               0xdd, 0xcc, 0xbb, 0xaa});                        // rkey
   EXPECT_EQ(sampleRequest().encode(), want);
 }
 
@@ -81,10 +81,13 @@ TEST(LinkProtocol, ConnectRequestOutOfRangeFieldsAreNamed) {
     set(r);
     return errorOf([&] { (void)ConnectRequest::decode(r.encode()); });
   };
-  EXPECT_EQ(withField([](ConnectRequest& r) { r.cqModeration = 0; }), "CQ moderation 0, expected 1..128");
-  EXPECT_EQ(withField([](ConnectRequest& r) { r.cqModeration = 129; }), "CQ moderation 129, expected 1..128");
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.cqModeration = 0; }),
+            "CQ moderation 0, expected 1..128");
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.cqModeration = 129; }),
+            "CQ moderation 129, expected 1..128");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.txDepth = 0; }), "TX depth 0, expected 1..8192");
-  EXPECT_EQ(withField([](ConnectRequest& r) { r.txDepth = 9000; }), "TX depth 9000, expected 1..8192");
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.txDepth = 9000; }),
+            "TX depth 9000, expected 1..8192");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.qpCount = 0; }), "QP count 0, expected 1..64");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.qpCount = 65; }), "QP count 65, expected 1..64");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.qpIndex = 2; }), "QP index 2, expected 0..1");
@@ -92,7 +95,8 @@ TEST(LinkProtocol, ConnectRequestOutOfRangeFieldsAreNamed) {
   EXPECT_EQ(withField([](ConnectRequest& r) { r.flags = 16; }), "unknown flags 0x10");
   // -e travels as a flag, so the -b server's own loop sleeps as the client's does.
   EXPECT_EQ(withField([](ConnectRequest& r) { r.flags = kUseEvents | kBidirectional; }), "");
-  EXPECT_EQ(withField([](ConnectRequest& r) { r.maxSize = 0; }), "largest message size 0, expected 1..8388608");
+  EXPECT_EQ(withField([](ConnectRequest& r) { r.maxSize = 0; }),
+            "largest message size 0, expected 1..8388608");
   EXPECT_EQ(withField([](ConnectRequest& r) { r.maxSize = (8u << 20) + 1; }),
             "largest message size 8388609, expected 1..8388608");
 }
@@ -101,7 +105,8 @@ TEST(LinkProtocol, ConnectRequestFromAnotherProgramOrVersion) {
   std::vector<std::byte> wire = sampleRequest().encode();
   EXPECT_EQ(errorOf([&] { (void)ConnectRequest::decode(std::span(wire).first(36)); }),
             "connect data of 36 bytes, expected at least 37");
-  EXPECT_EQ(errorOf([] { (void)ConnectRequest::decode({}); }), "connect data of 0 bytes, expected at least 37");
+  EXPECT_EQ(errorOf([] { (void)ConnectRequest::decode({}); }),
+            "connect data of 0 bytes, expected at least 37");
   wire[4] = std::byte{1};  // before GO carried -D's margin
   EXPECT_EQ(errorOf([&] { (void)ConnectRequest::decode(wire); }),
             "link protocol version 1, this side speaks 2");
@@ -114,8 +119,8 @@ TEST(LinkProtocol, ConnectReplyWireBytesAndErrors) {
   ConnectReply r;
   r.address = 0x0102030405060708ULL;
   r.rkey = 0x11223344;
-  const std::vector<std::byte> want =
-      bytesOf({0x42, 0x4c, 0x52, 0x4e, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x44, 0x33, 0x22, 0x11});
+  const std::vector<std::byte> want = bytesOf({0x42, 0x4c, 0x52, 0x4e, 0x08, 0x07, 0x06, 0x05, 0x04,
+                                               0x03, 0x02, 0x01, 0x44, 0x33, 0x22, 0x11});
   EXPECT_EQ(r.encode(), want);
   const ConnectReply d = ConnectReply::decode(want);
   EXPECT_EQ(d.address, r.address);
@@ -141,8 +146,9 @@ TEST(LinkProtocol, ControlMessageWireBytesAndRoundTrip) {
   m.mismatch = 0x1000;
   std::array<std::byte, kControlBytes> wire{};
   m.encode(wire);
-  std::vector<std::byte> want = bytesOf({4, 0, 0, 0, 2, 0, 0, 0});                 // FIN, failed
-  for (std::uint64_t v : {65536ULL, 2000ULL, 0ULL, 7ULL, 0x100ULL, 3ULL, 0x1000ULL}) {  // u64 LE fields
+  std::vector<std::byte> want = bytesOf({4, 0, 0, 0, 2, 0, 0, 0});  // FIN, failed
+  for (std::uint64_t v :
+       {65536ULL, 2000ULL, 0ULL, 7ULL, 0x100ULL, 3ULL, 0x1000ULL}) {  // u64 LE fields
     for (int i = 0; i < 8; ++i) want.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
   }
   EXPECT_EQ(std::vector<std::byte>(wire.begin(), wire.end()), want);
@@ -158,9 +164,11 @@ TEST(LinkProtocol, ControlMessageBadKindStateOrLength) {
   EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(std::span(wire).first(63)); }),
             "control message of 63 bytes, expected at least 64");
   wire[0] = std::byte{6};
-  EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(wire); }), "control message kind 6, expected 1..5");
+  EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(wire); }),
+            "control message kind 6, expected 1..5");
   wire[0] = std::byte{0};
-  EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(wire); }), "control message kind 0, expected 1..5");
+  EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(wire); }),
+            "control message kind 0, expected 1..5");
   wire[0] = std::byte{1};
   wire[4] = std::byte{3};
   EXPECT_EQ(errorOf([&] { (void)ControlMessage::decode(wire); }), "verify state 3, expected 0..2");
@@ -177,7 +185,8 @@ TEST(LinkProtocol, GoMustBeRunnable) {
   EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }), "GO message size 0, expected 1..65536");
   go.size = 2;
   go.iterations = kMaxLinkIterations + 1;
-  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }), "GO iterations 1000000000001, expected 0..1000000000000");
+  EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }),
+            "GO iterations 1000000000001, expected 0..1000000000000");
   go.iterations = 0;
   EXPECT_EQ(errorOf([&] { checkGo(go, 65536); }), "GO with neither iterations nor a duration");
   go.durationUs = kMaxLinkDurationUs;
@@ -218,24 +227,43 @@ TEST(LinkProtocol, TcpHelloStepAndStreamHello) {
   const std::array<std::uint64_t, 4> w = h.words();
   EXPECT_EQ(w, (std::array<std::uint64_t, 4>{0x4e52544c, 1, 4, 2}));
   EXPECT_EQ(TcpHello::decode(w).streams, 4u);
-  EXPECT_EQ(errorOf([] { (void)TcpHello::decode({0x4e52544c, 1, 0, 0}); }), "stream count 0, expected 1..128");
-  EXPECT_EQ(errorOf([] { (void)TcpHello::decode({0x4e52544c, 1, 129, 0}); }), "stream count 129, expected 1..128");
+  EXPECT_EQ(errorOf([] {
+              (void)TcpHello::decode({0x4e52544c, 1, 0, 0});
+            }),
+            "stream count 0, expected 1..128");
+  EXPECT_EQ(errorOf([] {
+              (void)TcpHello::decode({0x4e52544c, 1, 129, 0});
+            }),
+            "stream count 129, expected 1..128");
   EXPECT_EQ(errorOf([] { (void)TcpHello::decode({0x4e52544c, 1, 1, 4}); }), "unknown flags 0x4");
-  EXPECT_EQ(errorOf([] { (void)TcpHello::decode({0x4e52544c, 2, 1, 0}); }),
+  EXPECT_EQ(errorOf([] {
+              (void)TcpHello::decode({0x4e52544c, 2, 1, 0});
+            }),
             "not an nfsrdma link client (hello 0x4e52544c 0x2, expected 0x4e52544c 0x1)");
 
   EXPECT_TRUE(TcpStep::decode({0, 0, 0}).isBye());
   EXPECT_EQ(TcpStep::decode({4096, 5000, 0}).size, 4096u);
-  EXPECT_EQ(errorOf([] { (void)TcpStep::decode({(8u << 20) + 1, 1, 0}); }),
+  EXPECT_EQ(errorOf([] {
+              (void)TcpStep::decode({(8u << 20) + 1, 1, 0});
+            }),
             "step message size 8388609, expected 1..8388608");
-  EXPECT_EQ(errorOf([] { (void)TcpStep::decode({4096, 0, 0}); }), "step with neither iterations nor a duration");
+  EXPECT_EQ(errorOf([] {
+              (void)TcpStep::decode({4096, 0, 0});
+            }),
+            "step with neither iterations nor a duration");
 
   EXPECT_EQ(decodeTcpStreamHello(tcpStreamHelloWords(3), 4), 3u);
-  EXPECT_EQ(errorOf([] { (void)decodeTcpStreamHello(tcpStreamHelloWords(4), 4); }), "stream index 4, expected 0..3");
-  EXPECT_EQ(errorOf([] { (void)decodeTcpStreamHello({0x4e52544c, 2, 1, 1}, 4); }),
+  EXPECT_EQ(errorOf([] { (void)decodeTcpStreamHello(tcpStreamHelloWords(4), 4); }),
+            "stream index 4, expected 0..3");
+  EXPECT_EQ(errorOf([] {
+              (void)decodeTcpStreamHello({0x4e52544c, 2, 1, 1}, 4);
+            }),
             "stream hello's reserved word 1, expected 0");
-  EXPECT_EQ(errorOf([] { (void)decodeTcpStreamHello({0x4e52544c, 1, 0, 0}, 4); }),
-            "unexpected connection during a TCP step (hello 0x4e52544c 0x1, expected a data stream of this session)");
+  EXPECT_EQ(errorOf([] {
+              (void)decodeTcpStreamHello({0x4e52544c, 1, 0, 0}, 4);
+            }),
+            "unexpected connection during a TCP step (hello 0x4e52544c 0x1, expected a data stream "
+            "of this session)");
 }
 
 // The client refuses at parse time what the server would refuse on the wire.
@@ -259,7 +287,8 @@ TEST(LinkProtocolFuzzCorpus, ReplaysCleanly) {
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(e.path(), std::ios::binary);
-    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
     EXPECT_TRUE(fuzz::runLinkProtocol(bytes)) << e.path();
     ++files;
   }

@@ -27,8 +27,8 @@ BandwidthResult fieldRow() {
   r.messageBytes = 65536;
   r.iterations = 5000;
   r.messages = 5000;
-  r.seconds = 5000 / 741968.0;             // 0.741968 Mpps
-  r.peakBytesPerSecond = 389.06e9 / 8.0;   // 389.06 Gb/s
+  r.seconds = 5000 / 741968.0;            // 0.741968 Mpps
+  r.peakBytesPerSecond = 389.06e9 / 8.0;  // 389.06 Gb/s
   return r;
 }
 
@@ -62,7 +62,7 @@ TEST(LinkReport, ValuesStartUnderTheirHeaders) {
 }
 
 TEST(LinkReport, UnitConversions) {
-  EXPECT_DOUBLE_EQ(bandwidthIn(BandwidthUnit::GbitPerSecond, 125e6), 1.0);  // 10^9 bit/s
+  EXPECT_DOUBLE_EQ(bandwidthIn(BandwidthUnit::GbitPerSecond, 125e6), 1.0);   // 10^9 bit/s
   EXPECT_DOUBLE_EQ(bandwidthIn(BandwidthUnit::MiBPerSecond, 1048576), 1.0);  // 2^20 B/s
   // 389.00 Gb/s is 48625 MB/s (10^6) but 46372.41 MiB/s (2^20).
   EXPECT_NEAR(bandwidthIn(BandwidthUnit::MiBPerSecond, 389.00e9 / 8), 46372.41, 0.005);
@@ -117,8 +117,9 @@ TEST(LinkReport, LatencySummaryLikeSendLat) {
   EXPECT_NEAR(r.stdevUs, 288.675, 0.001);
   ReportTable t = latencyTable();
   addLatencyRow(t, r);
-  EXPECT_EQ(tokens(t.rowLine(0)), (std::vector<std::string>{"2", "1000", "1.00", "1000.00", "500.50",
-                                                             "500.50", "288.67", "990.00", "999.00"}));
+  EXPECT_EQ(tokens(t.rowLine(0)),
+            (std::vector<std::string>{"2", "1000", "1.00", "1000.00", "500.50", "500.50", "288.67",
+                                      "990.00", "999.00"}));
   EXPECT_NE(t.headerLine().find("t_typical[usec]"), std::string::npos);
   EXPECT_NE(t.headerLine().find("99.9% percentile[usec]"), std::string::npos);
 }
@@ -146,12 +147,13 @@ TEST(LinkReport, BidirectionalSumsTheTwoSidesRates) {
 TEST(LinkReport, PeakWindows) {
   // 100 messages/s for 10 s, then one second at 300 messages/s.
   std::vector<ProgressSample> s;
-  for (int i = 0; i <= 10; ++i) s.push_back({static_cast<double>(i), static_cast<std::uint64_t>(i * 100)});
+  for (int i = 0; i <= 10; ++i)
+    s.push_back({static_cast<double>(i), static_cast<std::uint64_t>(i * 100)});
   s.push_back({11.0, 1300});
   EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 100), 300.0);
   EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 300), 300.0);
   EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 400), 200.0);  // 900 -> 1300 over 2 s
-  EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 5000), 0.0);  // shorter than one window
+  EXPECT_DOUBLE_EQ(peakMessagesPerSecond(s, 5000), 0.0);   // shorter than one window
 }
 
 TEST(LinkReport, DurationBannerSaysWhatWasMeasured) {
@@ -169,7 +171,8 @@ TEST(LinkReport, SweepIsTwoBytesToEightMiB) {
 }
 
 TEST(LinkReport, BannerPairsAndJsonEscaping) {
-  const std::string b = formatBanner("RDMA_Write BW Test", {{"Device", "rxe1"}, {"Number of qps", "1"}});
+  const std::string b =
+      formatBanner("RDMA_Write BW Test", {{"Device", "rxe1"}, {"Number of qps", "1"}});
   EXPECT_NE(b.find("RDMA_Write BW Test"), std::string::npos);
   EXPECT_NE(b.find(" Device          : rxe1"), std::string::npos);
   EXPECT_EQ(jsonQuote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");

@@ -2,8 +2,6 @@
 // (bench/report/OutputFile.h): `aggregate --html /dev/full` and `file --json
 // /dev/full` exited 0 with the report lost (an ofstream checked before its
 // buffer was flushed, or not at all).
-#include "bench/report/OutputFile.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "bench/report/OutputFile.h"
 #include "tests/unit/FullStdout.h"
 #include "tests/unit/bench/ErrorOf.h"
 #include "tests/unit/bench/ScratchDir.h"

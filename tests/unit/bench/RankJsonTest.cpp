@@ -164,14 +164,19 @@ TEST(RankJson, VerifyStatisticsAreCheckedAgainstTheErrors) {
             "log line 7: rank 2 (node-c): 1 verify mismatches, more than its 0 errors");
   EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[1, 2, 3, "x"]])")),
             "log line 7: rank 2 (node-c): 1 mismatches described, expected at most 0");
-  EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[1, 2, 3]])")),
-            R"(log line 7: field "verify.first[0]": expected [file_id, offset, first_bad_byte, kind])");
+  EXPECT_EQ(
+      parseError(mutated(R"("first": [])", R"("first": [[1, 2, 3]])")),
+      R"(log line 7: field "verify.first[0]": expected [file_id, offset, first_bad_byte, kind])");
   EXPECT_EQ(parseError(mutated(R"("first": [])", R"("first": [[4294967296, 2, 3, "x"]])")),
             R"(log line 7: field "verify.first[0][0]": expected a whole number 0..4294967295)");
-  EXPECT_EQ(parseError(mutated(R"("verify": {)", R"("verify": {"units": 1, )")),
-            R"(log line 7: field "verify.units": expected only the fields of nfsrdma-bench-rank/2, not this one)");
-  EXPECT_EQ(parseError(mutated(R"("verify": {"blocks_checked": 0, "bytes_checked": 0, "mismatches": 0, "first": []}, )", "")),
-            R"(log line 7: field "verify": expected it to be present)");
+  EXPECT_EQ(
+      parseError(mutated(R"("verify": {)", R"("verify": {"units": 1, )")),
+      R"(log line 7: field "verify.units": expected only the fields of nfsrdma-bench-rank/2, not this one)");
+  EXPECT_EQ(
+      parseError(mutated(
+          R"("verify": {"blocks_checked": 0, "bytes_checked": 0, "mismatches": 0, "first": []}, )",
+          "")),
+      R"(log line 7: field "verify": expected it to be present)");
 }
 
 TEST(RankJson, MissingNestedMembersAreNamedWithTheirPath) {

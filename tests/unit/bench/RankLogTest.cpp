@@ -18,8 +18,9 @@ using testing::errorOf;
 using testing::ranFor;
 using testing::ScratchDir;
 
-
-std::string line(const RankResult& r) { return rankToJsonLine(r); }
+std::string line(const RankResult& r) {
+  return rankToJsonLine(r);
+}
 
 // A log file holding text, read as aggregate reads one.
 class Log {
@@ -65,8 +66,9 @@ TEST(RankLog, ARankReportingACellTwiceIsAnError) {
   const Log log(line(ranFor(1, "4k-randread nfs", 10, 12, 100)) +
                 line(ranFor(1, "4k-randread nfs", 10, 12, 100)));
   RankLogCells cells;
-  EXPECT_EQ(errorOf([&] { log.readInto(cells); }),
-            log.path() + " line 2: rank 1 (node-1) reported cell \"4k-randread nfs\" a second time");
+  EXPECT_EQ(
+      errorOf([&] { log.readInto(cells); }),
+      log.path() + " line 2: rank 1 (node-1) reported cell \"4k-randread nfs\" a second time");
 }
 
 TEST(RankReport, TextShowsTheWindowsTheRowsAndTheStraggler) {
@@ -110,7 +112,8 @@ TEST(RankReport, ALostClientHasNoTotalsInTextJsonOrChart) {
 }
 
 TEST(RankReport, JsonRowsAddUpToTheAggregate) {
-  const RankAggregate a = aggregateRanks({ranFor(0, "c", 10, 12, 200), ranFor(1, "c", 11, 13, 100)}, 2);
+  const RankAggregate a =
+      aggregateRanks({ranFor(0, "c", 10, 12, 200), ranFor(1, "c", 11, 13, 100)}, 2);
   JsonWriter w;
   w.beginObject();
   writeRanksJson(w, "clients", a, 2, {});

@@ -3,10 +3,8 @@
 // MiB) stayed for ever. The next run sweeps what dead runs left, and only
 // that: the exact name, a directory of this user's, its PID gone, its lock
 // free.
-#include "bench/file/RunDirectory.h"
-
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/file/RunDirectory.h"
 #include "tests/unit/bench/ScratchDir.h"
 
 namespace nfsrdma::bench {
@@ -45,7 +44,8 @@ TEST(RunDirectory, WhatADeadRunLeftIsRemovedAndSaid) {
   ScratchDir parent("sweep-dead");
   const int dead = deadPid();
   const fs::path left = leftover(parent.path(), "nfsrdma-bench-" + std::to_string(dead), 3 << 20);
-  const SweptDirectories swept = sweepDeadRunDirectories(parent.path(), "nfsrdma-bench", ::getpid());
+  const SweptDirectories swept =
+      sweepDeadRunDirectories(parent.path(), "nfsrdma-bench", ::getpid());
   EXPECT_FALSE(fs::exists(left));
   EXPECT_EQ(swept.removed, std::vector<std::string>{left.string()});
   EXPECT_EQ(swept.bytes, 3U << 20);
@@ -60,7 +60,7 @@ TEST(RunDirectory, WhatIsNotCertainlyADeadRunsIsKept) {
   const std::string dead = std::to_string(deadPid());
   std::vector<fs::path> kept = {
       leftover(parent.path(), "nfsrdma-bench-" + std::to_string(::getppid()), 10),  // live
-      leftover(parent.path(), "nfsrdma-bench-1", 10),  // init: live
+      leftover(parent.path(), "nfsrdma-bench-1", 10),                               // init: live
       leftover(parent.path(), "nfsrdma-bench-0" + dead, 10),
       leftover(parent.path(), "nfsrdma-bench-" + dead + "x", 10),
       leftover(parent.path(), "nfsrdma-benchx-" + dead, 10),
@@ -87,7 +87,8 @@ TEST(RunDirectory, WhatIsNotCertainlyADeadRunsIsKept) {
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
   kept.push_back(locked);
 
-  const SweptDirectories swept = sweepDeadRunDirectories(parent.path(), "nfsrdma-bench", ::getpid());
+  const SweptDirectories swept =
+      sweepDeadRunDirectories(parent.path(), "nfsrdma-bench", ::getpid());
   ::close(fd);
   EXPECT_TRUE(swept.removed.empty());
   EXPECT_TRUE(swept.failed.empty());

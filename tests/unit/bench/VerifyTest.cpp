@@ -40,8 +40,8 @@ TEST(Verify, CorruptByteReportsItsOffset) {
 TEST(Verify, MisplacedZeroAndForeignBlocksAreTold) {
   std::vector<std::uint8_t> buf(3 * 4096);
   fillPattern(std::span(buf).first(4096), 5, 2, 8192);  // unit 0 holds offset 8192's data
-  std::memset(buf.data() + 4096, 0, 4096);               // unit 1 never written
-  std::memset(buf.data() + 8192, 0xAB, 4096);            // unit 2 foreign
+  std::memset(buf.data() + 4096, 0, 4096);              // unit 1 never written
+  std::memset(buf.data() + 8192, 0xAB, 4096);           // unit 2 foreign
   VerifyStats s;
   EXPECT_EQ(checkPattern(buf, 5, 2, 0, s), 3U);
   ASSERT_EQ(s.first.size(), 3U);

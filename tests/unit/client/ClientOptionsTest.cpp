@@ -24,8 +24,8 @@ TEST(ClientOptions, TrunkKeysAndServerLists) {
   EXPECT_EQ(one.nconnect, 1U);
   EXPECT_FALSE(one.givenNconnect);
   EXPECT_TRUE(one.moreServers.empty());
-  const ClientOptions o =
-      ClientOptions::fromUrl("nfs://10.0.0.1,10.0.1.1:3049,[fd00::2]/e?nconnect=8&bind=10.0.0.9,10.0.1.9&proto=rdma");
+  const ClientOptions o = ClientOptions::fromUrl(
+      "nfs://10.0.0.1,10.0.1.1:3049,[fd00::2]/e?nconnect=8&bind=10.0.0.9,10.0.1.9&proto=rdma");
   EXPECT_EQ(o.nconnect, 8U);
   EXPECT_EQ(o.givenNconnect, 8U);
   EXPECT_EQ(o.host, "10.0.0.1");
@@ -41,7 +41,8 @@ TEST(ClientOptions, TrunkKeysAndServerLists) {
   EXPECT_NE(errorOf("nfs://srv/e?nconnect=0").find("nconnect=0 is not a whole number from 1 to 16"),
             std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?nconnect=17").find("from 1 to 16"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv/e?bind=a,,b").find("bind= needs a local address"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?bind=a,,b").find("bind= needs a local address"),
+            std::string::npos);
   EXPECT_FALSE(one.numaAuto);
   EXPECT_TRUE(ClientOptions::fromUrl("nfs://srv/e?numa=auto").numaAuto);
   EXPECT_FALSE(ClientOptions::fromUrl("nfs://srv/e?numa=off").numaAuto);
@@ -102,13 +103,17 @@ TEST(ClientOptions, DefaultsAndEveryKey) {
 
 TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
   EXPECT_NE(errorOf("nfs://srv/e?version=4.0").find("nfsrdma speaks NFSv4.1"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv/e?proto=udp").find("proto=udp (expected tcp or rdma)"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?proto=udp").find("proto=udp (expected tcp or rdma)"),
+            std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?memreg=x").find("expected pooled or per-io"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?colour=red").find("unknown option 'colour'"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?uid").find("has no value"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=17").find("reads-per-compound"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=0").find("reads-per-compound"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv/e?proto=rdma&reads-per-compound=2").find("needs proto=tcp"), std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=17").find("reads-per-compound"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?reads-per-compound=0").find("reads-per-compound"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv/e?proto=rdma&reads-per-compound=2").find("needs proto=tcp"),
+            std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?gids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17").find("16 groups"),
             std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?bind=").find("bind= needs a local address"), std::string::npos);
@@ -116,8 +121,10 @@ TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
   EXPECT_NE(errorOf("nfs://srv/e?busy-timeout=-1").find("busy-timeout"), std::string::npos);
   EXPECT_NE(errorOf("nfs://srv/e?busy-timeout=3600001").find("busy-timeout"), std::string::npos);
   // A repeated key or two different ports: which one was meant is unknown.
-  EXPECT_NE(errorOf("nfs://srv/e?uid=1&uid=2").find("option 'uid' is given twice"), std::string::npos);
-  EXPECT_NE(errorOf("nfs://srv:2049/e?port=23049").find("port=23049 contradicts the port 2049 after the host"),
+  EXPECT_NE(errorOf("nfs://srv/e?uid=1&uid=2").find("option 'uid' is given twice"),
+            std::string::npos);
+  EXPECT_NE(errorOf("nfs://srv:2049/e?port=23049")
+                .find("port=23049 contradicts the port 2049 after the host"),
             std::string::npos);
   EXPECT_EQ(ClientOptions::fromUrl("nfs://srv:2049/e?port=2049").port, 2049);
   // The port after the host is named as written; "srv:" is not the default port.

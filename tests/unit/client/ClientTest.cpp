@@ -248,13 +248,16 @@ TEST_F(ClientTest, AnOverlongPathOrNameIsRefusedNamingItsLength) {
   const std::size_t sent = server_->stats().compounds;
   const std::string longPath = std::string(100 * 1024, 'd') + "/f";
   std::string error = errorOf([&] { (void)client_->open(longPath, OpenFlags{.create = true}); });
-  EXPECT_EQ(error, "open /" + std::string(63, 'd') +
-                       "...: a path of 102403 bytes, longer than 4096 (PATH_MAX): File name too long");
+  EXPECT_EQ(error,
+            "open /" + std::string(63, 'd') +
+                "...: a path of 102403 bytes, longer than 4096 (PATH_MAX): File name too long");
   error = errorOf([&] { (void)client_->stat("dir/" + std::string(256, 'n')); });
-  EXPECT_NE(error.find(": a name of 256 bytes, longer than 255 (NAME_MAX): File name too long"), std::string::npos)
+  EXPECT_NE(error.find(": a name of 256 bytes, longer than 255 (NAME_MAX): File name too long"),
+            std::string::npos)
       << error;
   EXPECT_EQ(server_->stats().compounds, sent) << "a request went out";
-  error = errorOf([&] { (void)client_->stat(std::string(255, 'n')); });  // a name of 255 goes to the server
+  error = errorOf(
+      [&] { (void)client_->stat(std::string(255, 'n')); });  // a name of 255 goes to the server
   EXPECT_EQ(error.find("NAME_MAX"), std::string::npos) << error;
   EXPECT_GT(server_->stats().compounds, sent);
 }
@@ -299,7 +302,9 @@ TEST_F(ClientTest, AReclaimTheServerAnswersDelayIsSentAgain) {
   server_->restartOnNext(Op::kWrite);
   server_->failNextOp(Op::kOpen, nfs4::kErrDelay);
   server_->failNextOp(Op::kOpen, nfs4::kErrDelay);
-  const std::string error = errorOf([&] { client_->pwrite(f, {data.data() + kServerIo, kServerIo}, kServerIo); });
+  const std::string error = errorOf([&] {
+    client_->pwrite(f, {data.data() + kServerIo, kServerIo}, kServerIo);
+  });
   EXPECT_EQ(error, "(no error)");
   EXPECT_NO_THROW(client_->close(f));
   EXPECT_EQ(server_->restarts(), 1U);

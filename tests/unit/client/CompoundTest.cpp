@@ -708,9 +708,9 @@ TEST(CompoundDecode, LargestCachedReplyIsThePathWalkEndingInOpen) {
   w.result(Op::kPutFh);
   for (std::uint32_t i = 0; i < kLookups; ++i) w.result(Op::kLookup);
   w.result(Op::kOpen).stateId(1, 0xa1).u32(1).u64(100).u64(101).u32(0x24);
-  w.u32(3).u32(~0U).u32(~0U).u32(~0U);                   // attrset, 3 words
+  w.u32(3).u32(~0U).u32(~0U).u32(~0U);                    // attrset, 3 words
   w.u32(2).stateId(6, 0xd2).u32(0).u32(1).u64(1U << 30);  // write delegation, size limit
-  w.u32(0).u32(0).u32(0x16).str(std::string(128, 'p'));  // ACE, IDMAP_NAMESZ principal
+  w.u32(0).u32(0).u32(0x16).str(std::string(128, 'p'));   // ACE, IDMAP_NAMESZ principal
   w.result(Op::kGetFh).opaque(Bytes(kFhMaxSize, 0xfe));
   w.result(Op::kGetAttr).u32(3).u32((1U << attr::kType) | (1U << attr::kSize)).u32(0).u32(0);
   w.opaque(Wire().u32(1).u64(4096).bytes());
@@ -1171,7 +1171,9 @@ TEST(CompoundEncode, CacheThisIsSetForCompoundsThatChangeState) {
   const FileHandle fh{{1}};
   const Bytes seqOff = Wire().u32(53).fixed(16, 0x5e).u32(2).u32(0).u32(0).u32(0).bytes();
   const Bytes seqOn = Wire().u32(53).fixed(16, 0x5e).u32(2).u32(0).u32(0).u32(1).bytes();
-  const auto prefix = [](const Bytes& all, std::size_t n) { return Bytes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n)); };
+  const auto prefix = [](const Bytes& all, std::size_t n) {
+    return Bytes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+  };
   const Bytes read = encodeOps(
       [&](CompoundEncoder& c) {
         c.sequence(sid, 2, 0, 0, false);

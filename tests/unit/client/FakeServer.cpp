@@ -43,7 +43,8 @@ std::uint8_t stateIdBoot(xdr::XdrDecoder& dec) {
 
 void putStateId(xdr::XdrEncoder& enc, std::uint8_t boot) {
   enc.putU32(1);
-  enc.putFixedOpaque(std::array<std::uint8_t, nfs4::kStateIdOtherSize>{'s', 't', 'a', 't', 'e', boot});
+  enc.putFixedOpaque(
+      std::array<std::uint8_t, nfs4::kStateIdOtherSize>{'s', 't', 'a', 't', 'e', boot});
 }
 
 // OPEN4args as CompoundEncoder::open writes them (UNCHECKED create or none, CLAIM_NULL).
@@ -63,10 +64,16 @@ bool parseOpen(xdr::XdrDecoder& dec, CompoundCall::FileArgs& a) {
   }
   a.claim = dec.getU32();
   switch (a.claim) {
-    case nfs4::kClaimNull: a.name = std::string(dec.getString(nfs4::kOpaqueLimit)); break;
-    case nfs4::kClaimPrevious: (void)dec.getU32(); break;  // delegate_type
-    case nfs4::kClaimFh: break;
-    default: return false;
+    case nfs4::kClaimNull:
+      a.name = std::string(dec.getString(nfs4::kOpaqueLimit));
+      break;
+    case nfs4::kClaimPrevious:
+      (void)dec.getU32();
+      break;  // delegate_type
+    case nfs4::kClaimFh:
+      break;
+    default:
+      return false;
   }
   return dec.ok();
 }
@@ -174,7 +181,8 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         if (i == 0) c.sequence = s;
         break;
       }
-      case Op::kPutRootFh: break;
+      case Op::kPutRootFh:
+        break;
       case Op::kGetAttr: {
         const std::uint32_t n = dec.getU32();
         if (n > kMaxBitmapWords) return std::nullopt;
@@ -184,7 +192,9 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         }
         break;
       }
-      case Op::kReclaimComplete: (void)dec.getBool(); break;
+      case Op::kReclaimComplete:
+        (void)dec.getBool();
+        break;
       case Op::kExchangeId: {
         (void)dec.getFixedOpaque(nfs4::kVerifierSize);
         (void)dec.getOpaque(nfs4::kOpaqueLimit);  // co_ownerid
@@ -205,7 +215,8 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         c.createSessionSequence = dec.getU32();
         (void)dec.getU32();  // flags
         nfs4::ChannelAttrs back;
-        if (!readChannelAttrs(dec, c.foreRequested) || !readChannelAttrs(dec, back)) return std::nullopt;
+        if (!readChannelAttrs(dec, c.foreRequested) || !readChannelAttrs(dec, back))
+          return std::nullopt;
         (void)dec.getU32();  // cb_program
         const std::uint32_t secs = dec.getU32();
         for (std::uint32_t k = 0; k < secs && dec.ok(); ++k) {
@@ -213,16 +224,22 @@ std::optional<CompoundCall> parseCompound(const RpcCall& call) {
         }
         break;
       }
-      case Op::kDestroySession: (void)dec.getFixedOpaque(nfs4::kSessionIdSize); break;
+      case Op::kDestroySession:
+        (void)dec.getFixedOpaque(nfs4::kSessionIdSize);
+        break;
       case Op::kBindConnToSession: {
         const auto sid = dec.getFixedOpaque(nfs4::kSessionIdSize);
-        if (sid.size() == c.bindSession.size()) std::memcpy(c.bindSession.data(), sid.data(), sid.size());
+        if (sid.size() == c.bindSession.size())
+          std::memcpy(c.bindSession.data(), sid.data(), sid.size());
         (void)dec.getU32();   // direction
         (void)dec.getBool();  // rdma mode
         break;
       }
-      case Op::kDestroyClientId: (void)dec.getU64(); break;
-      default: return dec.ok() ? std::optional<CompoundCall>(std::move(c)) : std::nullopt;
+      case Op::kDestroyClientId:
+        (void)dec.getU64();
+        break;
+      default:
+        return dec.ok() ? std::optional<CompoundCall>(std::move(c)) : std::nullopt;
     }
   }
   if (!dec.ok()) return std::nullopt;
@@ -276,7 +293,8 @@ bool FakeNfs41Server::restartFor(const CompoundCall& c) {
   std::vector<ScriptedPeer*> peers;
   {
     std::lock_guard lock(mu_);
-    if (!restartOn_ || std::find(c.ops.begin(), c.ops.end(), *restartOn_) == c.ops.end()) return false;
+    if (!restartOn_ || std::find(c.ops.begin(), c.ops.end(), *restartOn_) == c.ops.end())
+      return false;
     restartOn_.reset();
     ++boot_;
     clientId_ = config_.clientId + boot_;
@@ -327,8 +345,8 @@ void FakeNfs41Server::checkSequenceLocked(const SequenceArgs& a) {
   if (a.session != sessionId_) violation("SEQUENCE for another session");
   if (stats_.destroySession > 0) violation("SEQUENCE after DESTROY_SESSION");
   if (a.slot >= config_.grantedSlots) {
-    violation("slot " + std::to_string(a.slot) + " beyond the " + std::to_string(config_.grantedSlots) +
-              " granted");
+    violation("slot " + std::to_string(a.slot) + " beyond the " +
+              std::to_string(config_.grantedSlots) + " granted");
   }
   if (!busySlots_.insert(a.slot).second) {
     violation("a second request on slot " + std::to_string(a.slot) + " while one is in flight");
@@ -371,8 +389,9 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
       const SequenceArgs& a = *c->sequence;
       const auto last = lastSequenceId_.find(a.slot);
       const auto cached = replyCache_.find(a.slot);
-      if (a.session == sessionId_ && last != lastSequenceId_.end() && a.sequenceId == last->second &&
-          cached != replyCache_.end() && !busySlots_.count(a.slot)) {
+      if (a.session == sessionId_ && last != lastSequenceId_.end() &&
+          a.sequenceId == last->second && cached != replyCache_.end() &&
+          !busySlots_.count(a.slot)) {
         // A retry of the slot's last request: its reply, not a second run (RFC 8881 2.10.6.1).
         stats_.replays.emplace_back(a.slot, a.sequenceId);
         replay = successReply(call.xid, cached->second);
@@ -380,7 +399,8 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
       }
     }
     // After a restart, a session of before is unknown: BADSESSION, nothing checked.
-    const bool lostSession = c->sequence && boot_ > 0 && (!sessionLive_ || c->sequence->session != sessionId_);
+    const bool lostSession =
+        c->sequence && boot_ > 0 && (!sessionLive_ || c->sequence->session != sessionId_);
     if (c->sequence && !replay && !lostSession) {
       const SequenceArgs& a = *c->sequence;
       ++stats_.sequenced;
@@ -431,7 +451,9 @@ void FakeNfs41Server::onCall(ScriptedPeer& peer, const RpcCall& call) {
   answer(peer, *c, script);
 }
 
-void FakeNfs41Server::onIdle(ScriptedPeer& peer) { flushHeld(peer); }
+void FakeNfs41Server::onIdle(ScriptedPeer& peer) {
+  flushHeld(peer);
+}
 
 void FakeNfs41Server::flushHeld(ScriptedPeer& peer) {
   std::vector<Held> held;
@@ -442,7 +464,8 @@ void FakeNfs41Server::flushHeld(ScriptedPeer& peer) {
   for (auto it = held.rbegin(); it != held.rend(); ++it) answer(peer, it->call, it->script);
 }
 
-void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c, const SequenceScript& script) {
+void FakeNfs41Server::answer(ScriptedPeer& peer, const CompoundCall& c,
+                             const SequenceScript& script) {
   (void)peer.sendRecord(successReply(c.rpc.xid, build(c, script)));
 }
 
@@ -476,7 +499,8 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
           r.session = sessionId();
           {
             std::lock_guard lock(mu_);
-            if (boot_ > 0 && (!sessionLive_ || a.session != sessionId_)) r.status = nfs4::kErrBadSession;
+            if (boot_ > 0 && (!sessionLive_ || a.session != sessionId_))
+              r.status = nfs4::kErrBadSession;
           }
           r.sequenceId = a.sequenceId;
           r.slot = a.slot;
@@ -586,7 +610,9 @@ Bytes FakeNfs41Server::build(const CompoundCall& c, const SequenceScript& script
           break;
         case Op::kDestroySession:
         case Op::kDestroyClientId:
-        case Op::kReclaimComplete: enc.putU32(status); break;
+        case Op::kReclaimComplete:
+          enc.putU32(status);
+          break;
         case Op::kBindConnToSession: {
           std::lock_guard lock(mu_);
           if (boot_ > 0 && (!sessionLive_ || c.bindSession != sessionId_)) {

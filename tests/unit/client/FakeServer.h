@@ -40,13 +40,13 @@ struct SequenceArgs {
 struct CompoundCall {
   // The arguments of a file operation (which of them, by its op).
   struct FileArgs {
-    Bytes fh;                  // PUTFH
-    std::string name;          // LOOKUP, OPEN
-    bool create = false;       // OPEN
-    std::uint64_t offset = 0;  // READ, WRITE
-    std::uint32_t count = 0;   // READ
-    Bytes data;                // WRITE
-    std::uint32_t claim = 0;   // OPEN: CLAIM_NULL, CLAIM_PREVIOUS or CLAIM_FH
+    Bytes fh;                    // PUTFH
+    std::string name;            // LOOKUP, OPEN
+    bool create = false;         // OPEN
+    std::uint64_t offset = 0;    // READ, WRITE
+    std::uint32_t count = 0;     // READ
+    Bytes data;                  // WRITE
+    std::uint32_t claim = 0;     // OPEN: CLAIM_NULL, CLAIM_PREVIOUS or CLAIM_FH
     std::uint8_t stateBoot = 0;  // READ, WRITE, CLOSE: the server start the stateid is of
   };
   RpcCall rpc;
@@ -155,8 +155,8 @@ class FakeNfs41Server {
  public:
   struct Stats {
     std::size_t compounds = 0;
-    std::size_t sequenced = 0;      // COMPOUNDs that started with SEQUENCE
-    std::size_t maxInFlight = 0;    // most SEQUENCE COMPOUNDs received and not yet answered
+    std::size_t sequenced = 0;    // COMPOUNDs that started with SEQUENCE
+    std::size_t maxInFlight = 0;  // most SEQUENCE COMPOUNDs received and not yet answered
     std::size_t destroySession = 0;
     std::size_t destroyClientId = 0;
     std::size_t exchangeId = 0;
@@ -243,10 +243,10 @@ class FakeNfs41Server {
 
   ScriptedPeer& peer_;
   const FakeServerConfig config_;
-  nfs4::SessionId sessionId_;  // guarded by mu_
-  bool sessionLive_ = true;     // false from a restart to the next CREATE_SESSION (mu_)
-  std::uint64_t clientId_;      // (mu_)
-  std::uint8_t boot_ = 0;       // restarts so far (mu_)
+  nfs4::SessionId sessionId_;               // guarded by mu_
+  bool sessionLive_ = true;                 // false from a restart to the next CREATE_SESSION (mu_)
+  std::uint64_t clientId_;                  // (mu_)
+  std::uint8_t boot_ = 0;                   // restarts so far (mu_)
   std::optional<std::uint32_t> restartOn_;  // (mu_)
   std::uint32_t sessionsCreated_ = 0;
   std::deque<std::uint32_t> createSessionFailures_;
@@ -261,7 +261,7 @@ class FakeNfs41Server {
   std::map<std::uint32_t, std::uint32_t> lastSequenceId_;  // per slot, last executed
   std::map<std::uint32_t, Bytes> replyCache_;              // per slot, the last reply's results
   std::vector<ScriptedPeer*> peers_;                       // every connection served
-  std::set<std::uint32_t> busySlots_;                     // received, not answered
+  std::set<std::uint32_t> busySlots_;                      // received, not answered
   Stats stats_;
 };
 

@@ -129,7 +129,8 @@ TEST(IoLoop, OneThreadServesEveryConnectionAndEachSinkGetsOnlyItsOwn) {
     ASSERT_TRUE(sinks[i].wait(5)) << "connection " << i;
     const auto bodies = sinks[i].bodies();
     for (std::size_t round = 0; round < 5; ++round) {
-      EXPECT_EQ(bodies[round], std::vector<std::uint8_t>(100 + i, static_cast<std::uint8_t>(10 * i + round)));
+      EXPECT_EQ(bodies[round],
+                std::vector<std::uint8_t>(100 + i, static_cast<std::uint8_t>(10 * i + round)));
     }
     for (auto id : sinks[i].threads()) {
       if (served == std::thread::id{}) served = id;
@@ -147,8 +148,9 @@ TEST(IoLoop, AConnectionThatLeavesIsNotTouchedAndTheOthersGoOn) {
   a.onNextMessage([&] { pa->transport->close(); });
   ASSERT_TRUE(sendRecord(pa->peer, 1, 10));
   ASSERT_TRUE(a.wait(1));
-  (void)sendRecord(pa->peer, 2, 10);  // to a connection that left (its socket closed): never delivered
-  pb->transport->close();       // b leaves from this thread
+  (void)sendRecord(pa->peer, 2,
+                   10);          // to a connection that left (its socket closed): never delivered
+  pb->transport->close();        // b leaves from this thread
   pb = pairOn(loop, "b again");  // and a new connection joins the same loop
   CountingSink c;
   pb->transport->start(c);

@@ -1,9 +1,9 @@
 // kernelMountTransport: the transport of the kernel NFS mount that holds a
 // path, read from /proc/self/mounts text (the benchmarks' path engine asks
 // it of a directory on an NFS mount).
-#include "client/KernelMounts.h"
-
 #include <gtest/gtest.h>
+
+#include "client/KernelMounts.h"
 
 namespace nfsrdma {
 namespace {

@@ -1,8 +1,6 @@
 // numa=auto's pieces on a fake sysfs tree: the CPU list format, a device's
 // node (an RDMA device's; the interface of a local address), and pinning the
 // calling thread to a node's CPUs, which sched_getaffinity then shows.
-#include "client/transport/NumaPlacement.h"
-
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <unistd.h>
@@ -12,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "client/transport/NumaPlacement.h"
 #include "client/transport/rdma/DeviceNuma.h"
 
 namespace nfsrdma::transport {
@@ -76,7 +75,8 @@ TEST_F(FakeSysfs, PinsTheCallingThreadToTheNodesCpus) {
   EXPECT_EQ(CPU_COUNT(&after), 1);
   EXPECT_TRUE(CPU_ISSET(0, &after));
   EXPECT_EQ(broken.node, -1);
-  EXPECT_NE(broken.detail.find("node 1: cannot read its CPUs from "), std::string::npos) << broken.detail;
+  EXPECT_NE(broken.detail.find("node 1: cannot read its CPUs from "), std::string::npos)
+      << broken.detail;
   EXPECT_EQ(unknown.statsField(), " numa=none (RDMA device rxe0 has no NUMA node)");
 }
 

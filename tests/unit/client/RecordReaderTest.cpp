@@ -94,7 +94,8 @@ TEST(RecordReader, LargeRecordArrivesInItsOwnBuffer) {
   RecordReader r("peer");
   Collecting sink;
   for (std::size_t off = 0; off < stream.size(); off += 10000) {
-    ASSERT_FALSE(r.feed({stream.data() + off, std::min<std::size_t>(10000, stream.size() - off)}, sink));
+    ASSERT_FALSE(
+        r.feed({stream.data() + off, std::min<std::size_t>(10000, stream.size() - off)}, sink));
     if (off + 10000 < stream.size()) {
       EXPECT_EQ(sink.records.size(), 0U);
     }
@@ -155,8 +156,9 @@ TEST(RecordReader, EndOfStreamSaysHowMuchOfARecordArrived) {
   ASSERT_FALSE(r.feed({stream.data(), 6}, sink));
   const Error e = r.endOfStream();
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed));
-  EXPECT_NE(e.message().find("tcp server:2049 closed in the middle of a reply (6 bytes of it received)"),
-            std::string::npos)
+  EXPECT_NE(
+      e.message().find("tcp server:2049 closed in the middle of a reply (6 bytes of it received)"),
+      std::string::npos)
       << e.message();
 }
 

@@ -97,7 +97,9 @@ std::uint32_t indexOf(const RpcCall& call) {
 }
 
 // What the peer answers to call number i: its index, then a body whose size varies.
-Bytes resultsFor(std::uint32_t i) { return concat({word(i), pattern(4 * (i % 50), i)}); }
+Bytes resultsFor(std::uint32_t i) {
+  return concat({word(i), pattern(4 * (i % 50), i)});
+}
 
 // Polls a condition that has no notification (counters), bounded.
 template <typename Pred>
@@ -148,7 +150,8 @@ class RpcClientTest : public ::testing::Test {
     const Outcome o = outcomes_.get(i);
     EXPECT_EQ(o.fired, 1) << "call " << i;
     EXPECT_FALSE(o.error) << "call " << i << ": " << o.error.message();
-    EXPECT_EQ(o.results, resultsFor(static_cast<std::uint32_t>(i))) << "call " << i << " got another reply";
+    EXPECT_EQ(o.results, resultsFor(static_cast<std::uint32_t>(i)))
+        << "call " << i << " got another reply";
   }
 
   Outcomes outcomes_;  // outlives rpc_: callbacks still fire while it is destroyed
@@ -266,7 +269,8 @@ TEST_F(RpcClientTest, CallbacksStartingCallsKeepAQueueDepth) {
         kProcedure, [i](xdr::XdrEncoder& enc) { enc.putU32(static_cast<std::uint32_t>(i)); },
         [&, i](const Error& err, xdr::XdrDecoder& results) {
           const auto rest = results.rest();
-          const bool right = !err && Bytes(rest.begin(), rest.end()) == resultsFor(static_cast<std::uint32_t>(i));
+          const bool right =
+              !err && Bytes(rest.begin(), rest.end()) == resultsFor(static_cast<std::uint32_t>(i));
           {
             std::lock_guard lock(mu);
             ++done;
@@ -315,52 +319,93 @@ Bytes words(std::initializer_list<std::uint32_t> ws) {
 const BadReply kBadReplies[] = {
     {"OnlyTheXid", [](std::uint32_t x) { return words({x}); }, ClientErrc::kMalformedReply,
      "RPC reply: shorter than an RPC header", true},
-    {"TruncatedAfterMessageType", [](std::uint32_t x) { return words({x, 1}); },
+    {"TruncatedAfterMessageType",
+     [](std::uint32_t x) {
+       return words({x, 1});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated accepted reply", true},
-    {"CallInsteadOfReply", [](std::uint32_t x) { return words({x, 0, 2, kProgram, kVersion, 1}); },
+    {"CallInsteadOfReply",
+     [](std::uint32_t x) {
+       return words({x, 0, 2, kProgram, kVersion, 1});
+     },
      ClientErrc::kMalformedReply, "RPC reply: message type 0, expected REPLY (1)", true},
-    {"UnknownMessageType", [](std::uint32_t x) { return words({x, 0xdeadbeefU, 0}); },
+    {"UnknownMessageType",
+     [](std::uint32_t x) {
+       return words({x, 0xdeadbeefU, 0});
+     },
      ClientErrc::kMalformedReply, "RPC reply: message type 3735928559, expected REPLY (1)", true},
-    {"UnknownReplyStat", [](std::uint32_t x) { return words({x, 1, 7}); }, ClientErrc::kMalformedReply,
-     "RPC reply: reply_stat 7", true},
-    {"DeniedAuthBadCred", [](std::uint32_t x) { return authErrorReply(x, 1); }, ClientErrc::kRpcDenied,
-     "RPC AUTH_ERROR AUTH_BADCRED", false},
-    {"DeniedAuthTooWeak", [](std::uint32_t x) { return authErrorReply(x, 5); }, ClientErrc::kRpcDenied,
-     "RPC AUTH_ERROR AUTH_TOOWEAK", false},
+    {"UnknownReplyStat",
+     [](std::uint32_t x) {
+       return words({x, 1, 7});
+     },
+     ClientErrc::kMalformedReply, "RPC reply: reply_stat 7", true},
+    {"DeniedAuthBadCred", [](std::uint32_t x) { return authErrorReply(x, 1); },
+     ClientErrc::kRpcDenied, "RPC AUTH_ERROR AUTH_BADCRED", false},
+    {"DeniedAuthTooWeak", [](std::uint32_t x) { return authErrorReply(x, 5); },
+     ClientErrc::kRpcDenied, "RPC AUTH_ERROR AUTH_TOOWEAK", false},
     {"DeniedUnknownAuthStat", [](std::uint32_t x) { return authErrorReply(x, 99); },
      ClientErrc::kRpcDenied, "RPC AUTH_ERROR AUTH_(unknown)", false},
     {"DeniedRpcMismatch", [](std::uint32_t x) { return rpcMismatchReply(x, 3, 3); },
      ClientErrc::kRpcDenied, "RPC_MISMATCH (server speaks RPC 3-3)", false},
-    {"DeniedUnknownRejectStat", [](std::uint32_t x) { return words({x, 1, 1, 9}); },
+    {"DeniedUnknownRejectStat",
+     [](std::uint32_t x) {
+       return words({x, 1, 1, 9});
+     },
      ClientErrc::kMalformedReply, "RPC reply: reject_stat 9", true},
-    {"DeniedTruncatedAuthError", [](std::uint32_t x) { return words({x, 1, 1, 1}); },
+    {"DeniedTruncatedAuthError",
+     [](std::uint32_t x) {
+       return words({x, 1, 1, 1});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated AUTH_ERROR", true},
-    {"DeniedTruncatedRpcMismatch", [](std::uint32_t x) { return words({x, 1, 1, 0, 2}); },
+    {"DeniedTruncatedRpcMismatch",
+     [](std::uint32_t x) {
+       return words({x, 1, 1, 0, 2});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated RPC_MISMATCH", true},
-    {"ProgUnavail", [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kProgUnavail); },
+    {"ProgUnavail",
+     [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kProgUnavail); },
      ClientErrc::kRpcAcceptError, "RPC PROG_UNAVAIL (program not served)", false},
     {"ProgMismatch",
      [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kProgMismatch, 2, 3); },
      ClientErrc::kRpcAcceptError, "RPC PROG_MISMATCH (server has versions 2-3)", false},
-    {"TruncatedProgMismatch", [](std::uint32_t x) { return words({x, 1, 0, 0, 0, 2, 4}); },
+    {"TruncatedProgMismatch",
+     [](std::uint32_t x) {
+       return words({x, 1, 0, 0, 0, 2, 4});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated PROG_MISMATCH", true},
-    {"ProcUnavail", [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kProcUnavail); },
+    {"ProcUnavail",
+     [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kProcUnavail); },
      ClientErrc::kRpcAcceptError, "RPC PROC_UNAVAIL", false},
-    {"GarbageArgs", [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kGarbageArgs); },
+    {"GarbageArgs",
+     [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kGarbageArgs); },
      ClientErrc::kRpcAcceptError, "RPC GARBAGE_ARGS (server could not decode the call)", false},
     {"SystemErr", [](std::uint32_t x) { return acceptErrorReply(x, rpc::AcceptStat::kSystemErr); },
      ClientErrc::kRpcAcceptError, "RPC SYSTEM_ERR", false},
-    {"UnknownAcceptStat", [](std::uint32_t x) { return words({x, 1, 0, 0, 0, 6}); },
+    {"UnknownAcceptStat",
+     [](std::uint32_t x) {
+       return words({x, 1, 0, 0, 0, 6});
+     },
      ClientErrc::kMalformedReply, "RPC reply: accept_stat 6", true},
-    {"VerifierLengthNearFourGiB", [](std::uint32_t x) { return words({x, 1, 0, 0, 0xfffffff0U, 0}); },
+    {"VerifierLengthNearFourGiB",
+     [](std::uint32_t x) {
+       return words({x, 1, 0, 0, 0xfffffff0U, 0});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated accepted reply", true},
-    {"VerifierLongerThanTheMessage", [](std::uint32_t x) { return words({x, 1, 0, 0, 200, 0, 0}); },
+    {"VerifierLongerThanTheMessage",
+     [](std::uint32_t x) {
+       return words({x, 1, 0, 0, 200, 0, 0});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated accepted reply", true},
     {"VerifierOverFourHundredBytes",
-     [](std::uint32_t x) { return concat({words({x, 1, 0, 1, 404}), Bytes(404, 0xab), words({0})}); },
+     [](std::uint32_t x) {
+       return concat({words({x, 1, 0, 1, 404}), Bytes(404, 0xab), words({0})});
+     },
      ClientErrc::kMalformedReply, "RPC reply: truncated accepted reply", true},
-    {"NoAcceptStat", [](std::uint32_t x) { return words({x, 1, 0, 0, 0}); }, ClientErrc::kMalformedReply,
-     "RPC reply: truncated accepted reply", true},
+    {"NoAcceptStat",
+     [](std::uint32_t x) {
+       return words({x, 1, 0, 0, 0});
+     },
+     ClientErrc::kMalformedReply, "RPC reply: truncated accepted reply", true},
 };
 
 class RpcBadReplyTest : public RpcClientTest, public ::testing::WithParamInterface<BadReply> {};
@@ -542,8 +587,9 @@ TEST_F(RpcClientTest, FragmentBeyondTheMaximumFailsEveryPendingCall) {
     const Outcome o = outcomes_.get(i);
     EXPECT_EQ(o.fired, 1);
     EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kRecordTooLarge)) << o.error.message();
-    EXPECT_EQ(o.error.context,
-              "peer socketpair: record fragment of 2000 bytes exceeds the negotiated maximum of 1024");
+    EXPECT_EQ(
+        o.error.context,
+        "peer socketpair: record fragment of 2000 bytes exceeds the negotiated maximum of 1024");
   }
   const Error e = start(5);
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kRecordTooLarge)) << e.message();
@@ -626,7 +672,8 @@ TEST(RpcClientRaceTest, CallRacingAConnectionFailureIsReportedExactlyOnce) {
       if (fired + returnedError[i] != 1) {
         ++doubles;
         ADD_FAILURE() << "round " << rounds << ", call " << i << ": callback fired " << fired
-                      << " time(s) and call() returned " << (returnedError[i] ? "an error" : "success");
+                      << " time(s) and call() returned "
+                      << (returnedError[i] ? "an error" : "success");
       }
     }
   }

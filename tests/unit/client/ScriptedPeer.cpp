@@ -87,7 +87,8 @@ Bytes successReply(std::uint32_t xid, std::span<const std::uint8_t> results) {
   return out;
 }
 
-Bytes acceptErrorReply(std::uint32_t xid, rpc::AcceptStat stat, std::uint32_t low, std::uint32_t high) {
+Bytes acceptErrorReply(std::uint32_t xid, rpc::AcceptStat stat, std::uint32_t low,
+                       std::uint32_t high) {
   XdrBuilder b(64);
   putReplyStart(b.enc(), xid, rpc::ReplyStat::kAccepted);
   b.enc().putU32(rpc::kAuthNone);
@@ -141,7 +142,9 @@ Bytes pattern(std::size_t size, std::uint32_t seed) {
   return out;
 }
 
-Bytes recordMarker(std::uint32_t length, bool last) { return word(length | (last ? kLastFragment : 0U)); }
+Bytes recordMarker(std::uint32_t length, bool last) {
+  return word(length | (last ? kLastFragment : 0U));
+}
 
 Bytes frame(std::span<const std::uint8_t> message) {
   const std::size_t sizes[] = {message.size()};
@@ -153,14 +156,16 @@ Bytes frameFragments(std::span<const std::uint8_t> message, std::span<const std:
   std::size_t at = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::size_t n = sizes[i];
-    if (n > message.size() - at) throw std::invalid_argument("frameFragments: sizes exceed the message");
+    if (n > message.size() - at)
+      throw std::invalid_argument("frameFragments: sizes exceed the message");
     const Bytes m = recordMarker(static_cast<std::uint32_t>(n), i + 1 == sizes.size());
     out.insert(out.end(), m.begin(), m.end());
     out.insert(out.end(), message.begin() + static_cast<std::ptrdiff_t>(at),
                message.begin() + static_cast<std::ptrdiff_t>(at + n));
     at += n;
   }
-  if (at != message.size()) throw std::invalid_argument("frameFragments: sizes do not cover the message");
+  if (at != message.size())
+    throw std::invalid_argument("frameFragments: sizes do not cover the message");
   return out;
 }
 
@@ -293,7 +298,8 @@ bool ScriptedPeer::send(std::span<const std::uint8_t> bytes, std::chrono::millis
   std::lock_guard lock(sendMutex_);
   std::size_t at = 0;
   while (at < bytes.size()) {
-    const ssize_t n = ::send(fd_, bytes.data() + at, bytes.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(fd_, bytes.data() + at, bytes.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
       at += static_cast<std::size_t>(n);
       continue;
@@ -301,7 +307,8 @@ bool ScriptedPeer::send(std::span<const std::uint8_t> bytes, std::chrono::millis
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
     pollfd pfd{fd_, POLLOUT, 0};
-    if (::poll(&pfd, 1, remainingMs(deadline)) <= 0 && std::chrono::steady_clock::now() >= deadline) {
+    if (::poll(&pfd, 1, remainingMs(deadline)) <= 0 &&
+        std::chrono::steady_clock::now() >= deadline) {
       return false;
     }
   }
@@ -328,14 +335,16 @@ bool ScriptedPeer::trickle(std::span<const std::uint8_t> bytes, std::size_t chun
   return true;
 }
 
-void ScriptedPeer::hangUp() { ::shutdown(fd_, SHUT_RDWR); }
+void ScriptedPeer::hangUp() {
+  ::shutdown(fd_, SHUT_RDWR);
+}
 
-void ScriptedPeer::serve(CallHandler onCall, IdleHandler onIdle, std::chrono::milliseconds idleInterval) {
+void ScriptedPeer::serve(CallHandler onCall, IdleHandler onIdle,
+                         std::chrono::milliseconds idleInterval) {
   if (server_.joinable()) throw std::logic_error("ScriptedPeer::serve: already serving");
   stop_.store(false);
-  server_ = std::thread([this, onCall = std::move(onCall), onIdle = std::move(onIdle), idleInterval] {
-    serveLoop(onCall, onIdle, idleInterval);
-  });
+  server_ = std::thread([this, onCall = std::move(onCall), onIdle = std::move(onIdle),
+                         idleInterval] { serveLoop(onCall, onIdle, idleInterval); });
 }
 
 void ScriptedPeer::stopServing() {
@@ -348,7 +357,8 @@ void ScriptedPeer::stopServing() {
   stop_.store(false);  // direct reads work again
 }
 
-void ScriptedPeer::serveLoop(CallHandler onCall, IdleHandler onIdle, std::chrono::milliseconds idleInterval) {
+void ScriptedPeer::serveLoop(CallHandler onCall, IdleHandler onIdle,
+                             std::chrono::milliseconds idleInterval) {
   Bytes record;
   while (!stop_.load()) {
     const int rc = fillRecord(std::chrono::steady_clock::now() + idleInterval, record);

@@ -79,7 +79,8 @@ class Completions {
 class SessionTest : public ::testing::Test {
  protected:
   // Connects an RpcClient to a fake server with this configuration.
-  void startServer(FakeServerConfig config = {}, std::chrono::milliseconds timeout = kReplyTimeout) {
+  void startServer(FakeServerConfig config = {},
+                   std::chrono::milliseconds timeout = kReplyTimeout) {
     timeout_ = timeout;
     Connection c = connectSocketPair();
     peer_ = std::move(c.peer);
@@ -88,8 +89,8 @@ class SessionTest : public ::testing::Test {
     sys.machineName = "session-test";
     sys.uid = 1000;
     sys.gid = 1000;
-    rpc_ = std::make_unique<rpc::RpcClient>(std::move(c.transport), nfs4::kNfsProgram, nfs4::kNfsVersion,
-                                            rpc::Credential::sys(sys), timeout);
+    rpc_ = std::make_unique<rpc::RpcClient>(std::move(c.transport), nfs4::kNfsProgram,
+                                            nfs4::kNfsVersion, rpc::Credential::sys(sys), timeout);
   }
   static nfs4::SessionOptions options() {
     nfs4::SessionOptions o;
@@ -98,7 +99,8 @@ class SessionTest : public ::testing::Test {
     return o;
   }
   // A server with this configuration and a session set up against it.
-  void startSession(FakeServerConfig config = {}, std::chrono::milliseconds timeout = kReplyTimeout) {
+  void startSession(FakeServerConfig config = {},
+                    std::chrono::milliseconds timeout = kReplyTimeout) {
     startServer(config, timeout);
     nfs4::SessionOptions o = options();
     o.teardownBudget = teardownBudget_;
@@ -134,7 +136,8 @@ class SessionTest : public ::testing::Test {
     return completions_.get(i);
   }
   void expectNoViolations() {
-    for (const auto& v : server_->stats().violations) ADD_FAILURE() << "client broke the protocol: " << v;
+    for (const auto& v : server_->stats().violations)
+      ADD_FAILURE() << "client broke the protocol: " << v;
   }
 
   // Destroyed bottom-up: session (DESTROY_SESSION, DESTROY_CLIENTID while the
@@ -152,7 +155,9 @@ class SessionTest : public ::testing::Test {
   std::unique_ptr<nfs4::Session> session_;
 };
 
-constexpr std::uint32_t op(Op o) { return static_cast<std::uint32_t>(o); }
+constexpr std::uint32_t op(Op o) {
+  return static_cast<std::uint32_t>(o);
+}
 
 // ------------------------------------------------------------ setup
 
@@ -441,10 +446,12 @@ TEST_F(SessionTest, ASessionRefusedAgainAndAgainEndsTheRequestInsteadOfLooping) 
 // takes another slot.
 TEST_F(SessionTest, SeqMisorderedIsReportedByNameAndRetiresTheSlot) {
   startSession();
-  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.status = nfs4::kErrSeqMisordered; }));
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.status = nfs4::kErrSeqMisordered; }));
   const Outcome o = runBare(0);
   EXPECT_EQ(o.error.code, nfs4::statusError(nfs4::kErrSeqMisordered));
-  EXPECT_NE(o.error.message().find("NFS4ERR_SEQ_MISORDERED"), std::string::npos) << o.error.message();
+  EXPECT_NE(o.error.message().find("NFS4ERR_SEQ_MISORDERED"), std::string::npos)
+      << o.error.message();
   EXPECT_EQ(session_->stats().retiredSlots, 1U);
   EXPECT_FALSE(runBare(1).error);
 }
@@ -458,7 +465,8 @@ TEST_F(SessionTest, BadSlotRetiresTheSlot) {
   EXPECT_FALSE(runBare(1).error);
 }
 
-Bytes compoundResults(std::uint32_t status, std::uint32_t count, std::initializer_list<std::uint32_t> rest) {
+Bytes compoundResults(std::uint32_t status, std::uint32_t count,
+                      std::initializer_list<std::uint32_t> rest) {
   XdrBuilder b(256);
   b.enc().putU32(status);
   b.enc().putString("");
@@ -480,7 +488,8 @@ TEST_F(SessionTest, ResultsNotStartingWithSequenceAreMalformed) {
 
 TEST_F(SessionTest, ResultsWithNoOperationsAreMalformed) {
   startSession();
-  server_->scriptNextSequence(rawSequenceResults([](const CompoundCall&) { return compoundResults(0, 0, {}); }));
+  server_->scriptNextSequence(
+      rawSequenceResults([](const CompoundCall&) { return compoundResults(0, 0, {}); }));
   const Outcome o = runBare(0);
   EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kMalformedReply)) << o.error.message();
   EXPECT_EQ(o.error.context, "COMPOUND reply: no result for SEQUENCE (the server returned 0)");
@@ -511,7 +520,8 @@ TEST_F(SessionTest, HugeTargetHighestSlotDoesNotStallTheSession) {
   // sr_target_highest_slotid 0xffffffff once wrapped targetHighest_ + 1 to
   // zero slots and every later request waited forever (fixed in 8cddf0d).
   startSession({}, kTimeout);
-  server_->scriptNextSequence(editSequence([](SequenceReply& r) { r.targetHighestSlot = 0xffffffffU; }));
+  server_->scriptNextSequence(
+      editSequence([](SequenceReply& r) { r.targetHighestSlot = 0xffffffffU; }));
   EXPECT_FALSE(runBare(0).error);
   submitBare(1);
   ASSERT_TRUE(completions_.waitAll(2, kTimeout + kTimeoutSlack)) << "the next request never left";
@@ -638,9 +648,11 @@ TEST_F(SessionTest, EverySlotLostToAClosedConnectionReportsTheConnection) {
   for (std::size_t i = 0; i < 5; ++i) {
     const Outcome o = completions_.get(i);
     EXPECT_EQ(o.fired, 1) << i;
-    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionLost)) << i << ": " << o.error.message();
+    EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kConnectionLost))
+        << i << ": " << o.error.message();
   }
-  EXPECT_EQ(completions_.get(4).error.context.rfind("every session slot was lost, the last by: ", 0), 0U)
+  EXPECT_EQ(
+      completions_.get(4).error.context.rfind("every session slot was lost, the last by: ", 0), 0U)
       << completions_.get(4).error.context;
 }
 
@@ -704,7 +716,8 @@ TEST_F(SessionTest, CloseWithRequestsStillQueuedForASlotFailsThemAndSendsNothing
     }
   }
   EXPECT_GT(answered, 0U);
-  EXPECT_GT(refused, 0U) << "the server was fast enough to drain the queue: the test proves nothing";
+  EXPECT_GT(refused, 0U)
+      << "the server was fast enough to drain the queue: the test proves nothing";
   EXPECT_EQ(server_->stats().destroySession, 1U);
   expectNoViolations();  // among them: no SEQUENCE after DESTROY_SESSION
 }
@@ -724,16 +737,19 @@ TEST_F(SessionTest, QueuedRequestsThatFailToSendEndOneByOneWithoutNesting) {
   const std::string tooLong(rpc::RpcClient::kMaxCallHead + 1, 'x');
   constexpr std::size_t kQueued = 100000;
   for (std::size_t i = 1; i <= kQueued; ++i) {
-    session_->submit([&tooLong](nfs4::CompoundEncoder& c) { c.lookup(tooLong); }, completions_.callback(i));
+    session_->submit([&tooLong](nfs4::CompoundEncoder& c) { c.lookup(tooLong); },
+                     completions_.callback(i));
   }
-  ASSERT_LT(std::chrono::steady_clock::now() - t0, kHold) << "queueing took longer than the slot was held";
+  ASSERT_LT(std::chrono::steady_clock::now() - t0, kHold)
+      << "queueing took longer than the slot was held";
   EXPECT_EQ(session_->stats().waitedForSlot, kQueued);
   ASSERT_TRUE(completions_.waitAll(kQueued + 1, kHold + kWait * 3));
   EXPECT_FALSE(completions_.get(0).error) << completions_.get(0).error.message();
   for (std::size_t i = 1; i <= kQueued; ++i) {
     const Outcome o = completions_.get(i);
     ASSERT_EQ(o.fired, 1) << "request " << i;
-    ASSERT_EQ(o.error.code, make_error_code(ClientErrc::kEncodeOverflow)) << i << ": " << o.error.message();
+    ASSERT_EQ(o.error.code, make_error_code(ClientErrc::kEncodeOverflow))
+        << i << ": " << o.error.message();
   }
   // The slot was given back each time: the session still works.
   EXPECT_FALSE(runBare(kQueued + 1).error);
@@ -770,7 +786,8 @@ TEST_F(SessionTest, CloseRidesOutAServerStillBusyWithTheSessionAndClientId) {
 TEST_F(SessionTest, CloseGivesUpOnAServerBusyPastTheBudgetWithItsAnswer) {
   teardownBudget_ = 300ms;
   startSession();
-  for (int i = 0; i < 50; ++i) server_->failNextDestroy(Op::kDestroyClientId, nfs4::kErrClientIdBusy);
+  for (int i = 0; i < 50; ++i)
+    server_->failNextDestroy(Op::kDestroyClientId, nfs4::kErrClientIdBusy);
   const auto t0 = std::chrono::steady_clock::now();
   const Error e = session_->close();
   const auto took = std::chrono::steady_clock::now() - t0;
@@ -838,7 +855,9 @@ TEST_F(SessionTest, ACallWhoseReplyWasLostIsResentOnItsSlotWithItsSequenceId) {
   EXPECT_EQ(server_->stats().replays.size(), 1U);
   const auto n = notices();
   ASSERT_EQ(n.size(), 1U);
-  EXPECT_NE(n[0].find("reconnected and resent 1 calls in flight on their slots ("), std::string::npos) << n[0];
+  EXPECT_NE(n[0].find("reconnected and resent 1 calls in flight on their slots ("),
+            std::string::npos)
+      << n[0];
   expectNoViolations();
 }
 
@@ -881,9 +900,10 @@ TEST_F(SessionTest, ACallUnansweredOnALiveConnectionIsReplayedOnANewOne) {
   EXPECT_EQ(rpc_->stats().timeouts, 1U);
   const auto n = notices();
   ASSERT_EQ(n.size(), 1U);
-  EXPECT_NE(n[0].find("no reply from peer socketpair within 300 ms; the connection is taken for dead and "
-                      "replaced"),
-            std::string::npos)
+  EXPECT_NE(
+      n[0].find("no reply from peer socketpair within 300 ms; the connection is taken for dead and "
+                "replaced"),
+      std::string::npos)
       << n[0];
   EXPECT_FALSE(runBare(1).error);  // the slot goes on with the next sequence id
   expectNoViolations();
@@ -911,7 +931,8 @@ TEST_F(SessionTest, EveryCallInFlightOnASilentConnectionIsReplayed) {
   for (int i = 0; i < 3; ++i) server_->scriptNextSequence(swallowReplyOnSequence());
   for (std::size_t i = 0; i < 3; ++i) submitBare(i);
   ASSERT_TRUE(completions_.waitAll(3, kTimeout + kTimeoutSlack + kWait));
-  for (std::size_t i = 0; i < 3; ++i) EXPECT_FALSE(completions_.get(i).error) << completions_.get(i).error.message();
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_FALSE(completions_.get(i).error) << completions_.get(i).error.message();
   EXPECT_EQ(server_->stats().replays.size(), 3U);
   EXPECT_EQ(session_->stats().reconnects, 1U);
   EXPECT_EQ(session_->stats().outages, 1U);
@@ -937,8 +958,10 @@ TEST_F(SessionTest, AServerThatCannotBeReachedEndsEachCallWithinTheRecoveryTimeo
     const Outcome o = completions_.get(i);
     EXPECT_EQ(o.fired, 1);
     EXPECT_EQ(o.error.code, make_error_code(ClientErrc::kServerUnreachable)) << o.error.message();
-    EXPECT_NE(o.error.message().find("recovery-timeout 600 ms"), std::string::npos) << o.error.message();
-    EXPECT_NE(o.error.message().find("last: connect tcp 127.0.0.1:9: Connection refused"), std::string::npos)
+    EXPECT_NE(o.error.message().find("recovery-timeout 600 ms"), std::string::npos)
+        << o.error.message();
+    EXPECT_NE(o.error.message().find("last: connect tcp 127.0.0.1:9: Connection refused"),
+              std::string::npos)
         << o.error.message();
   }
   EXPECT_EQ(session_->stats().unrecovered, 1U);
@@ -949,7 +972,8 @@ TEST_F(SessionTest, AServerThatCannotBeReachedEndsEachCallWithinTheRecoveryTimeo
 TEST_F(SessionTest, StateChangingCompoundsAskTheServerToCacheTheirReply) {
   startSession();
   (void)runBare(0);
-  session_->submit([](nfs4::CompoundEncoder& c) { c.reclaimComplete(false); }, completions_.callback(1));
+  session_->submit([](nfs4::CompoundEncoder& c) { c.reclaimComplete(false); },
+                   completions_.callback(1));
   ASSERT_TRUE(completions_.waitAll(2));
   const auto s = server_->stats();
   ASSERT_GE(s.cacheThis.size(), 2U);

@@ -23,7 +23,8 @@ TEST(TcpRecordsCorpus, EverySeedKeepsTheTransportsInvariants) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     std::ifstream f(entry.path(), std::ios::binary);
-    const std::vector<std::uint8_t> input{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    const std::vector<std::uint8_t> input{std::istreambuf_iterator<char>(f),
+                                          std::istreambuf_iterator<char>()};
     TcpRecordsOutcome outcome;
     EXPECT_TRUE(runTcpRecords(input, &outcome)) << entry.path();
     EXPECT_LE(outcome.placed, outcome.placeable) << entry.path();

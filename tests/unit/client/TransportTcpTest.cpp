@@ -27,7 +27,8 @@ constexpr auto kWait = 3s;  // bound on every wait for the client
 class RecordingSink final : public transport::TransportSink {
  public:
   void onMessage(std::span<const std::uint8_t> message) override { onMessage(message, {}); }
-  void onMessage(std::span<const std::uint8_t> message, std::span<const std::uint32_t> placed) override {
+  void onMessage(std::span<const std::uint8_t> message,
+                 std::span<const std::uint32_t> placed) override {
     std::lock_guard lock(mu_);
     messages_.emplace_back(message.begin(), message.end());
     placed_.emplace_back(placed.begin(), placed.end());
@@ -88,7 +89,8 @@ class RecordingSink final : public transport::TransportSink {
   }
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i] != want[i]) {
-      return ::testing::AssertionFailure() << "first difference at byte " << i << " of " << got.size();
+      return ::testing::AssertionFailure()
+             << "first difference at byte " << i << " of " << got.size();
     }
   }
   return ::testing::AssertionSuccess();
@@ -184,7 +186,8 @@ TEST_F(TcpTransportTest, ChunksSplittingMarkersAndBodies) {
   ASSERT_TRUE(sink_.waitMessages(sent.size()));
   const auto got = sink_.messages();
   ASSERT_EQ(got.size(), sent.size());
-  for (std::size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
+  for (std::size_t i = 0; i < sent.size(); ++i)
+    EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
 }
 
 TEST_F(TcpTransportTest, ManyRecordsInOneWrite) {
@@ -199,7 +202,8 @@ TEST_F(TcpTransportTest, ManyRecordsInOneWrite) {
   ASSERT_TRUE(sink_.waitMessages(sent.size()));
   const auto got = sink_.messages();
   ASSERT_EQ(got.size(), sent.size());
-  for (std::size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
+  for (std::size_t i = 0; i < sent.size(); ++i)
+    EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
   EXPECT_TRUE(sink_.errors().empty());
 }
 
@@ -219,9 +223,10 @@ TEST_F(TcpTransportTest, FragmentLargerThanTheMaximumFails) {
   ASSERT_TRUE(peer().send(concat({frame(before), recordMarker(4097, true), pattern(100, 8)})));
   const Error e = onlyError();
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kRecordTooLarge));
-  EXPECT_EQ(e.message(),
-            "peer socketpair: record fragment of 4097 bytes exceeds the negotiated maximum of 4096: "
-            "record larger than the negotiated maximum");
+  EXPECT_EQ(
+      e.message(),
+      "peer socketpair: record fragment of 4097 bytes exceeds the negotiated maximum of 4096: "
+      "record larger than the negotiated maximum");
   // The record before it was delivered; nothing after it is.
   const auto got = sink_.messages();
   ASSERT_EQ(got.size(), 1U);
@@ -246,7 +251,8 @@ TEST_F(TcpTransportTest, HugeMarkerIsRejectedBeforeAnyAllocation) {
   ASSERT_TRUE(peer().send(concat({recordMarker(0x7fffffffU, true), pattern(64, 10)})));
   const Error e = onlyError();
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kRecordTooLarge));
-  EXPECT_NE(e.context.find("record fragment of 2147483647 bytes exceeds the negotiated maximum of 1048576"),
+  EXPECT_NE(e.context.find(
+                "record fragment of 2147483647 bytes exceeds the negotiated maximum of 1048576"),
             std::string::npos)
       << e.message();
 }
@@ -311,7 +317,8 @@ TEST_F(TcpTransportTest, BackToBackLargeRecords) {
   ASSERT_TRUE(sink_.waitMessages(sent.size()));
   const auto got = sink_.messages();
   ASSERT_EQ(got.size(), sent.size());
-  for (std::size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
+  for (std::size_t i = 0; i < sent.size(); ++i)
+    EXPECT_TRUE(sameBytes(got[i], sent[i])) << "record " << i;
 }
 
 TEST_F(TcpTransportTest, PeerClosingInTheMiddleOfARecord) {
@@ -342,7 +349,8 @@ TEST_F(TcpTransportTest, PeerClosingInTheMiddleOfALargeRecord) {
   peer().hangUp();
   const Error e = onlyError();
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed));
-  EXPECT_EQ(e.context, "peer socketpair closed in the middle of a reply (300000 of 1048583 bytes received)");
+  EXPECT_EQ(e.context,
+            "peer socketpair closed in the middle of a reply (300000 of 1048583 bytes received)");
   EXPECT_TRUE(sink_.messages().empty());
 }
 
@@ -427,7 +435,8 @@ class TcpPlacementTest : public TcpTransportTest {
     Bytes dst(100000, 0);
     callWithDestination(9, dst);
     const Bytes error = concat({word(9), pattern(20, 4)});  // e.g. NFS4ERR_IO: no data
-    ASSERT_TRUE(peer().send(fragmentSizes.empty() ? frame(error) : frameFragments(error, fragmentSizes)));
+    ASSERT_TRUE(
+        peer().send(fragmentSizes.empty() ? frame(error) : frameFragments(error, fragmentSizes)));
     ASSERT_TRUE(sink_.waitMessages(1));
     EXPECT_TRUE(sameBytes(sink_.messages().back(), error));
     Bytes head;
@@ -469,7 +478,8 @@ TEST_F(TcpPlacementTest, RecordsAroundAPlacedReplyAreUntouched) {
   Bytes head;
   const Bytes small = pattern(40, 6);
   const Bytes large = pattern(500000, 7);  // no registration: received whole
-  ASSERT_TRUE(peer().send(concat({frame(small), frame(readShapedReply(77, data, head)), frame(large), frame(small)})));
+  ASSERT_TRUE(peer().send(
+      concat({frame(small), frame(readShapedReply(77, data, head)), frame(large), frame(small)})));
   ASSERT_TRUE(sink_.waitMessages(4));
   const auto got = sink_.messages();
   const auto placed = sink_.placed();
@@ -501,10 +511,13 @@ TEST_F(TcpPlacementTest, ReplyCarryingOtherThanTheAskedLengthIsDeliveredWhole) {
   ASSERT_TRUE(sink_.waitMessages(2));
   EXPECT_TRUE(sameBytes(sink_.messages().back(), shorter));
   EXPECT_TRUE(sink_.placed().back().empty());
-  EXPECT_NE(transport().statsLine().find("direct_replies=0"), std::string::npos) << transport().statsLine();
+  EXPECT_NE(transport().statsLine().find("direct_replies=0"), std::string::npos)
+      << transport().statsLine();
 }
 
-TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) { expectSmallReplyEndsTheRegistration({}); }
+TEST_F(TcpPlacementTest, SmallReplyEndsTheRegistration) {
+  expectSmallReplyEndsTheRegistration({});
+}
 
 // The same when the reply's first fragment is shorter than its XID (legal
 // record marking): the registration must end when the record is complete.
@@ -564,8 +577,8 @@ TEST_F(TcpTransportLoopbackTest, PeerClosingInTheMiddleOfALargeRecordOverTcp) {
   peer().hangUp();
   const Error e = onlyError();
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kConnectionClosed));
-  EXPECT_EQ(e.context,
-            transport().describe() + " closed in the middle of a reply (300000 of 1048583 bytes received)");
+  EXPECT_EQ(e.context, transport().describe() +
+                           " closed in the middle of a reply (300000 of 1048583 bytes received)");
 }
 
 // Placement over real TCP, where the transport raises SO_RCVLOWAT while a
@@ -590,17 +603,19 @@ TEST_F(TcpPlacementLoopbackTest, ReplyTricklingInIsPlacedAndTheNextRecordStillWa
     const Bytes small = pattern(24, 32);
     const std::size_t before = sink_.messages().size();
     // Pauses let the transport drain the socket and wait again between pieces.
-    const std::size_t cuts[] = {3, 600, 70000, reply.size() / 2, reply.size() - 1000, reply.size() - 1,
-                                reply.size()};
+    const std::size_t cuts[] = {
+        3, 600, 70000, reply.size() / 2, reply.size() - 1000, reply.size() - 1, reply.size()};
     std::size_t at = 0;
     for (const std::size_t cut : cuts) {
       ASSERT_TRUE(peer().send(std::span<const std::uint8_t>(reply.data() + at, cut - at)));
       at = cut;
       std::this_thread::sleep_for(20ms);
     }
-    ASSERT_TRUE(sink_.waitMessages(before + 1)) << "the reply's last bytes did not wake the transport";
+    ASSERT_TRUE(sink_.waitMessages(before + 1))
+        << "the reply's last bytes did not wake the transport";
     ASSERT_TRUE(peer().send(frame(small)));
-    ASSERT_TRUE(sink_.waitMessages(before + 2)) << "a small record after the reply did not wake the transport";
+    ASSERT_TRUE(sink_.waitMessages(before + 2))
+        << "a small record after the reply did not wake the transport";
     const auto got = sink_.messages();
     EXPECT_TRUE(sameBytes(got[before], head));
     EXPECT_EQ(sink_.placed()[before], std::vector<std::uint32_t>{static_cast<std::uint32_t>(size)});

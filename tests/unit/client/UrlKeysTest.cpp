@@ -39,7 +39,8 @@ TEST(UrlKeys, TheParserTakesTheTablesKeys) {
   const std::string unknown = errorOf("nfs://srv/e?colour=red");
   for (const UrlKey& k : urlKeys()) {
     const std::string name(k.name);
-    EXPECT_EQ(errorOf("nfs://srv/e?" + name + "=").find("unknown option"), std::string::npos) << name;
+    EXPECT_EQ(errorOf("nfs://srv/e?" + name + "=").find("unknown option"), std::string::npos)
+        << name;
     EXPECT_NE(unknown.find(name), std::string::npos) << name << " missing from: " << unknown;
   }
 }
@@ -56,7 +57,8 @@ std::string readmeUrlLine() {
 
 TEST(UrlKeys, TheReadmesUrlLineListsEveryKey) {
   const std::string line = readmeUrlLine();
-  ASSERT_FALSE(line.empty()) << NFSRDMA_README << " has no line with \"URLs follow libnfs's shape\"";
+  ASSERT_FALSE(line.empty()) << NFSRDMA_README
+                             << " has no line with \"URLs follow libnfs's shape\"";
   for (const UrlKey& k : urlKeys()) {
     // "?key=" or "&key=": "timeout=" inside "busy-timeout=" does not count.
     const std::string name(k.name);

@@ -19,14 +19,17 @@ struct Device {
   };
   std::vector<Call> calls;
   std::unique_ptr<RegistrationStrategy> strategy = makeRegistrationStrategy(
-      MemoryRegistration::kPerIo, [this](std::uintptr_t start, std::size_t length, unsigned access) {
+      MemoryRegistration::kPerIo,
+      [this](std::uintptr_t start, std::size_t length, unsigned access) {
         calls.push_back({start, length, access});
         return Registration{start, start + length, access,
                             0x100U + static_cast<std::uint32_t>(calls.size()), nullptr};
       });
 };
 
-std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+std::uintptr_t addr(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
 
 // A WRITE of 9000 bytes: header words, the data, its 3-byte pad, trailing ops.
 struct WriteCall {

@@ -27,8 +27,8 @@ struct FakeDevice {
       ++*alive;
       auto token = alive;
       std::shared_ptr<void> handle(nullptr, [token](void*) { --*token; });
-      return Registration{start, start + length, access,
-                          static_cast<std::uint32_t>(calls.size()), handle};
+      return Registration{start, start + length, access, static_cast<std::uint32_t>(calls.size()),
+                          handle};
     };
   }
   int live() const { return *alive; }
@@ -97,7 +97,7 @@ TEST(MemoryRegistration, ForgetTakesAnAbandonedCallsPagesOutOfThePool) {
   auto other = s->acquire(g_pages, 64, kRemoteWrite, false);
   std::vector<std::shared_ptr<const Registration>> call{std::move(mine)};
   s->forget(call);
-  call.clear();  // the call ends
+  call.clear();              // the call ends
   EXPECT_EQ(dev.live(), 1);  // only the other call's pages remain
   auto again = s->acquire(g_pages + 2 * 4096, 64, kRemoteWrite, false);
   EXPECT_EQ(dev.calls.size(), 3U);  // registered anew, not the forgotten one

@@ -48,12 +48,13 @@ TEST(RpcRdmaHeader, ReadListWriteListAndReplyChunk) {
   h.writes.push_back({{0x10, 8192, 0x2000}, {0x11, 100, 0x4000}});
   h.hasReply = true;
   h.reply.push_back({0x99, 65536, 0x8000});
-  const auto expected = words({7, 1, 64, 0,
-                               1, 120, 0xAABBCCDD, 4096, 0x11223344, 0x55667788,  // one read segment
-                               0,                                                 // end of read list
-                               1, 2, 0x10, 8192, 0, 0x2000, 0x11, 100, 0, 0x4000, // a write chunk of 2 segments
-                               0,                                                 // end of write list
-                               1, 1, 0x99, 65536, 0, 0x8000});                    // reply chunk
+  const auto expected = words({7,    1,          64,         0,     1, 120,    0xAABBCCDD,
+                               4096, 0x11223344, 0x55667788,  // one read segment
+                               0,                             // end of read list
+                               1,    2,          0x10,       8192,  0, 0x2000, 0x11,
+                               100,  0,          0x4000,  // a write chunk of 2 segments
+                               0,                         // end of write list
+                               1,    1,          0x99,       65536, 0, 0x8000});  // reply chunk
   EXPECT_EQ(encode(h), expected);
 
   RpcRdmaHeader back;
@@ -70,8 +71,7 @@ TEST(RpcRdmaHeader, ReadListWriteListAndReplyChunk) {
 TEST(RpcRdmaHeader, ServerReplyAsSeenFromSvcrdma) {
   // The 52-byte NULL reply the testbed notes record: 28 bytes of transport
   // header (credits 64, RDMA_MSG, empty lists) then the RPC reply.
-  const auto bytes = words({0x5a5a0001, 1, 64, 0, 0, 0, 0,
-                            0x5a5a0001, 1, 0, 0, 0, 0});
+  const auto bytes = words({0x5a5a0001, 1, 64, 0, 0, 0, 0, 0x5a5a0001, 1, 0, 0, 0, 0});
   RpcRdmaHeader h;
   std::size_t consumed = 0;
   ASSERT_FALSE(decodeHeader(bytes, h, consumed));
@@ -86,7 +86,9 @@ TEST(RpcRdmaHeader, ErrorsAreClear) {
   std::size_t consumed = 0;
   Error e = decodeHeader(words({1, 1, 1, 4, 1, 1, 1}), h, consumed);
   ASSERT_TRUE(e);
-  EXPECT_EQ(e.message(), "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions 1-1: RPC call denied by the server");
+  EXPECT_EQ(e.message(),
+            "RDMA_ERROR ERR_VERS: the server speaks RPC-over-RDMA versions 1-1: RPC call denied by "
+            "the server");
   // ERR_CHUNK is not a rejection: the server may have run the call (svcrdma
   // sends it when the reply does not fit), so the session must not reuse
   // the slot's sequence id as if SEQUENCE never ran.
@@ -94,7 +96,9 @@ TEST(RpcRdmaHeader, ErrorsAreClear) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e.code, make_error_code(ClientErrc::kRdmaChunkError));
   EXPECT_NE(e.code, make_error_code(ClientErrc::kRpcDenied));
-  EXPECT_EQ(e.message(), "RDMA_ERROR ERR_CHUNK: the server could not use the call's chunks (it may have executed the call)");
+  EXPECT_EQ(e.message(),
+            "RDMA_ERROR ERR_CHUNK: the server could not use the call's chunks (it may have "
+            "executed the call)");
   e = decodeHeader(words({1, 2, 1, 0, 0, 0, 0}), h, consumed);
   ASSERT_TRUE(e);
   EXPECT_NE(e.message().find("version 2, expected 1"), std::string::npos);
@@ -153,8 +157,8 @@ struct PlanCase {
   const char* name;
   std::size_t inlineSize;
   std::size_t message;
-  std::size_t bulk;       // WRITE payload, 0 = none
-  std::size_t readSize;   // READ count, 0 = no READ
+  std::size_t bulk;      // WRITE payload, 0 = none
+  std::size_t readSize;  // READ count, 0 = no READ
   std::size_t maxReply;
   CallKind kind;
   std::size_t writeChunks;
@@ -233,11 +237,13 @@ INSTANTIATE_TEST_SUITE_P(
 namespace nfsrdma::transport::rdma {
 namespace {
 TEST(RdmaHeaderFuzzCorpus, ReplaysCleanly) {
-  const std::filesystem::path dir = std::filesystem::path(NFSRDMA_SOURCE_DIR) / "tests/fuzz/corpus/fuzz_rdma_header";
+  const std::filesystem::path dir =
+      std::filesystem::path(NFSRDMA_SOURCE_DIR) / "tests/fuzz/corpus/fuzz_rdma_header";
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(e.path(), std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
     EXPECT_TRUE(fuzz::runRdmaHeader(bytes)) << e.path();
     ++files;
   }

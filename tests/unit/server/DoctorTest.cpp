@@ -19,7 +19,8 @@ TEST(ServerDoctorLiveExports, InsecureLocksIsNotInsecure) {
              "/srv/nfsrdma/data\t10.0.0.0/24(rw,insecure,no_root_squash,sync,wdelay)\n"
              "/home\t10.0.0.0/24(rw,insecure_locks,root_squash,sync,wdelay)\n");
   const auto d = runTool({"--root", host.root.string(), "doctor"});
-  EXPECT_NE(d.out.find("WARN  live export /home: exported without insecure"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("WARN  live export /home: exported without insecure"), std::string::npos)
+      << d.out;
   EXPECT_EQ(d.out.find("WARN  live export /srv/nfsrdma/data"), std::string::npos) << d.out;
 }
 

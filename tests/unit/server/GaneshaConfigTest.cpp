@@ -62,16 +62,20 @@ TEST(GaneshaConfig, ClientBlocksAndMinorVersions) {
   const std::string c = renderGaneshaConfig(o, 2049, "/w");
   EXPECT_NE(c.find("  Minor_Versions = 1, 2;\n"), std::string::npos) << c;
   EXPECT_NE(c.find("  Access_Type = None;\n  Squash = Root_Squash;\n"), std::string::npos) << c;
-  EXPECT_NE(c.find("  CLIENT {\n    Clients = 10.0.0.0/24;\n    Access_Type = RW;\n    Squash = No_Root_Squash;\n  }\n"
-                   "  CLIENT {\n    Clients = *.lab.example;\n    Access_Type = RO;\n    Squash = All_Squash;\n  }\n"
-                   "  CLIENT {\n    Clients = @compute;\n    Access_Type = RO;\n    Squash = Root_Squash;\n  }\n}\n"),
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 10.0.0.0/24;\n    Access_Type = RW;\n    Squash = "
+                   "No_Root_Squash;\n  }\n"
+                   "  CLIENT {\n    Clients = *.lab.example;\n    Access_Type = RO;\n    Squash = "
+                   "All_Squash;\n  }\n"
+                   "  CLIENT {\n    Clients = @compute;\n    Access_Type = RO;\n    Squash = "
+                   "Root_Squash;\n  }\n}\n"),
             std::string::npos)
       << c;
 
   GaneshaOptions bad = o;
   bad.exports[0].clients[0].clients = "10.0.0.1; Access_Type = RW";
-  EXPECT_EQ(renderError(bad), "ganesha export '/srv/a': client '10.0.0.1; Access_Type = RW' is not a host, "
-                              "network, wildcard or @netgroup ganesha.conf can carry");
+  EXPECT_EQ(renderError(bad),
+            "ganesha export '/srv/a': client '10.0.0.1; Access_Type = RW' is not a host, "
+            "network, wildcard or @netgroup ganesha.conf can carry");
   bad = o;
   bad.minorVersions = {};
   EXPECT_EQ(renderError(bad), "ganesha: no NFSv4 minor version to serve");
@@ -152,8 +156,7 @@ TEST(GaneshaConfig, ExportAdmitsFollowsTheFirstMatchingClientBlock) {
   e.clients = {{"0.0.0.0/0", false, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "203.0.113.9"), true);
 
-  e.clients = {{"10.0.0.0/24", false, Squash::Root},
-               {"127.0.0.1", true, Squash::Root}};
+  e.clients = {{"10.0.0.0/24", false, Squash::Root}, {"127.0.0.1", true, Squash::Root}};
   EXPECT_EQ(exportAdmits(e, "127.0.0.1"), true);
   EXPECT_EQ(exportAdmits(e, "127.0.0.2"), false);
   e.clients = {{"fd00::/8", false, Squash::Root}};
@@ -233,7 +236,8 @@ TEST(GaneshaConfig, ClientTermsAreWhatGaneshaReadsForEachForm) {
   for (const auto& [client, terms] : forms) {
     EXPECT_EQ(ganeshaClientTerms(client), terms) << client;
   }
-  for (const char* lookedUp : {"1host.example", "3com.com", "on", "YES", "off", "True", "no", "false"}) {
+  for (const char* lookedUp :
+       {"1host.example", "3com.com", "on", "YES", "off", "True", "no", "false"}) {
     EXPECT_EQ(ganeshaClientTerms(lookedUp), std::nullopt) << lookedUp;
   }
 }
@@ -247,30 +251,46 @@ TEST(GaneshaConfig, ClientsGaneshaCannotReadAreRefusedWithTheReason) {
     return renderError(o);
   };
   const std::string where = "ganesha export '/srv/a': client ";
-  EXPECT_EQ(refusal("fd00::/112"),
-            where + "'fd00::/112' is an IPv6 network of prefix /112, which nfs-ganesha's config cannot carry (it "
-                    "reads prefixes /1 to /99); list its hosts one by one, or write a shorter prefix if the wider "
-                    "network may use the export");
-  EXPECT_EQ(refusal("@1rack"), where + "'@1rack' is a netgroup name nfs-ganesha's config cannot carry (it reads "
-                                       "names that start with a letter or '_' and hold letters, digits, '.', '_' "
-                                       "and '-')");
+  EXPECT_EQ(refusal("fd00::/112"), where +
+                                       "'fd00::/112' is an IPv6 network of prefix /112, which "
+                                       "nfs-ganesha's config cannot carry (it "
+                                       "reads prefixes /1 to /99); list its hosts one by one, or "
+                                       "write a shorter prefix if the wider "
+                                       "network may use the export");
+  EXPECT_EQ(refusal("@1rack"),
+            where +
+                "'@1rack' is a netgroup name nfs-ganesha's config cannot carry (it reads "
+                "names that start with a letter or '_' and hold letters, digits, '.', '_' "
+                "and '-')");
   const std::string longGroup = "@" + std::string(64, 'g');
-  EXPECT_EQ(refusal(longGroup), where + "'" + longGroup + "' is longer than the 64 bytes nfs-ganesha takes for a netgroup");
-  EXPECT_EQ(refusal("[!a]x"), where + "'[!a]x' has the class [!a]: exportfs reads its '!' as a character and "
-                                      "nfs-ganesha as \"not\"; write '^' for \"not\"");
-  EXPECT_EQ(refusal("[a*]x"), where + "'[a*]x' has the class [a*], which nfs-ganesha's config cannot carry (classes "
-                                      "of letters, digits, '.', '_' and '-', '^' first for \"not\")");
+  EXPECT_EQ(
+      refusal(longGroup),
+      where + "'" + longGroup + "' is longer than the 64 bytes nfs-ganesha takes for a netgroup");
+  EXPECT_EQ(refusal("[!a]x"),
+            where +
+                "'[!a]x' has the class [!a]: exportfs reads its '!' as a character and "
+                "nfs-ganesha as \"not\"; write '^' for \"not\"");
+  EXPECT_EQ(refusal("[a*]x"),
+            where +
+                "'[a*]x' has the class [a*], which nfs-ganesha's config cannot carry (classes "
+                "of letters, digits, '.', '_' and '-', '^' first for \"not\")");
   const std::string longWildcard = "*" + std::string(64, 'w');
   EXPECT_EQ(refusal(longWildcard),
-            where + "'" + longWildcard + "' is longer than the 64 bytes nfs-ganesha takes for a wildcard");
+            where + "'" + longWildcard +
+                "' is longer than the 64 bytes nfs-ganesha takes for a wildcard");
   EXPECT_EQ(refusal("?" + std::string(60, 'q')),
             where + "'?" + std::string(60, 'q') +
-                "' is longer than the 64 bytes nfs-ganesha takes for a wildcard (written as [a-zA-Z0-9._-]" +
+                "' is longer than the 64 bytes nfs-ganesha takes for a wildcard (written as "
+                "[a-zA-Z0-9._-]" +
                 std::string(60, 'q') + ")");
-  EXPECT_EQ(refusal("10.0.0.0/255.0.255.0"), where + "'10.0.0.0/255.0.255.0' has netmask 255.0.255.0, which is not contiguous");
-  EXPECT_EQ(refusal("10.0.0.0/33"), where + "'10.0.0.0/33' has prefix /33, beyond the address's 32 bits");
+  EXPECT_EQ(refusal("10.0.0.0/255.0.255.0"),
+            where + "'10.0.0.0/255.0.255.0' has netmask 255.0.255.0, which is not contiguous");
+  EXPECT_EQ(refusal("10.0.0.0/33"),
+            where + "'10.0.0.0/33' has prefix /33, beyond the address's 32 bits");
   for (const char* junk : {"10.1", "10.0.0.0/x", "host/24", "a b", ""}) {
-    EXPECT_EQ(refusal(junk), where + "'" + junk + "' is not a host, network, wildcard or @netgroup ganesha.conf can carry")
+    EXPECT_EQ(refusal(junk),
+              where + "'" + junk +
+                  "' is not a host, network, wildcard or @netgroup ganesha.conf can carry")
         << junk;
   }
 }
@@ -285,9 +305,15 @@ TEST(GaneshaConfig, ClientBlocksCarryTheTermsGaneshaReads) {
                {"::/0", true, nfsrdma::server::Squash::All}};
   o.exports.push_back(e);
   const std::string c = renderGaneshaConfig(o, 2049, "/w");
-  EXPECT_NE(c.find("  CLIENT {\n    Clients = 127.0.0.0/8;\n    Access_Type = RO;\n"), std::string::npos) << c;
-  EXPECT_NE(c.find("  CLIENT {\n    Clients = 0.0.0.0/32;\n    Access_Type = RW;\n"), std::string::npos) << c;
-  EXPECT_NE(c.find("  CLIENT {\n    Clients = ::/1, 8000::/1;\n    Access_Type = RO;\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 127.0.0.0/8;\n    Access_Type = RO;\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = 0.0.0.0/32;\n    Access_Type = RW;\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("  CLIENT {\n    Clients = ::/1, 8000::/1;\n    Access_Type = RO;\n"),
+            std::string::npos)
+      << c;
 }
 
 // exportAdmits reads the rendered terms: a netmask is a network, 0.0.0.0 is

@@ -114,8 +114,10 @@ TEST_F(NfsConfOverride, AnIncludeAfterOurKeysIsRefused) {
   const auto before = host.snapshot();
   auto plan = runTool({"--root", root, "plan", cfg});
   EXPECT_EQ(plan.status, 1);
-  EXPECT_TRUE(has(plan.out, "/etc/nfs-site.conf:1: vers3=y overrides the vers3=n set in "
-                            "/etc/nfs.conf (included from /etc/nfs.conf:" + line + ")"))
+  EXPECT_TRUE(has(plan.out,
+                  "/etc/nfs-site.conf:1: vers3=y overrides the vers3=n set in "
+                  "/etc/nfs.conf (included from /etc/nfs.conf:" +
+                      line + ")"))
       << plan.out;
   auto apply = runTool({"--root", root, "apply", cfg});
   EXPECT_EQ(apply.status, 1);
@@ -150,8 +152,8 @@ TEST_F(NfsConfOverride, ASecondNfsdSectionIsEditedNotIgnored) {
 
 TEST_F(NfsConfOverride, AContinuedCommentLineHidesTheKeyAndPlanSeesIt) {
   applyOnce();
-  const std::string conf =
-      replaced(host.read("etc/nfs.conf"), "threads=16\n", "# old setting, see wiki \\\nthreads=16\n");
+  const std::string conf = replaced(host.read("etc/nfs.conf"), "threads=16\n",
+                                    "# old setting, see wiki \\\nthreads=16\n");
   host.write("etc/nfs.conf", conf);
   ASSERT_EQ(effective("threads"), std::nullopt);  // nfsconf --get nfsd threads: unset
   auto plan = runTool({"--root", root, "plan", cfg});

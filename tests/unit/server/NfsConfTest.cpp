@@ -91,8 +91,9 @@ TEST(NfsConf, SectionsOfTheSameNameMergeAndTheLastAssignmentIsEdited) {
             "[nfsd]\n# threads=8\nthreads=16\n\n[mountd]\nmanage-gids=y\n\n[nfsd]\nthreads=16\n");
   // A key in neither goes to the last [nfsd], after the assignments it could shadow.
   EXPECT_TRUE(c.set("nfsd", "rdma", "y"));
-  EXPECT_EQ(c.text(), "[nfsd]\n# threads=8\nthreads=16\n\n[mountd]\nmanage-gids=y\n\n[nfsd]\n"
-                      "threads=16\nrdma=y\n");
+  EXPECT_EQ(c.text(),
+            "[nfsd]\n# threads=8\nthreads=16\n\n[mountd]\nmanage-gids=y\n\n[nfsd]\n"
+            "threads=16\nrdma=y\n");
   EXPECT_TRUE(c.remove("nfsd", "threads"));
   EXPECT_EQ(c.text(), "[nfsd]\n# threads=8\n\n[mountd]\nmanage-gids=y\n\n[nfsd]\nrdma=y\n");
 }
@@ -169,7 +170,8 @@ TEST(NfsConf, WhatNfsUtilsIgnoresIsNotAValue) {
   NfsConf otherSection("[mountd]\nmanage-gids=y");
   EXPECT_TRUE(otherSection.set("nfsd", "threads", "16"));
   EXPECT_EQ(otherSection.text(), "[mountd]\n\n[nfsd]\nthreads=16\nmanage-gids=y");
-  EXPECT_EQ(otherSection.get("mountd", "manage-gids"), std::nullopt);  // still ignored, as nfsconf does
+  EXPECT_EQ(otherSection.get("mountd", "manage-gids"),
+            std::nullopt);  // still ignored, as nfsconf does
   // An empty value sets nothing: the one before stays.
   NfsConf empty("[nfsd]\nthreads=16\nthreads=\n");
   EXPECT_EQ(empty.get("nfsd", "threads"), "16");  // nfsconf: 16
@@ -222,8 +224,9 @@ TEST(EffectiveNfsConf, IncludesAreReadWhereTheyAppearInTheIncludersSection) {
   EXPECT_EQ(where(e.get("mountd", "x")), "1 @/etc/nfs-site.conf:4 via /etc/nfs.conf:3");
   // The optional include ('-') is silent; the other is skipped, as nfs-utils does, and said.
   ASSERT_EQ(e.warnings().size(), 1u);
-  EXPECT_EQ(e.warnings()[0], "/etc/nfs.conf:7: include /etc/missing.conf cannot be read; "
-                             "nfs-utils skips it too");
+  EXPECT_EQ(e.warnings()[0],
+            "/etc/nfs.conf:7: include /etc/missing.conf cannot be read; "
+            "nfs-utils skips it too");
 }
 
 // `a`, a NUL byte, `b`.

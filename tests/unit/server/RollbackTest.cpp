@@ -189,8 +189,10 @@ TEST_F(Rollback, ASecondRunIsRefusedWhileOneHoldsTheLock) {
   ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
   for (const ToolRun& r : {apply(), rollback()}) {
     EXPECT_EQ(r.status, 1) << r.out;
-    pos(r.err, "another nfsrdma-server apply or rollback is running: it holds a lock on "
-               "/var/lib/nfsrdma (under --root " + host.root.string() + ")");
+    pos(r.err,
+        "another nfsrdma-server apply or rollback is running: it holds a lock on "
+        "/var/lib/nfsrdma (under --root " +
+            host.root.string() + ")");
   }
   EXPECT_EQ(host.snapshot(), before);
   ::close(held);

@@ -173,8 +173,9 @@ INSTANTIATE_TEST_SUITE_P(Server, HostileHostState, ::testing::ValuesIn(kHostileC
 // fails (after `onFail`, which can break something else too).
 class FailingRunner final : public nfsrdma::server::CommandRunner {
  public:
-  FailingRunner(const nfsrdma::server::HostPaths& paths, std::string failing,
-                std::function<void()> onFail = [] {})
+  FailingRunner(
+      const nfsrdma::server::HostPaths& paths, std::string failing,
+      std::function<void()> onFail = [] {})
       : staged_(paths), failing_(std::move(failing)), onFail_(std::move(onFail)) {}
   nfsrdma::server::CommandResult run(const std::vector<std::string>& argv) override {
     if (nfsrdma::server::shellJoin(argv) != failing_) return staged_.run(argv);
@@ -267,10 +268,12 @@ TEST_F(Confinement, AFailedSelfUndoKeepsTheErrorThatStoppedApply) {
                        [this] { fs::remove(host.root / "var/lib/nfsrdma/last-apply.yaml"); });
   std::ostringstream out;
   const std::string what = applyError(cfg, paths, runner, out);
-  pos(what, "apply stopped at [threads /proc/fs/nfsd/threads]: `/usr/sbin/nfsdctl threads 16` "
-            "failed (exit 1): simulated failure; the 9 change(s) it made were undone");
-  pos(what, "could not be put back as it was before this apply (cannot rename "
-            "/var/lib/nfsrdma/last-apply.yaml");
+  pos(what,
+      "apply stopped at [threads /proc/fs/nfsd/threads]: `/usr/sbin/nfsdctl threads 16` "
+      "failed (exit 1): simulated failure; the 9 change(s) it made were undone");
+  pos(what,
+      "could not be put back as it was before this apply (cannot rename "
+      "/var/lib/nfsrdma/last-apply.yaml");
 }
 
 // An apply on a read-only file system is refused before its first change:
@@ -348,8 +351,9 @@ std::string doctorWithoutOpenat2(const std::string& root) {
 TEST_F(Confinement, BlockedOpenat2IsAnErrorNotAnEmptyHost) {
   const std::string report = doctorWithoutOpenat2(host.root.string());
   pos(report, "status 1\n");
-  pos(report, "openat2 is unavailable (kernel older than 5.6, or blocked by a seccomp filter or "
-              "container): cannot confine reads of /");
+  pos(report,
+      "openat2 is unavailable (kernel older than 5.6, or blocked by a seccomp filter or "
+      "container): cannot confine reads of /");
   pos(report, " to --root " + host.root.string());
   pos(report, "live host read\n");  // "/" needs no openat2
 }

@@ -244,8 +244,9 @@ TEST(ExplicitVersions, TheImpliedFourZeroIsWrittenOut) {
 }
 
 TEST(DiffText, ChangedLineShowsTheOldLineFirst) {
-  EXPECT_EQ(nfsrdma::server::diffText("[nfsd]\nthreads=8\nvers3=n\n", "[nfsd]\nthreads=64\nvers3=n\n"),
-            " [nfsd]\n-threads=8\n+threads=64\n vers3=n\n");
+  EXPECT_EQ(
+      nfsrdma::server::diffText("[nfsd]\nthreads=8\nvers3=n\n", "[nfsd]\nthreads=64\nvers3=n\n"),
+      " [nfsd]\n-threads=8\n+threads=64\n vers3=n\n");
   EXPECT_EQ(nfsrdma::server::diffText("a\n", "a\nb\n"), " a\n+b\n");
   EXPECT_EQ(nfsrdma::server::diffText("a\nb\n", "a\n"), " a\n-b\n");
 }

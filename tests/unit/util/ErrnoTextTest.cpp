@@ -1,10 +1,10 @@
 // errnoText/errnoMessage (util/ErrnoText.h): the C library's words for an
 // errno, after the operation that failed.
-#include "util/ErrnoText.h"
-
 #include <gtest/gtest.h>
 
 #include <cerrno>
+
+#include "util/ErrnoText.h"
 
 namespace nfsrdma::util {
 namespace {

@@ -1,8 +1,8 @@
 // htmlEscape (util/HtmlEscape.h): the five characters HTML gives meaning to,
 // in element text and in attributes of either quote.
-#include "util/HtmlEscape.h"
-
 #include <gtest/gtest.h>
+
+#include "util/HtmlEscape.h"
 
 namespace nfsrdma::util {
 namespace {

@@ -1,11 +1,11 @@
 // Socket addresses (util/SocketAddress.h): resolving, the numeric-only
 // parse and how an address is printed in messages.
-#include "util/SocketAddress.h"
-
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 
 #include <stdexcept>
+
+#include "util/SocketAddress.h"
 
 namespace nfsrdma::util {
 namespace {
@@ -21,7 +21,8 @@ TEST(SocketAddress, ResolveFailureNamesTheHost) {
     (void)resolveSocketAddress("no-such-host.invalid", 1, false);
     FAIL() << "resolved a .invalid name";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("getaddrinfo(no-such-host.invalid): ", 0), 0U) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("getaddrinfo(no-such-host.invalid): ", 0), 0U)
+        << e.what();
   }
   const ResolvedAddresses r = resolveAddresses("no-such-host.invalid", 1, false);
   EXPECT_TRUE(r.addresses.empty());

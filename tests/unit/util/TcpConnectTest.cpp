@@ -1,8 +1,6 @@
 // connectWithin (util/TcpConnect.h) against real sockets on loopback only:
 // a listener, a closed port and a listener whose accept queue is full
 // (the kernel drops further SYNs, so the connect gets no answer).
-#include "util/TcpConnect.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "util/ErrnoText.h"
+#include "util/TcpConnect.h"
 #include "util/UniqueFd.h"
 
 namespace nfsrdma::util {
@@ -35,7 +34,8 @@ Listener listenOnLoopback(int backlog) {
   EXPECT_EQ(::bind(l.fd.get(), l.addr.get(), l.addr.length), 0) << errnoText(errno);
   EXPECT_EQ(::listen(l.fd.get(), backlog), 0) << errnoText(errno);
   l.addr.length = sizeof l.addr.storage;
-  EXPECT_EQ(::getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&l.addr.storage), &l.addr.length), 0);
+  EXPECT_EQ(::getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&l.addr.storage), &l.addr.length),
+            0);
   return l;
 }
 

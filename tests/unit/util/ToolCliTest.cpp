@@ -84,7 +84,8 @@ TEST(ToolCli, AnUnknownCommandIsNamedOnStderrWithExit2) {
   const Dispatched r = dispatchWords({"ehco"});
   EXPECT_EQ(r.status, kExitUsage);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, std::string("demo: unknown command 'ehco' (expected echo or bad)\n") + kUsageText);
+  EXPECT_EQ(r.err,
+            std::string("demo: unknown command 'ehco' (expected echo or bad)\n") + kUsageText);
 }
 
 TEST(ToolCli, AUsageErrorIsOneLineAndExit2) {

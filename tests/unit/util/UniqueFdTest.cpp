@@ -1,24 +1,31 @@
 // UniqueFd (util/UniqueFd.h): the descriptor is closed exactly when its
 // owner goes or lets go of it, and a move hands it over.
-#include "util/UniqueFd.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <utility>
 
+#include "util/UniqueFd.h"
+
 namespace nfsrdma {
 namespace {
 
-bool isOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+bool isOpen(int fd) {
+  return ::fcntl(fd, F_GETFD) != -1;
+}
 
-int openNull() { return ::open("/dev/null", O_RDONLY | O_CLOEXEC); }
+int openNull() {
+  return ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
 
 TEST(UniqueFd, ClosesWhenItGoesOrIsReset) {
   int raw = openNull();
   ASSERT_GE(raw, 0);
-  { const UniqueFd fd(raw); EXPECT_TRUE(isOpen(raw)); }
+  {
+    const UniqueFd fd(raw);
+    EXPECT_TRUE(isOpen(raw));
+  }
   EXPECT_FALSE(isOpen(raw));
 
   UniqueFd fd(openNull());

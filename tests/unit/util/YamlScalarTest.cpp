@@ -1,11 +1,11 @@
 // YAML scalar quoting (util/YamlScalar.h): one rule for the kube manifests
 // and the mount plan's PersistentVolume. A string is plain only when YAML
 // 1.1 (what kubectl reads) gives it back as that same string.
-#include "util/YamlScalar.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "util/YamlScalar.h"
 
 namespace nfsrdma::util {
 namespace {
@@ -43,9 +43,9 @@ TEST(YamlScalar, QuotesEverySpecialWordInAnyCase) {
 }
 
 TEST(YamlScalar, QuotesNumbersAndYamlSyntax) {
-  for (const char* s : {"0", "1_000", "+1", "-.5", "2024-01-01", "=", "=x", "a #b", "a:b", "[x]",
-                        "{x}", "x,y", "'x'", "\"x\"", "&a", "*a", "!t", "|", ">", "%x", "@x",
-                        "`x", "a b", "x\ty", "-", "- x", "? x"}) {
+  for (const char* s : {"0",   "1_000", "+1",  "-.5", "2024-01-01", "=",    "=x", "a #b", "a:b",
+                        "[x]", "{x}",   "x,y", "'x'", "\"x\"",      "&a",   "*a", "!t",   "|",
+                        ">",   "%x",    "@x",  "`x",  "a b",        "x\ty", "-",  "- x",  "? x"}) {
     EXPECT_TRUE(yamlNeedsQuotes(s)) << s;
   }
 }

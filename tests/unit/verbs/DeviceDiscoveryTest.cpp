@@ -2,7 +2,6 @@
 // type, netdev; port state, rate, NUMA) without hardware, so it runs here
 // against a fake /sys tree shaped like the one rdma_rxe creates in the VM.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -151,11 +150,11 @@ TEST(DeviceHelpers, GidToIp) {
 TEST(DeviceHelpers, SpeedTimesWidth) {
   EXPECT_DOUBLE_EQ(linkSpeedGbps(32, 2), 100.0);  // 4X EDR
   EXPECT_EQ(linkRateName(32, 2), "4X EDR");
-  EXPECT_DOUBLE_EQ(linkSpeedGbps(64, 2), 200.0);  // 4X HDR
+  EXPECT_DOUBLE_EQ(linkSpeedGbps(64, 2), 200.0);   // 4X HDR
   EXPECT_DOUBLE_EQ(linkSpeedGbps(128, 2), 400.0);  // 4X NDR: the field notes' 400 Gb/s setup
-  EXPECT_DOUBLE_EQ(linkSpeedGbps(1, 1), 2.5);     // 1X SDR
-  EXPECT_DOUBLE_EQ(linkSpeedGbps(4, 8), 120.0);   // 12X QDR
-  EXPECT_DOUBLE_EQ(linkSpeedGbps(3, 2), 0.0);     // unknown speed
+  EXPECT_DOUBLE_EQ(linkSpeedGbps(1, 1), 2.5);      // 1X SDR
+  EXPECT_DOUBLE_EQ(linkSpeedGbps(4, 8), 120.0);    // 12X QDR
+  EXPECT_DOUBLE_EQ(linkSpeedGbps(3, 2), 0.0);      // unknown speed
   EXPECT_DOUBLE_EQ(parseSysfsRate("100 Gb/sec (4X EDR)"), 100.0);
   EXPECT_DOUBLE_EQ(parseSysfsRate("2.5 Gb/sec (1X SDR)"), 2.5);
   EXPECT_DOUBLE_EQ(parseSysfsRate(""), 0.0);

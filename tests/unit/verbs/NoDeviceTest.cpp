@@ -2,7 +2,6 @@
 // point must throw the one clear NoDeviceError, never abort or leak a raw
 // errno from deep inside librdmacm. Skips on hosts that do have a device.
 #include <gtest/gtest.h>
-
 #include <infiniband/verbs.h>
 
 #include <string>
@@ -44,8 +43,9 @@ TEST(NoDevice, EveryEntryPointSaysSo) {
 }
 
 TEST(NoDevice, MessageFormat) {
-  EXPECT_EQ(noDeviceMessage("libibverbs: Function not implemented"),
-            "no RDMA device found (libibverbs: Function not implemented); see nfsrdma-server doctor");
+  EXPECT_EQ(
+      noDeviceMessage("libibverbs: Function not implemented"),
+      "no RDMA device found (libibverbs: Function not implemented); see nfsrdma-server doctor");
 }
 
 TEST(VerbsError, NamesTheVerbAndErrno) {

@@ -77,88 +77,102 @@ StateId CompoundDecoder::stateId() {
   return s;
 }
 
+namespace {
+
+void getTime(xdr::XdrDecoder& v, NfsTime& t) {
+  t.seconds = v.getI64();
+  t.nseconds = v.getU32();
+}
+
+// Reads one attribute's value (fattr4 values come in bit order) into `a`;
+// false for an attribute this client never requests.
+bool getAttribute(xdr::XdrDecoder& v, std::uint32_t bit, Attributes& a) {
+  switch (bit) {
+    case attr::kSupportedAttrs: {
+      const std::uint32_t n = v.getU32();
+      if (n > kMaxBitmapWords) {
+        v.fail();
+        break;
+      }
+      for (std::uint32_t i = 0; i < n; ++i) (void)v.getU32();
+      break;
+    }
+    case attr::kType:
+      a.type = static_cast<FileType>(v.getU32());
+      break;
+    case 2:
+    case 5:
+    case 6:
+    case 7:
+    case 9:
+    case 11:
+      (void)v.getU32();
+      break;  // fixed-size words
+    case attr::kChange:
+      a.change = v.getU64();
+      break;
+    case attr::kSize:
+      a.size = v.getU64();
+      break;
+    case attr::kFsid:
+      a.fsidMajor = v.getU64();
+      a.fsidMinor = v.getU64();
+      break;
+    case attr::kLeaseTime:
+      a.leaseTime = v.getU32();
+      break;
+    case attr::kFileId:
+      a.fileId = v.getU64();
+      break;
+    case attr::kMaxRead:
+      a.maxRead = v.getU64();
+      break;
+    case attr::kMaxWrite:
+      a.maxWrite = v.getU64();
+      break;
+    case attr::kMode:
+      a.mode = v.getU32();
+      break;
+    case attr::kNumLinks:
+      a.numLinks = v.getU32();
+      break;
+    case attr::kOwner:
+      a.owner = std::string(v.getString(kMaxOwnerLength));
+      break;
+    case attr::kOwnerGroup:
+      a.ownerGroup = std::string(v.getString(kMaxOwnerLength));
+      break;
+    case attr::kSpaceUsed:
+      a.spaceUsed = v.getU64();
+      break;
+    case attr::kTimeAccess:
+      getTime(v, a.timeAccess);
+      break;
+    case attr::kTimeMetadata:
+      getTime(v, a.timeMetadata);
+      break;
+    case attr::kTimeModify:
+      getTime(v, a.timeModify);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Attributes CompoundDecoder::fattr() {
   Attributes a;
   a.present = bitmap();
   auto vals = dec_.getOpaque(1U << 20);
   if (!ok()) return a;
   xdr::XdrDecoder v(vals);
-  auto time = [&v](NfsTime& t) {
-    t.seconds = v.getI64();
-    t.nseconds = v.getU32();
-  };
   for (std::uint32_t bit = 0; bit < Bitmap::kWords * 32; ++bit) {
     if (!a.present.test(bit)) continue;
-    switch (bit) {
-      case attr::kSupportedAttrs: {
-        const std::uint32_t n = v.getU32();
-        if (n > kMaxBitmapWords) {
-          v.fail();
-          break;
-        }
-        for (std::uint32_t i = 0; i < n; ++i) (void)v.getU32();
-        break;
-      }
-      case attr::kType:
-        a.type = static_cast<FileType>(v.getU32());
-        break;
-      case 2:
-      case 5:
-      case 6:
-      case 7:
-      case 9:
-      case 11:
-        (void)v.getU32();
-        break;  // fixed-size words
-      case attr::kChange:
-        a.change = v.getU64();
-        break;
-      case attr::kSize:
-        a.size = v.getU64();
-        break;
-      case attr::kFsid:
-        a.fsidMajor = v.getU64();
-        a.fsidMinor = v.getU64();
-        break;
-      case attr::kLeaseTime:
-        a.leaseTime = v.getU32();
-        break;
-      case attr::kFileId:
-        a.fileId = v.getU64();
-        break;
-      case attr::kMaxRead:
-        a.maxRead = v.getU64();
-        break;
-      case attr::kMaxWrite:
-        a.maxWrite = v.getU64();
-        break;
-      case attr::kMode:
-        a.mode = v.getU32();
-        break;
-      case attr::kNumLinks:
-        a.numLinks = v.getU32();
-        break;
-      case attr::kOwner:
-        a.owner = std::string(v.getString(kMaxOwnerLength));
-        break;
-      case attr::kOwnerGroup:
-        a.ownerGroup = std::string(v.getString(kMaxOwnerLength));
-        break;
-      case attr::kSpaceUsed:
-        a.spaceUsed = v.getU64();
-        break;
-      case attr::kTimeAccess:
-        time(a.timeAccess);
-        break;
-      case attr::kTimeMetadata:
-        time(a.timeMetadata);
-        break;
-      case attr::kTimeModify:
-        time(a.timeModify);
-        break;
-      default:
-        markMalformed("attribute " + std::to_string(bit) + " returned but not requested");
-        return a;
+    if (!getAttribute(v, bit, a)) {
+      markMalformed("attribute " + std::to_string(bit) + " returned but not requested");
+      return a;
     }
   }
   if (!v.ok()) markMalformed("truncated attribute values");

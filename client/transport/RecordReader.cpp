@@ -7,7 +7,6 @@ namespace nfsrdma::transport {
 namespace {
 
 constexpr std::uint32_t kLastFragment = 0x80000000U;
-constexpr std::size_t kInitialInBuffer = 256 * 1024;
 // With a READ's buffer waiting, a receive at a record boundary takes no more
 // than a reply header's worth: the rest of a READ reply then goes straight
 // to the caller's buffer instead of through in_ (a READ reply's header is
@@ -27,8 +26,10 @@ std::size_t ReceiveTargets::bytes() const {
   return n;
 }
 
-RecordReader::RecordReader(std::string description) : description_(std::move(description)) {
-  in_.resize(kInitialInBuffer);
+RecordReader::RecordReader(std::string description, std::size_t initialBuffer)
+    : description_(std::move(description)) {
+  // At least a marker and an XID, so a record's head always fits.
+  in_.resize(std::max<std::size_t>(initialBuffer, 64));
 }
 
 void RecordReader::addPlacement(std::uint32_t xid, std::span<std::uint8_t> dst) {

@@ -1,8 +1,9 @@
 // The TCP record-marking fuzz harness (fuzz_tcp_records), shared with the
 // unit test that replays its corpus: what a server sends is fed to the TCP
-// transport's byte-fed RecordReader (in 48 KiB pieces, so records also
-// arrive split), with some READ calls' buffers registered for direct
-// placement first; then the stream ends. Whatever arrives, the reader must
+// transport's byte-fed RecordReader (in pieces of 6 KiB, so records also
+// arrive split; small pieces, a 4 KiB starting buffer and a 64 KiB maximum
+// record keep an input cheap), with some READ calls' buffers registered for
+// direct placement first; then the stream ends. Whatever arrives, the reader must
 // deliver whole records (or placed ones whose length is a registered
 // buffer's), stop at its first error, end with an error that says why (the
 // stream ended, or a fragment over the maximum), and never touch memory it
@@ -10,7 +11,7 @@
 //
 // Input layout (bytes are consumed in order; missing bytes read as 0):
 //   byte              k = byte % 4 READ calls registered for placement
-//   k x 6 bytes       their XID (4, big-endian) and buffer size 16 KiB + 8 x (2)
+//   k x 6 bytes       their XID (4, big-endian) and buffer size 16 KiB + 8 x ((2) % 2048)
 //   then commands until the input ends, each one byte op % 4 and its operands:
 //     0  raw:         n (1 byte), then n bytes appended as they are
 //     1  READ reply:  registration j (1 byte), header length h (1 byte), h
@@ -18,7 +19,7 @@
 //                     registered size, else 2 more bytes give it), then a
 //                     record marked last holding XID, header, length, data, pad
 //     2  big marker:  4 bytes of record marker, then min(marker length,
-//                     256 KiB) filler bytes
+//                     64 KiB) filler bytes
 //     3  filler:      2 bytes count, min(count, 256) x 16 zero bytes
 #pragma once
 

@@ -60,6 +60,26 @@ TEST(RecordReader, DeliversRecordsSplitAtEveryByte) {
   }
 }
 
+// A reader that starts with the smallest buffer (as the fuzz harness's
+// does) takes records larger than it, split anywhere, and hands up the same
+// bytes: larger records go to buffers of their own.
+TEST(RecordReader, AReaderStartingSmallDeliversLargerRecordsSplitAnywhere) {
+  Bytes big(300);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>(i * 7);
+  Bytes stream = fragment(big, true);
+  const Bytes second = fragment({6, 7, 8, 9}, true);
+  stream.insert(stream.end(), second.begin(), second.end());
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    RecordReader r("peer", 64);
+    Collecting sink;
+    ASSERT_FALSE(r.feed({stream.data(), cut}, sink));
+    ASSERT_FALSE(r.feed({stream.data() + cut, stream.size() - cut}, sink));
+    ASSERT_EQ(sink.records.size(), 2U) << "cut at " << cut;
+    EXPECT_EQ(sink.records[0], big) << "cut at " << cut;
+    EXPECT_EQ(sink.records[1], (Bytes{6, 7, 8, 9}));
+  }
+}
+
 TEST(RecordReader, JoinsFragmentsIntoOneRecord) {
   Bytes stream = fragment({1, 2}, false);
   const Bytes tail = fragment({3}, true);

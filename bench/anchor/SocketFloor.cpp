@@ -114,6 +114,56 @@ void sendRecords(int listener, std::size_t pieceSize, std::size_t pieces, double
   }
 }
 
+// A listening TCP socket on 127.0.0.1 at a port the kernel picks (in addr).
+UniqueFd listenOnLoopback(sockaddr_in& addr, std::string& error) {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (listener.get() < 0) {
+    error = util::errnoMessage("socket floor: socket");
+    return listener;
+  }
+  addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener.get(), 1) != 0 ||
+      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    error = util::errnoMessage("socket floor: listen on 127.0.0.1");
+    return UniqueFd();
+  }
+  return listener;
+}
+
+// Receives whole replies (each block in pieces, each piece behind a reply
+// head) for the workload's runtime; counts them into m.
+void receiveReplies(int fd, const ReadWorkload& w, std::size_t piece, std::size_t pieces,
+                    std::atomic<Clock::rep>& startAt, ReadMeasurement& m) {
+  std::vector<std::uint8_t> head(4 + kReplyHeadBytes);
+  std::vector<std::uint8_t> block(w.blockSize);
+  const double cpu0 = threadCpuSeconds();
+  const auto start = Clock::now();
+  startAt.store(std::max<Clock::rep>(start.time_since_epoch().count(), 1));
+  const auto deadline = start + w.runtime;
+  while (Clock::now() < deadline) {
+    errno = 0;  // recv at end of stream returns 0 and leaves errno alone
+    bool whole = true;
+    for (std::size_t p = 0; p < pieces && whole; ++p) {
+      whole = receiveAll(fd, head) &&
+              receiveAll(fd, std::span(block).subspan(p * piece,
+                                                      std::min(piece, block.size() - p * piece)));
+    }
+    if (!whole) {
+      m.error = errno != 0 ? util::errnoMessage("socket floor: recv")
+                           : "socket floor: the sender closed the connection";
+      break;
+    }
+    ++m.ops;
+    m.bytes += w.blockSize;
+  }
+  m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  m.cpuSeconds = threadCpuSeconds() - cpu0;
+}
+
 }  // namespace
 
 ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::size_t maxRead) {
@@ -123,21 +173,9 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
     m.error = "socket floor: needs a positive rate and block size";
     return m;
   }
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (listener.get() < 0) {
-    m.error = util::errnoMessage("socket floor: socket");
-    return m;
-  }
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listener.get(), 1) != 0 ||
-      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    m.error = util::errnoMessage("socket floor: listen on 127.0.0.1");
-    return m;
-  }
+  UniqueFd listener = listenOnLoopback(addr, m.error);
+  if (listener.get() < 0) return m;
   const std::size_t piece = maxRead > 0 ? std::min<std::size_t>(w.blockSize, maxRead) : w.blockSize;
   const std::size_t pieces = (w.blockSize + piece - 1) / piece;
   std::atomic<bool> stop{false};
@@ -154,30 +192,7 @@ ReadMeasurement runSocketFloor(const ReadWorkload& w, double opsPerSecond, std::
   }
   int one = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  std::vector<std::uint8_t> head(4 + kReplyHeadBytes);
-  std::vector<std::uint8_t> block(w.blockSize);
-  const double cpu0 = threadCpuSeconds();
-  const auto start = Clock::now();
-  startAt.store(std::max<Clock::rep>(start.time_since_epoch().count(), 1));
-  const auto deadline = start + w.runtime;
-  while (Clock::now() < deadline) {
-    errno = 0;  // recv at end of stream returns 0 and leaves errno alone
-    bool whole = true;
-    for (std::size_t p = 0; p < pieces && whole; ++p) {
-      whole = receiveAll(fd.get(), head) &&
-              receiveAll(fd.get(), std::span(block).subspan(
-                                       p * piece, std::min(piece, block.size() - p * piece)));
-    }
-    if (!whole) {
-      m.error = errno != 0 ? util::errnoMessage("socket floor: recv")
-                           : "socket floor: the sender closed the connection";
-      break;
-    }
-    ++m.ops;
-    m.bytes += w.blockSize;
-  }
-  m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  m.cpuSeconds = threadCpuSeconds() - cpu0;
+  receiveReplies(fd.get(), w, piece, pieces, startAt, m);
   stop = true;
   ::shutdown(fd.get(), SHUT_RDWR);  // a sender blocked in sendmsg fails out of it
   sender.join();

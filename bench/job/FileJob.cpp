@@ -216,6 +216,45 @@ bool JobDriver::next(std::uint32_t slot, IoRequest& req, BenchClock::time_point 
   return true;
 }
 
+bool JobDriver::pickLayoutBlock(IoRequest& req, std::uint64_t& block) {
+  if (issuedLayoutBlocks_ >= layoutFiles_.size() * blocksPerFile_) {
+    stop_ = true;
+    return false;
+  }
+  const std::uint64_t k = issuedLayoutBlocks_++;
+  block = layoutFiles_[k / blocksPerFile_] * blocksPerFile_ + k % blocksPerFile_;
+  req.op = IoDirection::Write;
+  return true;
+}
+
+bool JobDriver::pickWorkloadBlock(IoRequest& req, BenchClock::time_point now,
+                                  std::uint64_t& block) {
+  req.measured = now >= rampEnd_;
+  if (req.measured && spec_.options.ioBytes > 0) {
+    // Whole blocks only (as fio): 10m of 4m blocks is 8 MiB, not 12.
+    if (issuedMeasuredBytes_ + block_ > ioLimit_) {
+      stop_ = true;
+      return false;
+    }
+    issuedMeasuredBytes_ += block_;
+  }
+  block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
+  if (serializeOverlap_ && !claimFreeBlock(block)) {
+    // Every block is in flight (a file of fewer blocks than the depth):
+    // this slot rests; the others still run.
+    if (req.measured && spec_.options.ioBytes > 0) issuedMeasuredBytes_ -= block_;
+    return false;
+  }
+  if (readPercent_ >= 100) {
+    req.op = IoDirection::Read;
+  } else if (readPercent_ == 0) {
+    req.op = IoDirection::Write;
+  } else {
+    req.op = nextRandom() % 100 < readPercent_ ? IoDirection::Read : IoDirection::Write;
+  }
+  return true;
+}
+
 bool JobDriver::pick(std::uint32_t slot, IoRequest& req, BenchClock::time_point now) {
   std::uint64_t block = 0;
   {
@@ -230,39 +269,9 @@ bool JobDriver::pick(std::uint32_t slot, IoRequest& req, BenchClock::time_point 
       stop_ = true;
       return false;
     }
-    if (spec_.layout) {
-      if (issuedLayoutBlocks_ >= layoutFiles_.size() * blocksPerFile_) {
-        stop_ = true;
-        return false;
-      }
-      const std::uint64_t k = issuedLayoutBlocks_++;
-      block = layoutFiles_[k / blocksPerFile_] * blocksPerFile_ + k % blocksPerFile_;
-      req.op = IoDirection::Write;
-    } else {
-      req.measured = now >= rampEnd_;
-      if (req.measured && spec_.options.ioBytes > 0) {
-        // Whole blocks only (as fio): 10m of 4m blocks is 8 MiB, not 12.
-        if (issuedMeasuredBytes_ + block_ > ioLimit_) {
-          stop_ = true;
-          return false;
-        }
-        issuedMeasuredBytes_ += block_;
-      }
-      block = spec_.profile.random ? nextRandom() % totalBlocks_ : cursor_++ % totalBlocks_;
-      if (serializeOverlap_ && !claimFreeBlock(block)) {
-        // Every block is in flight (a file of fewer blocks than the depth):
-        // this slot rests; the others still run.
-        if (req.measured && spec_.options.ioBytes > 0) issuedMeasuredBytes_ -= block_;
-        return false;
-      }
-      if (readPercent_ >= 100) {
-        req.op = IoDirection::Read;
-      } else if (readPercent_ == 0) {
-        req.op = IoDirection::Write;
-      } else {
-        req.op = nextRandom() % 100 < readPercent_ ? IoDirection::Read : IoDirection::Write;
-      }
-    }
+    const bool picked =
+        spec_.layout ? pickLayoutBlock(req, block) : pickWorkloadBlock(req, now, block);
+    if (!picked) return false;
   }
   req.file = static_cast<std::uint32_t>(block / blocksPerFile_);
   req.offset = spec_.fileOffset + (block % blocksPerFile_) * block_;

@@ -177,6 +177,11 @@ class JobDriver {
   std::uint64_t nextRandom();
   // next() without the stamp of req.issued.
   bool pick(std::uint32_t slot, IoRequest& req, BenchClock::time_point now);
+  // The block and operation of the next request, or false when the job ends
+  // (a layout job: every block written; a workload: the runtime, --io-bytes
+  // or a stop) or this slot rests. Under mu_.
+  bool pickLayoutBlock(IoRequest& req, std::uint64_t& block);
+  bool pickWorkloadBlock(IoRequest& req, BenchClock::time_point now, std::uint64_t& block);
   // Moves block to one no request of this job has in flight and marks it so;
   // false when every block is in flight. Under mu_.
   bool claimFreeBlock(std::uint64_t& block);

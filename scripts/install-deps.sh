@@ -12,8 +12,8 @@ fi
 packages=(
   # build
   build-essential cmake ninja-build pkg-config ccache clang libclang-rt-14-dev
-  # the format check (scripts/check-format.sh)
-  clang-format
+  # the format and tidy checks (scripts/check-format.sh, scripts/check-tidy.sh)
+  clang-format clang-tidy
   # libraries (see README "Dependencies")
   libtirpc-dev libnfs-dev libyaml-cpp-dev libboost-program-options-dev
   libibverbs-dev librdmacm-dev liburing-dev libblkid-dev libgtest-dev libgmock-dev libssl-dev

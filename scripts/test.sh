@@ -47,6 +47,9 @@ step "unit tests under sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" -L unit --output-on-failure -j 2 || status=1
 
+step "clang-tidy (the checks .clang-tidy lists, over the release build's sources)"
+bash scripts/check-tidy.sh "$root/build" || status=1
+
 step "integration and vm tests"
 ctest --test-dir "$root/build" -LE unit --output-on-failure || status=1
 exit $status

@@ -128,7 +128,9 @@ void printHostBound(const std::string& workload, const ReadMeasurement& ours,
 // What the command line asked for.
 struct AnchorArgs {
   std::string url;
-  std::int64_t sizeMiB = 256;  // signed: boost would wrap "-5" into a huge unsigned
+  std::string size = "256m";   // --size, as file's and compare's
+  std::int64_t sizeMiB = 256;  // --size-mib, the older spelling; signed: boost wraps "-5"
+  bool sizeMiBGiven = false;
   double runtime = 5;
   std::string jsonPath;
   std::string only;
@@ -142,10 +144,13 @@ po::options_description anchorOptions(AnchorArgs& a) {
   opts.add_options()("help,h", "show this help")(
       "url", po::value(&a.url),
       "server export as nfs://host:port/export (default: start nfs-ganesha on 127.0.0.1 exporting "
-      "a temp dir)")("size-mib", po::value(&a.sizeMiB)->default_value(256),
-                     "test file size in MiB")("runtime", po::value(&a.runtime)->default_value(5),
-                                              "seconds per run")(
-      "json", po::value(&a.jsonPath), "also write the results as JSON to this file")(
+      "a temp dir)");
+  addSizeOption(opts, a.size);
+  opts.add_options()("size-mib",
+                     po::value(&a.sizeMiB)->notifier([&a](std::int64_t) { a.sizeMiBGiven = true; }),
+                     "the test file's size in MiB, 8..1048576 (the older spelling of --size Nm)");
+  addRuntimeOption(opts, a.runtime);
+  opts.add_options()("json", po::value(&a.jsonPath), "also write the results as JSON to this file")(
       "only", po::value(&a.only),
       "run one client only (nfsrdma or libnfs), e.g. for profiling; no ratios")(
       "reads-per-compound", po::value(&a.readsPerCompound)->default_value(a.readsPerCompound),
@@ -160,21 +165,37 @@ po::options_description anchorOptions(AnchorArgs& a) {
   return opts;
 }
 
-void validate(const AnchorArgs& a) {
-  if (!a.only.empty() && a.only != "nfsrdma" && a.only != "libnfs") {
-    throw std::invalid_argument("--only " + a.only + ": expected nfsrdma or libnfs");
+// The test file: --size (the rule every command shares), whole MiB from
+// 8 MiB (the reads' queue) to 1 TiB; --size-mib N instead when given.
+void checkFileSize(AnchorArgs& a) {
+  if (!a.sizeMiBGiven) {
+    const std::uint64_t bytes = checkSize(a.size);
+    if (bytes % (1U << 20) != 0 || bytes < (8U << 20) || bytes > (1ULL << 40)) {
+      throw std::invalid_argument("--size '" + a.size +
+                                  "': expected whole MiB from 8m to 1t for the anchor's file");
+    }
+    a.sizeMiB = static_cast<std::int64_t>(bytes >> 20);
   }
   if (a.sizeMiB < 8 || a.sizeMiB > (1 << 20))
     throw std::invalid_argument("--size-mib must be 8..1048576");
-  if (a.readsPerCompound < 0 || a.readsPerCompound > 16) {
-    throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
-  }
-  if (a.nconnect < 0 || a.nconnect > 16) {
-    throw std::invalid_argument("--nconnect must be 0..16 (0 or 1: no trunked row)");
-  }
-  if (a.runtime <= 0 || a.runtime > 3600)
-    throw std::invalid_argument("--runtime must be in (0, 3600] seconds");
-  checkOutputPath(a.jsonPath, "--json");
+}
+
+// The values given, each by its rule; a refused one is a usage error.
+void validate(AnchorArgs& a) {
+  tool::parseOrUsageError([&] {
+    if (!a.only.empty() && a.only != "nfsrdma" && a.only != "libnfs") {
+      throw std::invalid_argument("--only " + a.only + ": expected nfsrdma or libnfs");
+    }
+    checkFileSize(a);
+    if (a.readsPerCompound < 0 || a.readsPerCompound > 16) {
+      throw std::invalid_argument("--reads-per-compound must be 0..16 (0 or 1: no vectored row)");
+    }
+    if (a.nconnect < 0 || a.nconnect > 16) {
+      throw std::invalid_argument("--nconnect must be 0..16 (0 or 1: no trunked row)");
+    }
+    checkRuntime(a.runtime);
+  });
+  checkOutputPath(a.jsonPath, "--json");  // the host's directory: a failure, not a usage error
 }
 
 // The server both clients read from: --url's, or an nfs-ganesha started here.

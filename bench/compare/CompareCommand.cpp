@@ -72,16 +72,6 @@ std::optional<double> localMemoryBytes() {
   return std::nullopt;
 }
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // Connects once to see whether the target works; the reason when not.
 std::string probe(const TargetSpec& t) {
   if (const int sig = interruptSignal()) throw Interrupted(sig);
@@ -127,11 +117,10 @@ po::options_description compareOptions(CompareArgs& a) {
       "ratios", po::value(&a.ratios),
       "comma list of NUM/DEN target names: the ratio columns (default: those of nfs-rdma/nfs-tcp, "
       "nfs-tcp/libnfs, nfs-tcp/local, nfs-rdma/local, nfs-rdma/nvmf-rdma, nfs-rdma/iser, "
-      "nvmf-rdma/nvme-tcp, iser/iscsi, nvmf-rdma/local whose targets ran)")(
-      "profiles", po::value(&a.profiles),
-      "comma list (default: all seven: 4k-randread ... randrw)")(
-      "json", po::value(&a.jsonPath)->default_value(a.jsonPath),
-      "write the results as JSON here ('' to skip)")(
+      "nvmf-rdma/nvme-tcp, iser/iscsi, nvmf-rdma/local whose targets ran)");
+  addProfilesOption(opts, a.profiles);
+  opts.add_options()("json", po::value(&a.jsonPath)->default_value(a.jsonPath),
+                     "write the results as JSON here ('' to skip)")(
       "html", po::value(&a.htmlPath)->default_value(a.htmlPath),
       "write the HTML report here ('' to skip)")(
       "baseline", po::value(&a.baselinePath),
@@ -156,7 +145,7 @@ po::options_description compareOptions(CompareArgs& a) {
 // Everything about the outputs that can fail without running, before the runs.
 void checkOutputs(CompareArgs& a, const po::variables_map& vm) {
   if (!(a.threshold > 0) || a.threshold >= 100)
-    throw std::invalid_argument("--threshold must be in (0, 100) percent");
+    throw tool::UsageError("--threshold must be in (0, 100) percent");
   // Re-rendering a saved run writes files only when asked for: it must not clobber that run.
   if (!a.resultsPath.empty()) {
     if (vm["json"].defaulted()) a.jsonPath.clear();
@@ -165,18 +154,8 @@ void checkOutputs(CompareArgs& a, const po::variables_map& vm) {
   checkOutputPath(a.jsonPath, "--json");
   checkOutputPath(a.htmlPath, "--html");
   if (a.jsonPath == "-" && a.htmlPath == "-") {
-    throw std::invalid_argument("--json - and --html - both want stdout: give one of them a file");
+    throw tool::UsageError("--json - and --html - both want stdout: give one of them a file");
   }
-}
-
-// --profiles by name (a bad name is the first error), else all of them.
-std::vector<FileProfile> namedProfiles(const std::string& list) {
-  std::vector<FileProfile> profiles;
-  for (const auto& n : list.empty() ? std::vector<std::string>{} : splitList(list)) {
-    profiles.push_back(profileByName(n));
-  }
-  if (profiles.empty()) profiles = fileProfiles();
-  return profiles;
 }
 
 // The profiles as they run (options applied), after checking them together.
@@ -198,12 +177,12 @@ std::vector<TargetSpec> parseTargetArgs(const std::vector<std::string>& args) {
   for (const auto& a : args) {
     const auto eq = a.find('=');
     if (eq == std::string::npos)
-      throw std::invalid_argument("--target " + a + ": expected NAME=ENGINE:LOCATION");
+      throw tool::UsageError("--target " + a + ": expected NAME=ENGINE:LOCATION");
     specs.push_back(TargetSpec::parse(a.substr(0, eq), a.substr(eq + 1)));
     for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
       if (specs[i].name == specs.back().name) {
-        throw std::invalid_argument("--target " + a + ": the name " + specs.back().name +
-                                    " is taken; each target needs its own NAME");
+        throw tool::UsageError("--target " + a + ": the name " + specs.back().name +
+                               " is taken; each target needs its own NAME");
       }
     }
   }
@@ -517,7 +496,7 @@ CellRunner clientRunner(ClientRun& clients, const std::vector<FileProfile>& prof
 // Runs the matrix into report; true when a cell failed.
 bool measure(CompareReport& report, const CompareArgs& a, ClientRun& clients,
              CreatedFiles& created) {
-  std::vector<FileProfile> profiles = namedProfiles(a.profiles);
+  std::vector<FileProfile> profiles = checkProfiles(a.profiles);
   const FileOptions options = toFileOptions(a.workload);
   prepareProfiles(profiles, options);
   const RdmaDevice rdma = findRdmaDevice();
@@ -581,6 +560,13 @@ int runCompareSteps(int argc, char** argv, CreatedFiles& created) {
     return tool::kExitSuccess;
   }
   checkOutputs(a, vm);
+  // Each value by its rule before a server starts: a refused one is a usage error.
+  tool::parseOrUsageError([&] {
+    const FileOptions options = toFileOptions(a.workload);
+    if (!a.resultsPath.empty()) return;
+    std::vector<FileProfile> profiles = checkProfiles(a.profiles);
+    prepareProfiles(profiles, options);
+  });
   std::optional<CompareReport> before;
   if (!a.baselinePath.empty()) before = compareFromJson(parseJsonFile(a.baselinePath));
   CompareReport report;

@@ -56,12 +56,19 @@ struct FilePlan {
   FileProfile profile;  // as it runs (the mix, the block size)
 };
 
+// A refused value is a usage error (exit 2); the --json directory is the
+// host's, a failure (exit 1).
 FilePlan validateFileArgs(const FileArgs& a) {
   checkOutputPath(a.jsonPath, "--json");
-  FilePlan plan{toFileOptions(a.workload), profileByName(a.profileName)};
-  validateOptions(plan.options, plan.profile);
-  validateRwmixread(plan.options, {plan.profile});
-  plan.profile = profileAsRun(plan.profile, plan.options);
+  FilePlan plan;
+  tool::parseOrUsageError([&] {
+    plan = FilePlan{toFileOptions(a.workload), profileByName(a.profileName)};
+    validateOptions(plan.options, plan.profile);
+    validateRwmixread(plan.options, {plan.profile});
+    plan.profile = profileAsRun(plan.profile, plan.options);
+    if (a.engine != "nfs" && a.engine != "libnfs" && a.engine != "path")
+      throw std::invalid_argument("--engine " + a.engine + ": expected nfs, libnfs or path");
+  });
   return plan;
 }
 
@@ -109,12 +116,14 @@ FileTarget chooseTarget(const FileArgs& a, const FilePlan& plan) {
   const FileOptions& options = plan.options;
   FileTarget t;
   if (a.target.empty()) {
-    if (a.engine == "libnfs") checkSharedClient(options, EngineKind::Libnfs);
-    if (a.engine == "path") checkSharedClient(options, EngineKind::Path);
+    tool::parseOrUsageError([&] {
+      if (a.engine == "libnfs") checkSharedClient(options, EngineKind::Libnfs);
+      if (a.engine == "path") checkSharedClient(options, EngineKind::Path);
+    });
     t = embeddedTarget(a);
   } else {
     t.spec = TargetSpec::parse("", a.target);
-    checkSharedClient(options, t.spec.engine);
+    tool::parseOrUsageError([&] { checkSharedClient(options, t.spec.engine); });
   }
   t.spec.direct = options.direct;
   prepareDevice(t.spec, plan);

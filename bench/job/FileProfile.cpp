@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "bench/job/WorkloadOptions.h"
+
 namespace nfsrdma::bench {
 
 const char* directionName(IoDirection d) {
@@ -146,10 +148,11 @@ std::uint64_t sharedRangeOffset(const FileOptions& o, std::uint32_t job) {
 }
 
 void validateOptions(const FileOptions& o, const FileProfile& p) {
-  if (o.numjobs == 0 || o.numjobs > 256) throw std::invalid_argument("--numjobs must be 1..256");
+  // The rules of the options themselves are WorkloadOptions.h's; a FileOptions
+  // built in code goes through them too.
+  checkNumjobs(o.numjobs);
   if (o.nrfiles == 0 || o.nrfiles > 1024) throw std::invalid_argument("--nrfiles must be 1..1024");
-  const std::uint32_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
-  if (depth == 0 || depth > 1024) throw std::invalid_argument("--iodepth must be 1..1024");
+  checkIodepth(o.iodepth);
   if (o.sizeBytes == 0) throw std::invalid_argument("--size must be more than 0 bytes per job");
   if (o.sharedFile && (o.sizeBytes / o.nrfiles) % 4096 != 0) {
     // The next job's range must start on a block an O_DIRECT request can use.
@@ -178,12 +181,8 @@ void validateOptions(const FileOptions& o, const FileProfile& p) {
                                 " is less than one " + formatBytes(p.blockSize) + " block of " +
                                 p.name + " (it is rounded down to whole blocks per job)");
   }
-  if (o.ioBytes == 0 && (o.runtime.count() <= 0 || o.runtime > std::chrono::hours(24))) {
-    throw std::invalid_argument("--runtime must be in (0, 86400] seconds");
-  }
-  if (o.ramp < std::chrono::milliseconds(0) || o.ramp > std::chrono::hours(1)) {
-    throw std::invalid_argument("--ramp must be in [0, 3600] seconds");
-  }
+  if (o.ioBytes == 0) checkRuntime(static_cast<double>(o.runtime.count()) / 1000);
+  checkRamp(static_cast<double>(o.ramp.count()) / 1000);
   if (o.rwmixread && *o.rwmixread > 100) throw std::invalid_argument("--rwmixread must be 0..100");
   validateBufferMemory(o, p, memAvailableBytes());
 }

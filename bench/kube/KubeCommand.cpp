@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "bench/BenchCommands.h"
+#include "bench/job/WorkloadOptions.h"
 #include "bench/kube/KubeManifest.h"
 #include "bench/kube/KubeRun.h"
 #include "util/ToolCli.h"
@@ -43,17 +44,15 @@ void addRunOptions(po::options_description& opts, KubeArgs& a) {
       "mounted at /mnt/NAME, measured as target NAME=path:/mnt/NAME");
 }
 
+// The workload is compare's, declared once for both (bench/job/WorkloadOptions.h).
 void addWorkloadOptions(po::options_description& opts, KubeArgs& a) {
-  opts.add_options()("profiles", po::value(&a.profiles), "comma list (default: compare's seven)")(
-      "runtime", po::value(&a.runtime)->default_value(a.runtime),
-      "seconds per cell, after the ramp")("ramp", po::value(&a.ramp)->default_value(a.ramp),
-                                          "seconds run before measuring")(
-      "size", po::value(&a.size)->default_value(a.size), "bytes per job (k/m/g/t, binary)")(
-      "iodepth", po::value(&a.iodepth)->default_value(a.iodepth),
-      "requests in flight per job (0: the profile's)")(
-      "numjobs", po::value(&a.numjobs)->default_value(a.numjobs), "jobs per client")(
-      "verify", po::bool_switch(&a.verify),
-      "check every byte read and written (not a throughput run)");
+  addProfilesOption(opts, a.profiles);
+  addRuntimeOption(opts, a.runtime);
+  addRampOption(opts, a.ramp);
+  addSizeOption(opts, a.size);
+  addIodepthOption(opts, a.iodepth);
+  addNumjobsOption(opts, a.numjobs);
+  addVerifyOption(opts, a.verify);
 }
 
 void addPodOptions(po::options_description& opts, KubeArgs& a) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/job/FileProfile.h"
+#include "bench/job/WorkloadOptions.h"
 #include "util/ToolCli.h"
 
 namespace nfsrdma::bench::kube {
@@ -193,38 +194,29 @@ std::vector<std::string> splitProfiles(const std::string& list) {
   std::size_t from = 0;
   while (from <= list.size()) {
     const auto comma = std::min(list.find(',', from), list.size());
-    names.push_back(list.substr(from, comma - from));
+    if (comma > from) names.push_back(list.substr(from, comma - from));  // "a,,b": as compare
     from = comma + 1;
   }
   return names;
 }
 
-// The same bounds compare puts on them, so a pod never refuses what the
-// render accepted.
+// Compare's own rules (bench/job/WorkloadOptions.h), so a pod never refuses
+// what the render accepted.
 KubeWorkload checkWorkload(const KubeArgs& a) {
   KubeWorkload w;
-  if (!a.profiles.empty()) {
-    w.profiles = splitProfiles(a.profiles);
-    for (const auto& p : w.profiles) {
-      try {
-        profileByName(p);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--profiles: ") + e.what());
-      }
-    }
-  }
-  if (!(a.runtime > 0) || a.runtime > 86400)
-    throw UsageError("--runtime must be in (0, 86400] seconds");
-  if (!(a.ramp >= 0) || a.ramp > 3600) throw UsageError("--ramp must be in [0, 3600] seconds");
   try {
-    if (parseSize(a.size, "--size") == 0)
-      throw std::invalid_argument("--size '0': must be more than 0");
+    if (!a.profiles.empty()) {
+      checkProfiles(a.profiles);
+      w.profiles = splitProfiles(a.profiles);
+    }
+    checkRuntime(a.runtime);
+    checkRamp(a.ramp);
+    checkSize(a.size);
+    checkIodepth(a.iodepth);
+    checkNumjobs(a.numjobs);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (a.iodepth < 0 || a.iodepth > 65536)
-    throw UsageError("--iodepth must be 0..65536 (0: the profile's)");
-  if (a.numjobs < 1 || a.numjobs > 1024) throw UsageError("--numjobs must be 1..1024");
   w.runtime = a.runtime;
   w.ramp = a.ramp;
   w.size = a.size;

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "util/ToolCli.h"
+
 namespace nfsrdma::cli {
 namespace {
 
@@ -87,7 +89,8 @@ bool endsWithSlash(const std::string& s) {
 
 Remote parseRemote(const CliOptions& o, const std::string& url) {
   Remote r;
-  r.options = ClientOptions::fromUrl(url);
+  // The URL is the command line's: a key or value it refuses is a usage error (exit 2).
+  tool::parseOrUsageError([&] { r.options = ClientOptions::fromUrl(url); });
   // --proto for a URL that names no transport: parsed again with it, so the
   // port follows it (proto=rdma: 20049 unless the URL gives one).
   std::string more;
@@ -96,8 +99,10 @@ Remote parseRemote(const CliOptions& o, const std::string& url) {
     more += (more.empty() ? "" : "&") + std::string("nconnect=") + std::to_string(o.nconnect);
   }
   if (!more.empty()) {
-    r.options =
-        ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") + more);
+    tool::parseOrUsageError([&] {
+      r.options =
+          ClientOptions::fromUrl(url + (url.find('?') == std::string::npos ? "?" : "&") + more);
+    });
   }
   // A server in its grace period holds an OPEN, REMOVE or RENAME for up to
   // a minute and a half: say why the command waits.

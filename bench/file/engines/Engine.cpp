@@ -14,6 +14,7 @@
 #include "client/Client.h"
 #include "client/Error.h"
 #include "client/KernelMounts.h"
+#include "util/ToolCli.h"
 
 namespace nfsrdma::bench {
 
@@ -124,7 +125,10 @@ const char* engineName(EngineKind k) {
   return "?";
 }
 
-TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
+namespace {
+
+// The engine and location as written: a wrong form is the command line's.
+TargetSpec parseTargetForm(const std::string& name, const std::string& spec) {
   TargetSpec t;
   const auto colon = spec.find(':');
   const std::string engine = spec.substr(0, colon);
@@ -146,16 +150,28 @@ TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
   } else if (engine == "path") {
     t.engine = EngineKind::Path;
     t.name = name.empty() ? "path" : name;
-    t.onNfs = pathIsOnNfs(t.location);
-    t.localDir = t.location;
-    if (t.onNfs) t.mountProto = nfsMountProto(t.location);
   } else if (engine == "dev") {
     t.engine = EngineKind::Device;
     t.name = name.empty() ? "dev" : name;
-    t.device = inspectBlockDevice(t.location);
   } else {
     throw std::invalid_argument("target '" + spec + "': unknown engine '" + engine +
                                 "' (nfs, libnfs, path, dev)");
+  }
+  return t;
+}
+
+}  // namespace
+
+TargetSpec TargetSpec::parse(const std::string& name, const std::string& spec) {
+  TargetSpec t;
+  tool::parseOrUsageError([&] { t = parseTargetForm(name, spec); });
+  // What the path or the device is, is the host's: a failure, not a usage error.
+  if (t.engine == EngineKind::Path) {
+    t.onNfs = pathIsOnNfs(t.location);
+    t.localDir = t.location;
+    if (t.onNfs) t.mountProto = nfsMountProto(t.location);
+  } else if (t.engine == EngineKind::Device) {
+    t.device = inspectBlockDevice(t.location);
   }
   return t;
 }

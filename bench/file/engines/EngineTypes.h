@@ -42,7 +42,8 @@ struct TargetSpec {
   // "nfs" / "libnfs" / "path" / "dev" followed by ':' and the location, e.g.
   // "nfs:nfs://10.0.0.1/export?proto=rdma", "path:/mnt/disk", "dev:/dev/sdb".
   // The name defaults to the engine's ("nfs-tcp", "nfs-rdma", "libnfs",
-  // "path", "dev").
+  // "path", "dev"). A wrong form or URL throws tool::UsageError; a path or
+  // device the host cannot inspect, what the inspection throws.
   static TargetSpec parse(const std::string& name, const std::string& spec);
   // True when the server is on this host (loopback address; a path target
   // not on NFS), so its caches can be dropped and its RAM is this host's.

@@ -42,7 +42,7 @@ TEST(CompareCommand, CompareJsonDashIsStdout) {
             testing::fieldNotesReport().cells.size());
   const CommandResult both =
       runCommand(runCompareCommand, {"compare", "--results", saved, "--json", "-", "--html", "-"});
-  EXPECT_EQ(both.rc, 1);
+  EXPECT_EQ(both.rc, 2);  // a refused combination of values: a usage error
   EXPECT_NE(both.err.find("--json - and --html - both want stdout"), std::string::npos) << both.err;
 }
 

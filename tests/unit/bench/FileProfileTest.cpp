@@ -58,7 +58,7 @@ TEST(FileProfile, RwmixreadWithoutRandrwIsRefused) {
   const int rc =
       runFileCommand(static_cast<int>(argv.size()), argv.data());  // argv[0]: the subcommand
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(rc, 2);  // a refused value: a usage error
   EXPECT_NE(err.find("--rwmixread 70 sets the read percent of the randrw profile only"),
             std::string::npos)
       << err;

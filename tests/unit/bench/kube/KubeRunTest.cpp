@@ -117,7 +117,7 @@ TEST(KubePlan, RefusesWorkloadOptionsAsCompareWould) {
   EXPECT_EQ(planError(a), "--runtime must be in (0, 86400] seconds");
   a = seedArgs();
   a.numjobs = 0;
-  EXPECT_EQ(planError(a), "--numjobs must be 1..1024");
+  EXPECT_EQ(planError(a), "--numjobs must be 1..256");  // compare's bound (was kube's own 1..1024)
 }
 
 TEST(KubePlan, RefusesTargetsAPodCannotReach) {

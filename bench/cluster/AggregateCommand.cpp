@@ -1,9 +1,9 @@
-// `nfsrdma-bench aggregate`: adds up the result lines of clients that ran
+// `nfsrdma-bench aggregate`: adds up the result lines of ranks that ran
 // without MPI (Kubernetes pods), read from their logs, into what an MPI run
 // prints: per cell the aggregate, elbencho's first done, the window in
-// which all clients ran (warp's merge), merged percentiles and a row per
-// client. The pods' clocks are their nodes' wall clocks, not measured
-// against each other: a client whose window misses another's is flagged,
+// which all ranks ran (warp's merge), merged percentiles and a row per
+// rank. The pods' clocks are their nodes' wall clocks, not measured
+// against each other: a rank whose window misses another's is flagged,
 // and the overlap window is what to trust.
 #include <boost/program_options.hpp>
 #include <cstdio>

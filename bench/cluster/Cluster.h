@@ -1,4 +1,4 @@
-// The processes of a many-client run, seen from one of them: which one it
+// The processes of a many-rank run, seen from one of them: which one it
 // is, and the few collective steps the benchmark takes with the others.
 // MpiCluster (MpiCluster.h) is the real one, over the MPI library of the
 // launcher the user runs (mpirun, the Kubeflow MPI operator); a unit test
@@ -12,7 +12,7 @@
 
 namespace nfsrdma::bench {
 
-// A client's clock against rank 0's, measured by ping-pong: rank 0's clock
+// A rank's clock against rank 0's, measured by ping-pong: rank 0's clock
 // minus this one's at the same moment, known to within halfRoundTripNs.
 struct ClockOffset {
   std::int64_t offsetNs = 0;

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/cluster/ClientHooks.h"
+#include "bench/cluster/RankStartHooks.h"
 #include "bench/ranks/RankJson.h"
 
 namespace nfsrdma::bench {
 
-RankResult rankResultOf(const ClientOutcome& o, const ClientIdentity& who,
-                        const std::string& cell) {
+RankResult rankResultOf(const RankOutcome& o, const RankIdentity& who, const std::string& cell) {
   RankResult r;
   r.cell = cell;
   r.rank = who.rank;
@@ -61,10 +60,10 @@ CellRanks addUp(const std::vector<std::string>& lines, std::vector<ClockOffset> 
 
 std::optional<CellRanks> runClusterCell(Cluster& cluster, std::uint32_t cell,
                                         const std::string& label, const ClusterCellOptions& options,
-                                        const std::function<ClientOutcome(RankHooks&)>& run,
+                                        const std::function<RankOutcome(RankHooks&)>& run,
                                         bool& allRan) {
   MpiRankHooks hooks(cluster, cell, options.rampNs, options.stonewallNs);
-  ClientOutcome mine = run(hooks);
+  RankOutcome mine = run(hooks);
   // A cell that failed before its jobs were set up never reached the
   // barrier: it must still take part, or the others would wait there.
   if (!hooks.joined()) {
@@ -77,9 +76,9 @@ std::optional<CellRanks> runClusterCell(Cluster& cluster, std::uint32_t cell,
   return addUp(lines, hooks.offsets(), cluster.size(), options);
 }
 
-std::string runScheduledCell(const ClientIdentity& who, std::int64_t startAtNs,
+std::string runScheduledCell(const RankIdentity& who, std::int64_t startAtNs,
                              const std::string& label,
-                             const std::function<ClientOutcome(RankHooks&)>& run) {
+                             const std::function<RankOutcome(RankHooks&)>& run) {
   ScheduledRankHooks hooks(startAtNs);
   return rankToJsonLine(rankResultOf(run(hooks), who, label));
 }

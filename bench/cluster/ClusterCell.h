@@ -1,6 +1,6 @@
-// One cell of a many-client run on every client: run here with the hooks,
-// turned into this client's RankResult, and either gathered at rank 0 and
-// added up (MPI) or printed as this client's one JSON line (a pod, whose
+// One cell of a many-rank run on every rank: run here with the hooks,
+// turned into this rank's RankResult, and either gathered at rank 0 and
+// added up (MPI) or printed as this rank's one JSON line (a pod, whose
 // lines `nfsrdma-bench aggregate` adds up later).
 #pragma once
 
@@ -18,8 +18,8 @@
 
 namespace nfsrdma::bench {
 
-// What this client's run of the cell gave.
-struct ClientOutcome {
+// What this rank's run of the cell gave.
+struct RankOutcome {
   std::string failure;  // non-empty: the cell could not run here (and why)
   RankTimeline timeline;
   DirectionResult dir[2];    // by IoDirection
@@ -28,12 +28,12 @@ struct ClientOutcome {
   VerifyStats verify;  // --verify: what was checked, verify.mismatches of errors
 };
 
-struct ClientIdentity {
+struct RankIdentity {
   std::uint32_t rank = 0;
   std::string host;
 };
 
-RankResult rankResultOf(const ClientOutcome& o, const ClientIdentity& who, const std::string& cell);
+RankResult rankResultOf(const RankOutcome& o, const RankIdentity& who, const std::string& cell);
 
 struct ClusterCellOptions {
   std::int64_t rampNs = 0;
@@ -54,12 +54,12 @@ struct CellRanks {
 // rank could not run it (the run must end: its totals would be short).
 std::optional<CellRanks> runClusterCell(Cluster& cluster, std::uint32_t cell,
                                         const std::string& label, const ClusterCellOptions& options,
-                                        const std::function<ClientOutcome(RankHooks&)>& run,
+                                        const std::function<RankOutcome(RankHooks&)>& run,
                                         bool& allRan);
 
-// A pod's cell: runs it at startAtNs (client clock) and returns its line.
-std::string runScheduledCell(const ClientIdentity& who, std::int64_t startAtNs,
+// A pod's cell: runs it at startAtNs (rank clock) and returns its line.
+std::string runScheduledCell(const RankIdentity& who, std::int64_t startAtNs,
                              const std::string& label,
-                             const std::function<ClientOutcome(RankHooks&)>& run);
+                             const std::function<RankOutcome(RankHooks&)>& run);
 
 }  // namespace nfsrdma::bench

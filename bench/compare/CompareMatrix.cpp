@@ -563,7 +563,7 @@ CompareCell cellFromJson(const JsonValue& c) {
   // /3: a many-client cell's breakdown, which the text and the HTML show again.
   if (const JsonValue* cl = c.find("clients"); cl != nullptr && cl->isObject()) {
     try {
-      cell.clients = std::make_shared<const ClientsReport>(clientsFromJson(*cl));
+      cell.clients = std::make_shared<const RanksReport>(ranksFromJson(*cl));
     } catch (const std::exception& e) {
       throw std::runtime_error("compare JSON: " + cell.profile + " " + cell.target + ": " +
                                e.what());

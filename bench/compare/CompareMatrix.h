@@ -83,7 +83,7 @@ struct CompareCell {
   std::vector<Flag> flags;
   // A many-client cell (MPI): the clients' breakdown; the figures above
   // are all clients' together (read back from a /3 JSON too). Null otherwise.
-  std::shared_ptr<const ClientsReport> clients;
+  std::shared_ptr<const RanksReport> clients;
   // Against a baseline:
   std::optional<double> baselineMibPerSecond;
   std::optional<double> baselineIops;

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "bench/cluster/ClientClock.h"
 #include "bench/cluster/MpiCluster.h"
+#include "bench/cluster/RankClock.h"
 #include "bench/report/Format.h"
 
 namespace po = boost::program_options;
@@ -92,8 +92,8 @@ void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
   }
 }
 
-ClientOutcome outcomeOf(const RunResult& r) {
-  ClientOutcome o;
+RankOutcome outcomeOf(const RunResult& r) {
+  RankOutcome o;
   o.timeline = r.timeline;
   o.dir[0] = r.dir[0];
   o.dir[1] = r.dir[1];
@@ -177,7 +177,7 @@ ClientRun::Cell ClientRun::run(const TargetSpec& target, const FileProfile& prof
     } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& e) {
-      ClientOutcome failed;
+      RankOutcome failed;
       failed.failure = e.what();
       cell.local.target = target.name;
       cell.local.profile = profile.name;
@@ -240,8 +240,8 @@ RunResult mergeClients(const RunResult& local, const CellRanks& c, const RankClo
   m.client.sessions *= clients;
   m.client.connections *= clients;
   m.client.perConnection.clear();
-  m.clients = std::make_shared<const ClientsReport>(
-      ClientsReport{static_cast<std::uint32_t>(c.results.size()), c.aggregate, clocks});
+  m.clients = std::make_shared<const RanksReport>(
+      RanksReport{static_cast<std::uint32_t>(c.results.size()), c.aggregate, clocks});
   m.notes.push_back(std::to_string(c.results.size()) + " clients x numjobs " +
                     std::to_string(local.numjobs) +
                     ", each client its own files; figures over IOR's window (first start to last "

@@ -75,7 +75,7 @@ struct RunResult {
   RankTimeline timeline;    // with RunSettings::rank only
   // Rank 0 of a many-client run: every client's breakdown (the figures
   // above are then all clients' together); null otherwise.
-  std::shared_ptr<const ClientsReport> clients;
+  std::shared_ptr<const RanksReport> clients;
 
   bool ok() const { return errors == 0 && verify.mismatches == 0; }
   double mibPerSecond(IoDirection d) const;

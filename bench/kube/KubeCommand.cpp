@@ -1,4 +1,4 @@
-// `nfsrdma-bench kube`: renders an N-client run of `compare` on Kubernetes
+// `nfsrdma-bench kube`: renders an N-rank run of `compare` on Kubernetes
 // (KubeManifest.h) to stdout, for `| kubectl apply -f -`, or with --out into
 // a directory of one file per object. Nothing talks to a cluster: the
 // command only checks its options and writes YAML.
@@ -28,7 +28,7 @@ struct KubeCommandArgs {
 
 void addRunOptions(po::options_description& opts, KubeArgs& a) {
   opts.add_options()("clients", po::value(&a.clients)->required(),
-                     "pods, one client each, one per node (required)")(
+                     "ranks: pods, one rank each, one per node (required)")(
       "image", po::value(&a.image),
       "the image of configs/kube/Containerfile, as the cluster pulls it (required)")(
       "name", po::value(&a.name)->default_value(a.name),
@@ -37,7 +37,7 @@ void addRunOptions(po::options_description& opts, KubeArgs& a) {
       "target", po::value(&a.targets)->composing(),
       "NAME=ENGINE:LOCATION, repeatable: nfs-tcp=nfs:nfs://srv/export, "
       "nfs-rdma=nfs:nfs://srv:20049/export?proto=rdma, libnfs=libnfs:nfs://srv/export "
-      "({rank} in a URL is each client's index)")(
+      "({rank} in a URL is each rank's index)")(
       "volume", po::value(&a.volumes)->composing(),
       "NAME=rwx:STORAGECLASS[:SIZE] (one ReadWriteMany claim every pod mounts) or "
       "NAME=ephemeral:STORAGECLASS[:SIZE] (a claim per pod, e.g. local-path); repeatable; "

@@ -1,6 +1,6 @@
 // What each pod of a kube run executes, and where its settings live.
 //
-// The settings (targets, profiles, workload, clients, start time) are the
+// The settings (targets, profiles, workload, ranks, start time) are the
 // data of one ConfigMap; the container's env takes each key by
 // configMapKeyRef, and its args name them as $(KEY), which Kubernetes
 // expands before the process starts. So the image needs no shell and

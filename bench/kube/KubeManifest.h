@@ -1,7 +1,7 @@
 // The Kubernetes objects of a kube run, as YAML documents:
 //   00-settings.yaml      ConfigMap NAME-settings: the run's settings (KubeCommandLine.h)
 //   10-volume-VOL.yaml    PersistentVolumeClaim NAME-VOL per --volume VOL=rwx:CLASS
-//   20-job.yaml           the Indexed Job NAME, one client per pod and node, or
+//   20-job.yaml           the Indexed Job NAME, one rank per pod and node, or
 //   20-mpijob.yaml        with --mpi-operator, the MPIJob NAME (kubeflow.org/v2beta1)
 // The prefixes order `kubectl apply -f DIR`, which applies a directory's
 // files by name: the ConfigMap and the claims exist before the pods that use
@@ -15,8 +15,8 @@
 
 namespace nfsrdma::bench::kube {
 
-// Pods' labels: the run's instance and each pod's role (client, launcher,
-// worker); the one-per-node anti-affinity selects on both.
+// Pods' labels: the run's instance and each pod's role (the label values client,
+// launcher, worker: a client pod runs one rank); the one-per-node anti-affinity selects on both.
 inline constexpr const char* kNameLabel = "app.kubernetes.io/name";
 inline constexpr const char* kInstanceLabel = "app.kubernetes.io/instance";
 inline constexpr const char* kRoleLabel = "nfsrdma.io/role";

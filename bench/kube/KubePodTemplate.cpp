@@ -30,11 +30,11 @@ void emitStrings(YAML::Emitter& e, std::string_view k, const std::vector<std::st
   e << YAML::EndSeq;
 }
 
-// One client per node, as a hard rule: two clients on one node would share
-// its NIC and cores, and every per-client figure would be off. A topology
-// spread with maxSkew 1 only balances: once every node has a client it puts
+// One rank per node, as a hard rule: two ranks on one node would share
+// its NIC and cores, and every per-rank figure would be off. A topology
+// spread with maxSkew 1 only balances: once every node has a rank it puts
 // a second one on some. The cost: with fewer schedulable nodes than
-// clients the surplus pods stay Pending (the scheduler's event says why).
+// ranks the surplus pods stay Pending (the scheduler's event says why).
 void emitAntiAffinity(YAML::Emitter& e, const KubeRun& run, PodRole role) {
   beginMap(e, "affinity", "one client per node: they must not share a node's NIC and cores");
   beginMap(e, "podAntiAffinity");
@@ -70,10 +70,10 @@ void emitSettingsEnv(YAML::Emitter& e, const KubeRun& run) {
   }
 }
 
-// The settings for the args' $(KEY)s; a client also gets its index (which
+// The settings for the args' $(KEY)s; a rank also gets its index (which
 // Kubernetes would add itself, declared here so that the args name a
 // variable the manifest shows), its IP for choosing the RDMA GID or the
-// interface, and its node for the per-client rows.
+// interface, and its node for the per-rank rows.
 void emitEnv(YAML::Emitter& e, const KubeRun& run, PodRole role) {
   key(e, "env");
   e << YAML::BeginSeq;

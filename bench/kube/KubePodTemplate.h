@@ -1,5 +1,5 @@
-// The pod templates of a kube run: the Indexed Job's client, and the
-// MPIJob's launcher and workers. Clients and workers are where the
+// The pod templates of a kube run: the Indexed Job's rank, and the
+// MPIJob's launcher and workers. Ranks and workers are where the
 // benchmark's I/O happens, so they carry the volumes, RDMA and placement;
 // the launcher only runs mpirun.
 #pragma once

@@ -13,7 +13,7 @@ namespace {
 using tool::UsageError;
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
-// Above this a client count is more likely a typo than a cluster; Indexed
+// Above this a rank count is more likely a typo than a cluster; Indexed
 // Jobs themselves take up to 100000 completions.
 constexpr std::int64_t kMaxClients = 1000;
 // The run's name prefixes every object ("NAME-settings", "NAME-VOLUME") and
@@ -299,7 +299,7 @@ void checkRdma(const KubeArgs& a, KubeRun& run) {
                        "--rdma RESOURCE)");
     }
     // The RDMA connection leaves from the pod's own address, so its GID is
-    // the one of the pod's network (the client fills in {pod-ip}). Not
+    // the one of the pod's network (the rank fills in {pod-ip}). Not
     // under the MPI operator: ranks started over ssh do not inherit the
     // pod's environment, and take the route's source address instead.
     if (!a.mpiOperator && t.location.find("bind=") == std::string::npos) {

@@ -1,5 +1,5 @@
 // What `nfsrdma-bench kube` renders, decided once from its options: an
-// N-client run of `compare` on Kubernetes (clients, image, targets, volumes,
+// N-rank run of `compare` on Kubernetes (ranks, image, targets, volumes,
 // workload, RDMA, start time). Every option is checked here, before anything
 // is written: a wrong option is one line at render time, not N pods failing
 // at the start time. Pure: no I/O, and no clock (the render time is an
@@ -44,7 +44,7 @@ struct KubeTarget {
   std::string text() const { return name + "=" + engine + ":" + location; }
 };
 
-// The workload each client runs, as compare's options spell it.
+// The workload each rank runs, as compare's options spell it.
 struct KubeWorkload {
   std::vector<std::string> profiles;
   double runtime = 30;
@@ -100,14 +100,14 @@ struct KubeRun {
 };
 
 // "nfs=rwx:nfs-client" or "local=ephemeral:local-path:200Gi" (the size is
-// optional: by default the file set the clients lay out there, with room to
+// optional: by default the file set the ranks lay out there, with room to
 // spare). Throws tool::UsageError naming --volume and the expected form.
 KubeVolume parseVolume(std::string_view text);
 // "nfs-tcp=nfs:nfs://srv/export" (also libnfs:URL and path:DIR). Throws
 // tool::UsageError naming --target and the expected form.
 KubeTarget parseTarget(std::string_view text);
 // The capacity a volume gets when --volume gives none: the bytes laid out
-// on it (every client's for a shared volume, one client's for a per-pod
+// on it (every rank's for a shared volume, one rank's for a per-pod
 // one) plus 10% and 1 GiB, in whole GiB.
 std::uint64_t defaultCapacityBytes(VolumeKind kind, std::uint32_t clients,
                                    std::uint64_t bytesPerClient);

@@ -1,16 +1,16 @@
-// How the results of N clients of one cell add up, on rank 0's clock (every
-// client's times shifted by its measured offset):
+// How the results of N ranks of one cell add up, on rank 0's clock (every
+// rank's times shifted by its measured offset):
 //   aggregate   IOR's figure: all bytes and ops from the first start to the
 //               last end ("last done" in elbencho's terms);
-//   firstDone   elbencho's stonewall: every client's bytes and ops up to the
-//               moment the first client finished (read from its progress
+//   firstDone   elbencho's stonewall: every rank's bytes and ops up to the
+//               moment the first rank finished (read from its progress
 //               samples), over the time from the first start to that moment;
-//   overlap     warp's merge of clients: only the window in which all ran,
+//   overlap     warp's merge of ranks: only the window in which all ran,
 //               from the last start to the first end, with what each moved
-//               inside it; none when some client's window misses another's;
-// plus per-client rows, percentiles of the merged histograms and the clock
-// offsets. A run that lost a client has no figures at all, only the lines
-// saying which client and why: a total without it would look complete.
+//               inside it; none when some rank's window misses another's;
+// plus per-rank rows, percentiles of the merged histograms and the clock
+// offsets. A run that lost a rank has no figures at all, only the lines
+// saying which rank and why: a total without it would look complete.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +25,10 @@
 namespace nfsrdma::bench {
 
 struct RankAggregateOptions {
-  // A client below this share of the median client's MiB/s is a straggler.
-  // 0.5: with a fixed amount to move, such a client needs twice the median
+  // A rank below this share of the median rank's MiB/s is a straggler.
+  // 0.5: with a fixed amount to move, such a rank needs twice the median
   // time and so alone sets IOR's window; the ordinary spread between
-  // clients of one server (links, NUMA, cache luck, some 10-30%) stays well
+  // ranks of one server (links, NUMA, cache luck, some 10-30%) stays well
   // above it, so the flag marks a cause worth finding, not noise.
   double stragglerFraction = 0.5;
   // The run's ramp: a clock offset beyond it gets a warning.
@@ -48,18 +48,18 @@ struct RankWindow {
 };
 
 struct RankOverlap {
-  // Every client's window meets every other's (the last start is before
+  // Every rank's window meets every other's (the last start is before
   // the first end); window and rankBytes are set only then.
   bool overlaps = false;
-  std::string reason;  // why there is no overlap window, naming the clients
+  std::string reason;  // why there is no overlap window, naming the ranks
   RankWindow window;
-  std::vector<double> rankBytes;  // per client, in rank order
+  std::vector<double> rankBytes;  // per rank, in rank order
 };
 
 struct RankRow {
   std::uint32_t rank = 0;
   std::string host;
-  double mibPerSec = 0;  // over the client's own start..end
+  double mibPerSec = 0;  // over the rank's own start..end
   double iops = 0;
   double p50Ns = 0;  // from its own histogram, both directions
   double p99Ns = 0;
@@ -67,7 +67,7 @@ struct RankRow {
   std::uint64_t ops = 0;
   std::uint64_t errors = 0;
   bool straggler = false;
-  bool overlapsAll = true;  // its window meets every other client's
+  bool overlapsAll = true;  // its window meets every other rank's
 };
 
 struct RankClocks {
@@ -76,7 +76,7 @@ struct RankClocks {
   std::string warning;     // empty unless it exceeds the ramp
 };
 
-// The percentiles a many-client cell reports of its merged histograms.
+// The percentiles a many-rank cell reports of its merged histograms.
 inline constexpr double kRankPercentiles[] = {50, 90, 99, 99.9};
 
 struct RankTotals {
@@ -85,13 +85,13 @@ struct RankTotals {
   RankOverlap overlap;
   std::vector<RankRow> rows;  // in rank order
   double medianMibPerSec = 0;
-  LatencyHistogram read;  // merged bins of every client
+  LatencyHistogram read;  // merged bins of every rank
   LatencyHistogram write;
   LatencyHistogram all;
   // all's kRankPercentiles in microseconds, as the reports print them (a
   // report read back from JSON has these and no bins).
   std::vector<std::pair<double, double>> latencyUsec;
-  // --verify: what every client checked, and the first mismatches of all
+  // --verify: what every rank checked, and the first mismatches of all
   // (in rank order); all zero without --verify.
   VerifyStats verify;
   RankClocks clocks;
@@ -99,10 +99,10 @@ struct RankTotals {
 
 struct RankAggregate {
   std::vector<std::string> errors;   // "rank 2 (hostc): ..." per lost client
-  std::optional<RankTotals> totals;  // none when a client was lost
+  std::optional<RankTotals> totals;  // none when a rank was lost
 };
 
-// results: one per client, in any order; expectedRanks: how many clients the
+// results: one per rank, in any order; expectedRanks: how many ranks the
 // run started (ranks 0..expectedRanks-1, at most kMaxRank + 1). Throws
 // std::invalid_argument for an inconsistent result (rankResultProblem), a
 // rank out of range or given twice, expectedRanks 0 or above the limit, or

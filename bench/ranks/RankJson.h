@@ -13,7 +13,7 @@
 
 namespace nfsrdma::bench {
 
-// /2 added "verify" (what the client checked, its first mismatches); a /1
+// /2 added "verify" (what the rank checked, its first mismatches); a /1
 // line is refused by its schema, naming both.
 inline constexpr std::string_view kRankJsonSchema = "nfsrdma-bench-rank/2";
 // What every version's line carries: how a log's result lines are found.

@@ -1,7 +1,7 @@
-// The clients' result lines out of their logs: what `nfsrdma-bench
+// The ranks' result lines out of their logs: what `nfsrdma-bench
 // aggregate` reads from pod logs (`kubectl logs -l job-name=RUN`, with or
 // without --prefix) or from saved files. A log holds other lines too (the
-// client's own text report, the container runtime's): only lines that
+// rank's own text report, the container runtime's): only lines that
 // carry a rank result's schema are read, and those must parse.
 #pragma once
 
@@ -26,7 +26,7 @@ struct RankLogCells {
 // A log as aggregate reads it: a result line holds a histogram per
 // direction and a progress sample every 100 ms, some 40 bytes each, so a
 // day's run (--runtime's limit) makes a line of some 35 MiB; a log of 4096
-// clients' lines for a matrix of cells stays well inside the total.
+// ranks' lines for a matrix of cells stays well inside the total.
 inline constexpr InputKind kRankLogInput{"a log of result lines", std::uint64_t{4} << 30};
 inline constexpr std::size_t kMaxRankLogLineBytes = std::size_t{64} << 20;
 

@@ -45,7 +45,7 @@ std::string latencyLine(const RankTotals& t) {
   return s + "\n";
 }
 
-// Only a run that verified: what all clients checked together.
+// Only a run that verified: what all ranks checked together.
 std::string verifyLine(const RankTotals& t) {
   if (t.verify.unitsChecked == 0 && t.verify.mismatches == 0) return {};
   return fmt(" verify      %llu blocks (%s) checked by all clients, %llu mismatches\n",
@@ -272,14 +272,14 @@ RankTotals totalsFromJson(const JsonValue& v, RankClockNote& clocks) {
 
 }  // namespace
 
-ClientsReport clientsFromJson(const JsonValue& v) {
+RanksReport ranksFromJson(const JsonValue& v) {
   const JsonValue* count = v.find("clients");
   if (count == nullptr || !count->isNumber() || !(count->number >= 1) ||
       count->number > kMaxRank + 1) {
     throw std::runtime_error("clients: expected an object whose \"clients\" is 1.." +
                              std::to_string(kMaxRank + 1));
   }
-  ClientsReport c;
+  RanksReport c;
   c.clients = static_cast<std::uint32_t>(count->number);
   if (const JsonValue* lost = v.find("lost")) {
     for (const auto& e : lost->array) c.aggregate.errors.push_back(e.string);

@@ -1,10 +1,10 @@
-// What one client (an MPI rank or a Kubernetes pod) reports for one cell of
-// a many-client run: enough to add the clients up on one clock afterwards
+// What one rank (an MPI process or a Kubernetes pod) reports for one cell of
+// a many-rank run: enough to add the ranks up on one clock afterwards
 // (RankAggregate.h) and to carry as one JSON line (RankJson.h).
 //
-// Times are nanoseconds on the client's own steady clock, whose epoch is its
+// Times are nanoseconds on the rank's own steady clock, whose epoch is its
 // host's boot, so two hosts' times are only comparable after adding
-// clockOffsetNs: rank 0's clock minus this client's clock at one moment,
+// clockOffsetNs: rank 0's clock minus this rank's clock at one moment,
 // measured at the start barrier (0 for rank 0).
 #pragma once
 
@@ -18,10 +18,10 @@
 
 namespace nfsrdma::bench {
 
-// How often a client records its progress. 100 ms keeps a 60 s run's line
+// How often a rank records its progress. 100 ms keeps a 60 s run's line
 // near 600 samples (a few KiB of JSON) while putting any moment within 50 ms
 // of a sample, well inside a ramp, so the interpolated bytes at another
-// client's start or end are off by less than 0.1 s of throughput.
+// rank's start or end are off by less than 0.1 s of throughput.
 inline constexpr std::int64_t kRankSampleIntervalNs = 100'000'000;
 
 // Bytes and ops moved so far, both directions together, at atNs (own clock).
@@ -47,7 +47,7 @@ struct RankResult {
   std::string cell;  // the cell's label, e.g. "4k-randread nfs-tcp"
   std::uint32_t rank = 0;
   std::string host;
-  // The client could not run the cell (bad target, server gone): its
+  // The rank could not run the cell (bad target, server gone): its
   // figures mean nothing and firstError says why.
   bool failed = false;
   std::int64_t clockOffsetNs = 0;
@@ -58,12 +58,12 @@ struct RankResult {
   // I/O errors and verify mismatches (verify.mismatches of them).
   std::uint64_t errors = 0;
   std::string firstError;
-  // --verify: what the client checked (inline reads and the read-back of
+  // --verify: what the rank checked (inline reads and the read-back of
   // its writes) and its first mismatches; all zero without --verify.
   VerifyStats verify;
   // Ascending times after startNs; counts never decrease; the last sample
   // is at endNs with the totals. (startNs, 0, 0) is the implicit first
-  // point, so a client that sampled only its end moved at a constant rate.
+  // point, so a rank that sampled only its end moved at a constant rate.
   std::vector<ProgressSample> samples;
 
   std::uint64_t bytes() const { return read.bytes + write.bytes; }
@@ -72,14 +72,14 @@ struct RankResult {
   std::int64_t endOnRank0() const { return endNs + clockOffsetNs; }
 };
 
-// "rank 2 (node-c)": how every message names a client.
+// "rank 2 (node-c)": how every message names a rank.
 std::string rankName(const RankResult& r);
 
 // Why the result cannot be added up, naming the rank and the field; nullopt
 // when it is consistent. A failed result is checked only for its error text.
 std::optional<std::string> rankResultProblem(const RankResult& r);
 
-// Bytes and ops the client had moved at atNs on rank 0's clock: 0 before its
+// Bytes and ops the rank had moved at atNs on rank 0's clock: 0 before its
 // start, its totals after its end, linear between its samples in between
 // (a request counts when it completes, so between two samples the count is
 // known only to lie between theirs). Requires a consistent result.

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <thread>
 
-#include "bench/cluster/ClientClock.h"
-#include "bench/cluster/ClientHooks.h"
 #include "bench/cluster/ClusterCell.h"
+#include "bench/cluster/RankClock.h"
+#include "bench/cluster/RankStartHooks.h"
 #include "bench/ranks/RankJson.h"
 
 namespace nfsrdma::bench {
@@ -108,9 +108,9 @@ TEST(MpiRankHooks, StonewallStopsEveryRankAfterItsSecondsPastTheRamp) {
   EXPECT_TRUE(hooks.stopNow(false));
 }
 
-ClientOutcome ranOneSecond() {
-  ClientOutcome o;
-  const std::int64_t t0 = clientClockNowNs();
+RankOutcome ranOneSecond() {
+  RankOutcome o;
+  const std::int64_t t0 = rankClockNowNs();
   o.timeline.startNs = t0;
   o.timeline.endNs = t0 + 1'000'000'000;
   o.timeline.points = {{t0 + 500'000'000, 4096 * 50, 50}, {o.timeline.endNs, 4096 * 100, 100}};
@@ -133,7 +133,7 @@ TEST(ClusterCell, RankZeroAddsUpEveryRanksLineWithItsOffset) {
       c, 0, "4k-randread here", {0, 0, 0.5},
       [](RankHooks& h) {
         EXPECT_TRUE(h.startTogether(""));
-        ClientOutcome o = ranOneSecond();
+        RankOutcome o = ranOneSecond();
         h.ended();
         return o;
       },
@@ -154,7 +154,7 @@ TEST(ClusterCell, ACellThatFailedBeforeItsBarrierStillVotes) {
   const auto cell = runClusterCell(
       c, 0, "cell", {0, 0, 0.5},
       [](RankHooks&) {
-        ClientOutcome failed;
+        RankOutcome failed;
         failed.failure = "layout: no space";
         return failed;
       },
@@ -167,11 +167,11 @@ TEST(ClusterCell, ACellThatFailedBeforeItsBarrierStillVotes) {
 }
 
 TEST(ScheduledRankHooks, StartsAtItsTimeAndRefusesToStartLate) {
-  ScheduledRankHooks onTime(clientClockNowNs() + 200'000'000);
+  ScheduledRankHooks onTime(rankClockNowNs() + 200'000'000);
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(onTime.startTogether(""));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 190ms);
-  ScheduledRankHooks late(clientClockNowNs() - 3'000'000'000);
+  ScheduledRankHooks late(rankClockNowNs() - 3'000'000'000);
   EXPECT_FALSE(late.startTogether(""));
   EXPECT_EQ(late.abandonReason().rfind("not ready at the cell's start time: late by 3.0 s", 0), 0U)
       << late.abandonReason();

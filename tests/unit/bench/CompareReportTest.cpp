@@ -262,15 +262,15 @@ CompareReport manyClientReport() {
       aggregateRanks({clientRan(0, 10, 12, 200, 10), clientRan(1, 10.5, 12.5, 190, 20),
                       clientRan(2, 11, 14, 40, 30)},
                      3);
-  r.cells[3].clients = std::make_shared<const ClientsReport>(
-      ClientsReport{3,
-                    a,
-                    {"put on rank 0's by offsets measured at the barrier (ping-pong)",
-                     {0, 2500, -1250000},
-                     {0, 4000, 12000}}});
+  r.cells[3].clients = std::make_shared<const RanksReport>(
+      RanksReport{3,
+                  a,
+                  {"put on rank 0's by offsets measured at the barrier (ping-pong)",
+                   {0, 2500, -1250000},
+                   {0, 4000, 12000}}});
   const RankAggregate lost = aggregateRanks({clientRan(0, 10, 12, 200, 0)}, 2);
   r.cells[4].clients =
-      std::make_shared<const ClientsReport>(ClientsReport{2, lost, {"not measured", {}, {}}});
+      std::make_shared<const RanksReport>(RanksReport{2, lost, {"not measured", {}, {}}});
   return r;
 }
 
@@ -288,8 +288,8 @@ TEST(CompareReport, AManyClientCellKeepsItsClientsThroughItsJson) {
   EXPECT_EQ(renderHtmlReport(back), renderHtmlReport(r));
   for (const std::size_t i : {std::size_t{3}, std::size_t{4}}) {
     ASSERT_TRUE(back.cells[i].clients) << i;
-    const ClientsReport& was = *r.cells[i].clients;
-    const ClientsReport& is = *back.cells[i].clients;
+    const RanksReport& was = *r.cells[i].clients;
+    const RanksReport& is = *back.cells[i].clients;
     JsonWriter before, after;
     writeRanksJson(before, "", was.aggregate, was.clients, was.clocks);
     writeRanksJson(after, "", is.aggregate, is.clients, is.clocks);

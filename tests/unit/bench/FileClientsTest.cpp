@@ -82,7 +82,7 @@ TEST(FileClients, ARunWithHooksRecordsATimelineThatAddsUp) {
   EXPECT_TRUE(hooks.sawIssuingDone);
   ASSERT_GT(r.dir[0].ops, 0U);
   // What a rank reports from it passes the aggregator's own checks.
-  ClientOutcome o;
+  RankOutcome o;
   o.timeline = r.timeline;
   o.dir[0] = r.dir[0];
   o.dir[1] = r.dir[1];

@@ -1,4 +1,4 @@
-// The clock a client's times are given in: nanoseconds of the wall clock
+// The clock a rank's times are given in: nanoseconds of the wall clock
 // (CLOCK_REALTIME), read once per process and carried forward by the steady
 // clock, so that a step of the wall clock during a run (NTP) does not bend
 // a window. Hosts' wall clocks are NTP-synchronised to milliseconds, so
@@ -11,9 +11,9 @@
 
 namespace nfsrdma::bench {
 
-std::int64_t clientClockNs(std::chrono::steady_clock::time_point t);
-inline std::int64_t clientClockNowNs() {
-  return clientClockNs(std::chrono::steady_clock::now());
+std::int64_t rankClockNs(std::chrono::steady_clock::time_point t);
+inline std::int64_t rankClockNowNs() {
+  return rankClockNs(std::chrono::steady_clock::now());
 }
 
 }  // namespace nfsrdma::bench

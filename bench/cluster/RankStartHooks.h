@@ -1,10 +1,10 @@
-// The two ways a client starts a cell with the others (RankHooks):
+// The two ways a rank starts a cell with the others (RankHooks):
 //   MpiRankHooks       at MPI's barrier, after measuring each rank's clock
 //                      against rank 0's; with --stonewall every rank stops
 //                      when the first has run its time or finished its bytes;
-//   ScheduledRankHooks at a wall-clock time known to every client in advance
+//   ScheduledRankHooks at a wall-clock time known to every rank in advance
 //                      (a Kubernetes pod's rendered start time), with no
-//                      channel between the clients and so no stonewall.
+//                      channel between the ranks and so no stonewall.
 #pragma once
 
 #include <chrono>
@@ -72,7 +72,7 @@ class ScheduledRankHooks final : public RankHooks {
   std::string abandonReason_;
 };
 
-// How late a scheduled client may be and still start: beyond it its window
+// How late a scheduled rank may be and still start: beyond it its window
 // would miss the others' start by more than a ramp's share.
 inline constexpr std::int64_t kScheduledLateNs = 1'000'000'000;
 

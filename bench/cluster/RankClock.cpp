@@ -1,4 +1,4 @@
-#include "bench/cluster/ClientClock.h"
+#include "bench/cluster/RankClock.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -17,7 +17,7 @@ const Anchor& anchor() {
 
 }  // namespace
 
-std::int64_t clientClockNs(std::chrono::steady_clock::time_point t) {
+std::int64_t rankClockNs(std::chrono::steady_clock::time_point t) {
   const Anchor& a = anchor();
   return a.wallNs + std::chrono::duration_cast<std::chrono::nanoseconds>(t - a.steady).count();
 }

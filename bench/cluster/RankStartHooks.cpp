@@ -1,8 +1,8 @@
-#include "bench/cluster/ClientHooks.h"
+#include "bench/cluster/RankStartHooks.h"
 
 #include <thread>
 
-#include "bench/cluster/ClientClock.h"
+#include "bench/cluster/RankClock.h"
 #include "bench/job/Interrupt.h"
 #include "bench/report/Format.h"
 
@@ -20,7 +20,7 @@ bool MpiRankHooks::startTogether(const std::string& failure) {
   }
   // Offsets first, then the barrier: the ping-pongs of rank 0 with one rank
   // after another end at different times, the barrier's exit does not.
-  offsets_ = cluster_.measureOffsets([] { return clientClockNowNs(); });
+  offsets_ = cluster_.measureOffsets([] { return rankClockNowNs(); });
   cluster_.barrier();
   started_ = true;
   startedAt_ = std::chrono::steady_clock::now();
@@ -56,7 +56,7 @@ void MpiRankHooks::ended() {
 }
 
 std::int64_t MpiRankHooks::clockNs(std::chrono::steady_clock::time_point t) const {
-  return clientClockNs(t);
+  return rankClockNs(t);
 }
 
 bool ScheduledRankHooks::startTogether(const std::string& failure) {
@@ -64,7 +64,7 @@ bool ScheduledRankHooks::startTogether(const std::string& failure) {
     abandonReason_ = failure;
     return false;
   }
-  const std::int64_t late = clientClockNowNs() - startAtNs_;
+  const std::int64_t late = rankClockNowNs() - startAtNs_;
   if (late > kScheduledLateNs) {
     abandonReason_ =
         fmt("not ready at the cell's start time: late by %.1f s (the set-up or the layout took "
@@ -73,19 +73,19 @@ bool ScheduledRankHooks::startTogether(const std::string& failure) {
     return false;
   }
   // In slices: an interrupt ends the wait, as it ends a job's.
-  while (clientClockNowNs() < startAtNs_) {
+  while (rankClockNowNs() < startAtNs_) {
     if (interruptSignal() != 0) {
       abandonReason_ = "interrupted before the cell's start time";
       return false;
     }
-    const std::int64_t left = startAtNs_ - clientClockNowNs();
+    const std::int64_t left = startAtNs_ - rankClockNowNs();
     std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(left, 50'000'000)));
   }
   return true;
 }
 
 std::int64_t ScheduledRankHooks::clockNs(std::chrono::steady_clock::time_point t) const {
-  return clientClockNs(t);
+  return rankClockNs(t);
 }
 
 }  // namespace nfsrdma::bench

@@ -350,7 +350,7 @@ TEST(FileCommand, SharedClientIsInTheTextAndJson) {
   const auto [prc, path] =
       runTool("file --target path:" + GaneshaEnvironment::get().exportDir().string() +
               " --client shared --runtime 0.3 --ramp 0 --size 4m");
-  EXPECT_EQ(prc, 1) << path;
+  EXPECT_EQ(prc, 2) << path;  // a refused value: a usage error
   EXPECT_NE(path.find("--client shared: the path engine has no shared client"), std::string::npos)
       << path;
 }

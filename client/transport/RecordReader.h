@@ -2,7 +2,7 @@
 // and direct placement, as a byte-fed state machine with no socket. The TCP
 // transport receives into the places it names and then lets it deliver; the
 // fuzz harness and the unit tests feed it bytes (tests/fuzz/TcpRecordsHarness,
-// tests/unit/client/RecordReaderTest.cpp).
+// tests/unit/client/transport/RecordReaderTest.cpp).
 //
 // Small records are received into one buffer and handed up from there. A
 // fragment too large for it gets a buffer of its own, so megabyte READ

@@ -1,7 +1,7 @@
 // Seed replies for fuzz_reply_decoder: small valid and near-valid RPC replies
 // carrying COMPOUND results, each with the outcome the harness must report.
 // GenerateReplyCorpus writes them to tests/fuzz/corpus/fuzz_reply_decoder/;
-// FuzzCorpusTest checks the committed files still equal these bytes.
+// ReplyDecoderCorpusTest checks the committed files still equal these bytes.
 #pragma once
 
 #include <cstddef>

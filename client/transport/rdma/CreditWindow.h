@@ -2,7 +2,7 @@
 // calls may be in flight, which calls wait for a credit, and which replies
 // free one. Pure state with no verbs and no lock: the transport keeps it
 // under its own mutex and posts what the window lets go, so every rule here
-// is unit-tested without a device (tests/unit/rdma/CreditWindowTest.cpp).
+// is unit-tested without a device (tests/unit/client/transport/rdma/CreditWindowTest.cpp).
 #pragma once
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 //     ends with the call: the server's access ends with it too. Safer, and
 //     slower (a registration per I/O).
 // The device call itself is a function the transport passes in, so both
-// strategies are unit-tested without verbs (tests/unit/rdma/).
+// strategies are unit-tested without verbs (tests/unit/client/transport/rdma/).
 #pragma once
 
 #include <cstddef>

@@ -19,8 +19,8 @@
 #include "bench/job/Interrupt.h"
 #include "bench/report/Json.h"
 #include "tests/unit/bench/CommandCapture.h"
-#include "tests/unit/bench/FullFifo.h"
 #include "tests/unit/bench/ScratchDir.h"
+#include "tests/unit/bench/file/FullFifo.h"
 
 namespace nfsrdma::bench {
 namespace {

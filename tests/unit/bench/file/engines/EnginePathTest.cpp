@@ -22,8 +22,8 @@
 #include "bench/job/FileProfile.h"
 #include "bench/job/Interrupt.h"
 #include "tests/unit/bench/ErrorOf.h"
-#include "tests/unit/bench/FullFifo.h"
 #include "tests/unit/bench/ScratchDir.h"
+#include "tests/unit/bench/file/FullFifo.h"
 
 namespace nfsrdma::bench {
 namespace {

@@ -1,7 +1,7 @@
-// Why: boost drops a word that is not an option, so `nfsrdma-bench file
-// nfs://host/export` benchmarked the embedded server and reported its numbers
-// as if for the named one; and an unwritable --json was found only after the
-// whole run. Both are now refused before anything runs.
+// The command line of the bench commands, read through file/FileCli.h: a
+// word that is not an option is an error naming it (a server is given with
+// --target), a report's path is checked before anything runs, and compare,
+// like file, refuses --rwmixread when no profile is randrw.
 #include <gtest/gtest.h>
 
 #include <boost/program_options.hpp>

@@ -1,9 +1,7 @@
-// Why: a --verify randrw run against nfs-ganesha reported about one run in
-// sixty "payload corrupt (checksum mismatch)" for a block the server stored
-// intact: the job had read that block while its own write of it was in
-// flight, and the read saw half of each. No server promises otherwise, so a
-// --verify job that reads and writes never has two requests on one block
-// (fio's serialize_overlap). These tests fail without that rule.
+// The job driver's rule for a --verify job that reads and writes
+// (job/FileJob.h; fio's serialize_overlap): it never has two requests on one
+// block in flight, so a read never sees half of the job's own write to that
+// block. Without --verify, requests may share a block.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -11,6 +11,7 @@
 #include "bench/cluster/MpiCluster.h"
 #include "bench/cluster/RankClock.h"
 #include "bench/report/Format.h"
+#include "util/ToolCli.h"
 
 namespace po = boost::program_options;
 
@@ -64,30 +65,30 @@ double parseStartAt(const std::string& text) {
   const auto* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || p != end || !(v > 0)) {
-    throw std::invalid_argument("--start-at '" + text +
-                                "': expected Unix seconds, e.g. 1764687600 (date +%s)");
+    throw tool::UsageError("--start-at '" + text +
+                           "': expected Unix seconds, e.g. 1764687600 (date +%s)");
   }
   return v;
 }
 
 void checkPodArgs(const ClientsArgs& a, const FileOptions& o) {
   if (a.clients == 0 || a.clients > kMaxRank + 1)
-    throw std::invalid_argument("--clients must be 1.." + std::to_string(kMaxRank + 1));
+    throw tool::UsageError("--clients must be 1.." + std::to_string(kMaxRank + 1));
   if (a.clientIndex < 0 || a.clientIndex >= static_cast<std::int64_t>(a.clients)) {
-    throw std::invalid_argument("--client-index " + std::to_string(a.clientIndex) +
-                                ": expected 0.." + std::to_string(a.clients - 1) + " (--clients " +
-                                std::to_string(a.clients) + ")");
+    throw tool::UsageError("--client-index " + std::to_string(a.clientIndex) + ": expected 0.." +
+                           std::to_string(a.clients - 1) + " (--clients " +
+                           std::to_string(a.clients) + ")");
   }
-  if (a.startAt.empty()) throw std::invalid_argument("--clients needs --start-at (Unix seconds)");
+  if (a.startAt.empty()) throw tool::UsageError("--clients needs --start-at (Unix seconds)");
   const double run = std::chrono::duration<double>(o.ramp + o.runtime).count();
   if (!(a.cellSlot > run)) {
-    throw std::invalid_argument(
+    throw tool::UsageError(
         fmt("--cell-slot %g: expected more than the ramp and runtime "
             "(%g s) so that one cell ends before the next starts",
             a.cellSlot, run));
   }
   if (o.ioBytes > 0) {
-    throw std::invalid_argument(
+    throw tool::UsageError(
         "--io-bytes with --clients: scheduled clients need a time-based run to fit their slots");
   }
 }
@@ -117,12 +118,11 @@ ClientRun ClientRun::start(const ClientsArgs& a, const FileOptions& o) {
         "--clients/--client-index/--start-at/--cell-slot are for runs without MPI (pods): under "
         "mpirun the ranks start together at MPI's barrier");
   }
-  if (a.stonewall < 0) throw std::invalid_argument("--stonewall must be 0 or more seconds");
+  if (a.stonewall < 0) throw tool::UsageError("--stonewall must be 0 or more seconds");
   if (podArgs) {
     checkPodArgs(a, o);
     if (a.stonewall > 0)
-      throw std::invalid_argument(
-          "--stonewall needs mpirun: pods have no channel to stop each other");
+      throw tool::UsageError("--stonewall needs mpirun: pods have no channel to stop each other");
     run.pod_ = true;
     run.clients_ = a.clients;
     run.rank_ = static_cast<std::uint32_t>(a.clientIndex);

@@ -92,6 +92,10 @@ TEST(BenchCommands, ARefusedValueExitsTwoInEveryCommand) {
       {runFileCommand, {"file", "--target", "nfs:nfs://127.0.0.1/export?proto=carrier-pigeon"}, ""},
       {runFileCommand, {"file", "--target", "path:" + dir, "--profile", "8k-read"}, ""},
       {runLinkCommand, {"link", "-s", "0", "127.0.0.1"}, ""},
+      {runFileCommand,
+       {"file", "--target", "path:" + dir, "--clients", "2", "--client-index", "5", "--start-at",
+        "1764687600", "--cell-slot", "30"},
+       "nfsrdma-bench file: --client-index 5: expected 0..1 (--clients 2)\n"},
   };
   for (const auto& c : cases) {
     const auto r = testing::runCommand(c.command, c.args);

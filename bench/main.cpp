@@ -29,8 +29,10 @@ constexpr Subcommand<CommandMain> kCommands[] = {
      nfsrdma::bench::runKubeCommand},
 };
 
-const nfsrdma::tool::Tool kTool{"nfsrdma-bench", "nfsrdma-bench <command> [options]", kCommands, 10,
-                                "\n'nfsrdma-bench <command> --help' shows a command's options.\n"};
+const nfsrdma::tool::Tool kTool{
+    "nfsrdma-bench", "nfsrdma-bench <command> [options]", kCommands, 10,
+    "\n'nfsrdma-bench <command> --help' shows a command's options;\n"
+    "'nfsrdma-bench --version' the version and commit of this build.\n"};
 
 }  // namespace
 

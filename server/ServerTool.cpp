@@ -46,6 +46,7 @@ using tool::UsageError;
 // The command line, parsed.
 struct ServerArgs {
   bool help = false;
+  bool version = false;
   std::string command;  // empty: none given
   std::optional<std::string> config;
   std::string root = "/";
@@ -382,6 +383,7 @@ constexpr tool::Subcommand<ServerAction> kCommands[] = {
 std::string usageText() {
   std::ostringstream o;
   o << "usage: nfsrdma-server [--root DIR] [--dry-run] [--allow-insecure] COMMAND [CONFIG]\n"
+       "       nfsrdma-server --version   the version and commit of this build\n"
        "commands:\n";
   tool::printCommands(o, kCommands, 16);
   return o.str();
@@ -390,6 +392,7 @@ std::string usageText() {
 po::options_description serverOptions(ServerArgs& a) {
   po::options_description opts("options");
   opts.add_options()("help,h", po::bool_switch(&a.help), "this help")(
+      "version", po::bool_switch(&a.version), "the version and commit of this build")(
       "root", po::value(&a.root)->default_value(a.root),
       "host root: every host path is read and written under DIR")(
       "dry-run", po::bool_switch(&a.dryRun), "show what would be done, change nothing")(
@@ -467,6 +470,11 @@ std::unique_ptr<CommandRunner> runnerFor(const HostPaths& paths) {
 // Parse, check, load the config, run the command.
 int runServerSteps(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const ServerArgs a = parseServerArgs(args);
+  const bool version = a.version || tool::isVersionWord(a.command);  // "nfsrdma-server version"
+  if (version && !a.help) {
+    tool::printVersion(out, "nfsrdma-server");
+    return tool::kExitSuccess;
+  }
   if (a.help || a.command.empty() || tool::isHelpWord(a.command)) {
     const bool asked = a.help || tool::isHelpWord(a.command);  // "nfsrdma-server help"
     (asked ? out : err) << usageText();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "util/ErrnoText.h"
+#include "util/Version.h"
 
 namespace nfsrdma::tool {
 
@@ -52,6 +53,14 @@ void printErrorLine(std::ostream& err, std::string_view who, std::string_view me
 
 bool isHelpWord(std::string_view word) {
   return word == "-h" || word == "--help" || word == "help";
+}
+
+bool isVersionWord(std::string_view word) {
+  return word == "--version" || word == "version";
+}
+
+void printVersion(std::ostream& out, std::string_view tool) {
+  out << tool << " " << util::versionText() << "\n" << std::flush;
 }
 
 void parseOrUsageError(const std::function<void()>& parse) {
@@ -103,6 +112,10 @@ int dispatch(const Tool& tool, int argc, char** argv, std::ostream& out, std::os
   }
   if (isHelpWord(argv[1])) {
     printUsage(tool, out);
+    return checkStdoutWritten(tool.name, err, kExitSuccess);
+  }
+  if (isVersionWord(argv[1])) {
+    printVersion(out, tool.name);
     return checkStdoutWritten(tool.name, err, kExitSuccess);
   }
   const Subcommand<CommandMain>* command = nullptr;

@@ -54,6 +54,11 @@ std::string nameList(const std::vector<std::string_view>& names);
 void printErrorLine(std::ostream& err, std::string_view who, std::string_view message);
 // -h, --help or help: what asks a tool for its command list.
 bool isHelpWord(std::string_view word);
+// --version or version: what asks a tool for its build.
+bool isVersionWord(std::string_view word);
+// "tool 0.1.0 (commit 7af4c7b5a2cc)" and a newline on out (util/Version.h):
+// what --version prints, the same line for the three tools.
+void printVersion(std::ostream& out, std::string_view tool);
 
 // The rows of a table (an array or span of Subcommand), in its order.
 template <class Table>
@@ -124,9 +129,9 @@ struct Tool {
 // "usage: SYNOPSIS", the command list and the footer.
 void printUsage(const Tool& tool, std::ostream& out);
 // No command: the usage on err, kExitUsage. A help word: the usage on out,
-// kExitSuccess. A command: what it returns (checkStdoutWritten: a report
-// lost on a full standard output is a failure of every command). Any other word: "tool: unknown
-// command 'x' (expected ...)" and the usage on err, kExitUsage.
+// kExitSuccess. A version word: printVersion on out, kExitSuccess. A command: what it returns
+// (checkStdoutWritten: a report lost on a full standard output is a failure of every command). Any
+// other word: "tool: unknown command 'x' (expected ...)" and the usage on err, kExitUsage.
 int dispatch(const Tool& tool, int argc, char** argv, std::ostream& out, std::ostream& err);
 
 }  // namespace nfsrdma::tool

@@ -244,6 +244,7 @@ void usage(std::ostream& os, const po::options_description& opts) {
 struct CliArgs {
   CliOptions options;
   bool help = false;
+  bool version = false;
   std::string command;  // empty: none given
   std::vector<std::string> args;
 };
@@ -251,6 +252,7 @@ struct CliArgs {
 po::options_description cliOptions(CliArgs& a, std::string& protoText) {
   po::options_description opts("options");
   opts.add_options()("help,h", po::bool_switch(&a.help), "show this help")(
+      "version", po::bool_switch(&a.version), "print the version and commit of this build")(
       "stats", po::bool_switch(&a.options.printStats),
       "print RPC, session and transport counters (stderr) at the end")(
       "proto", po::value(&protoText),
@@ -319,7 +321,12 @@ int runRemoteCommand(int argc, char** argv) {
   std::string protoText;
   const po::options_description opts = cliOptions(a, protoText);
   parseCliArgs(argc, argv, opts, a, protoText);
-  if (tool::isHelpWord(a.command)) a.help = true;  // "nfsrdma-client help", as the bench's
+  if (tool::isHelpWord(a.command)) a.help = true;        // "nfsrdma-client help", as the bench's
+  if (tool::isVersionWord(a.command)) a.version = true;  // "nfsrdma-client version"
+  if (a.version && !a.help) {
+    tool::printVersion(std::cout, "nfsrdma-client");
+    return checkStdoutFlushed("--version", tool::kExitSuccess);
+  }
   if (a.help || a.command.empty()) {
     usage(a.help ? std::cout : std::cerr, opts);
     return a.help ? tool::kExitSuccess : tool::kExitUsage;

@@ -2,10 +2,13 @@
 // must throw a message naming the URL part and what was expected.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
+#include <utility>
 
 #include "client/ClientOptions.h"
 #include "client/Error.h"
+#include "util/Version.h"
 
 namespace nfsrdma {
 namespace {
@@ -134,6 +137,24 @@ TEST(ClientOptions, BadInputNamesThePartAndWhatWasExpected) {
   EXPECT_NE(errorOf("nfs://[::1]:/e").find("port '' after the host"), std::string::npos);
   EXPECT_NE(errorOf("nfs://fe80::1/e").find("must be written in brackets"), std::string::npos);
   EXPECT_EQ(ClientOptions::fromUrl("nfs://[fe80::1]:2050/e").port, 2050);
+}
+
+// nfsrdma-client --version (or the word version): the build's one line on
+// stdout, exit 0, no connection made; --help lists the option.
+TEST(ClientCommandLine, VersionPrintsTheBuildsLine) {
+  const auto tool = [](const std::string& words) {
+    FILE* p = ::popen((std::string(NFSRDMA_CLIENT_BIN) + " " + words + " 2>&1").c_str(), "r");
+    std::string out;
+    char buf[256];
+    while (p != nullptr && std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    return std::pair<int, std::string>(p != nullptr ? ::pclose(p) : -1, out);
+  };
+  for (const char* words : {"--version", "version", "--proto tcp --version"}) {
+    const auto [status, out] = tool(words);
+    EXPECT_EQ(status, 0) << words;
+    EXPECT_EQ(out, "nfsrdma-client " + std::string(util::versionText()) + "\n") << words;
+  }
+  EXPECT_NE(tool("--help").second.find("--version"), std::string::npos);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "tests/unit/server/StagedHost.h"
 #include "tests/unit/server/ToolRunner.h"
+#include "util/Version.h"
 
 using nfsrdma::server::testing::runTool;
 using nfsrdma::server::testing::StagedHost;
@@ -855,4 +856,17 @@ TEST(ServerCommandLine, HelpByWordOrOptionGoesToStdout) {
   EXPECT_EQ(none.status, 2);
   EXPECT_TRUE(none.out.empty());
   EXPECT_EQ(none.err.rfind("usage: nfsrdma-server", 0), 0U) << none.err;
+}
+
+// --version, or version as a word, prints the build's one line on stdout
+// and changes nothing; the usage names it.
+TEST(ServerCommandLine, VersionByWordOrOptionGoesToStdout) {
+  const std::string line = "nfsrdma-server " + std::string(nfsrdma::util::versionText()) + "\n";
+  for (const char* ask : {"version", "--version"}) {
+    const auto r = runTool({ask});
+    EXPECT_EQ(r.status, 0) << ask;
+    EXPECT_EQ(r.out, line) << ask;
+    EXPECT_TRUE(r.err.empty()) << ask << ": " << r.err;
+  }
+  EXPECT_NE(runTool({"--help"}).out.find("nfsrdma-server --version"), std::string::npos);
 }

@@ -5,12 +5,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/unit/FullStdout.h"
 #include "util/ToolCli.h"
+#include "util/Version.h"
 
 namespace nfsrdma::tool {
 namespace {
@@ -71,6 +73,28 @@ TEST(ToolCli, HelpGoesToStdoutAndExitsZero) {
     EXPECT_EQ(r.out, kUsageText) << word;
     EXPECT_EQ(r.err, "") << word;
   }
+}
+
+// --version or version: the tool's name and the build's version on
+// stdout, exit 0; the same line for each tool.
+TEST(ToolCli, VersionGoesToStdoutAndExitsZero) {
+  for (const char* word : {"--version", "version"}) {
+    const Dispatched r = dispatchWords({word});
+    EXPECT_EQ(r.status, kExitSuccess) << word;
+    EXPECT_EQ(r.out, "demo " + std::string(util::versionText()) + "\n") << word;
+    EXPECT_EQ(r.err, "") << word;
+  }
+  EXPECT_FALSE(isVersionWord("-v"));  // -v is many commands' verbose, not ours to take
+}
+
+// The version CMakeLists.txt's project() gives, and the commit as 12 hex
+// digits (with -dirty) or "unknown" for a tree that is no repository.
+TEST(ToolCli, TheVersionNamesTheProjectVersionAndTheCommit) {
+  EXPECT_EQ(util::projectVersion(), NFSRDMA_PROJECT_VERSION);
+  const std::string commit(util::commitId());
+  EXPECT_TRUE(commit == "unknown" || std::regex_match(commit, std::regex("[0-9a-f]{12}(-dirty)?")))
+      << commit;
+  EXPECT_EQ(util::versionText(), std::string(NFSRDMA_PROJECT_VERSION) + " (commit " + commit + ")");
 }
 
 TEST(ToolCli, NoCommandIsAUsageErrorWithTheUsageOnStderr) {

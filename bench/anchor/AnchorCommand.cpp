@@ -470,7 +470,8 @@ void writeJson(const std::string& path, const std::string& url, std::uint64_t fi
                const std::vector<AnchorRow>& rows, std::uint32_t width, std::uint32_t nconnect,
                std::uint32_t base) {
   JsonWriter w;
-  w.beginObject().field("benchmark", "anchor").field("server", url);
+  w.beginObject().field("benchmark", "anchor");
+  writeVersionField(w).field("server", url);
   w.field("file_bytes", fileSize).beginArray("results");
   for (const auto& r : rows) {
     for (const ReadMeasurement* m : {&r.ours, &r.trunked, &r.vectored, &r.anchor, &r.floor}) {

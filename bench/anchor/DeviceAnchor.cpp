@@ -13,6 +13,7 @@
 #include "bench/file/DeviceTargets.h"
 #include "bench/file/FileRun.h"
 #include "bench/report/Format.h"
+#include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -111,7 +112,8 @@ bool printRun(const char* workload, const std::vector<ReadMeasurement>& runs) {
 void writeRows(const std::string& path, const std::string& device,
                const std::vector<DeviceRow>& rows) {
   JsonWriter w;
-  w.beginObject().field("schema", "nfsrdma-bench-anchor-device/1").field("device", device);
+  w.beginObject().field("schema", "nfsrdma-bench-anchor-device/1");
+  writeVersionField(w).field("device", device);
   w.beginArray("results");
   for (const auto& r : rows) {
     const ReadMeasurement ours = failedOrMedianByIops(r.ours);

@@ -58,6 +58,7 @@ int aggregateSteps(const AggregateArgs& a) {
   const std::uint32_t clients = a.clients ? a.clients : cells.highestRank + 1;
   JsonWriter w;
   w.beginObject().field("schema", "nfsrdma-bench-aggregate/1");
+  writeVersionField(w);
   w.beginArray("cells");
   std::string html =
       "<!doctype html><meta charset=\"utf-8\"><title>nfsrdma-bench aggregate</title>\n";
@@ -73,6 +74,11 @@ int aggregateSteps(const AggregateArgs& a) {
                   formatRanksText(agg, podClocks()).c_str());
     }
     w.beginObject().field("cell", cells.cells[i]);
+    if (const auto note = rankBuildsNote(cells.results[i])) {
+      std::fprintf(stderr, "nfsrdma-bench aggregate: %s: %s\n", cells.cells[i].c_str(),
+                   note->c_str());
+      w.field("builds_differ", *note);
+    }
     writeRanksJson(w, "clients", agg, clients, podClocks());
     w.endObject();
     html += "<h2>" + util::htmlEscape(cells.cells[i]) + "</h2>\n" + ranksSvg(agg);

@@ -5,12 +5,14 @@
 
 #include "bench/cluster/RankStartHooks.h"
 #include "bench/ranks/RankJson.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 
 RankResult rankResultOf(const RankOutcome& o, const RankIdentity& who, const std::string& cell) {
   RankResult r;
   r.cell = cell;
+  r.version = util::versionText();
   r.rank = who.rank;
   r.host = who.host;
   if (!o.failure.empty()) {

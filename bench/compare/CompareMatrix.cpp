@@ -453,6 +453,7 @@ std::string compareToJson(const CompareReport& r) {
   JsonWriter w;
   w.beginObject();
   w.field("schema", "nfsrdma-bench-compare/3");
+  writeVersionField(w);
   w.beginObject("config");
   for (const auto& [k, v] : r.config) w.field(k, v);
   w.endObject();

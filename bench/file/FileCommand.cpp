@@ -150,6 +150,7 @@ void writeJson(const std::string& jsonPath, const std::string& serverNote, const
   JsonWriter w;
   w.beginObject();
   w.field("schema", "nfsrdma-bench-file/3");
+  writeVersionField(w);
   if (!serverNote.empty()) w.field("server", serverNote);
   writeRunJson(w, r, "result");
   if (ranks) ranks(w);

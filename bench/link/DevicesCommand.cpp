@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/BenchCommands.h"
+#include "bench/report/Json.h"
 #include "bench/report/ReportTable.h"
 #include "util/ToolCli.h"
 #include "verbs/DeviceDiscovery.h"
@@ -67,9 +68,11 @@ void writePort(JsonWriter& w, const verbs::PortInfo& p) {
   w.endArray().endObject();
 }
 
+// An object (was a bare array before the version): the devices under "devices".
 std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
   JsonWriter w;
-  w.beginArray();
+  w.beginObject().field("schema", "nfsrdma-bench-devices/1");
+  writeVersionField(w).beginArray("devices");
   for (const auto& d : devices) {
     w.beginObject()
         .field("name", d.name)
@@ -84,7 +87,7 @@ std::string toJson(const std::vector<verbs::DeviceInfo>& devices) {
     for (const auto& n : d.notes) w.field({}, n);
     w.endArray().endObject();
   }
-  w.endArray();
+  w.endArray().endObject();
   return w.str();
 }
 

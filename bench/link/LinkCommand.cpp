@@ -14,6 +14,7 @@
 #include "bench/link/LinkRdmaBench.h"
 #include "bench/link/LinkTables.h"
 #include "bench/link/LinkTcpBench.h"
+#include "bench/report/Json.h"
 #include "util/ToolCli.h"
 #include "verbs/DeviceList.h"
 #include "verbs/VerbsError.h"
@@ -44,8 +45,11 @@ void printText(const LinkRunReport& r, BandwidthUnit unit) {
   }
 }
 
-void writeRun(JsonWriter& w, std::string_view key, const LinkRunReport& r, BandwidthUnit unit) {
-  w.beginObject(key).field("test", r.key).field("title", r.title);
+void writeRun(JsonWriter& w, std::string_view key, const LinkRunReport& r, BandwidthUnit unit,
+              bool document = false) {
+  w.beginObject(key);
+  if (document) writeVersionField(w);
+  w.field("test", r.key).field("title", r.title);
   writeBanner(w, "config", r.banner);
   if (r.latency.empty()) w.field("unit", unitLabel(unit));
   tableOf(r, unit).writeRows(w, "results");
@@ -56,7 +60,7 @@ void writeRun(JsonWriter& w, std::string_view key, const LinkRunReport& r, Bandw
 
 void printJson(const LinkRunReport& r, BandwidthUnit unit) {
   JsonWriter w;
-  writeRun(w, {}, r, unit);
+  writeRun(w, {}, r, unit, true);
   std::fputs(w.str().c_str(), stdout);
 }
 
@@ -130,6 +134,7 @@ int runClient(const LinkOptions& o) {
   if (o.json) {
     JsonWriter w;
     w.beginObject();
+    writeVersionField(w);
     writeRun(w, "rdma", rdma, o.unit);
     writeRun(w, "tcp", tcp, o.unit);
     ratio.writeRows(w, "ratio");

@@ -48,7 +48,9 @@ void writeVerify(JsonWriter& w, const VerifyStats& v) {
 
 std::string rankToJsonLine(const RankResult& r) {
   JsonWriter w;
-  w.beginObject().field("schema", kRankJsonSchema).field("cell", r.cell);
+  w.beginObject().field("schema", kRankJsonSchema);
+  if (!r.version.empty()) w.field(kVersionKey, r.version);
+  w.field("cell", r.cell);
   w.field("rank", std::uint64_t{r.rank}).field("host", r.host).field("failed", r.failed);
   // The writer has no signed integer field: signed ones go as their text.
   w.number("clock_offset_ns", std::to_string(r.clockOffsetNs));
@@ -251,13 +253,20 @@ std::vector<ProgressSample> readSamples(const RankReader& in, const JsonValue& d
 }
 
 RankResult readRank(const RankReader& in, const JsonValue& doc) {
-  in.onlyKeys(doc, "",
-              {"schema", "cell", "rank", "host", "failed", "clock_offset_ns", "start_ns", "end_ns",
-               "read", "write", "errors", "first_error", "verify", "samples"});
+  in.onlyKeys(
+      doc, "",
+      {"schema", kVersionKey, "cell", "rank", "host", "failed", "clock_offset_ns", "start_ns",
+       "end_ns", "read", "write", "errors", "first_error", "verify", "samples"});
   if (const std::string schema = in.string(doc, "", "schema"); schema != kRankJsonSchema) {
     in.fail("schema", "\"" + std::string(kRankJsonSchema) + "\", got \"" + schema + "\"");
   }
   RankResult r;
+  // Optional: lines of earlier builds lack it. Present, it names a build
+  // (an empty one would not be written back as it was read).
+  if (doc.find(kVersionKey) != nullptr) {
+    r.version = in.string(doc, "", kVersionKey);
+    if (r.version.empty()) in.fail(std::string(kVersionKey), "the build's version, not \"\"");
+  }
   r.cell = in.string(doc, "", "cell");
   r.rank = static_cast<std::uint32_t>(in.unsignedOf(in.member(doc, "", "rank"), "rank", kMaxRank));
   r.host = in.string(doc, "", "host");

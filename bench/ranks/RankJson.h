@@ -4,6 +4,9 @@
 // so every field must be present with the expected kind and range, no other
 // field is accepted, and each error names the source, the field and what
 // was expected. Integers are read from their literal text, exact to 2^64.
+// One field is optional: "nfsrdma_version", the build the rank ran, which
+// lines of earlier builds lack (a line that has it is still /2: what a /2
+// line must carry did not change).
 #pragma once
 
 #include <string>

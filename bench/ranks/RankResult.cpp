@@ -8,6 +8,30 @@ std::string rankName(const RankResult& r) {
   return "rank " + std::to_string(r.rank) + " (" + r.host + ")";
 }
 
+std::optional<std::string> rankBuildsNote(const std::vector<RankResult>& results) {
+  std::vector<const RankResult*> byRank;
+  for (const auto& r : results) byRank.push_back(&r);
+  std::sort(byRank.begin(), byRank.end(),
+            [](const RankResult* a, const RankResult* b) { return a->rank < b->rank; });
+  std::vector<std::pair<std::string, std::vector<std::uint32_t>>> builds;
+  for (const RankResult* r : byRank) {
+    const std::string build = r->version.empty() ? "an unnamed build" : r->version;
+    auto it =
+        std::find_if(builds.begin(), builds.end(), [&](const auto& b) { return b.first == build; });
+    if (it == builds.end()) it = builds.insert(builds.end(), {build, {}});
+    it->second.push_back(r->rank);
+  }
+  if (builds.size() < 2) return std::nullopt;
+  std::string note = "the ranks ran different builds:";
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const auto& [build, ranks] = builds[i];
+    note += std::string(i ? ";" : "") + " " + build + " on rank" + (ranks.size() > 1 ? "s" : "");
+    for (std::size_t k = 0; k < ranks.size(); ++k)
+      note += std::string(k ? ", " : " ") + std::to_string(ranks[k]);
+  }
+  return note;
+}
+
 namespace {
 
 std::optional<std::string> sampleProblem(const RankResult& r) {

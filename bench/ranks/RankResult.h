@@ -45,6 +45,9 @@ struct RankDirection {
 
 struct RankResult {
   std::string cell;  // the cell's label, e.g. "4k-randread nfs-tcp"
+  // The build the rank ran (util::versionText()); empty for a line of a
+  // build before lines carried it.
+  std::string version;
   std::uint32_t rank = 0;
   std::string host;
   // The rank could not run the cell (bad target, server gone): its
@@ -74,6 +77,12 @@ struct RankResult {
 
 // "rank 2 (node-c)": how every message names a rank.
 std::string rankName(const RankResult& r);
+
+// When the ranks did not all run one build (RankResult::version): "the
+// ranks ran different builds: 0.1.0 (commit a) on ranks 0, 1; 0.1.0
+// (commit b) on rank 2", builds in the order of their first rank; nullopt
+// when they did. A figure added up over two builds may mix two behaviours.
+std::optional<std::string> rankBuildsNote(const std::vector<RankResult>& results);
 
 // Why the result cannot be added up, naming the rank and the field; nullopt
 // when it is consistent. A failed result is checked only for its error text.

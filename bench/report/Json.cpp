@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "bench/report/InputFile.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 
@@ -28,6 +29,10 @@ std::string jsonQuote(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+JsonWriter& writeVersionField(JsonWriter& w) {
+  return w.field(kVersionKey, util::versionText());
 }
 
 void JsonWriter::prefix(std::string_view key) {

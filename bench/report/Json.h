@@ -45,6 +45,14 @@ class JsonWriter {
   std::vector<bool> isObject_;
 };
 
+// The member every document the tools write carries next to its schema:
+// the build that made it ("0.1.0 (commit 7af4c7b5a2cc)", util/Version.h),
+// as fio writes its version, so a figure can be told from a later build's.
+// Readers take documents without it (those of earlier builds).
+inline constexpr std::string_view kVersionKey = "nfsrdma_version";
+// Writes kVersionKey and this build's version into the open object.
+JsonWriter& writeVersionField(JsonWriter& w);
+
 // "..." with JSON escapes.
 std::string jsonQuote(std::string_view s);
 

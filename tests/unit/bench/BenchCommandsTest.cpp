@@ -1,15 +1,18 @@
 // The commands of nfsrdma-bench side by side (bench/BenchCommands.h): the
 // workload options every command shares read the same in each one's --help,
-// and a refused value ends each the same way.
+// and a refused value ends each the same way; the tool's --version.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/BenchCommands.h"
 #include "tests/unit/bench/CommandCapture.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -106,6 +109,26 @@ TEST(BenchCommands, ARefusedValueExitsTwoInEveryCommand) {
     EXPECT_EQ(r.err.rfind("nfsrdma-bench " + c.args[0] + ": ", 0), 0U) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   }
+}
+
+// The tool's standard output and exit status for `nfsrdma-bench WORD`.
+std::pair<int, std::string> benchTool(const std::string& word) {
+  FILE* p = ::popen((std::string(NFSRDMA_BENCH_BIN) + " " + word + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, "popen failed"};
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  return {::pclose(p), out};
+}
+
+// --version and version: the build's one line, exit 0; the usage says so.
+TEST(BenchCommands, VersionPrintsTheBuildsLine) {
+  for (const char* word : {"--version", "version"}) {
+    const auto [status, out] = benchTool(word);
+    EXPECT_EQ(status, 0) << word;
+    EXPECT_EQ(out, "nfsrdma-bench " + std::string(util::versionText()) + "\n") << word;
+  }
+  EXPECT_NE(benchTool("--help").second.find("'nfsrdma-bench --version'"), std::string::npos);
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 
 #include "bench/BenchCommands.h"
 #include "bench/ranks/RankJson.h"
+#include "bench/report/Json.h"
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/RankRun.h"
 #include "tests/unit/bench/ScratchDir.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -59,6 +61,27 @@ TEST(AggregateCommand, AReportThatCannotBeWrittenIsAFailure) {
       runCommand(runAggregateCommand, {"aggregate", "--html", dir.str() + "/r.html", log});
   EXPECT_EQ(fine.rc, 0) << fine.err;
   EXPECT_NE(fine.out.find("4k-randread nfs:"), std::string::npos) << fine.out;
+}
+
+// The JSON names the build that added up, next to its schema; ranks of
+// several builds are said on stderr and in the cell, each build with its ranks.
+TEST(AggregateCommand, TheJsonNamesItsBuildAndRanksOfSeveralBuildsAreSaid) {
+  ScratchDir dir("aggregate-builds");
+  RankResult a = testing::ranFor(0, "4k-randread nfs", 1, 3, 100);
+  RankResult b = testing::ranFor(1, "4k-randread nfs", 1, 3, 100);
+  a.version = util::versionText();
+  const std::string log = dir.str() + "/pods.log";
+  std::ofstream(log) << rankToJsonLine(a) << rankToJsonLine(b);
+  const CommandResult r = runCommand(runAggregateCommand, {"aggregate", "--json", "-", log});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const std::string note = "the ranks ran different builds: " + std::string(util::versionText()) +
+                           " on rank 0; an unnamed build on rank 1";
+  EXPECT_EQ(r.err, "nfsrdma-bench aggregate: 4k-randread nfs: " + note + "\n");
+  const JsonValue doc = parseJson(r.out);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-aggregate/1");
+  EXPECT_EQ(doc.str("nfsrdma_version"), util::versionText());
+  ASSERT_EQ(doc.find("cells")->array.size(), 1U);
+  EXPECT_EQ(doc.find("cells")->array[0].str("builds_differ"), note);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "bench/cluster/RankClock.h"
 #include "bench/cluster/RankStartHooks.h"
 #include "bench/ranks/RankJson.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -144,6 +145,17 @@ TEST(ClusterCell, RankZeroAddsUpEveryRanksLineWithItsOffset) {
   EXPECT_EQ(cell->results[1].clockOffsetNs, 1000);
   EXPECT_DOUBLE_EQ(cell->aggregate.totals->aggregate.bytes, 2 * 4096 * 100);
   EXPECT_EQ(cell->aggregate.totals->all.count(), 200U) << "the merged histogram holds both";
+}
+
+// Each rank's result names the build it ran, and rank 0 reads it back
+// from the gathered line.
+TEST(ClusterCell, EachResultNamesTheBuildTheRankRan) {
+  const RankResult r = rankResultOf(ranOneSecond(), {1, "host-b"}, "cell");
+  EXPECT_EQ(r.version, util::versionText());
+  EXPECT_EQ(rankFromJsonLine(rankToJsonLine(r), "rank 1").version, util::versionText());
+  RankOutcome failed;
+  failed.failure = "layout: no space";
+  EXPECT_EQ(rankResultOf(failed, {1, "host-b"}, "cell").version, util::versionText());
 }
 
 TEST(ClusterCell, ACellThatFailedBeforeItsBarrierStillVotes) {

@@ -8,8 +8,10 @@
 #include "bench/compare/CompareMatrix.h"
 #include "bench/compare/HtmlReport.h"
 #include "bench/ranks/RankAggregate.h"
+#include "bench/report/Json.h"
 #include "tests/unit/bench/FieldReport.h"
 #include "tests/unit/bench/RankRun.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -82,6 +84,20 @@ TEST(CompareReport, JsonFollowsTheSchemaAndReadsBack) {
   checkSchema(doc);
   const CompareReport back = compareFromJson(doc);
   EXPECT_EQ(formatCompareText(back), formatCompareText(r));
+}
+
+// The document names the build that measured it, next to its schema; one
+// saved by an earlier build, without it, still reads back as a baseline.
+TEST(CompareReport, JsonNamesItsBuildAndReadsBackWithoutIt) {
+  const CompareReport r = testing::fieldNotesReport();
+  std::string json = compareToJson(r);
+  EXPECT_EQ(parseJson(json).str("nfsrdma_version"), util::versionText());
+  const std::string field = R"("nfsrdma_version": )" + jsonQuote(util::versionText()) + ", ";
+  ASSERT_NE(json.find(field), std::string::npos) << json.substr(0, 200);
+  json.erase(json.find(field), field.size());
+  const JsonValue old = parseJson(json);
+  EXPECT_EQ(old.find("nfsrdma_version"), nullptr);
+  EXPECT_EQ(formatCompareText(compareFromJson(old)), formatCompareText(r));
 }
 
 TEST(CompareReport, BaselineFlagsAnInjectedTwentyPercentRegressionOnly) {

@@ -21,6 +21,7 @@
 #include "tests/unit/bench/CommandCapture.h"
 #include "tests/unit/bench/ScratchDir.h"
 #include "tests/unit/bench/file/FullFifo.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -237,6 +238,14 @@ TEST(FileCommand, FileSaysWhatItKnowsOfTheServersCache) {
             "unmanaged: as earlier runs left it; the file set may be in the host's page cache");
   const JsonValue writes = fileJson(dir.str(), "4k-randwrite");
   EXPECT_EQ(writes.find("result")->str("server_cache"), "n/a: no reads");
+}
+
+// The result names the build that measured it, next to its schema.
+TEST(FileCommand, TheJsonNamesTheBuildThatMeasured) {
+  ScratchDir dir("file-version");
+  const JsonValue doc = fileJson(dir.str());
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-file/3");
+  EXPECT_EQ(doc.str("nfsrdma_version"), util::versionText());
 }
 
 // The file command's JSON of a randrw run at --rwmixread mix.

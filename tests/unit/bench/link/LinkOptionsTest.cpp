@@ -2,12 +2,19 @@
 // -b --report_gbits); those must mean the same here, and bad input must be a
 // message, not a crash.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/BenchCommands.h"
 #include "bench/link/LinkOptions.h"
+#include "bench/report/Json.h"
+#include "tests/unit/bench/CommandCapture.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -171,6 +178,27 @@ TEST(LinkOptions, BadValuesAreMessages) {
   EXPECT_THROW(parse({"--no-such-option", "h"}), std::invalid_argument);
   EXPECT_THROW(parse({"-p", "70000", "h"}), std::invalid_argument);
   EXPECT_THROW(parse({"-b", "--test", "read", "h"}), std::invalid_argument);
+}
+
+// `devices --json` is one object: its schema and the build next to the
+// devices (a bare array could name no build), here of a saved sysfs tree.
+TEST(BenchCli, DevicesJsonNamesItsBuild) {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("nfsrdma-devices-json-" + std::to_string(::getpid()));
+  const std::filesystem::path dev = root / "class/infiniband/rxe0";
+  std::filesystem::create_directories(dev);
+  std::ofstream(dev / "node_guid") << "5054:00ff:fe12:3456\n";
+  std::ofstream(dev / "node_type") << "1: CA\n";
+  const testing::CommandResult r =
+      testing::runCommand(runDevicesCommand, {"devices", "--json", "--sysfs", root.string()});
+  std::filesystem::remove_all(root);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const JsonValue doc = parseJson(r.out);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-devices/1");
+  EXPECT_EQ(doc.str("nfsrdma_version"), util::versionText());
+  ASSERT_TRUE(doc.find("devices") != nullptr && doc.find("devices")->isArray()) << r.out;
+  ASSERT_EQ(doc.find("devices")->array.size(), 1U) << r.out;
+  EXPECT_EQ(doc.find("devices")->array[0].str("name"), "rxe0");
 }
 
 }  // namespace

@@ -213,6 +213,24 @@ TEST(RankAggregate, LostClientGivesNoTotalsOnlyItsErrors) {
           "rank 2: no result: the client was lost before it reported"}));
 }
 
+// Ranks of one build give no note; of several, each build with its ranks,
+// a line without a version (an earlier build's) as a build of its own.
+TEST(RankAggregate, RanksOfDifferentBuildsAreNamed) {
+  std::vector<RankResult> results = {steady(2, "c", 0, 0, 1, 4), steady(0, "a", 0, 0, 1, 4),
+                                     steady(1, "b", 0, 0, 1, 4)};
+  EXPECT_EQ(rankBuildsNote(results), std::nullopt) << "none named a build";
+  for (auto& r : results) r.version = "0.1.0 (commit aaaaaaaaaaaa)";
+  EXPECT_EQ(rankBuildsNote(results), std::nullopt);
+  results[0].version = "0.1.0 (commit bbbbbbbbbbbb)";  // rank 2
+  EXPECT_EQ(rankBuildsNote(results),
+            "the ranks ran different builds: 0.1.0 (commit aaaaaaaaaaaa) on ranks 0, 1; 0.1.0 "
+            "(commit bbbbbbbbbbbb) on rank 2");
+  results[1].version.clear();  // rank 0
+  EXPECT_EQ(rankBuildsNote(results),
+            "the ranks ran different builds: an unnamed build on rank 0; 0.1.0 (commit "
+            "aaaaaaaaaaaa) on rank 1; 0.1.0 (commit bbbbbbbbbbbb) on rank 2");
+}
+
 TEST(RankAggregate, InconsistentResultsAreRefusedNamingTheRank) {
   const RankResult a = steady(0, "a", 0, 0, 10, 100);
   EXPECT_EQ(errorOf([&] {

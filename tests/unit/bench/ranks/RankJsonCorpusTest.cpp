@@ -27,14 +27,14 @@ TEST(RankJsonFuzzCorpus, ReplaysCleanlyAndTheValidSeedsAreAccepted) {
     const std::vector<std::uint8_t> bytes(text.begin(), text.end());
     EXPECT_TRUE(fuzz::runRankJson(bytes)) << e.path();
     const std::string name = e.path().filename().string();
-    if (name == "small-rank" || name == "failed-rank") {
+    if (name == "small-rank" || name == "failed-rank" || name == "with-version") {
       EXPECT_NO_THROW(rankFromJsonLine(text, name)) << e.path();
       ++valid;
     }
     ++files;
   }
   EXPECT_GE(files, 5U);
-  EXPECT_EQ(valid, 2U);
+  EXPECT_EQ(valid, 3U);
 }
 
 }  // namespace

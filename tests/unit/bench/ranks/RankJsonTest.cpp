@@ -6,7 +6,9 @@
 #include <string>
 
 #include "bench/ranks/RankJson.h"
+#include "bench/report/Json.h"
 #include "tests/unit/bench/ErrorOf.h"
+#include "util/Version.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -91,6 +93,26 @@ std::string mutated(const std::string& from, const std::string& to) {
 
 std::string parseError(const std::string& line) {
   return errorOf([&] { rankFromJsonLine(line, "log line 7"); });
+}
+
+// The build the rank ran goes next to the schema when the result names
+// it (every client of this build does, rankResultOf) and comes back; a line
+// without it (an earlier build's) is still read, with none.
+TEST(RankJson, TheRanksBuildTravelsWithItsLineAndMayBeAbsent) {
+  RankResult r = smallRank();
+  r.version = util::versionText();
+  const std::string line = rankToJsonLine(r);
+  EXPECT_EQ(line, mutated(R"("cell": )", R"("nfsrdma_version": )" + jsonQuote(util::versionText()) +
+                                             R"(, "cell": )"));
+  EXPECT_EQ(rankFromJsonLine(line, "pod 2").version, util::versionText());
+  EXPECT_EQ(rankToJsonLine(rankFromJsonLine(line, "pod 2")), line);
+  EXPECT_EQ(rankFromJsonLine(kSmallLine, "pod 2").version, "");
+  EXPECT_EQ(rankToJsonLine(rankFromJsonLine(kSmallLine, "pod 2")), kSmallLine);
+  // Present, it is a build's name: "" would not be written back as read.
+  EXPECT_EQ(parseError(mutated(R"("cell": )", R"("nfsrdma_version": "", "cell": )")),
+            R"(log line 7: field "nfsrdma_version": expected the build's version, not "")");
+  EXPECT_EQ(parseError(mutated(R"("cell": )", R"("nfsrdma_version": 1, "cell": )")),
+            R"(log line 7: field "nfsrdma_version": expected a string)");
 }
 
 TEST(RankJson, EachMalformedInputNamesTheFieldAndWhatWasExpected) {

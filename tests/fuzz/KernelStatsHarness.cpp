@@ -1,0 +1,54 @@
+#include "tests/fuzz/KernelStatsHarness.h"
+
+#include <stdexcept>
+#include <string_view>
+
+#include "counters/MountStats.h"
+#include "counters/PoolStats.h"
+
+namespace nfsrdma::fuzz {
+namespace {
+
+bool mountsHold(std::string_view text) {
+  for (const auto& m : counters::parseMountStats(text)) {
+    if (m.fstype != "nfs" && m.fstype != "nfs4") return false;
+    if (m.device.empty() || m.mountPoint.empty()) return false;
+    for (const auto& [name, op] : m.ops) {
+      if (name.empty() || text.find(name) == std::string_view::npos) return false;
+    }
+    for (const auto& x : m.xprts) {
+      if (x.proto.empty()) return false;
+      for (const auto& [name, value] : x.fields.values) {
+        if (name.empty()) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool poolsHold(std::string_view text) {
+  // Every pool came from a line of its own: no more pools than lines.
+  std::size_t lines = 1;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  return counters::parsePoolStats(text).size() < lines;
+}
+
+template <class Check>
+bool refusedOrHolds(Check check, std::string_view text) {
+  try {
+    return check(text);
+  } catch (const std::invalid_argument&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool runKernelStats(std::span<const std::uint8_t> input) {
+  const std::string_view text(reinterpret_cast<const char*>(input.data()), input.size());
+  return refusedOrHolds(mountsHold, text) && refusedOrHolds(poolsHold, text);
+}
+
+}  // namespace nfsrdma::fuzz

@@ -1,0 +1,18 @@
+// The kernel counter files' fuzz harness (fuzz_kernel_stats), shared with
+// the unit test that replays its corpus: the input is read as
+// /proc/self/mountstats and as /proc/fs/nfsd/pool_stats (counters/). Each
+// parser must refuse it with std::invalid_argument or return what the text
+// holds: NFS mounts only, operations and fields with names, no empty pool
+// line.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace nfsrdma::fuzz {
+
+// False if a parser threw anything else or returned something the input
+// cannot hold (the fuzz target aborts then).
+bool runKernelStats(std::span<const std::uint8_t> input);
+
+}  // namespace nfsrdma::fuzz

@@ -14,17 +14,36 @@ using Names = std::vector<std::string_view>;
 // (net/sunrpc/xprtrdma/transport.c), xs_tcp/udp/local_print_stats
 // (net/sunrpc/xprtsock.c), enum nfs_stat_eventcounters and
 // nfs_stat_bytecounters (fs/nfs/iostat.h).
-const Names kRdmaFields = {
-    "srcport",          "bind_count",         "connect_count",   "connect_time",
-    "idle_time",        "sends",              "recvs",           "bad_xids",
-    "req_u",            "bklog_u",            "read_chunk_count", "write_chunk_count",
-    "reply_chunk_count", "total_rdma_request", "total_rdma_reply", "pullup_copy_count",
-    "fixup_copy_count", "hardway_register_count", "failed_marshal_count", "bad_reply_count",
-    "nomsg_call_count", "mrs_recycled",       "mrs_orphaned",    "mrs_allocated",
-    "local_inv_needed", "empty_sendctx_q",    "reply_waits_for_send"};
-const Names kTcpFields = {"srcport", "bind_count", "connect_count", "connect_time", "idle_time",
-                          "sends",   "recvs",      "bad_xids",      "req_u",        "bklog_u",
-                          "max_slots", "sending_u", "pending_u"};
+const Names kRdmaFields = {"srcport",
+                           "bind_count",
+                           "connect_count",
+                           "connect_time",
+                           "idle_time",
+                           "sends",
+                           "recvs",
+                           "bad_xids",
+                           "req_u",
+                           "bklog_u",
+                           "read_chunk_count",
+                           "write_chunk_count",
+                           "reply_chunk_count",
+                           "total_rdma_request",
+                           "total_rdma_reply",
+                           "pullup_copy_count",
+                           "fixup_copy_count",
+                           "hardway_register_count",
+                           "failed_marshal_count",
+                           "bad_reply_count",
+                           "nomsg_call_count",
+                           "mrs_recycled",
+                           "mrs_orphaned",
+                           "mrs_allocated",
+                           "local_inv_needed",
+                           "empty_sendctx_q",
+                           "reply_waits_for_send"};
+const Names kTcpFields = {"srcport",   "bind_count", "connect_count", "connect_time", "idle_time",
+                          "sends",     "recvs",      "bad_xids",      "req_u",        "bklog_u",
+                          "max_slots", "sending_u",  "pending_u"};
 const Names kUdpFields = {"srcport", "bind_count", "sends",     "recvs",     "bad_xids",
                           "req_u",   "bklog_u",    "max_slots", "sending_u", "pending_u"};
 const Names kLocalFields = {"bind_count", "connect_count", "connect_time", "idle_time",
@@ -37,9 +56,9 @@ const Names kEvents = {"inoderevalidate", "dentryrevalidate", "datainvalidate", 
                        "vfslock",         "vfsrelease",       "congestionwait", "setattrtrunc",
                        "extendwrite",     "sillyrename",      "shortread",      "shortwrite",
                        "delay",           "pnfs_read",        "pnfs_write"};
-const Names kBytes = {"normalreadbytes", "normalwrittenbytes", "directreadbytes",
-                      "directwrittenbytes", "serverreadbytes", "serverwrittenbytes",
-                      "readpages",        "writepages"};
+const Names kBytes = {"normalreadbytes",    "normalwrittenbytes", "directreadbytes",
+                      "directwrittenbytes", "serverreadbytes",    "serverwrittenbytes",
+                      "readpages",          "writepages"};
 const Names kNone = {};
 
 [[noreturn]] void fail(std::size_t line, const std::string& what) {
@@ -136,13 +155,6 @@ void MountSection::line(std::size_t number, std::string_view text) {
 }
 
 }  // namespace
-
-std::optional<std::int64_t> NamedValues::get(std::string_view name) const {
-  for (const auto& [n, v] : values) {
-    if (n == name) return v;
-  }
-  return std::nullopt;
-}
 
 const RpcOpStats* NfsMountStats::op(std::string_view name) const {
   for (const auto& [n, s] : ops) {

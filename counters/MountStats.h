@@ -17,13 +17,9 @@
 #include <utility>
 #include <vector>
 
-namespace nfsrdma::counters {
+#include "counters/NamedValues.h"
 
-// Named values of one line, in the kernel's order.
-struct NamedValues {
-  std::vector<std::pair<std::string, std::int64_t>> values;
-  std::optional<std::int64_t> get(std::string_view name) const;
-};
+namespace nfsrdma::counters {
 
 // One `xprt:` line: "rdma", "tcp", "udp" or "local", and its fields
 // (rdma: srcport, bind_count, connect_count, ..., sends, recvs, ..., req_u,
@@ -56,7 +52,8 @@ struct NfsMountStats {
   NamedValues events;      // inoderevalidate, ..., shortread, shortwrite, delay, ...
   NamedValues bytes;       // normalreadbytes, ..., serverreadbytes, serverwrittenbytes, ...
   std::vector<XprtStats> xprts;
-  std::vector<std::pair<std::string, RpcOpStats>> ops;  // "READ", "WRITE", ... in the kernel's order
+  std::vector<std::pair<std::string, RpcOpStats>>
+      ops;  // "READ", "WRITE", ... in the kernel's order
   const RpcOpStats* op(std::string_view name) const;
 };
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "counters/CpuStat.h"
 #include "counters/MountStats.h"
 #include "counters/PoolStats.h"
 
@@ -33,6 +34,18 @@ bool poolsHold(std::string_view text) {
   return counters::parsePoolStats(text).size() < lines;
 }
 
+bool cpuHolds(std::string_view text) {
+  for (const auto& c : counters::parseProcStat(text)) {
+    if (c.name.rfind("cpu", 0) != 0 || c.busy() > c.total()) return false;
+  }
+  return true;
+}
+
+bool taskHolds(std::string_view text) {
+  const counters::TaskStat t = counters::parseTaskStat(text);
+  return t.comm.size() < text.size();
+}
+
 template <class Check>
 bool refusedOrHolds(Check check, std::string_view text) {
   try {
@@ -48,7 +61,8 @@ bool refusedOrHolds(Check check, std::string_view text) {
 
 bool runKernelStats(std::span<const std::uint8_t> input) {
   const std::string_view text(reinterpret_cast<const char*>(input.data()), input.size());
-  return refusedOrHolds(mountsHold, text) && refusedOrHolds(poolsHold, text);
+  return refusedOrHolds(mountsHold, text) && refusedOrHolds(poolsHold, text) &&
+         refusedOrHolds(cpuHolds, text) && refusedOrHolds(taskHolds, text);
 }
 
 }  // namespace nfsrdma::fuzz

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "counters/CpuStat.h"
 #include "counters/MountStats.h"
 #include "counters/PoolStats.h"
 #include "tests/fuzz/KernelStatsHarness.h"
@@ -30,12 +31,16 @@ TEST(KernelStatsCorpus, EverySeedParsesAndKeepsTheHarnessInvariants) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("mountstats", 0) == 0) {
       EXPECT_EQ(counters::parseMountStats(text).size(), 1U) << entry.path();
-    } else {
+    } else if (name == "pool-stats") {
       EXPECT_EQ(counters::parsePoolStats(text).size(), 1U) << entry.path();
+    } else if (name == "proc-stat") {
+      EXPECT_EQ(counters::parseProcStat(text).size(), 2U) << entry.path();
+    } else {
+      EXPECT_EQ(counters::parseTaskStat(text).utime, 25U) << entry.path();
     }
     ++files;
   }
-  EXPECT_EQ(files, 3U);
+  EXPECT_EQ(files, 5U);
 }
 
 }  // namespace

@@ -2,12 +2,12 @@
 // (a kernel proto=rdma mount and a TCP one with nconnect=2), older and
 // newer lines (fewer or more fields), other file systems skipped, escaped
 // mount points, and malformed lines refused with their line number.
-#include "counters/MountStats.h"
-
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "counters/MountStats.h"
 
 namespace nfsrdma::counters {
 namespace {
@@ -31,15 +31,16 @@ const std::string kRdmaMount =
     "\n";
 
 TEST(MountStats, ReadsAKernelRdmaMountsTransportAndOperations) {
-  const auto mounts = parseMountStats(
-      "device sysfs mounted on /sys with fstype sysfs\n" + kRdmaMount +
-      "device /dev/vda mounted on / with fstype ext4\n");
+  const auto mounts =
+      parseMountStats("device sysfs mounted on /sys with fstype sysfs\n" + kRdmaMount +
+                      "device /dev/vda mounted on / with fstype ext4\n");
   ASSERT_EQ(mounts.size(), 1U);
   const NfsMountStats& m = mounts[0];
   EXPECT_EQ(m.device, "198.18.0.1:/export");
   EXPECT_EQ(m.mountPoint, "/mnt");
   EXPECT_EQ(m.fstype, "nfs4");
-  EXPECT_EQ(m.options, "rw,vers=4.2,rsize=262144,wsize=262144,hard,proto=rdma,nconnect=1,port=20049");
+  EXPECT_EQ(m.options,
+            "rw,vers=4.2,rsize=262144,wsize=262144,hard,proto=rdma,nconnect=1,port=20049");
   ASSERT_EQ(m.xprts.size(), 1U);
   EXPECT_EQ(m.xprts[0].proto, "rdma");
   EXPECT_EQ(m.xprts[0].fields.values.size(), 27U);
@@ -82,7 +83,9 @@ TEST(MountStats, FieldsAKernelDidNotPrintAreAbsentAndExtrasKeepTheirPlace) {
       "device s:/e mounted on /m with fstype nfs4\n"
       "\txprt:\trdma 0 0 1 60 0 5 5\n"
       "\txprt:\twhatever 1 2\n"
-      "\tevents:\t" + std::string(28 * 2, ' ') + "\n"
+      "\tevents:\t" +
+      std::string(28 * 2, ' ') +
+      "\n"
       "\tbytes:\t1 2 3 4 5 6 7 8 9\n"
       "\tper-op statistics\n"
       "\t        READ: 1 2 3 4 5 6 7 8\n");

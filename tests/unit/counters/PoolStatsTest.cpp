@@ -1,11 +1,11 @@
 // counters/PoolStats: /proc/fs/nfsd/pool_stats as 6.12 prints it, columns
 // found by the header's names, and malformed files refused with their line.
-#include "counters/PoolStats.h"
-
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "counters/PoolStats.h"
 
 namespace nfsrdma::counters {
 namespace {

@@ -50,7 +50,7 @@ TEST(CpuStat, ThisHostsProcStatHasTheHostAndEveryCpu) {
   ASSERT_GE(cpus.size(), 2U);
   EXPECT_EQ(cpus[0].name, "cpu");
   EXPECT_GT(cpus[0].total(), 0U);
-  EXPECT_EQ(cpus.size(), static_cast<std::size_t>(::sysconf(_SC_NPROCESSORS_CONF)) + 1);
+  EXPECT_EQ(cpus.size(), static_cast<std::size_t>(::sysconf(_SC_NPROCESSORS_ONLN)) + 1);
 }
 
 TEST(CpuStat, AThreadsNameMayHoldSpacesAndParentheses) {

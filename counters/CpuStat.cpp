@@ -37,8 +37,8 @@ CpuTimes cpuLine(std::size_t line, const std::vector<std::string_view>& w) {
 }  // namespace
 
 std::uint64_t CpuTimes::total() const {
-  return user + nice + system + idle + iowait.value_or(0) + irq.value_or(0) +
-         softirq.value_or(0) + steal.value_or(0);
+  return user + nice + system + idle + iowait.value_or(0) + irq.value_or(0) + softirq.value_or(0) +
+         steal.value_or(0);
 }
 
 std::uint64_t CpuTimes::busy() const {
@@ -72,7 +72,8 @@ TaskStat parseTaskStat(std::string_view text) {
   const auto field = [&](std::size_t n) -> std::string_view { return w[n - 3]; };
   const auto utime = wholeNumber<std::uint64_t>(field(14));
   const auto stime = wholeNumber<std::uint64_t>(field(15));
-  if (!utime || !stime) throw std::invalid_argument("task stat: utime and stime must be whole numbers");
+  if (!utime || !stime)
+    throw std::invalid_argument("task stat: utime and stime must be whole numbers");
   t.utime = *utime;
   t.stime = *stime;
   if (w.size() >= 39 - 2) t.processor = wholeNumber<int>(field(39));

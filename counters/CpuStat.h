@@ -33,9 +33,9 @@ std::vector<CpuTimes> parseProcStat(std::string_view text);
 // fields are counted from the last ')'.
 struct TaskStat {
   std::string comm;
-  char state = '?';          // R, S, D, I (idle kernel thread), ...
-  std::uint64_t utime = 0;   // field 14, ticks in user mode
-  std::uint64_t stime = 0;   // field 15, ticks in the kernel
+  char state = '?';              // R, S, D, I (idle kernel thread), ...
+  std::uint64_t utime = 0;       // field 14, ticks in user mode
+  std::uint64_t stime = 0;       // field 15, ticks in the kernel
   std::optional<int> processor;  // field 39, the CPU it last ran on
 };
 

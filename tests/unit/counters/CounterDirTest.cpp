@@ -1,14 +1,14 @@
 // counters/CounterDir: a staged hw_counters directory (counters, a setting
 // to skip, a file that holds no number), a missing directory, and this
 // host's own loopback statistics.
-#include "counters/CounterDir.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "counters/CounterDir.h"
 
 namespace nfsrdma::counters {
 namespace {

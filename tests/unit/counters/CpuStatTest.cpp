@@ -1,8 +1,6 @@
 // counters/CpuStat: /proc/stat's cpu lines and a thread's stat, on recorded
 // lines (a name with spaces and ')', an old kernel's short cpu line) and on
 // this host's own files.
-#include "counters/CpuStat.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +8,8 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+
+#include "counters/CpuStat.h"
 
 namespace nfsrdma::counters {
 namespace {

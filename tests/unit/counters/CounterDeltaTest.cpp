@@ -1,11 +1,11 @@
 // counters/CounterDelta: what a cell added to counters read before and
 // after it; a counter the host lacks in either reading, or one that was
 // reset between them, has no delta.
-#include "counters/CounterDelta.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
+
+#include "counters/CounterDelta.h"
 
 namespace nfsrdma::counters {
 namespace {

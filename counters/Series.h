@@ -13,9 +13,10 @@
 //   host-cpu             /proc/stat's "cpu" line in ticks: user nice system
 //                        idle iowait irq softirq steal (cumulative); cpus,
 //                        hz (gauges)
-//   bench-threads        the benchmark's threads: busiest_ticks (the most
-//                        CPU any one thread used so far), ticks (all of
-//                        them), hz (gauge)
+//   bench-threads        the benchmark's threads: busiest_ticks (summed
+//                        over the intervals, the ticks of the thread that
+//                        used the most CPU in each), ticks (all of them);
+//                        threads, hz (gauges)
 //   nfsd-pool            /proc/fs/nfsd/pool_stats summed over the pools:
 //                        packets-arrived sockets-enqueued threads-woken
 //   nfsd-threads         threads, busy (not idle, state other than I) as
@@ -43,9 +44,9 @@ struct Reading {
 };
 
 struct Series {
-  std::string source;                 // "rdma:rxe1/1", "host-cpu", ...
-  std::vector<std::string> gauges;    // names that are levels, not counts
-  std::vector<Reading> readings;      // in time order
+  std::string source;               // "rdma:rxe1/1", "host-cpu", ...
+  std::vector<std::string> gauges;  // names that are levels, not counts
+  std::vector<Reading> readings;    // in time order
   bool isGauge(std::string_view name) const {
     for (const auto& g : gauges) {
       if (g == name) return true;
@@ -53,6 +54,12 @@ struct Series {
     return false;
   }
 };
+
+// Keeps each series' readings that bound the window [from, to] (seconds on
+// the readings' clock): the last one at or before from, those inside, and
+// the first at or after to. A cell's jobs connect and ramp before their
+// measured window; the verdicts judge the window.
+void trimToWindow(Series& s, double from, double to);
 
 // A cell's series, in the order the sampler found the sources.
 struct CellSeries {

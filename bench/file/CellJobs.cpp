@@ -98,6 +98,10 @@ void CellJobs::finishTimeline(RunResult& result) const {
 
 std::vector<OutageAccount> CellJobs::outages() {
   std::vector<OutageAccount> all = outages_;
+  {
+    std::lock_guard lock(liveMu_);
+    watchedShare_ = nullptr;
+  }
   if (share_) {
     all.push_back(share_->outages());
     shareConnections_ = share_->connections();
@@ -135,6 +139,8 @@ std::shared_ptr<EngineShare> CellJobs::share() {
   if (!share_ && shareError_.empty()) {
     try {
       share_ = makeEngineShare(target_, options_.numjobs);
+      std::lock_guard watching(liveMu_);
+      watchedShare_ = share_.get();
     } catch (const std::exception& e) {
       shareError_ = e.what();
     }
@@ -145,6 +151,7 @@ std::shared_ptr<EngineShare> CellJobs::share() {
 
 void CellJobs::setUp(Job& job, std::uint32_t j) {
   job.engine = shared_ ? makeEngine(target_, share()) : makeEngine(target_);
+  watch(job.engine.get(), true);
   // A connect can take long (a server that does not answer): an
   // interrupt meanwhile opens nothing more.
   if (const int sig = interruptSignal()) throw Interrupted(sig);
@@ -160,9 +167,50 @@ void CellJobs::setUp(Job& job, std::uint32_t j) {
   effectiveIodepth_ = std::min(effectiveIodepth_, e);
 }
 
+// Takes a job's engine off live()'s list when the job ends, before the
+// engine goes (declared after it, so it runs first).
+class CellJobs::Unwatch {
+ public:
+  Unwatch(CellJobs& cell, const Job& job) : cell_(cell), job_(job) {}
+  ~Unwatch() { cell_.watch(job_.engine.get(), false); }
+  Unwatch(const Unwatch&) = delete;
+  Unwatch& operator=(const Unwatch&) = delete;
+
+ private:
+  CellJobs& cell_;
+  const Job& job_;
+};
+
+void CellJobs::watch(const Engine* engine, bool on) {
+  if (engine == nullptr) return;
+  std::lock_guard lock(liveMu_);
+  if (on) {
+    watched_.push_back(engine);
+  } else {
+    watched_.erase(std::remove(watched_.begin(), watched_.end(), engine), watched_.end());
+  }
+}
+
+std::optional<ClientLive> CellJobs::live() const {
+  std::lock_guard lock(liveMu_);
+  if (watched_.empty() && watchedShare_ == nullptr) return std::nullopt;
+  ClientLive sum;
+  bool any = watchedShare_ != nullptr;
+  if (watchedShare_ != nullptr) sum += watchedShare_->live();
+  for (const Engine* e : watched_) {
+    if (const auto l = e->live()) {
+      sum += *l;
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  return sum;
+}
+
 void CellJobs::runJob(std::uint32_t j) {
   const JobEnd end(*this);
   Job job;
+  const Unwatch unwatch(*this, job);
   try {
     setUp(job, j);
   } catch (const std::exception& e) {
@@ -264,6 +312,7 @@ void CellJobs::recordConnections(const Engine& engine, std::uint32_t j) {
 }
 
 void CellJobs::finishJob(Engine& engine, std::uint32_t j) {
+  watch(&engine, false);
   if (const int sig = interruptSignal()) {
     // Files this command laid out are removed next: what was written
     // into them need not be made durable first.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ class CellJobs {
   std::vector<OutageAccount> outages();
   // How the jobs reached the server (after outages()); nfs targets only.
   ClientUse clientUse() const;
+  // Our client's counters now, summed over the cell's open clients: the
+  // sampler's "client" source, from its thread. Nothing while none is open.
+  std::optional<ClientLive> live() const;
 
  private:
   // The driver lives in drivers_, so that it outlives the engine (whose
@@ -94,6 +98,11 @@ class CellJobs {
 
   void finishJob(Engine& engine, std::uint32_t j);
 
+  // A job's own client is read by live() from setUp until just before it
+  // is finished or dropped; a shared one until outages() closes it.
+  void watch(const Engine* engine, bool on);
+  class Unwatch;
+
   const TargetSpec& target_;
   const FileProfile& profile_;
   const FileOptions& options_;
@@ -129,6 +138,9 @@ class CellJobs {
   std::shared_ptr<EngineShare> share_;  // under shareMu_ until the jobs are set up
   std::string shareError_;              // under shareMu_
   std::vector<ConnectionUse> shareConnections_;
+  mutable std::mutex liveMu_;
+  std::vector<const Engine*> watched_;         // under liveMu_
+  const EngineShare* watchedShare_ = nullptr;  // under liveMu_
 };
 
 }  // namespace nfsrdma::bench::filerun

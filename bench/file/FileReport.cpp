@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench/file/CounterReport.h"
 #include "bench/report/Format.h"
 
 namespace nfsrdma::bench {
@@ -292,6 +293,7 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.field("errors", r.errors).field("first_error", r.firstError);
   writeRecoveryJson(w, r.outage);
   writeClientJson(w, r.client);
+  writeCountersJson(w, r.series);
   w.beginArray("notes");
   for (const auto& n : r.notes) w.field("", n);
   w.endArray();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/file/CellCounters.h"
 #include "bench/file/CellJobs.h"
 #include "bench/file/DeviceTargets.h"
 #include "bench/file/FileCache.h"
@@ -210,6 +211,33 @@ void verifyReadBack(RunResult& result, const TargetSpec& target, const FileOptio
       "blocks pass with any intact data in their place");
 }
 
+// The jobs, with the cell's counters read while they run; the series
+// keep the measured window (the jobs' earliest start to latest end).
+void runSampled(CellJobs& cell, RunResult& result, const TargetSpec& target,
+                const FileOptions& options, std::uint32_t iodepth) {
+  if (options.sampleInterval.count() == 0) {
+    cell.runAll();
+    return;
+  }
+  counters::Sampler sampler(cellSources(
+                                target, [&cell] { return cell.live(); }, iodepth * options.numjobs),
+                            options.sampleInterval);
+  sampler.start();
+  cell.runAll();
+  result.series = sampler.stop();
+  std::optional<BenchClock::time_point> from, to;
+  for (const auto& j : cell.jobs()) {
+    if (j.measuredFrom == BenchClock::time_point{}) continue;
+    if (!from || j.measuredFrom < *from) from = j.measuredFrom;
+    if (!to || j.measuredTo > *to) to = j.measuredTo;
+  }
+  if (!from) return;
+  const auto at = [&](BenchClock::time_point t) {
+    return std::chrono::duration<double>(t - sampler.startedAt()).count();
+  };
+  for (auto& s : result.series.series) counters::trimToWindow(s, at(*from), at(*to));
+}
+
 RunResult runCell(const TargetSpec& given, const FileProfile& profile, const FileOptions& options,
                   const RunSettings& settings) {
   validateOptions(options, profile);
@@ -228,7 +256,7 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   const std::uint64_t generation = writeGeneration(options, profile);
   CellJobs cell(jobsTarget, profile, options, settings, result, generation);
-  cell.runAll();
+  runSampled(cell, result, jobsTarget, options, iodepth);
   result.effectiveIodepth = cell.effectiveIodepth();
   if (const int sig = interruptSignal()) throw Interrupted(sig);
   noteEffectiveIodepth(result, jobsTarget, profile, options);

@@ -24,6 +24,7 @@
 #include "bench/job/Interrupt.h"
 #include "bench/job/RankHooks.h"
 #include "bench/ranks/RankReport.h"
+#include "counters/Series.h"
 
 namespace nfsrdma::bench {
 
@@ -73,6 +74,9 @@ struct RunResult {
   ClientUse client;                // nfs: per-job or shared, and every connection's counters
   std::string unsupported;  // non-empty: the engine cannot run this profile, and why (nothing ran)
   RankTimeline timeline;    // with RunSettings::rank only
+  // The counters read while the jobs ran, trimmed to their measured
+  // window (empty with --sample-interval 0).
+  counters::CellSeries series;
   // Rank 0 of a many-client run: every client's breakdown (the figures
   // above are then all clients' together); null otherwise.
   std::shared_ptr<const RanksReport> clients;

@@ -75,6 +75,9 @@ struct FileOptions {
   // device as given) and --force (see writeRefusal).
   std::vector<std::string> destructiveWrites;
   bool force = false;
+  // --sample-interval: how often a cell's counters are read while it runs
+  // (bench/file/CellCounters.h); 0: not at all (no counters, no verdict).
+  std::chrono::milliseconds sampleInterval{250};
 
   // Bytes of the whole file set (every job's files): the working set.
   // validateOptions keeps it below kMaxWorkingSetBytes, so it cannot overflow.

@@ -148,7 +148,10 @@ void addWorkloadOptions(po::options_description& opts, WorkloadArgs& a) {
       "refused while it is mounted, swap, held or carries a signature")(
       "force", po::bool_switch(&a.force),
       "with --allow-destructive-write: write a device that carries a file system or partition "
-      "table signature or has holders (never a mounted one)");
+      "table signature or has holders (never a mounted one)")(
+      "sample-interval", po::value(&a.sampleIntervalMs)->default_value(a.sampleIntervalMs),
+      "MS between readings of the counters that say what bounded a cell (client, RDMA ports, "
+      "netdevs, CPU, nfsd); 0: no counters and no verdict");
 }
 
 namespace {
@@ -206,6 +209,11 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   if (a.readsPerCompound == 0 || a.readsPerCompound > 16) {
     throw std::invalid_argument("--reads-per-compound must be 1..16");
   }
+  if (a.sampleIntervalMs != 0 && (a.sampleIntervalMs < 50 || a.sampleIntervalMs > 10000)) {
+    throw std::invalid_argument("--sample-interval " + std::to_string(a.sampleIntervalMs) +
+                                ": must be 0 (off) or 50..10000 ms");
+  }
+  o.sampleInterval = std::chrono::milliseconds(a.sampleIntervalMs);
   return o;
 }
 

@@ -68,12 +68,13 @@ struct WorkloadArgs {
   std::uint32_t readsPerCompound = 1;              // embedded nfs-tcp: queued READs per COMPOUND
   std::vector<std::string> allowDestructiveWrite;  // dev: devices the run may write
   bool force = false;
+  std::int64_t sampleIntervalMs = 250;  // --sample-interval MS; 0: off
 };
 
 // Adds --size, --runtime, --io-bytes, --iodepth, --numjobs, --ramp, --direct,
 // --nrfiles, --seed, --rwmixread, --verify, --shared-file, --client,
 // --drop-server-cache, --work-dir, --reads-per-compound,
-// --allow-destructive-write, --force.
+// --allow-destructive-write, --force, --sample-interval.
 void addWorkloadOptions(boost::program_options::options_description& opts, WorkloadArgs& a);
 // Throws std::invalid_argument naming the option.
 FileOptions toFileOptions(const WorkloadArgs& a);

@@ -266,6 +266,19 @@ std::shared_ptr<EngineShare> makeEngineShare(const TargetSpec& target, std::uint
   return makeNfsShare(target, jobs);
 }
 
+ClientLive& ClientLive::operator+=(const ClientLive& o) {
+  calls += o.calls;
+  replies += o.replies;
+  timeouts += o.timeouts;
+  reconnects += o.reconnects;
+  connectionsLost += o.connectionsLost;
+  slotWaits += o.slotWaits;
+  replayed += o.replayed;
+  credits += o.credits;
+  slots += o.slots;
+  return *this;
+}
+
 std::string ClientUse::describe() const {
   const auto n = [](std::uint32_t k, const char* one) {
     return std::to_string(k) + " " + one + (k == 1 ? "" : "s");

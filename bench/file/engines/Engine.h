@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ class Engine {
   // Its own client's connections (nfs, per job), before finish(); none for
   // other engines and for a job on a shared client (EngineShare has them).
   virtual std::vector<ConnectionUse> connections() const { return {}; }
+  // Its own client's counters now (nfs, per job), while it is open; safe
+  // to call from another thread than the job's.
+  virtual std::optional<ClientLive> live() const { return std::nullopt; }
 };
 
 // One client for all the jobs of a cell (--client shared, nfs only): the
@@ -80,6 +84,7 @@ class EngineShare {
   virtual ~EngineShare() = default;
   virtual OutageAccount outages() const = 0;
   virtual std::vector<ConnectionUse> connections() const = 0;
+  virtual ClientLive live() const = 0;  // as Engine::live, until close()
   // Destroys the session; what fails there is a warning (the jobs' data
   // was committed by their finish()).
   virtual void close() = 0;

@@ -313,6 +313,21 @@ std::vector<ConnectionUse> connectionsOf(const Client& client) {
   return out;
 }
 
+ClientLive liveOf(const Client& client) {
+  const ClientStats s = client.stats();
+  ClientLive l;
+  l.calls = s.rpc.calls;
+  l.replies = s.rpc.replies;
+  l.timeouts = s.rpc.timeouts;
+  l.reconnects = s.rpc.reconnects;
+  l.connectionsLost = s.rpc.connectionsLost;
+  l.slotWaits = s.session.waitedForSlot;
+  l.replayed = s.session.replayed + s.session.resent;
+  for (const auto& c : s.connections) l.credits += c.credits;
+  l.slots = s.session.slots;
+  return l;
+}
+
 // A client and what its jobs are told: the cell's one for --client shared
 // (jobs: all of them), a job's own (jobs 1), or one its caller owns.
 class NfsShare final : public EngineShare {
@@ -332,6 +347,7 @@ class NfsShare final : public EngineShare {
 
   OutageAccount outages() const override { return outagesOf(*client_); }
   std::vector<ConnectionUse> connections() const override { return connectionsOf(*client_); }
+  ClientLive live() const override { return liveOf(*client_); }
   void close() override {
     if (owned_) owned_->close();
   }
@@ -408,6 +424,11 @@ class NfsEngine final : public Engine {
 
   std::vector<ConnectionUse> connections() const override {
     return owns_ ? share_->connections() : std::vector<ConnectionUse>{};
+  }
+
+  std::optional<ClientLive> live() const override {
+    if (!owns_) return std::nullopt;
+    return share_->live();
   }
 
   void remove(const std::vector<std::string>& files) override {

@@ -97,6 +97,21 @@ struct ConnectionUse {
   bool up = true;
 };
 
+// Our client's counters while a cell runs, summed over its connections:
+// what the cell's sampler records as the "client" source.
+struct ClientLive {
+  std::uint64_t calls = 0;
+  std::uint64_t replies = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t reconnects = 0;
+  std::uint64_t connectionsLost = 0;
+  std::uint64_t slotWaits = 0;  // calls that waited for a session slot
+  std::uint64_t replayed = 0;   // calls sent again (on their slot, or on a new session)
+  std::uint32_t credits = 0;    // RDMA credits granted, all connections (0: TCP)
+  std::uint32_t slots = 0;      // session slots granted
+  ClientLive& operator+=(const ClientLive& o);
+};
+
 // How a cell's nfs jobs reached the server, for its header and JSON.
 struct ClientUse {
   std::string mode;  // "per-job" or "shared"; empty: not the nfs engine

@@ -1,0 +1,112 @@
+#include <algorithm>
+#include <stdexcept>
+#include <system_error>
+
+#include "counters/CpuStat.h"
+#include "counters/HostCounters.h"
+#include "counters/TextFields.h"
+
+namespace nfsrdma::counters {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A host runs thousands of threads at most; a reading stops there.
+constexpr std::size_t kMaxThreads = 4096;
+
+std::optional<TaskStat> statOf(const fs::path& file) {
+  const auto text = readSmallFile(file);
+  if (!text) return std::nullopt;  // the thread ended between the listing and the read
+  try {
+    return parseTaskStat(*text);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::int64_t> nfsdThreadCount(const fs::path& root) {
+  const auto text = readSmallFile(root / "proc/fs/nfsd/threads");
+  if (!text) return std::nullopt;
+  std::string_view t = *text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+  return wholeNumber<std::int64_t>(t);
+}
+
+}  // namespace
+
+ThreadCounters::ThreadCounters(fs::path root, std::string pid, long hz)
+    : root_(std::move(root)), pid_(std::move(pid)), hz_(hz) {}
+
+// nfsd's threads are kernel threads named "nfsd"; /proc is scanned only
+// when their number changed, as a scan reads every process's stat.
+void ThreadCounters::findNfsdThreads() {
+  const auto count = nfsdThreadCount(root_);
+  if (count == nfsdCount_ && !nfsdStats_.empty()) return;
+  nfsdCount_ = count;
+  nfsdStats_.clear();
+  std::error_code ec;
+  std::size_t seen = 0;
+  for (const auto& e : fs::directory_iterator(root_ / "proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (++seen > kMaxThreads * 16 || !wholeNumber<std::uint32_t>(name)) continue;
+    const auto s = statOf(e.path() / "stat");
+    if (s && s->comm == "nfsd" && nfsdStats_.size() < kMaxThreads)
+      nfsdStats_.push_back(e.path() / "stat");
+  }
+  std::sort(nfsdStats_.begin(), nfsdStats_.end());
+}
+
+std::optional<NamedValues> ThreadCounters::read() {
+  std::vector<fs::path> files;
+  if (pid_.empty()) {
+    findNfsdThreads();
+    files = nfsdStats_;
+  } else {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root_ / "proc" / pid_ / "task", ec)) {
+      if (files.size() < kMaxThreads) files.push_back(e.path() / "stat");
+    }
+  }
+  std::uint64_t added = 0, busiestNow = 0, threads = 0, busy = 0;
+  std::map<std::string, std::uint64_t> now;
+  for (const auto& f : files) {
+    const auto s = statOf(f);
+    if (!s) continue;
+    const std::uint64_t t = s->utime + s->stime;
+    const std::string key = f.parent_path().filename().string();
+    // A thread seen before adds what it used since; one started since the
+    // last reading adds all it used; at the first reading nothing is added
+    // (what the threads used before the cell is not the cell's).
+    const auto before = last_.find(key);
+    const std::uint64_t prev =
+        before != last_.end() ? std::min(before->second, t) : (first_ ? t : 0);
+    busiestNow = std::max(busiestNow, t - prev);
+    added += t - prev;
+    now[key] = t;
+    ++threads;
+    // nfsd threads wait for work in TASK_IDLE ("I"); any other state is a
+    // thread serving a request (running, or waiting on the disk or the wire).
+    busy += s->state != 'I' ? 1U : 0U;
+  }
+  if (threads == 0) return std::nullopt;
+  last_ = std::move(now);
+  first_ = false;
+  busiest_ += busiestNow;
+  ticks_ += added;
+  NamedValues out;
+  const auto put = [&](const char* n, std::uint64_t v) {
+    out.values.emplace_back(n, static_cast<std::int64_t>(v));
+  };
+  if (pid_.empty()) {
+    put("threads", threads);
+    put("busy", busy);
+  } else {
+    put("busiest_ticks", busiest_);
+    put("threads", threads);
+  }
+  put("ticks", ticks_);
+  put("hz", static_cast<std::uint64_t>(hz_));
+  return out;
+}
+
+}  // namespace nfsrdma::counters

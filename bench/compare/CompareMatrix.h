@@ -19,6 +19,7 @@
 #include "bench/job/FileProfile.h"
 #include "bench/ranks/RankReport.h"
 #include "bench/report/Json.h"
+#include "counters/Series.h"
 
 namespace nfsrdma::bench {
 
@@ -84,6 +85,9 @@ struct CompareCell {
   // A many-client cell (MPI): the clients' breakdown; the figures above
   // are all clients' together (read back from a /3 JSON too). Null otherwise.
   std::shared_ptr<const RanksReport> clients;
+  // The counters sampled while it ran (this run's cells only: a saved
+  // JSON's cells have none), for the report's time series.
+  std::shared_ptr<const counters::CellSeries> series;
   // Against a baseline:
   std::optional<double> baselineMibPerSecond;
   std::optional<double> baselineIops;

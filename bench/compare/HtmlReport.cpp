@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bench/compare/CompareGrid.h"
+#include "bench/compare/CounterCharts.h"
 #include "bench/file/FileReport.h"
 #include "bench/report/Format.h"
 
@@ -77,6 +78,8 @@ std::string htmlHead(const CompareReport& r) {
       "svg.chart text{font-size:12px;font-family:system-ui,sans-serif}svg.chart "
       "text.na{fill:#777;font-style:italic}\n"
       "section.row{display:inline-block;vertical-align:top;margin:0 24px 16px 0}\n"
+      "figure.spark{display:inline-block;margin:0 12px 8px 0}figure.spark "
+      "figcaption{font-size:11px;color:#555}\n"
       "</style>\n</head>\n<body>\n<h1>nfsrdma-bench compare</h1>\n";
   h += "<table id=\"config\">\n";
   for (const auto& [k, v] : r.config)
@@ -213,6 +216,26 @@ std::string latencyTable(const CompareReport& r) {
   return h + "</tbody>\n</table>\n";
 }
 
+std::string cellBoundHtml(const CompareCell&) {
+  return {};
+}
+
+// Under each cell that was sampled: its verdict and the counters that
+// moved while it ran, as small time series.
+std::string boundSection(const CompareReport& r) {
+  std::string h;
+  for (const auto& [profile, dir] : r.rows) {
+    for (const auto& t : r.targets) {
+      const CompareCell* c = r.cell(profile, dir, t.name);
+      if (c == nullptr || !c->ran || !c->series) continue;
+      h += "<section class=\"bound\"><h3>" + htmlEscape(t.name) + " " +
+           htmlEscape(rowName(r, profile)) + " " + directionName(dir) + "</h3>\n";
+      h += cellBoundHtml(*c) + counterCharts(*c->series) + "</section>\n";
+    }
+  }
+  return h.empty() ? h : "<h2 id=\"why\">What bounded each cell</h2>\n" + h;
+}
+
 std::string targetsSection(const CompareReport& r) {
   std::string h = "<h2>Targets</h2>\n<ul>\n";
   for (const auto& t : r.targets) {
@@ -246,6 +269,7 @@ std::string renderHtmlReport(const CompareReport& r) {
   h += listSection("n/a", "", unsupportedLines(r));
   if (withBaseline) h += baselineSection(r);
   h += chartsSection(r);
+  h += boundSection(r);
   h += latencyTable(r);
   h += targetsSection(r);
   h += listSection("Notes", " id=\"notes\"", r.notes);

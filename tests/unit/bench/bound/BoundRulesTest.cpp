@@ -1,0 +1,267 @@
+// The verdict's rules on the server, credits and depth, the CPUs and
+// compare's flags: each fires on a series that shows its bound, stays quiet
+// on a healthy one, says "evidence thin" on too little, and names a source
+// it needed and did not get instead of reading it as zero.
+#include <gtest/gtest.h>
+
+#include "bench/bound/Bound.h"
+#include "tests/unit/bench/bound/CellSeriesBuilder.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+using testing::healthyCell;
+using testing::hostCpu;
+using testing::kReadings;
+using testing::rdmaFacts;
+using testing::removeSeries;
+using testing::replaceSeries;
+using testing::SeriesBuilder;
+
+const Finding* findingOf(const Verdict& v, const std::string& bound) {
+  for (const auto& f : v.findings) {
+    if (f.bound == bound) return &f;
+  }
+  return nullptr;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(BoundRules, AHealthyCellNamesNoBoundAndMissesNoSource) {
+  const Verdict v = judgeCell(rdmaFacts(), healthyCell());
+  EXPECT_EQ(v.tag(), "none");
+  EXPECT_TRUE(v.findings.empty()) << v.findings.front().bound << ": "
+                                  << v.findings.front().evidence;
+  EXPECT_TRUE(v.notMeasured.empty()) << v.notMeasured.front();
+}
+
+counters::Series nfsdThreads(std::int64_t threads, std::int64_t busy, std::int64_t ticks,
+                             int readings = kReadings) {
+  return SeriesBuilder("nfsd-threads", readings)
+      .gauge("threads", threads)
+      .gauge("busy", busy)
+      .rate("ticks", ticks)
+      .build();
+}
+
+TEST(BoundRules, ServerThreadsFireWhenEveryThreadIsBusyWhileRpcsArrive) {
+  auto cell = healthyCell();
+  replaceSeries(cell, nfsdThreads(1, 1, 10));
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "server-threads");
+  const Finding* f = findingOf(v, "server-threads");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence, "nfsd threads busy in 100% of 40 samples (1 thread), 400000 RPCs arrived");
+  EXPECT_TRUE(contains(f->knob, "echo N > /proc/fs/nfsd/threads"));
+  EXPECT_FALSE(f->thin);
+}
+
+TEST(BoundRules, ServerThreadsDoNotFireWhenNoRpcArrives) {
+  auto cell = healthyCell();
+  replaceSeries(cell, nfsdThreads(1, 1, 10));
+  replaceSeries(cell, SeriesBuilder("nfsd-pool", kReadings).rate("packets-arrived", 0).build());
+  EXPECT_EQ(findingOf(judgeCell(rdmaFacts(), cell), "server-threads"), nullptr);
+}
+
+TEST(BoundRules, ServerThreadsBusyInFewSamplesIsThinAndLeftOutOfTheTag) {
+  auto cell = healthyCell(3);
+  replaceSeries(cell, nfsdThreads(1, 1, 10, 3));
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  const Finding* f = findingOf(v, "server-threads");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->thin);
+  EXPECT_TRUE(contains(f->evidence, "evidence thin: only 2 samples")) << f->evidence;
+  EXPECT_EQ(v.tag(), "none");
+}
+
+TEST(BoundRules, AServerNotOnThisHostIsNotMeasuredNotIdle) {
+  auto cell = healthyCell();
+  for (const char* s : {"nfsd-pool", "nfsd-threads", "svcrdma"}) removeSeries(cell, s);
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "none");
+  EXPECT_TRUE(v.findings.empty());
+  EXPECT_EQ(v.notMeasured,
+            (std::vector<std::string>{"nfsd-threads: not on this host",
+                                      "nfsd-pool: not on this host", "svcrdma: not on this host"}));
+}
+
+TEST(BoundRules, ThreadsOnTheCpuAllTheTimeAreServerCpuToo) {
+  auto cell = healthyCell();
+  replaceSeries(cell, nfsdThreads(2, 2, 48));  // 48 ticks / 0.25 s / 100 Hz = 1.92 CPUs
+  replaceSeries(cell, hostCpu(0, 49, 0));
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "server-threads+server-cpu");
+  const Finding* f = findingOf(v, "server-cpu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "nfsd threads on the CPU in 40 of 40 intervals (1.92 CPUs used of 2 threads, 2 CPUs)");
+  EXPECT_EQ(findingOf(v, "client-cpu"), nullptr) << "nfsd filled the host, not the client";
+}
+
+TEST(BoundRules, CreditsFireWhenTheClientHeldTheGrantNotTheDepthAsked) {
+  auto cell = healthyCell();
+  replaceSeries(cell, SeriesBuilder("client", kReadings)
+                          .rate("calls", 2500)
+                          .rate("retransmits", 0)
+                          .gauge("wanted", 32)
+                          .gauge("in_flight", 4)
+                          .gauge("credits", 4)
+                          .gauge("slots", 64)
+                          .build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "credits");
+  const Finding* f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "4.0 in flight (client's mean in flight) of 32 asked, at the 4 credits; the client "
+            "wanted 32.0 calls out and had 4.0");
+  EXPECT_TRUE(contains(f->knob, "tuning max_requests"));
+}
+
+TEST(BoundRules, CreditsFromTheDepthGrantedAndLittlesLaw) {
+  auto cell = healthyCell();
+  removeSeries(cell, "client");
+  CellFacts facts = rdmaFacts();
+  facts.effectiveIodepth = 8;
+  facts.iops = 100000;
+  facts.meanLatencyUs = 80;  // 8 in flight
+  const Finding* f = nullptr;
+  const Verdict v = judgeCell(facts, cell);
+  f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence, "8.0 in flight (IOPS x mean latency) of 32 asked, at the 8 depth granted");
+}
+
+TEST(BoundRules, AKernelMountsSlotBacklogIsCredits) {
+  counters::CellSeries cell;
+  cell.series.push_back(SeriesBuilder("mountstats:/mnt", kReadings)
+                            .rate("sends", 1000)
+                            .rate("req_u", 8000)
+                            .rate("bklog_u", 5000)
+                            .rate("READ.ops", 1000)
+                            .rate("READ.transmissions", 1000)
+                            .rate("READ.queue_ms", 400)
+                            .rate("READ.rtt_ms", 100)
+                            .build());
+  CellFacts facts = rdmaFacts();
+  facts.transport = "kernel-nfs";
+  const Verdict v = judgeCell(facts, cell);
+  const Finding* f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "8.0 in flight (mountstats' in flight) of 32 asked; 5.0 calls on the slot backlog per "
+            "send, queued 16000 ms against 4000 ms round trip");
+  EXPECT_EQ(findingOf(v, "fabric-loss"), nullptr) << "transmissions == ops: nothing resent";
+}
+
+TEST(BoundRules, SendQueueStarvationIsSaidAsTheServersSendQueue) {
+  auto cell = healthyCell();
+  replaceSeries(cell, SeriesBuilder("svcrdma", kReadings).rate("rdma_stat_sq_starve", 7).build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  const Finding* f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "svcrdma's Send Queue starved 280 times in 40 of 40 intervals: the server waited for "
+            "room to send its replies");
+  EXPECT_TRUE(contains(f->knob, "more max_requests will not help"));
+}
+
+TEST(BoundRules, ASvcrdmaCounterResetMidCellCountsOnlyWhatFollowedIt) {
+  auto cell = healthyCell(5);
+  // Written to 0 between the second and third readings: that interval has
+  // no delta (not -900), the two after it count what they added.
+  replaceSeries(
+      cell,
+      SeriesBuilder("svcrdma", 5).values("rdma_stat_sq_starve", {900, 900, 0, 5, 10}).build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  const Finding* f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "svcrdma's Send Queue starved 10 times in 2 of 4 intervals: the server waited for "
+            "room to send its replies");
+  EXPECT_FALSE(f->thin);
+}
+
+TEST(BoundRules, QueueDepthOneKeptFullIsLatency) {
+  auto cell = healthyCell();
+  replaceSeries(cell, SeriesBuilder("client", kReadings)
+                          .rate("calls", 3000)
+                          .rate("retransmits", 0)
+                          .gauge("wanted", 1)
+                          .gauge("in_flight", 1)
+                          .gauge("credits", 64)
+                          .gauge("slots", 64)
+                          .build());
+  CellFacts facts = rdmaFacts(1);
+  facts.iops = 12000;
+  facts.meanLatencyUs = 83;
+  const Verdict v = judgeCell(facts, cell);
+  EXPECT_EQ(v.tag(), "latency");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "latency-bound: 1.0 in flight x 83 us = 12000 IOPS (1 asked, client's mean in flight); "
+            "more qd= would help");
+}
+
+TEST(BoundRules, LatencyIsNotNamedWhenSomethingElseSaturated) {
+  auto cell = healthyCell();
+  replaceSeries(cell, nfsdThreads(1, 1, 10));
+  replaceSeries(cell, SeriesBuilder("client", kReadings)
+                          .rate("calls", 3000)
+                          .gauge("wanted", 1)
+                          .gauge("in_flight", 1)
+                          .build());
+  EXPECT_EQ(judgeCell(rdmaFacts(1), cell).tag(), "server-threads");
+}
+
+TEST(BoundRules, ABusiestThreadOnTheCpuIsClientCpuOnCpusSharedWithTheServer) {
+  auto cell = healthyCell();
+  replaceSeries(cell, SeriesBuilder("bench-threads", kReadings)
+                          .rate("busiest_ticks", 24)
+                          .rate("ticks", 30)
+                          .gauge("hz", 100)
+                          .build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "client-cpu");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "the busiest benchmark thread on the CPU in 40 of 40 intervals (96% of a CPU on "
+            "average); client and server share these 2 CPUs");
+  EXPECT_TRUE(contains(v.findings.at(0).knob, "numjobs="));
+}
+
+TEST(BoundRules, AHostFullOfSoftirqIsClientCpuNamingSoftirq) {
+  auto cell = healthyCell();
+  for (const char* s : {"nfsd-pool", "nfsd-threads", "svcrdma"}) removeSeries(cell, s);
+  replaceSeries(cell, hostCpu(10, 10, 30));
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  const Finding* f = findingOf(v, "client-cpu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence, "host CPUs 100% busy in 40 of 40 intervals (2 CPUs, mostly softirq)");
+  EXPECT_TRUE(contains(f->knob, "IRQ affinity"));
+}
+
+TEST(BoundRules, CpuSourcesAbsentAreNotMeasuredAndFireNothing) {
+  auto cell = healthyCell();
+  removeSeries(cell, "host-cpu");
+  removeSeries(cell, "bench-threads");
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "none");
+  EXPECT_EQ(v.notMeasured,
+            (std::vector<std::string>{"host-cpu: not sampled", "bench-threads: not sampled"}));
+}
+
+TEST(BoundRules, ComparesFlagsBecomeFindingsWithTheirText) {
+  CellFacts facts = rdmaFacts();
+  facts.flags = {{"link-bound", "randread 11.2 GB/s: link-bound: 90 Gb/s is 96% of the link's"},
+                 {"server-page-cache", "served from the server's page cache"},
+                 {"above-link", "above the link"}};
+  const Verdict v = judgeCell(facts, healthyCell());
+  EXPECT_EQ(v.tag(), "link+server-cache+above-link");
+  EXPECT_EQ(v.findings.at(0).evidence, facts.flags[0].second);
+  EXPECT_TRUE(contains(v.findings.at(0).knob, "faster link"));
+  EXPECT_TRUE(v.findings.at(2).knob.empty()) << "a kind not known here keeps its name";
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

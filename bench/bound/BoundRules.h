@@ -4,6 +4,7 @@
 // adds its findings and the sources it needed but did not get to Judging.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,10 @@ class Judging {
 void markThin(Finding& f, std::string_view why);
 // Why a counter's steps are thin evidence, or "" when they are not.
 std::string thinSteps(const StepSum& sum);
+// A count with thousands grouped, as a reader takes it in: "12,340".
+std::string countText(std::int64_t n);
+// "1 interval", "40 intervals"
+std::string intervalsText(int n);
 // "3 of 40 intervals"
 std::string ofIntervals(int n, int of);
 

@@ -71,11 +71,18 @@ std::vector<std::optional<std::int64_t>> gaugeLevels(const counters::Series& s,
   return levels;
 }
 
+std::pair<std::size_t, std::size_t> whileRunning(const counters::Series& s) {
+  const std::size_t n = s.readings.size();
+  if (n < 3) return {0, n};
+  return {1, n - 1};
+}
+
 std::optional<double> gaugeMean(const counters::Series& s, std::string_view name) {
   const auto levels = gaugeLevels(s, name);
   double sum = 0;
   int n = 0;
-  for (std::size_t i = levels.size() > 1 ? 1 : 0; i < levels.size(); ++i) {
+  const auto [first, last] = whileRunning(s);
+  for (std::size_t i = first; i < last; ++i) {
     if (!levels[i]) continue;
     sum += static_cast<double>(*levels[i]);
     ++n;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "counters/Series.h"
@@ -50,8 +51,11 @@ std::vector<Step> addSteps(const std::vector<Step>& a, const std::vector<Step>& 
 // A gauge's value at each reading (nullopt where it was not read).
 std::vector<std::optional<std::int64_t>> gaugeLevels(const counters::Series& s,
                                                      std::string_view name);
-// The gauge's mean over the readings that have it, the cell's first reading
-// left out when there are others (it is taken before the jobs start).
+// The readings taken while the jobs ran, as [first, last): the cell's first
+// reading (taken before the jobs start) and its last (after they drained)
+// left out when there are readings between them.
+std::pair<std::size_t, std::size_t> whileRunning(const counters::Series& s);
+// The gauge's mean over the readings while the jobs ran that have it.
 std::optional<double> gaugeMean(const counters::Series& s, std::string_view name);
 // The last reading's value that is there.
 std::optional<std::int64_t> gaugeLast(const counters::Series& s, std::string_view name);

@@ -72,7 +72,7 @@ Saturation busyHost(Judging& j, const counters::Series& host) {
   if (nfsd >= kNfsdMainShare && !j.found("server-cpu")) {
     Finding f{"server-cpu", s.why + fmt(", nfsd's threads %.0f%% of it", nfsd * 100),
               "more or faster CPUs for the server, or the client on other CPUs"};
-    if (s.known < kMinIntervals) markThin(f, fmt("only %d intervals sampled", s.known));
+    if (s.known < kMinIntervals) markThin(f, "only " + intervalsText(s.known) + " sampled");
     j.add(std::move(f));
   }
   if (nfsd >= kNfsdMainShare) s.why.clear();  // the server filled it, not the client
@@ -97,7 +97,7 @@ void judgeClientCpu(Judging& j) {
                               "more CPUs for the client"
                             : "more jobs or CPUs for the client (numjobs=)"};
   const int known = std::max(thread.known, hostSat.known);
-  if (known < kMinIntervals) markThin(f, fmt("only %d intervals sampled", known));
+  if (known < kMinIntervals) markThin(f, "only " + intervalsText(known) + " sampled");
   j.add(std::move(f));
 }
 

@@ -48,8 +48,8 @@ void addPortLoss(const counters::Series& s, Judging& j, Loss& loss) {
     const StepSum sum = sumSteps(steps);
     loss.steps = addSteps(loss.steps, steps);
     if (sum.total > 0) {
-      loss.what += fmt("%s%s %s +%lld", loss.what.empty() ? "" : ", ", s.source.c_str(),
-                       std::string(name).c_str(), static_cast<long long>(sum.total));
+      loss.what += fmt("%s%s %s +%s", loss.what.empty() ? "" : ", ", s.source.c_str(),
+                       std::string(name).c_str(), countText(sum.total).c_str());
     }
   }
   for (auto name : kPacketCounters) loss.packets += sumSteps(counterSteps(s, name)).total;
@@ -74,8 +74,8 @@ void addRpcLoss(const counters::Series& s, Loss& loss) {
   }
   const StepSum sum = sumSteps(resent);
   if (sum.total > 0) {
-    loss.what += fmt("%s%s RPC retransmissions +%lld", loss.what.empty() ? "" : ", ",
-                     s.source.c_str(), static_cast<long long>(sum.total));
+    loss.what += fmt("%s%s RPC retransmissions +%s", loss.what.empty() ? "" : ", ",
+                     s.source.c_str(), countText(sum.total).c_str());
   }
   loss.steps = addSteps(loss.steps, resent);
 }
@@ -100,8 +100,7 @@ void judgeFabricLoss(Judging& j) {
             std::string(ports ? kLossKnob : kNetLossKnob)};
   if (loss.packets > 0) {
     const double ratio = static_cast<double>(sum.total) / static_cast<double>(loss.packets);
-    f.evidence +=
-        fmt(" (%.4f%% of %lld packets)", ratio * 100, static_cast<long long>(loss.packets));
+    f.evidence += fmt(" (%.4f%% of %s packets)", ratio * 100, countText(loss.packets).c_str());
     if (ratio < kLossFloor) markThin(f, "loss seen, a handful against many packets");
   }
   if (const std::string thin = thinSteps(sum); !thin.empty()) markThin(f, thin);
@@ -132,8 +131,8 @@ void addCongestion(const counters::Series& s, std::string_view name, std::string
   const StepSum sum = sumSteps(own);
   steps = addSteps(steps, own);
   if (sum.total <= 0) return;
-  what += fmt("%s%s %s +%lld", what.empty() ? "" : ", ", s.source.c_str(),
-              std::string(name).c_str(), static_cast<long long>(sum.total));
+  what += fmt("%s%s %s +%s", what.empty() ? "" : ", ", s.source.c_str(), std::string(name).c_str(),
+              countText(sum.total).c_str());
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ std::string kernelWaits(const Judging& j) {
   const double perSend = sends.total > 0 ? ratio(backlog.total, sends.total) : 0;
   if (perSend >= kBacklogPerSend) why = fmt("%.1f calls on the slot backlog per send", perSend);
   if (rtt.total > 0 && ratio(queue.total, rtt.total) >= kQueueOverRtt) {
-    why += fmt("%squeued %lld ms against %lld ms round trip", why.empty() ? "" : ", ",
-               static_cast<long long>(queue.total), static_cast<long long>(rtt.total));
+    why += fmt("%squeued %s ms against %s ms round trip", why.empty() ? "" : ", ",
+               countText(queue.total).c_str(), countText(rtt.total).c_str());
   }
   return why;
 }
@@ -114,12 +114,12 @@ void judgeSendQueue(Judging& j, bool creditsFound) {
     return j.notMeasured("svcrdma: no rdma_stat_sq_starve");
   const StepSum starve = sumSteps(counterSteps(*svc, "rdma_stat_sq_starve"));
   if (starve.total <= 0) return;
-  Finding f{"credits",
-            fmt("svcrdma's Send Queue starved %lld times in %s: the server waited for room to send "
-                "its replies",
-                static_cast<long long>(starve.total),
-                ofIntervals(starve.moved, starve.intervals).c_str()),
-            "nconnect= (each connection its own Send Queue); more max_requests will not help"};
+  Finding f{
+      "credits",
+      fmt("svcrdma's Send Queue starved %s times in %s: the server waited for room to send "
+          "its replies",
+          countText(starve.total).c_str(), ofIntervals(starve.moved, starve.intervals).c_str()),
+      "nconnect= (each connection its own Send Queue); more max_requests will not help"};
   if (const std::string thin = thinSteps(starve); !thin.empty()) markThin(f, thin);
   if (creditsFound && f.thin) return;  // a handful of waits adds nothing to the credits line
   j.add(std::move(f));

@@ -24,7 +24,7 @@ constexpr std::string_view kServerCpuKnob =
     "affinity, nfsd on the NIC's NUMA node)";
 
 struct AllBusy {
-  int samples = 0;  // readings with both levels (the cell's first left out)
+  int samples = 0;  // readings while the jobs ran with both levels
   int allBusy = 0;  // of which every thread was busy
   std::int64_t threads = 0;
 };
@@ -33,7 +33,8 @@ AllBusy countAllBusy(const counters::Series& s) {
   const auto busy = gaugeLevels(s, "busy");
   const auto threads = gaugeLevels(s, "threads");
   AllBusy out;
-  for (std::size_t i = busy.size() > 1 ? 1 : 0; i < busy.size(); ++i) {
+  const auto [first, last] = whileRunning(s);
+  for (std::size_t i = first; i < last; ++i) {
     if (!busy[i] || !threads[i] || *threads[i] <= 0) continue;
     ++out.samples;
     out.threads = *threads[i];
@@ -56,11 +57,13 @@ void judgeServerThreads(Judging& j) {
   const double share = static_cast<double>(busy.allBusy) / busy.samples;
   if (share < kMostShare || arrived.total <= 0) return;
   Finding f{"server-threads",
-            fmt("nfsd threads busy in %.0f%% of %d samples (%lld thread%s), %lld RPCs arrived",
+            fmt("nfsd threads busy in %.0f%% of %d samples (%lld thread%s), %s RPCs arrived",
                 share * 100, busy.samples, static_cast<long long>(busy.threads),
-                busy.threads == 1 ? "" : "s", static_cast<long long>(arrived.total)),
+                busy.threads == 1 ? "" : "s", countText(arrived.total).c_str()),
             std::string(kThreadsKnob)};
-  if (busy.samples < kMinIntervals) markThin(f, fmt("only %d samples", busy.samples));
+  if (busy.samples < kMinIntervals) {
+    markThin(f, fmt("only %d sample%s", busy.samples, busy.samples == 1 ? "" : "s"));
+  }
   if (arrived.moved < kMostShare * arrived.known) {
     markThin(f, "RPCs arrived in only " + ofIntervals(arrived.moved, arrived.known));
   }
@@ -108,7 +111,7 @@ void judgeServerCpu(Judging& j) {
                 ofIntervals(saturated, known).c_str(), sum / known, static_cast<long long>(*count),
                 *count == 1 ? "" : "s", static_cast<long long>(*cpus)),
             std::string(kServerCpuKnob)};
-  if (known < kMinIntervals) markThin(f, fmt("only %d intervals sampled", known));
+  if (known < kMinIntervals) markThin(f, "only " + intervalsText(known) + " sampled");
   j.add(std::move(f));
 }
 

@@ -74,12 +74,27 @@ void markThin(Finding& f, std::string_view why) {
   f.thin = true;
 }
 
+std::string countText(std::int64_t n) {
+  // The magnitude as unsigned: -n of the smallest int64 does not exist.
+  const std::uint64_t magnitude =
+      n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  std::string digits = std::to_string(magnitude);
+  for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3) {
+    digits.insert(static_cast<std::size_t>(at), 1, ',');
+  }
+  return n < 0 ? "-" + digits : digits;
+}
+
+std::string intervalsText(int n) {
+  return fmt("%d interval%s", n, n == 1 ? "" : "s");
+}
+
 std::string ofIntervals(int n, int of) {
-  return fmt("%d of %d interval%s", n, of, of == 1 ? "" : "s");
+  return fmt("%d of ", n) + intervalsText(of);
 }
 
 std::string thinSteps(const StepSum& sum) {
-  if (sum.intervals < kMinIntervals) return fmt("only %d intervals sampled", sum.intervals);
+  if (sum.intervals < kMinIntervals) return "only " + intervalsText(sum.intervals) + " sampled";
   if (sum.moved < kMinMovedIntervals) return "moved in " + ofIntervals(sum.moved, sum.intervals);
   return "";
 }

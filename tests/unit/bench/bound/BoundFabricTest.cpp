@@ -36,8 +36,8 @@ TEST(BoundFabric, RetriesInMostIntervalsAreFabricLoss) {
   const Verdict v = judgeCell(rdmaFacts(), cell);
   EXPECT_EQ(v.tag(), "fabric-loss");
   EXPECT_EQ(v.findings.at(0).evidence,
-            "rdma:rxe1/1 rcvd_seq_err +4000, rdma:rxe1/1 completer_retry_err +4000 in 40 of 40 "
-            "intervals (1.0000% of 800000 packets)");
+            "rdma:rxe1/1 rcvd_seq_err +4,000, rdma:rxe1/1 completer_retry_err +4,000 in 40 of 40 "
+            "intervals (1.0000% of 800,000 packets)");
   EXPECT_TRUE(v.findings.at(0).knob.find("PFC/ECN") != std::string::npos);
 }
 
@@ -53,7 +53,7 @@ TEST(BoundFabric, AHandfulOfRetriesInOneIntervalIsLossSeenEvidenceThin) {
   EXPECT_EQ(
       v.findings[0].evidence,
       "rdma:rxe1/1 rcvd_seq_err +2, rdma:rxe1/1 completer_retry_err +2 in 1 of 40 intervals "
-      "(0.0005% of 800000 packets); evidence thin: loss seen, a handful against many packets, "
+      "(0.0005% of 800,000 packets); evidence thin: loss seen, a handful against many packets, "
       "moved in 1 of 40 intervals");
 }
 
@@ -108,7 +108,7 @@ TEST(BoundFabric, ALossCounterThatWentBackwardsCountsOnlyWhatFollowedIt) {
   ASSERT_EQ(v.findings.size(), 1u);
   // The packets are every port's: the healthy cell's rxe1/1 adds 80,000.
   EXPECT_EQ(v.findings[0].evidence,
-            "rdma:mlx5_0/1 out_of_sequence +3 in 1 of 4 intervals (0.0036% of 84000 packets); "
+            "rdma:mlx5_0/1 out_of_sequence +3 in 1 of 4 intervals (0.0036% of 84,000 packets); "
             "evidence thin: loss seen, a handful against many packets, moved in 1 of 4 intervals");
 }
 
@@ -128,7 +128,7 @@ TEST(BoundFabric, CnpsAndPausesWithoutLossAreCongestion) {
   const Verdict v = judgeCell(rdmaFacts(), cell);
   EXPECT_EQ(v.tag(), "fabric-congestion");
   EXPECT_EQ(v.findings.at(0).evidence,
-            "rdma:mlx5_0/1 np_cnp_sent +2000, rdma:mlx5_0/1 np_ecn_marked_roce_packets +2400, "
+            "rdma:mlx5_0/1 np_cnp_sent +2,000, rdma:mlx5_0/1 np_ecn_marked_roce_packets +2,400, "
             "net:eth0 rx_prio3_pause +120 in 40 of 40 intervals");
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/bound/Bound.h"
+#include "bench/bound/BoundRules.h"
 #include "bench/report/Json.h"
 
 namespace nfsrdma::bench {
@@ -70,6 +71,15 @@ TEST(BoundReport, TheJsonBoundObjectReadsBackWithEveryField) {
   const JsonValue* nm = bound->find("not_measured");
   ASSERT_TRUE(nm && nm->isArray() && nm->array.size() == 1);
   EXPECT_EQ(nm->array[0].string, "nfsd-pool: not on this host");
+}
+
+TEST(BoundReport, CountsAreGroupedByThousands) {
+  EXPECT_EQ(countText(0), "0");
+  EXPECT_EQ(countText(999), "999");
+  EXPECT_EQ(countText(1000), "1,000");
+  EXPECT_EQ(countText(12340), "12,340");
+  EXPECT_EQ(countText(1234567), "1,234,567");
+  EXPECT_EQ(countText(-4000), "-4,000");
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ TEST(BoundRules, ServerThreadsFireWhenEveryThreadIsBusyWhileRpcsArrive) {
   EXPECT_EQ(v.tag(), "server-threads");
   const Finding* f = findingOf(v, "server-threads");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->evidence, "nfsd threads busy in 100% of 40 samples (1 thread), 400000 RPCs arrived");
+  EXPECT_EQ(f->evidence,
+            "nfsd threads busy in 100% of 39 samples (1 thread), 400,000 RPCs arrived");
   EXPECT_TRUE(contains(f->knob, "echo N > /proc/fs/nfsd/threads"));
   EXPECT_FALSE(f->thin);
 }
@@ -72,7 +73,7 @@ TEST(BoundRules, ServerThreadsBusyInFewSamplesIsThinAndLeftOutOfTheTag) {
   const Finding* f = findingOf(v, "server-threads");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->thin);
-  EXPECT_TRUE(contains(f->evidence, "evidence thin: only 2 samples")) << f->evidence;
+  EXPECT_TRUE(contains(f->evidence, "evidence thin: only 1 sample")) << f->evidence;
   EXPECT_EQ(v.tag(), "none");
 }
 
@@ -152,7 +153,7 @@ TEST(BoundRules, AKernelMountsSlotBacklogIsCredits) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence,
             "8.0 in flight (mountstats' in flight) of 32 asked; 5.0 calls on the slot backlog per "
-            "send, queued 16000 ms against 4000 ms round trip");
+            "send, queued 16,000 ms against 4,000 ms round trip");
   EXPECT_EQ(findingOf(v, "fabric-loss"), nullptr) << "transmissions == ops: nothing resent";
 }
 
@@ -249,6 +250,46 @@ TEST(BoundRules, CpuSourcesAbsentAreNotMeasuredAndFireNothing) {
   EXPECT_EQ(v.tag(), "none");
   EXPECT_EQ(v.notMeasured,
             (std::vector<std::string>{"host-cpu: not sampled", "bench-threads: not sampled"}));
+}
+
+TEST(BoundRules, AHostFilledMostlyByNfsdIsServerCpuNotClientCpu) {
+  auto cell = healthyCell();
+  replaceSeries(cell, nfsdThreads(8, 3, 30));  // 1.2 CPUs: not every thread, not every CPU
+  replaceSeries(cell, hostCpu(10, 40, 0));
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "server-cpu");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "host CPUs 100% busy in 40 of 40 intervals (2 CPUs), nfsd's threads 60% of it");
+}
+
+TEST(BoundRules, SaturationInAShortCellIsThinEverywhere) {
+  auto cell = healthyCell(3);  // 2 intervals
+  replaceSeries(cell, nfsdThreads(2, 1, 48, 3));
+  replaceSeries(cell, SeriesBuilder("bench-threads", 3)
+                          .rate("busiest_ticks", 25)
+                          .rate("ticks", 25)
+                          .gauge("hz", 100)
+                          .build());
+  replaceSeries(cell, SeriesBuilder("svcrdma", 3).rate("rdma_stat_sq_starve", 4).build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "none");
+  ASSERT_EQ(v.findings.size(), 3u);
+  for (const auto& f : v.findings) {
+    EXPECT_TRUE(f.thin) << f.bound;
+    EXPECT_TRUE(contains(f.evidence, "evidence thin: only 2 intervals sampled")) << f.evidence;
+  }
+  EXPECT_EQ(v.findings[0].bound, "server-cpu");
+  EXPECT_EQ(v.findings[1].bound, "credits");
+  EXPECT_EQ(v.findings[2].bound, "client-cpu");
+}
+
+TEST(BoundRules, LatencyWithoutTheCellsFiguresIsNotMeasured) {
+  auto cell = healthyCell();
+  CellFacts facts = rdmaFacts(1);
+  facts.iops = 0;
+  const Verdict v = judgeCell(facts, cell);
+  EXPECT_EQ(v.tag(), "none");
+  EXPECT_EQ(v.notMeasured, std::vector<std::string>{"latency: the cell's IOPS or mean latency"});
 }
 
 TEST(BoundRules, ComparesFlagsBecomeFindingsWithTheirText) {

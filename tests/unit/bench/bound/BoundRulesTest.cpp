@@ -103,14 +103,7 @@ TEST(BoundRules, ThreadsOnTheCpuAllTheTimeAreServerCpuToo) {
 
 TEST(BoundRules, CreditsFireWhenTheClientHeldTheGrantNotTheDepthAsked) {
   auto cell = healthyCell();
-  replaceSeries(cell, SeriesBuilder("client", kReadings)
-                          .rate("calls", 2500)
-                          .rate("retransmits", 0)
-                          .gauge("wanted", 32)
-                          .gauge("in_flight", 4)
-                          .gauge("credits", 4)
-                          .gauge("slots", 64)
-                          .build());
+  replaceSeries(cell, testing::clientSeries(32, 4, 4));
   const Verdict v = judgeCell(rdmaFacts(), cell);
   EXPECT_EQ(v.tag(), "credits");
   const Finding* f = findingOf(v, "credits");
@@ -187,14 +180,7 @@ TEST(BoundRules, ASvcrdmaCounterResetMidCellCountsOnlyWhatFollowedIt) {
 
 TEST(BoundRules, QueueDepthOneKeptFullIsLatency) {
   auto cell = healthyCell();
-  replaceSeries(cell, SeriesBuilder("client", kReadings)
-                          .rate("calls", 3000)
-                          .rate("retransmits", 0)
-                          .gauge("wanted", 1)
-                          .gauge("in_flight", 1)
-                          .gauge("credits", 64)
-                          .gauge("slots", 64)
-                          .build());
+  replaceSeries(cell, testing::clientSeries(1, 1, 64));
   CellFacts facts = rdmaFacts(1);
   facts.iops = 12000;
   facts.meanLatencyUs = 83;
@@ -208,11 +194,7 @@ TEST(BoundRules, QueueDepthOneKeptFullIsLatency) {
 TEST(BoundRules, LatencyIsNotNamedWhenSomethingElseSaturated) {
   auto cell = healthyCell();
   replaceSeries(cell, nfsdThreads(1, 1, 10));
-  replaceSeries(cell, SeriesBuilder("client", kReadings)
-                          .rate("calls", 3000)
-                          .gauge("wanted", 1)
-                          .gauge("in_flight", 1)
-                          .build());
+  replaceSeries(cell, testing::clientSeries(1, 1, 64));
   EXPECT_EQ(judgeCell(rdmaFacts(1), cell).tag(), "server-threads");
 }
 

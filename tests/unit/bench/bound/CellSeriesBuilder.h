@@ -72,20 +72,27 @@ inline counters::Series hostCpu(std::int64_t user, std::int64_t system, std::int
       .build();
 }
 
+// Our client's series: `calls` per interval, the calls it wanted out and had
+// in flight, the credits it held; 64 session slots, nothing resent.
+inline counters::Series clientSeries(std::int64_t wanted, std::int64_t inFlight,
+                                     std::int64_t credits, int readings = kReadings) {
+  return SeriesBuilder("client", readings)
+      .rate("calls", 2500 * inFlight)
+      .rate("replies", 2500 * inFlight)
+      .rate("retransmits", 0)
+      .rate("reconnects", 0)
+      .gauge("wanted", wanted)
+      .gauge("in_flight", inFlight)
+      .gauge("credits", credits)
+      .gauge("slots", 64)
+      .build();
+}
+
 // A 4 KiB random read at 32 in flight over RDMA against knfsd on this host:
 // 8 nfsd threads mostly idle, no loss, CPUs half idle.
 inline counters::CellSeries healthyCell(int readings = kReadings) {
   counters::CellSeries c;
-  c.series.push_back(SeriesBuilder("client", readings)
-                         .rate("calls", 10000)
-                         .rate("replies", 10000)
-                         .rate("retransmits", 0)
-                         .rate("reconnects", 0)
-                         .gauge("wanted", 32)
-                         .gauge("in_flight", 32)
-                         .gauge("credits", 64)
-                         .gauge("slots", 64)
-                         .build());
+  c.series.push_back(clientSeries(32, 32, 64, readings));
   c.series.push_back(SeriesBuilder("rdma:rxe1/1", readings)
                          .rate("sent_pkts", 10000)
                          .rate("rcvd_pkts", 10000)

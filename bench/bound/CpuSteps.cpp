@@ -8,6 +8,11 @@
 namespace nfsrdma::bench {
 namespace {
 
+// The first four are on every kernel's line; a kernel that does not print
+// one of the others (older than 2.6.11) has it left out of the sum, while a
+// column that is there but has no delta in an interval leaves the interval
+// unknown.
+constexpr std::size_t kAlwaysPrinted = 4;
 constexpr std::array<std::string_view, 8> kColumns{"user",   "nice", "system",  "idle",
                                                    "iowait", "irq",  "softirq", "steal"};
 
@@ -15,12 +20,17 @@ constexpr std::array<std::string_view, 8> kColumns{"user",   "nice", "system",  
 
 std::vector<std::optional<HostStep>> hostSteps(const counters::Series& hostCpu) {
   std::array<std::vector<Step>, kColumns.size()> columns;
-  for (std::size_t c = 0; c < kColumns.size(); ++c) columns[c] = counterSteps(hostCpu, kColumns[c]);
+  std::array<bool, kColumns.size()> printed{};
+  for (std::size_t c = 0; c < kColumns.size(); ++c) {
+    columns[c] = counterSteps(hostCpu, kColumns[c]);
+    printed[c] = c < kAlwaysPrinted || hasCounter(hostCpu, kColumns[c]);
+  }
   std::vector<std::optional<HostStep>> steps(columns[0].size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     std::array<std::int64_t, kColumns.size()> d{};
     bool known = true;
     for (std::size_t c = 0; c < kColumns.size(); ++c) {
+      if (!printed[c]) continue;
       known = known && columns[c][i].delta.has_value();
       if (known) d[c] = *columns[c][i].delta;
     }

@@ -224,6 +224,22 @@ TEST(BoundRules, AHostFullOfSoftirqIsClientCpuNamingSoftirq) {
   EXPECT_TRUE(contains(f->knob, "IRQ affinity"));
 }
 
+TEST(BoundRules, AHostCpuLineWithoutTheLaterColumnsIsStillJudged) {
+  auto cell = healthyCell();
+  for (const char* s : {"nfsd-pool", "nfsd-threads", "svcrdma"}) removeSeries(cell, s);
+  replaceSeries(cell, SeriesBuilder("host-cpu", kReadings)
+                          .rate("user", 30)
+                          .rate("nice", 0)
+                          .rate("system", 20)
+                          .rate("idle", 0)
+                          .gauge("cpus", 2)
+                          .gauge("hz", 100)
+                          .build());
+  const Verdict v = judgeCell(rdmaFacts(), cell);
+  EXPECT_EQ(v.tag(), "client-cpu");
+  EXPECT_EQ(v.findings.at(0).evidence, "host CPUs 100% busy in 40 of 40 intervals (2 CPUs)");
+}
+
 TEST(BoundRules, CpuSourcesAbsentAreNotMeasuredAndFireNothing) {
   auto cell = healthyCell();
   removeSeries(cell, "host-cpu");

@@ -35,6 +35,10 @@ struct CellFacts {
   double seconds = 0;
   double iops = 0;           // all jobs
   double meanLatencyUs = 0;  // all jobs
+  // The server runs on this host (nfsd, or the embedded nfs-ganesha on
+  // loopback): its CPU time is in the host's, so a busy host is not the
+  // client's alone.
+  bool serverOnThisHost = false;
   // Bounds the compare command found: its flag kind ("link-bound",
   // "server-page-cache", "server-write-cache", "above-disk", "disk-bound",
   // ...) and the flag's text.

@@ -18,6 +18,7 @@ struct Saturation {
   std::string why;  // "" when not saturated
   int known = 0;    // intervals judged
   bool softirq = false;
+  bool others = false;  // other processes used most of the busy host
 };
 
 Saturation busiestThread(Judging& j) {
@@ -44,12 +45,14 @@ Saturation busiestThread(Judging& j) {
   return s;
 }
 
-// nfsd's share of the host's busy ticks over the cell; 0 when not sampled.
-double nfsdShare(const Judging& j, const std::vector<std::optional<HostStep>>& steps) {
-  const auto* nfsd = j.cell.find("nfsd-threads");
+// A source's share of the host's busy ticks over the cell (nfsd's
+// threads, the benchmark's); 0 when not sampled.
+double shareOf(const Judging& j, const std::vector<std::optional<HostStep>>& steps,
+               std::string_view source) {
+  const auto* s = j.cell.find(source);
   const std::int64_t busy = busyTicks(steps);
-  if (!nfsd || busy <= 0) return 0;
-  return ratio(sumSteps(counterSteps(*nfsd, "ticks")).total, busy);
+  if (!s || busy <= 0) return 0;
+  return ratio(sumSteps(counterSteps(*s, "ticks")).total, busy);
 }
 
 Saturation busyHost(Judging& j, const counters::Series& host) {
@@ -68,7 +71,13 @@ Saturation busyHost(Judging& j, const counters::Series& host) {
   const long long cpus = gaugeLast(host, "cpus").value_or(0);
   s.why = fmt("host CPUs %.0f%% busy in %s (%lld CPUs%s)", sum / s.known * 100,
               ofIntervals(saturated, s.known).c_str(), cpus, s.softirq ? ", mostly softirq" : "");
-  const double nfsd = nfsdShare(j, steps);
+  const double nfsd = shareOf(j, steps, "nfsd-threads");
+  const double bench = shareOf(j, steps, "bench-threads");
+  s.why += fmt(", the benchmark's threads %.0f%% of it", bench * 100);
+  // Neither the benchmark nor a server on this host filled it: the host
+  // was busy with other work, which a figure of this cell then reflects.
+  // (Softirq is the kernel's network work, likely this cell's own traffic.)
+  s.others = bench + nfsd < kNfsdMainShare && !j.serverHere() && !s.softirq;
   if (nfsd >= kNfsdMainShare && !j.found("server-cpu")) {
     Finding f{"server-cpu", s.why + fmt(", nfsd's threads %.0f%% of it", nfsd * 100),
               "more or faster CPUs for the server, or the client on other CPUs"};
@@ -96,6 +105,13 @@ void judgeClientCpu(Judging& j) {
             hostSat.softirq ? "spread the NIC's interrupts over more CPUs (IRQ affinity, RSS), or "
                               "more CPUs for the client"
                             : "more jobs or CPUs for the client (numjobs=)"};
+  if (hostSat.others && thread.why.empty()) {
+    f.knob = "an idle client host: other processes used most of its CPU during the cell";
+  } else if (j.serverHere() && !j.cell.find("nfsd-threads") && thread.why.empty()) {
+    f.knob =
+        "the server on this host shares the CPUs: run it on its own host, or give the "
+        "client more CPUs";
+  }
   const int known = std::max(thread.known, hostSat.known);
   if (known < kMinIntervals) markThin(f, "only " + intervalsText(known) + " sampled");
   j.add(std::move(f));

@@ -62,7 +62,8 @@ bool Judging::overNetwork() const {
 }
 
 bool Judging::serverHere() const {
-  return cell.find("nfsd-pool") || cell.find("nfsd-threads") || cell.find("svcrdma");
+  return facts.serverOnThisHost || cell.find("nfsd-pool") || cell.find("nfsd-threads") ||
+         cell.find("svcrdma");
 }
 
 void markThin(Finding& f, std::string_view why) {

@@ -158,7 +158,11 @@ std::vector<CompareCell> cellsOf(const RunResult& r, const FileProfile& p) {
     c.outageSeconds = static_cast<double>(r.outage.outageMillis) / 1e3;
     c.errors = r.errors;
     c.firstError = r.firstError;
-    if (!r.series.series.empty()) c.series = std::make_shared<const counters::CellSeries>(r.series);
+    if (r.sampled()) {
+      c.series = std::make_shared<const counters::CellSeries>(r.series);
+      c.facts = r.facts;
+      c.bound = r.bound;
+    }
     c.cacheDropped = r.serverCache == ServerCache::Dropped;
     c.serverCache = serverCacheName(r.serverCache);
     c.unsupported = r.unsupported;

@@ -51,6 +51,7 @@ void ranCells(const CompareCell& c, const std::string& target, bool withBaseline
   GridCell mib = textCell(fmt("%.1f", c.mibPerSecond));
   mib.number = true;
   mib.badData = c.verifyMismatches;
+  if (c.bound) mib.bound = c.bound->tag();
   for (const auto& f : c.flags) {
     if (f.severity != FlagSeverity::Warning) continue;
     footnotes.push_back(target + " " + f.message);

@@ -28,9 +28,10 @@ struct GridCell {
   bool regression = false;
   std::uint64_t badData = 0;       // verify mismatches: the BAD-DATA mark
   std::vector<std::size_t> flags;  // footnote numbers of its warnings
-  std::string why;                 // the error or the n/a reason (HTML hover text)
-  std::size_t span = 1;            // columns it covers in HTML (n/a covers MiB/s and IOPS)
-  bool covered = false;            // under the previous cell's span: text shows it, HTML does not
+  std::string bound;     // a sampled cell's verdict tag ("latency", "none"): what bounded it
+  std::string why;       // the error or the n/a reason (HTML hover text)
+  std::size_t span = 1;  // columns it covers in HTML (n/a covers MiB/s and IOPS)
+  bool covered = false;  // under the previous cell's span: text shows it, HTML does not
 };
 
 struct CompareGrid {

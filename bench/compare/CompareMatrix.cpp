@@ -147,6 +147,15 @@ std::vector<CompareRatio> parseRatios(const std::string& list,
   return out;
 }
 
+// A sampled cell's verdict again, now with the bounds its flags found.
+void rejudge(CompareCell& c) {
+  if (!c.series) return;
+  CellFacts facts = c.facts;
+  facts.flags.clear();
+  for (const auto& f : c.flags) facts.flags.emplace_back(f.kind, f.message);
+  c.bound = judgeCell(facts, *c.series);
+}
+
 void computeFlags(CompareReport& report) {
   for (auto& c : report.cells) {
     c.flags.clear();
@@ -169,6 +178,7 @@ void computeFlags(CompareReport& report) {
     fc.workingSetBytes = c.workingSetBytes;
     fc.serverCacheDropped = c.cacheDropped;
     c.flags = checkFigure(fc);
+    rejudge(c);
   }
 }
 
@@ -207,6 +217,18 @@ std::vector<std::string> boundsReachedLines(const CompareReport& r) {
   return out;
 }
 
+std::vector<std::string> boundLines(const CompareReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.cells) {
+    if (!c.bound) continue;
+    const std::vector<std::string> lines = boundLines(*c.bound);
+    std::string text = c.target + " " + c.profile + " " + directionName(c.direction) + ": ";
+    for (std::size_t i = 0; i < lines.size(); ++i) text += (i ? "\n   " : "") + lines[i];
+    out.push_back(text);
+  }
+  return out;
+}
+
 std::vector<std::string> commitLines(const CompareReport& r) {
   std::vector<std::string> out;
   for (const auto& c : r.cells) {
@@ -236,6 +258,7 @@ std::string textOf(const GridCell& c) {
   std::string s = c.text;
   for (std::size_t n : c.flags) s += " [" + std::to_string(n) + "]";
   if (c.badData) s += std::string(" ") + kBadDataMark;
+  if (!c.bound.empty()) s += " (" + c.bound + ")";
   return s;
 }
 
@@ -324,6 +347,7 @@ std::string formatCompareText(const CompareReport& r) {
       out += fmt(" [%zu] ", i + 1) + footnotes[i] + "\n";
   }
   out += bullets("Bounds reached", boundsReachedLines(r));
+  out += bullets("What bounded each cell", boundLines(r));
   if (withBaseline) out += baselineText(r);
   out += bullets("n/a", unsupportedLines(r));
   out += bullets("Errors", errorLines(r));
@@ -419,6 +443,7 @@ void writeCellJson(JsonWriter& w, const CompareCell& c) {
   w.field("server_cache", c.serverCache);
   w.field("unsupported", c.unsupported);
   writeCellVerdictsJson(w, c);
+  if (c.bound) writeBoundJson(w, *c.bound);
   if (c.clients)
     writeRanksJson(w, "clients", c.clients->aggregate, c.clients->clients, c.clients->clocks);
   w.endObject();

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bound/Bound.h"
 #include "bench/compare/CacheFlags.h"
 #include "bench/job/FileProfile.h"
 #include "bench/ranks/RankReport.h"
@@ -88,6 +89,10 @@ struct CompareCell {
   // The counters sampled while it ran (this run's cells only: a saved
   // JSON's cells have none), for the report's time series.
   std::shared_ptr<const counters::CellSeries> series;
+  // What bounded it: judged from those counters and, after computeFlags,
+  // its flags (disk, link, server cache). Sampled cells only.
+  CellFacts facts;
+  std::optional<Verdict> bound;
   // Against a baseline:
   std::optional<double> baselineMibPerSecond;
   std::optional<double> baselineIops;
@@ -162,6 +167,9 @@ std::string baselineChangeText(const CompareCell& c);
 std::vector<std::string> errorLines(const CompareReport& r);
 // the Bounds reached section (info flags): "nfs-rdma <message>".
 std::vector<std::string> boundsReachedLines(const CompareReport& r);
+// Each sampled cell's verdict: "TARGET PROFILE DIR: bound: TAG" and its
+// lines under it.
+std::vector<std::string> boundLines(const CompareReport& r);
 // the commit section: "nfs-tcp 4m-write: 1.023 s of writes + 192 ms COMMIT/fsync",
 // under kCommitHeading.
 inline constexpr const char* kCommitHeading =

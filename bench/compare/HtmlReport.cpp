@@ -78,7 +78,8 @@ std::string htmlHead(const CompareReport& r) {
       "svg.chart text{font-size:12px;font-family:system-ui,sans-serif}svg.chart "
       "text.na{fill:#777;font-style:italic}\n"
       "section.row{display:inline-block;vertical-align:top;margin:0 24px 16px 0}\n"
-      "figure.spark{display:inline-block;margin:0 12px 8px 0}figure.spark "
+      "a.bound{font-size:11px;color:#555}figure.spark{display:inline-block;margin:0 12px 8px 0}"
+      "figure.spark "
       "figcaption{font-size:11px;color:#555}\n"
       "</style>\n</head>\n<body>\n<h1>nfsrdma-bench compare</h1>\n";
   h += "<table id=\"config\">\n";
@@ -111,6 +112,7 @@ std::string htmlContent(const GridCell& c) {
     h += fmt(" <a class=\"flag\" href=\"#errors\" title=\"%llu verify mismatches\">%s</a>",
              static_cast<unsigned long long>(c.badData), kBadDataMark);
   }
+  if (!c.bound.empty()) h += " <a class=\"bound\" href=\"#why\">" + htmlEscape(c.bound) + "</a>";
   return h;
 }
 

@@ -230,6 +230,9 @@ std::string formatRunText(const RunResult& r) {
     out += percentileBlock(x.lat);
   }
   for (const auto& n : r.notes) out += "  note: " + n + "\n";
+  if (r.sampled()) {
+    for (const auto& line : boundLines(r.bound)) out += "  " + line + "\n";
+  }
   if (r.commitSeconds > 0.0005)
     out += fmt("  commit/fsync after the writes: %.0f msec (not in run=)\n", r.commitSeconds * 1e3);
   if (r.verified) {
@@ -293,6 +296,7 @@ void writeRunJson(JsonWriter& w, const RunResult& r, std::string_view key) {
   w.field("errors", r.errors).field("first_error", r.firstError);
   writeRecoveryJson(w, r.outage);
   writeClientJson(w, r.client);
+  if (r.sampled()) writeBoundJson(w, r.bound);
   writeCountersJson(w, r.series);
   w.beginArray("notes");
   for (const auto& n : r.notes) w.field("", n);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/file/CellBound.h"
 #include "bench/file/CellCounters.h"
 #include "bench/file/CellJobs.h"
 #include "bench/file/DeviceTargets.h"
@@ -264,6 +265,10 @@ RunResult runCell(const TargetSpec& given, const FileProfile& profile, const Fil
   noteOutages(result, cell.outages(), options.verify && profile.writes());
   result.client = cell.clientUse();
   cell.finishTimeline(result);
+  if (result.sampled()) {
+    result.facts = cellFacts(jobsTarget, result);
+    result.bound = judgeCell(result.facts, result.series);
+  }
   if (options.verify && profile.writes() && result.errors == 0) {
     verifyReadBack(result, target, options, profile, generation, cell.jobs());
   }

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bound/Bound.h"
 #include "bench/file/engines/Engine.h"
 #include "bench/job/FileJob.h"
 #include "bench/job/FileProfile.h"
@@ -77,6 +78,10 @@ struct RunResult {
   // The counters read while the jobs ran, trimmed to their measured
   // window (empty with --sample-interval 0).
   counters::CellSeries series;
+  // What bounded it, judged from those counters (sampled cells only).
+  CellFacts facts;
+  Verdict bound;
+  bool sampled() const { return !series.series.empty(); }
   // Rank 0 of a many-client run: every client's breakdown (the figures
   // above are then all clients' together); null otherwise.
   std::shared_ptr<const RanksReport> clients;

@@ -220,7 +220,9 @@ TEST(BoundRules, AHostFullOfSoftirqIsClientCpuNamingSoftirq) {
   const Verdict v = judgeCell(rdmaFacts(), cell);
   const Finding* f = findingOf(v, "client-cpu");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->evidence, "host CPUs 100% busy in 40 of 40 intervals (2 CPUs, mostly softirq)");
+  EXPECT_EQ(f->evidence,
+            "host CPUs 100% busy in 40 of 40 intervals (2 CPUs, mostly softirq), the benchmark's "
+            "threads 24% of it");
   EXPECT_TRUE(contains(f->knob, "IRQ affinity"));
 }
 
@@ -237,7 +239,24 @@ TEST(BoundRules, AHostCpuLineWithoutTheLaterColumnsIsStillJudged) {
                           .build());
   const Verdict v = judgeCell(rdmaFacts(), cell);
   EXPECT_EQ(v.tag(), "client-cpu");
-  EXPECT_EQ(v.findings.at(0).evidence, "host CPUs 100% busy in 40 of 40 intervals (2 CPUs)");
+  EXPECT_EQ(
+      v.findings.at(0).evidence,
+      "host CPUs 100% busy in 40 of 40 intervals (2 CPUs), the benchmark's threads 24% of it");
+}
+
+TEST(BoundRules, AHostBusyWithOtherWorkSaysSoInItsKnob) {
+  auto cell = healthyCell();
+  for (const char* s : {"nfsd-pool", "nfsd-threads", "svcrdma"}) removeSeries(cell, s);
+  replaceSeries(cell, hostCpu(30, 20, 0));
+  CellFacts facts = rdmaFacts();
+  Verdict v = judgeCell(facts, cell);
+  ASSERT_EQ(v.tag(), "client-cpu");
+  EXPECT_EQ(v.findings.at(0).knob,
+            "an idle client host: other processes used most of its CPU during the cell");
+  facts.serverOnThisHost = true;  // the embedded server: its CPU is in the host's
+  v = judgeCell(facts, cell);
+  EXPECT_TRUE(v.findings.at(0).knob.find("the server on this host shares the CPUs") == 0)
+      << v.findings.at(0).knob;
 }
 
 TEST(BoundRules, CpuSourcesAbsentAreNotMeasuredAndFireNothing) {
@@ -257,7 +276,8 @@ TEST(BoundRules, AHostFilledMostlyByNfsdIsServerCpuNotClientCpu) {
   const Verdict v = judgeCell(rdmaFacts(), cell);
   EXPECT_EQ(v.tag(), "server-cpu");
   EXPECT_EQ(v.findings.at(0).evidence,
-            "host CPUs 100% busy in 40 of 40 intervals (2 CPUs), nfsd's threads 60% of it");
+            "host CPUs 100% busy in 40 of 40 intervals (2 CPUs), the benchmark's threads 24% of "
+            "it, nfsd's threads 60% of it");
 }
 
 TEST(BoundRules, SaturationInAShortCellIsThinEverywhere) {

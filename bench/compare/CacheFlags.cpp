@@ -28,8 +28,17 @@ namespace {
 // writes: its page cache absorbing UNSTABLE writes), or, when neither can,
 // that the disk figure is not this export's.
 void addDiskFlag(const FigureCheck& c, const std::string& head, std::vector<Flag>& flags) {
-  if (!c.overNetwork || !c.diskBytesPerSecond || *c.diskBytesPerSecond <= 0 ||
-      c.bytesPerSecond <= *c.diskBytesPerSecond * kAboveBoundFactor) {
+  if (!c.overNetwork || !c.diskBytesPerSecond || *c.diskBytesPerSecond <= 0) return;
+  if (c.bytesPerSecond <= *c.diskBytesPerSecond * kAboveBoundFactor) {
+    // At the disk's figure, give or take a run's noise: the disk bounds it.
+    if (c.bytesPerSecond >= *c.diskBytesPerSecond * kDiskBoundShare) {
+      char pct[16];
+      std::snprintf(pct, sizeof pct, "%.0f%%", c.bytesPerSecond / *c.diskBytesPerSecond * 100);
+      flags.push_back({"disk-bound", FlagSeverity::Info,
+                       head + "disk-bound: " + pct + " of the " +
+                           formatRate(*c.diskBytesPerSecond) +
+                           " the same profile reached on the server's disk"});
+    }
     return;
   }
   const std::string ws = formatBytes(c.workingSetBytes);

@@ -25,12 +25,15 @@ inline constexpr double kAboveBoundFactor = 1.15;
 inline constexpr double kAboveLinkFactor = 1.05;
 // At or above this share of the link, a figure is link-bound (an info note).
 inline constexpr double kLinkBoundShare = 0.9;
+// At or above this share of the disk's figure (and not above it), a figure
+// over the network is disk-bound (an info note).
+inline constexpr double kDiskBoundShare = 0.85;
 
 enum class FlagSeverity { Info, Warning };
 
 struct Flag {
-  std::string
-      kind;  // "server-page-cache", "above-disk", "server-write-cache", "above-link", "link-bound"
+  std::string kind;  // "server-page-cache", "above-disk", "server-write-cache", "above-link",
+                     // "link-bound", "disk-bound"
   FlagSeverity severity = FlagSeverity::Warning;
   std::string message;
 };

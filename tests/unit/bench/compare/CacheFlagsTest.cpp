@@ -84,8 +84,16 @@ TEST(CacheFlags, The674MiBRandomReadAndAllTcpFiguresAreNotFlagged) {
   for (const auto& r : kField) EXPECT_EQ(warnings(check(r, r.tcp, kTcpLink)), 0U) << r.profile;
 }
 
-TEST(CacheFlags, FourMegWriteTiedWithTheDiskIsNotFlagged) {
-  EXPECT_TRUE(check(kField[4], 3840, kRdmaLink).empty());
+TEST(CacheFlags, FourMegWriteTiedWithTheDiskIsDiskBoundNotAWarning) {
+  const auto f = check(kField[4], 3840, kRdmaLink);
+  ASSERT_EQ(f.size(), 1U);
+  EXPECT_EQ(f[0].kind, "disk-bound");
+  EXPECT_EQ(f[0].severity, FlagSeverity::Info);
+  EXPECT_EQ(f[0].message,
+            "4m-write 3.8 GiB/s: disk-bound: 100% of the 3.7 GiB/s the same profile reached on the "
+            "server's disk");
+  // Well below the disk: something else bounds it.
+  EXPECT_TRUE(check(kField[1], 674, kRdmaLink).empty());
 }
 
 TEST(CacheFlags, KubernetesRandomReadTenfoldAboveLocalIsFlagged) {

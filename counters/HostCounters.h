@@ -58,7 +58,8 @@ class ThreadCounters {
   // pid 0: the nfsd threads, found by scanning /proc when their count
   // (/proc/fs/nfsd/threads) changes. Otherwise the threads of pid ("self").
   ThreadCounters(std::filesystem::path root, std::string pid, long hz);
-  // bench-threads: busiest_ticks, ticks, threads, hz. nfsd-threads:
+  // bench-threads: busiest_ticks, longest_wait_ms (when schedstat is
+  // there), ticks, threads, hz. nfsd-threads:
   // threads, busy, ticks, hz. Nothing when there are no threads to read.
   std::optional<NamedValues> read();
 
@@ -73,6 +74,8 @@ class ThreadCounters {
   bool first_ = true;
   std::uint64_t busiest_ = 0;  // the busiest thread's ticks of each interval, summed
   std::uint64_t ticks_ = 0;    // every thread's ticks since the first reading, ended ones too
+  std::map<std::string, std::uint64_t> lastWait_;  // run-queue wait (ms) by thread
+  std::uint64_t longestWait_ = 0;                  // the longest wait of each interval, summed
 };
 
 }  // namespace nfsrdma::counters

@@ -15,7 +15,10 @@
 //                        hz (gauges)
 //   bench-threads        the benchmark's threads: busiest_ticks (summed
 //                        over the intervals, the ticks of the thread that
-//                        used the most CPU in each), ticks (all of them);
+//                        used the most CPU in each), longest_wait_ms
+//                        (summed likewise, the longest any thread waited
+//                        on a run queue for a CPU, from schedstat), ticks
+//                        (all of them);
 //                        threads, hz (gauges)
 //   nfsd-pool            /proc/fs/nfsd/pool_stats summed over the pools:
 //                        packets-arrived sockets-enqueued threads-woken

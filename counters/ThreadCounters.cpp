@@ -24,6 +24,20 @@ std::optional<TaskStat> statOf(const fs::path& file) {
   }
 }
 
+// A thread's time waiting on a run queue for a CPU, in ms
+// (/proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices",
+// fs/proc/base.c; present with CONFIG_SCHED_INFO).
+std::optional<std::uint64_t> runQueueWaitMs(const fs::path& stat) {
+  const auto text = readSmallFile(stat.parent_path() / "schedstat");
+  if (!text) return std::nullopt;
+  const std::string_view line = std::string_view(*text).substr(0, text->find('\n'));
+  const auto words = splitWords(line);
+  if (words.size() < 2) return std::nullopt;
+  const auto ns = wholeNumber<std::uint64_t>(words[1]);
+  if (!ns) return std::nullopt;
+  return *ns / 1000000;
+}
+
 std::optional<std::int64_t> nfsdThreadCount(const fs::path& root) {
   const auto text = readSmallFile(root / "proc/fs/nfsd/threads");
   if (!text) return std::nullopt;
@@ -67,8 +81,9 @@ std::optional<NamedValues> ThreadCounters::read() {
       if (files.size() < kMaxThreads) files.push_back(e.path() / "stat");
     }
   }
-  std::uint64_t added = 0, busiestNow = 0, threads = 0, busy = 0;
-  std::map<std::string, std::uint64_t> now;
+  std::uint64_t added = 0, busiestNow = 0, threads = 0, busy = 0, longestWait = 0;
+  bool waits = !pid_.empty();
+  std::map<std::string, std::uint64_t> now, nowWait;
   for (const auto& f : files) {
     const auto s = statOf(f);
     if (!s) continue;
@@ -83,6 +98,19 @@ std::optional<NamedValues> ThreadCounters::read() {
     busiestNow = std::max(busiestNow, t - prev);
     added += t - prev;
     now[key] = t;
+    if (waits) {
+      // The same rule as the ticks: what a thread waited since the last
+      // reading, the longest of them summed per interval.
+      const auto w = runQueueWaitMs(f);
+      waits = w.has_value();
+      if (w) {
+        const auto seen = lastWait_.find(key);
+        const std::uint64_t from =
+            seen != lastWait_.end() ? std::min(seen->second, *w) : (first_ ? *w : 0);
+        longestWait = std::max(longestWait, *w - from);
+        nowWait[key] = *w;
+      }
+    }
     ++threads;
     // nfsd threads wait for work in TASK_IDLE ("I"); any other state is a
     // thread serving a request (running, or waiting on the disk or the wire).
@@ -90,6 +118,7 @@ std::optional<NamedValues> ThreadCounters::read() {
   }
   if (threads == 0) return std::nullopt;
   last_ = std::move(now);
+  lastWait_ = std::move(nowWait);
   first_ = false;
   busiest_ += busiestNow;
   ticks_ += added;
@@ -103,6 +132,10 @@ std::optional<NamedValues> ThreadCounters::read() {
   } else {
     put("busiest_ticks", busiest_);
     put("threads", threads);
+    if (waits) {
+      longestWait_ += longestWait;
+      put("longest_wait_ms", longestWait_);
+    }
   }
   put("ticks", ticks_);
   put("hz", static_cast<std::uint64_t>(hz_));

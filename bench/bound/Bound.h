@@ -3,7 +3,8 @@
 //
 // Bound tags: disk, link, server-cache (found by compare and passed in as
 // flags), server-threads, credits, fabric-loss, fabric-congestion,
-// client-cpu, server-cpu, latency; "none" when no bound fired. Two bounds
+// client-cpu, server-cpu, host-cpu (a host the client and the server share,
+// saturated by neither alone), latency; "none" when no bound fired. Two bounds
 // are both named ("server-threads+fabric-loss"). A finding whose evidence
 // is thin (the counters moved in fewer than two intervals, too few samples,
 // a handful of events against many packets) is listed with "evidence thin"

@@ -4,6 +4,8 @@
 // nfsd's threads used most of it, the server's work is what filled it:
 // server-cpu. Where the server runs on this host (its counters were
 // sampled here) client and server share the CPUs, and the line says so.
+#include <algorithm>
+
 #include "bench/bound/BoundRules.h"
 #include "bench/bound/CpuSteps.h"
 #include "bench/report/Format.h"
@@ -18,8 +20,16 @@ struct Saturation {
   std::string why;  // "" when not saturated
   int known = 0;    // intervals judged
   bool softirq = false;
-  bool others = false;  // other processes used most of the busy host
+  bool others = false;    // other processes used most of the busy host
+  double benchShare = 0;  // the benchmark's threads' share of the busy host
 };
+
+// A benchmark thread ready to run but kept off the CPU: the longest
+// run-queue wait of each interval (schedstat) at this share of it or more.
+// A busy CPU the benchmark shares fairly shows up to about half (the
+// testbed's soft-RoCE workers and the jobs on 2 CPUs: 35-56%); a CPU held
+// by other work, 90% and more.
+constexpr double kStarvedShare = 0.7;
 
 Saturation busiestThread(Judging& j) {
   const auto* threads = j.need("bench-threads", "not sampled");
@@ -41,6 +51,25 @@ Saturation busiestThread(Judging& j) {
   if (s.known > 0 && saturated >= kMostShare * s.known) {
     s.why = fmt("the busiest benchmark thread on the CPU in %s (%.0f%% of a CPU on average)",
                 ofIntervals(saturated, s.known).c_str(), sum / s.known * 100);
+  }
+  return s;
+}
+
+Saturation starvedThread(Judging& j) {
+  const auto* threads = j.cell.find("bench-threads");
+  if (!threads || !hasCounter(*threads, "longest_wait_ms")) return {};
+  Saturation s;
+  int starved = 0;
+  double sum = 0;
+  for (const auto& waited : cpusUsed(*threads, "longest_wait_ms", 1000.0)) {
+    if (!waited) continue;
+    ++s.known;
+    sum += *waited;
+    if (*waited >= kStarvedShare) ++starved;
+  }
+  if (s.known > 0 && starved >= kMostShare * s.known) {
+    s.why = fmt("a benchmark thread waited for a CPU %.0f%% of the time in %s (run queue)",
+                sum / s.known * 100, ofIntervals(starved, s.known).c_str());
   }
   return s;
 }
@@ -78,6 +107,7 @@ Saturation busyHost(Judging& j, const counters::Series& host) {
   // was busy with other work, which a figure of this cell then reflects.
   // (Softirq is the kernel's network work, likely this cell's own traffic.)
   s.others = bench + nfsd < kNfsdMainShare && !j.serverHere() && !s.softirq;
+  s.benchShare = bench;
   if (nfsd >= kNfsdMainShare && !j.found("server-cpu")) {
     Finding f{"server-cpu", s.why + fmt(", nfsd's threads %.0f%% of it", nfsd * 100),
               "more or faster CPUs for the server, or the client on other CPUs"};
@@ -92,27 +122,42 @@ Saturation busyHost(Judging& j, const counters::Series& host) {
 
 void judgeClientCpu(Judging& j) {
   const Saturation thread = busiestThread(j);
+  const Saturation starved = starvedThread(j);
   const auto* host = j.need("host-cpu", "not sampled");
   const Saturation hostSat = host ? busyHost(j, *host) : Saturation{};
+  const long long cpus = host ? gaugeLast(*host, "cpus").value_or(0) : 0;
+  const bool clientsOwn = !thread.why.empty() || !starved.why.empty();
+  // A saturated host the benchmark used little of, with the server on it:
+  // client, server and the kernel's network work share the CPUs, and no
+  // one of them is the client's bound.
+  if (!clientsOwn && !hostSat.why.empty() && !hostSat.others &&
+      hostSat.benchShare < kNfsdMainShare && j.serverHere()) {
+    Finding f{"host-cpu",
+              hostSat.why + fmt("; client, server and the kernel's network work share these %lld "
+                                "CPUs",
+                                cpus),
+              "the client and the server on hosts of their own, or more CPUs"};
+    if (hostSat.known < kMinIntervals)
+      markThin(f, "only " + intervalsText(hostSat.known) + " sampled");
+    return j.add(std::move(f));
+  }
   std::string why = thread.why;
+  if (!starved.why.empty()) why += (why.empty() ? "" : "; ") + starved.why;
   if (!hostSat.why.empty()) why += (why.empty() ? "" : "; ") + hostSat.why;
   if (why.empty()) return;
-  if (j.serverHere() && host) {
-    why += fmt("; client and server share these %lld CPUs",
-               static_cast<long long>(gaugeLast(*host, "cpus").value_or(0)));
-  }
+  if (j.serverHere() && host) why += fmt("; client and server share these %lld CPUs", cpus);
   Finding f{"client-cpu", why,
             hostSat.softirq ? "spread the NIC's interrupts over more CPUs (IRQ affinity, RSS), or "
                               "more CPUs for the client"
                             : "more jobs or CPUs for the client (numjobs=)"};
-  if (hostSat.others && thread.why.empty()) {
-    f.knob = "an idle client host: other processes used most of its CPU during the cell";
-  } else if (j.serverHere() && !j.cell.find("nfsd-threads") && thread.why.empty()) {
+  if (!starved.why.empty() && thread.why.empty()) {
     f.knob =
-        "the server on this host shares the CPUs: run it on its own host, or give the "
-        "client more CPUs";
+        "CPUs of its own for the benchmark: other work held the CPUs it runs on (taskset, "
+        "nice, an idle host)";
+  } else if (hostSat.others && !clientsOwn) {
+    f.knob = "an idle client host: other processes used most of its CPU during the cell";
   }
-  const int known = std::max(thread.known, hostSat.known);
+  const int known = std::max({thread.known, starved.known, hostSat.known});
   if (known < kMinIntervals) markThin(f, "only " + intervalsText(known) + " sampled");
   j.add(std::move(f));
 }

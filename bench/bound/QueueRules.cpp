@@ -125,14 +125,29 @@ void judgeSendQueue(Judging& j, bool creditsFound) {
   j.add(std::move(f));
 }
 
+// Our client counts a call from its submission, so its in flight includes
+// the calls that wait inside it for a credit or a slot: more of them than
+// the grant means the wire carried only the grant. Empty when not.
+std::string beyondGrant(Judging& j, std::uint32_t asked) {
+  const auto* client = j.cell.find("client");
+  if (!client) return "";
+  const auto inFlight = gaugeMean(*client, "in_flight");
+  const auto cap = granted(j);
+  if (!inFlight || !cap || cap->first >= asked || *inFlight < cap->first + 1) return "";
+  return fmt(
+      "%.1f calls outstanding of %u asked, but the server granted %.0f %s: at most that "
+      "many on the wire, the rest wait in the client",
+      *inFlight, asked, cap->first, cap->second.c_str());
+}
+
 }  // namespace
 
 void judgeCredits(Judging& j) {
   const std::uint32_t asked = j.facts.iodepth * j.facts.numjobs;
   if (!j.overNetwork() || asked == 0) return;
   const Depth d = depthKept(j);
-  std::string why;
-  if (d.inFlight <= kBelowAsked * asked) {
+  std::string why = beyondGrant(j, asked);
+  if (why.empty() && d.inFlight <= kBelowAsked * asked) {
     const auto cap = granted(j);
     if (cap && cap->first < asked && d.inFlight >= kAtGrant * cap->first) {
       why = fmt("%.1f in flight (%s) of %u asked, at the %.0f %s", d.inFlight, d.how.c_str(), asked,

@@ -132,6 +132,26 @@ TEST_F(HostCountersTest, BenchThreadsSumTheBusiestThreadOfEachIntervalAndKeepEnd
   EXPECT_EQ(r->get("busiest_ticks"), 27);
   EXPECT_EQ(r->get("ticks"), 37);  // cumulative: the ended thread's ticks stay
   EXPECT_EQ(r->get("threads"), 1);
+  EXPECT_FALSE(r->get("longest_wait_ms"));  // no schedstat staged: not measured
+}
+
+TEST_F(HostCountersTest, BenchThreadsSumTheLongestRunQueueWaitOfEachInterval) {
+  const auto task = [&](int tid, std::uint64_t waitMs) {
+    const std::string dir = "proc/self/task/" + std::to_string(tid) + "/";
+    put(dir + "stat",
+        std::to_string(tid) + " (io) R 1 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 1 0 0\n");
+    put(dir + "schedstat", "5000000 " + std::to_string(waitMs * 1000000) + " 12\n");
+  };
+  task(1, 100);
+  task(2, 40);
+  ThreadCounters self(root_, "self", 100);
+  EXPECT_EQ(self.read()->get("longest_wait_ms"), 0);
+  task(1, 130);
+  task(2, 240);
+  EXPECT_EQ(self.read()->get("longest_wait_ms"), 200);
+  task(1, 330);
+  task(2, 250);
+  EXPECT_EQ(self.read()->get("longest_wait_ms"), 400);
 }
 
 TEST_F(HostCountersTest, FindsTheMountOfAPathAndReadsItsTransportAndOperations) {

@@ -114,6 +114,23 @@ TEST(BoundRules, CreditsFireWhenTheClientHeldTheGrantNotTheDepthAsked) {
   EXPECT_TRUE(contains(f->knob, "tuning max_requests"));
 }
 
+TEST(BoundRules, CreditsFireWhenOurClientHoldsMoreCallsThanTheGrant) {
+  // Our client counts a call from its submission: with 4 credits its 16
+  // calls are outstanding, 4 on the wire and 12 waiting inside it.
+  auto cell = healthyCell();
+  replaceSeries(cell, testing::clientSeries(16, 16, 4));
+  const CellFacts facts = rdmaFacts(16);
+  const Verdict v = judgeCell(facts, cell);
+  EXPECT_EQ(v.tag(), "credits");
+  const Finding* f = findingOf(v, "credits");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence,
+            "16.0 calls outstanding of 16 asked, but the server granted 4 credits: at most that "
+            "many on the wire, the rest wait in the client");
+  replaceSeries(cell, testing::clientSeries(16, 16, 64));  // the grant covers the depth
+  EXPECT_EQ(judgeCell(facts, cell).tag(), "none");
+}
+
 TEST(BoundRules, CreditsFromTheDepthGrantedAndLittlesLaw) {
   auto cell = healthyCell();
   removeSeries(cell, "client");
@@ -255,8 +272,39 @@ TEST(BoundRules, AHostBusyWithOtherWorkSaysSoInItsKnob) {
             "an idle client host: other processes used most of its CPU during the cell");
   facts.serverOnThisHost = true;  // the embedded server: its CPU is in the host's
   v = judgeCell(facts, cell);
-  EXPECT_TRUE(v.findings.at(0).knob.find("the server on this host shares the CPUs") == 0)
-      << v.findings.at(0).knob;
+  EXPECT_EQ(v.tag(), "host-cpu");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "host CPUs 100% busy in 40 of 40 intervals (2 CPUs), the benchmark's threads 24% of "
+            "it; client, server and the kernel's network work share these 2 CPUs");
+}
+
+TEST(BoundRules, ABenchmarkThreadKeptOffItsCpuIsClientCpu) {
+  auto cell = healthyCell();
+  // 250 ms intervals: a thread that waited 230 ms of each on a run queue.
+  replaceSeries(cell, SeriesBuilder("bench-threads", kReadings)
+                          .rate("busiest_ticks", 1)
+                          .rate("longest_wait_ms", 230)
+                          .rate("ticks", 2)
+                          .gauge("threads", 3)
+                          .gauge("hz", 100)
+                          .build());
+  Verdict v = judgeCell(rdmaFacts(), cell);
+  ASSERT_EQ(v.tag(), "client-cpu");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "a benchmark thread waited for a CPU 92% of the time in 40 of 40 intervals (run "
+            "queue); client and server share these 2 CPUs");
+  EXPECT_EQ(v.findings.at(0).knob,
+            "CPUs of its own for the benchmark: other work held the CPUs it runs on (taskset, "
+            "nice, an idle host)");
+  // Half the time waiting: a CPU shared fairly, not a bound.
+  replaceSeries(cell, SeriesBuilder("bench-threads", kReadings)
+                          .rate("busiest_ticks", 1)
+                          .rate("longest_wait_ms", 125)
+                          .rate("ticks", 2)
+                          .gauge("threads", 3)
+                          .gauge("hz", 100)
+                          .build());
+  EXPECT_EQ(judgeCell(rdmaFacts(), cell).tag(), "none");
 }
 
 TEST(BoundRules, CpuSourcesAbsentAreNotMeasuredAndFireNothing) {

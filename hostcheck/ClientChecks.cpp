@@ -77,7 +77,8 @@ std::string mountOption(const std::string& options, const std::string& key) {
 }
 
 void checkRpcRdma(const HostRoot& root, CheckList& out) {
-  if (root.exists("/sys/module/rpcrdma")) {
+  // xprtrdma: its name before Linux 4.17 merged it with svcrdma.
+  if (root.exists("/sys/module/rpcrdma") || root.exists("/sys/module/xprtrdma")) {
     out.pass("module rpcrdma", "loaded");
   } else {
     out.warn("module rpcrdma",

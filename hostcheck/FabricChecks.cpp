@@ -60,32 +60,33 @@ void checkRoceGid(const RdmaPortInfo& port, CheckList& out) {
   }
 }
 
+unsigned rocePathMtu(long long netdevMtu) {
+  const long long room = netdevMtu - kRoceHeaderBytes;
+  for (unsigned mtu : {4096u, 2048u, 1024u, 512u, 256u}) {
+    if (room >= mtu) return mtu;
+  }
+  return 0;
+}
+
 void checkMtu(const HostRoot& root, const RdmaPortInfo& port, CheckList& out) {
   const std::string nd = port.netdev();
   const std::string name = port.name() + " MTU";
   const auto netMtu = nd.empty() ? std::nullopt : root.readNumber(kNet / nd / "mtu");
-  if (!port.activeMtu || !netMtu) {
-    out.pass(name, "not checked: no " + std::string(port.activeMtu ? "netdev mtu" : "active_mtu") +
-                       " to read");
+  if (!netMtu) {
+    out.pass(name, "not checked: no netdev mtu to read");
     return;
   }
-  const unsigned rdma = *port.activeMtu;
+  const unsigned path = rocePathMtu(*netMtu);
   const std::string found =
-      "active_mtu " + std::to_string(rdma) + ", " + nd + " mtu " + std::to_string(*netMtu);
-  const std::string raise = "ip link set " + nd + " mtu 9000  # and the switch ports on the path";
-  if (static_cast<long long>(rdma + kRoceHeaderBytes) > *netMtu) {
-    out.fail(name,
-             found + ": RoCE packets of " + std::to_string(rdma) + " bytes plus " +
-                 std::to_string(kRoceHeaderBytes) + " of headers do not fit the netdev",
-             raise);
-  } else if (rdma < 4096 && *netMtu >= 4096 + kRoceHeaderBytes) {
-    out.warn(name,
-             found + ": the netdev has room for 4096 but the port uses " + std::to_string(rdma) +
-                 "; " + mtuCost(rdma),
-             "check the port's max_mtu (ibv_devinfo -v) and the NIC's firmware RoCE MTU");
-  } else if (rdma < 4096) {
-    out.pass(name, found + " (fine, but " + mtuCost(rdma) + "; a netdev mtu of " +
-                       std::to_string(4096 + kRoceHeaderBytes) + " or more gives 4096)");
+      nd + " mtu " + std::to_string(*netMtu) + ", RoCE path MTU " + std::to_string(path);
+  const std::string gives =
+      "a netdev mtu of " + std::to_string(4096 + kRoceHeaderBytes) + " or more gives 4096";
+  if (path == 0) {
+    out.fail(name, found + ": no RoCE MTU fits the netdev",
+             "ip link set " + nd + " mtu 1500  # " + gives);
+  } else if (path < 4096) {
+    out.pass(name, found + " (fine, but " + mtuCost(path) + "; " + gives +
+                       ", on every host and switch port of the path)");
   } else {
     out.pass(name, found);
   }

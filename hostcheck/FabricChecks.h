@@ -16,9 +16,16 @@
 
 namespace nfsrdma::hostcheck {
 
-// Netdev MTU room RoCE v2 needs above the RDMA MTU: IPv6 40 (IPv4 20) +
-// UDP 8 + BTH 12 + RETH 16 + ICRC 4 bytes.
-inline constexpr unsigned kRoceHeaderBytes = 80;
+// Netdev MTU room RoCE needs above the RDMA MTU, as rdma_cm counts it when
+// it picks a connection's path MTU from the netdev's (iboe_get_mtu,
+// include/rdma/ib_addr.h: GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 +
+// ICRC 4 bytes). The kernel NFS client and server connect through rdma_cm.
+inline constexpr unsigned kRoceHeaderBytes = 96;
+
+// The RDMA MTU rdma_cm uses on a netdev of this MTU (0: none fits). Sysfs
+// has no port MTU to read (ibv_query_port has it), and a RoCE port's
+// follows its netdev's anyway.
+unsigned rocePathMtu(long long netdevMtu);
 
 // The TOS the fix commands set: DSCP 26 (AF31, the usual RoCE class) with
 // ECT(0), as NVIDIA's RoCE configuration guides do.

@@ -2,6 +2,7 @@
 #include "hostcheck/RdmaPorts.h"
 
 #include <cstdlib>
+#include <optional>
 
 namespace nfsrdma::hostcheck {
 namespace fs = std::filesystem;
@@ -73,8 +74,6 @@ std::vector<RdmaPortInfo> readRdmaPorts(const HostRoot& root) {
       p.number = *number;
       p.state = root.read(pd / "state").value_or("");
       p.linkLayer = root.read(pd / "link_layer").value_or("");
-      const std::string mtu = root.read(pd / "active_mtu").value_or("");
-      p.activeMtu = wholeNumber(mtu.substr(0, mtu.find(' ')));
       p.gids = readGids(root, pd);
       out.push_back(std::move(p));
     }

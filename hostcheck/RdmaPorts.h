@@ -1,10 +1,8 @@
 // RdmaPorts: the RDMA ports of a host as sysfs shows them
-// (/sys/class/infiniband/DEV/ports/N: state, link_layer, active_mtu, the
-// GID table with each entry's type and netdev), for the fabric checks both
-// doctors run.
+// (/sys/class/infiniband/DEV/ports/N: state, link_layer, the GID table with each entry's type and
+// netdev), for the fabric checks both doctors run.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +20,9 @@ struct PortGid {
 struct RdmaPortInfo {
   std::string device;  // rxe0, mlx5_0
   unsigned number = 0;
-  std::string state;                  // "4: ACTIVE"
-  std::string linkLayer;              // "Ethernet" or "InfiniBand"
-  std::optional<unsigned> activeMtu;  // bytes, from "4096 (5)"
-  std::vector<PortGid> gids;          // entries with an address or a netdev
+  std::string state;          // "4: ACTIVE"
+  std::string linkLayer;      // "Ethernet" or "InfiniBand"
+  std::vector<PortGid> gids;  // entries with an address or a netdev
   std::string name() const { return device + " port " + std::to_string(number); }
   bool roce() const { return linkLayer == "Ethernet"; }
   // The netdev behind the port: that of its first GID with one, else "".

@@ -32,45 +32,64 @@ std::string nonZero(const counters::NamedValues& values, const char* const* name
   return out;
 }
 
+// What one counter check says: its texts and the counters it reads.
+struct CounterCheck {
+  std::string name;
+  std::filesystem::path dir;  // a host path
+  std::set<std::string> skip;
+  const char* const* loss;
+  std::size_t lossCount;
+  std::string allZero;  // the PASS detail
+  std::string counted;  // appended to the counted values
+  std::string fix;
+};
+
+void checkCounters(const HostRoot& root, const CounterCheck& c, CheckList& out) {
+  const auto read = counters::readCounterDir(root.at(c.dir), c.skip);
+  if (read.counters.values.empty()) {
+    out.pass(c.name, "none to read (no " + c.dir.string() + ")");
+    return;
+  }
+  const std::string counted = nonZero(read.counters, c.loss, c.lossCount);
+  if (counted.empty()) {
+    out.pass(c.name, c.allZero);
+  } else {
+    out.warn(c.name, counted + c.counted, c.fix);
+  }
+}
+
 }  // namespace
 
 void checkNetdevCounters(const HostRoot& root, const std::string& netdev, CheckList& out) {
-  const fs::path dir = fs::path("/sys/class/net") / netdev / "statistics";
-  const std::string name = netdev + " error counters";
-  const auto read = counters::readCounterDir(root.at(dir));
-  if (read.counters.values.empty()) {
-    out.pass(name, "none to read (no " + dir.string() + ")");
-    return;
-  }
-  const std::string counted = nonZero(read.counters, kNetdevLoss, std::size(kNetdevLoss));
-  if (counted.empty()) {
-    out.pass(name, "errors and drops all zero");
-  } else {
-    out.warn(name, counted + " (since the netdev came up)",
-             "ip -s link show " + netdev +
-                 "  # rerun under load: growing drops point at ring "
-                 "sizes (ethtool -G), pause or a lossy switch port");
-  }
+  checkCounters(root,
+                {netdev + " error counters",
+                 fs::path("/sys/class/net") / netdev / "statistics",
+                 {},
+                 kNetdevLoss,
+                 std::size(kNetdevLoss),
+                 "errors and drops all zero",
+                 " (since the netdev came up)",
+                 "ip -s link show " + netdev +
+                     "  # rerun under load: growing drops point at ring sizes (ethtool -G), "
+                     "pause or a lossy switch port"},
+                out);
 }
 
 void checkPortCounters(const HostRoot& root, const RdmaPortInfo& port, CheckList& out) {
   const fs::path dir = fs::path("/sys/class/infiniband") / port.device / "ports" /
                        std::to_string(port.number) / "hw_counters";
-  const std::string name = port.name() + " loss counters";
-  const auto read = counters::readCounterDir(root.at(dir), {"lifespan"});
-  if (read.counters.values.empty()) {
-    out.pass(name, "none to read (no " + dir.string() + ")");
-    return;
-  }
-  const std::string counted = nonZero(read.counters, kRdmaLoss, std::size(kRdmaLoss));
-  if (counted.empty()) {
-    out.pass(name, "no retransmission or sequence error counted");
-  } else {
-    out.warn(name, counted + ": packets were lost or reordered on the fabric",
-             "enable PFC or ECN on the RoCE priority and set default_roce_tos (see above); "
-             "watch " +
-                 dir.string() + " under load");
-  }
+  checkCounters(root,
+                {port.name() + " loss counters",
+                 dir,
+                 {"lifespan"},
+                 kRdmaLoss,
+                 std::size(kRdmaLoss),
+                 "no retransmission or sequence error counted",
+                 ": packets were lost or reordered on the fabric",
+                 "enable PFC or ECN on the RoCE priority and set default_roce_tos (see above); "
+                 "watch " +
+                     dir.string() + " under load"},
+                out);
 }
 
 void fabricChecks(const HostRoot& root, const std::vector<RdmaPortInfo>& ports,

@@ -34,24 +34,37 @@ grep -q "ACTIVE" devices.txt || vm_fail "devices: no ACTIVE port"
 # --- The doctors on the same ports ------------------------------------------
 command -v nfsrdma-client >/dev/null && command -v nfsrdma-server >/dev/null ||
   vm_fail "nfsrdma-server or nfsrdma-client is not in the build dir"
-# The doctor's output (doctor.txt) has a line with this text (grep's basic regex).
+# Whatever fails, the MTU, the configfs directory and the mount go back
+# as they were for the tests after this one.
+mtu_was=$(cat "/sys/class/net/$SERVER_NETDEV/mtu")
+tos=/sys/kernel/config/rdma_cm/$CLIENT_DEV
+configfs_mounted=
+restore() {
+  ip link set "$SERVER_NETDEV" mtu "$mtu_was"
+  [ ! -d "$tos" ] || rmdir "$tos"
+  [ -z "$configfs_mounted" ] || umount /sys/kernel/config
+}
+trap restore EXIT
+# nfsrdma-server doctor exits 1 here (knfsd is not started): its lines count.
 server_doctor() { nfsrdma-server doctor >doctor.txt 2>&1 || true; }
+# The doctor's output (doctor.txt) has a line with this text (grep's basic regex).
 expect() {
   grep -q -- "$1" doctor.txt || { cat doctor.txt; vm_fail "doctor: no line '$1'"; }
-  echo "doctor: $1"
+  echo "doctor: ${1%\$}"
 }
 server_doctor
 expect "PASS  $SERVER_DEV port 1 RoCE v2 GID: index $SERVER_GID_INDEX carries $SERVER_IP ($SERVER_NETDEV)"
-mtu_was=$(cat "/sys/class/net/$SERVER_NETDEV/mtu")
 ip link set "$SERVER_NETDEV" mtu 1500 || vm_fail "mtu 1500"
 server_doctor
 expect "PASS  $SERVER_DEV port 1 MTU: $SERVER_NETDEV mtu 1500, RoCE path MTU 1024 (fine, but every 4 KiB of data is 4 RoCE packets"
 ip link set "$SERVER_NETDEV" mtu 9000 || vm_fail "mtu 9000"
 server_doctor
-ip link set "$SERVER_NETDEV" mtu "$mtu_was" || vm_fail "mtu $mtu_was back"
 expect "PASS  $SERVER_DEV port 1 MTU: $SERVER_NETDEV mtu 9000, RoCE path MTU 4096$"
 
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || vm_fail "mount configfs"
+if ! mountpoint -q /sys/kernel/config; then
+  mount -t configfs none /sys/kernel/config || vm_fail "mount configfs"
+  configfs_mounted=1
+fi
 client_doctor() {
   nfsrdma-client doctor "$SERVER_IP" >doctor.txt 2>&1 || { cat doctor.txt; vm_fail "client doctor exited non-zero"; }
 }
@@ -59,11 +72,9 @@ client_doctor
 expect "PASS  $CLIENT_DEV port 1 RoCE v2 GID: $CLIENT_IP (index $CLIENT_GID_INDEX, $CLIENT_NETDEV)"
 expect "PASS  route to $SERVER_IP: leaves from $CLIENT_IP on $CLIENT_NETDEV, held by $CLIENT_DEV port 1 GID index $CLIENT_GID_INDEX (RoCE v2)"
 expect "WARN  $CLIENT_DEV port 1 default_roce_tos: not set (no /sys/kernel/config/rdma_cm/$CLIENT_DEV)"
-tos=/sys/kernel/config/rdma_cm/$CLIENT_DEV
 mkdir "$tos" || vm_fail "mkdir $tos"
 client_doctor
 expect "WARN  $CLIENT_DEV port 1 default_roce_tos: 0: the kernel NFS client and server never set a TOS"
-echo 106 >"$tos/ports/1/default_roce_tos" || { rmdir "$tos"; vm_fail "default_roce_tos 106"; }
+echo 106 >"$tos/ports/1/default_roce_tos" || vm_fail "default_roce_tos 106"
 client_doctor
-rmdir "$tos" || vm_fail "rmdir $tos"
 expect "PASS  $CLIENT_DEV port 1 default_roce_tos: 106 (DSCP 26)"

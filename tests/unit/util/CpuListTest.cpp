@@ -1,7 +1,7 @@
 // parseCpuList: the kernel's CPU list text as sysfs and /proc/irq write it.
-#include "util/CpuList.h"
-
 #include <gtest/gtest.h>
+
+#include "util/CpuList.h"
 
 namespace nfsrdma::util {
 namespace {

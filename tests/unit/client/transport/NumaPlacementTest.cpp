@@ -1,6 +1,7 @@
 // numa=auto's pieces on a fake sysfs tree (the CPU list format is
-// util/CpuList's, tested in tests/unit/util): a device's node (an RDMA device's; the interface of a local address), and pinning the
-// calling thread to a node's CPUs, which sched_getaffinity then shows.
+// util/CpuList's, tested in tests/unit/util): a device's node (an RDMA device's; the interface of a
+// local address), and pinning the calling thread to a node's CPUs, which sched_getaffinity then
+// shows.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <unistd.h>

@@ -20,7 +20,7 @@ case ${1:-} in
 esac
 readonly kMaxFileLines=700 kMaxFunctionLines=60
 folders=()
-for d in util counters verbs client server bench; do [[ -d $d ]] && folders+=("$d"); done
+for d in util counters hostcheck verbs client server bench; do [[ -d $d ]] && folders+=("$d"); done
 status=0
 
 bash scripts/check-include-cycles.sh "${folders[@]}" || status=1

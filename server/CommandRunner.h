@@ -10,32 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "hostcheck/CommandRunner.h"
 #include "server/HostPaths.h"
 
 namespace nfsrdma::server {
 
-struct CommandResult {
-  int exitStatus = 0;  // 0 success; 127 not found; 124 timed out
-  std::string output;  // stdout and stderr, merged
-};
-
-class CommandRunner {
- public:
-  virtual ~CommandRunner() = default;
-  // Runs argv[0] (an absolute path or a name looked up in PATH) with a
-  // bounded run time. Never throws for a failing command: see exitStatus.
-  virtual CommandResult run(const std::vector<std::string>& argv) = 0;
-};
-
-class SystemCommandRunner final : public CommandRunner {
- public:
-  explicit SystemCommandRunner(std::chrono::seconds timeout = std::chrono::seconds(60))
-      : timeout_(timeout) {}
-  CommandResult run(const std::vector<std::string>& argv) override;
-
- private:
-  std::chrono::seconds timeout_;
-};
+// The runner interface and the live one are hostcheck's (the client's
+// doctor runs host tools too); the staged one is the server's.
+using hostcheck::CommandResult;
+using hostcheck::CommandRunner;
+using hostcheck::shellJoin;
+using hostcheck::SystemCommandRunner;
 
 class StagedCommandRunner final : public CommandRunner {
  public:
@@ -47,9 +32,6 @@ class StagedCommandRunner final : public CommandRunner {
   HostPaths paths_;
   std::vector<std::vector<std::string>> history_;
 };
-
-// Quotes argv for display ("exportfs -ra").
-std::string shellJoin(const std::vector<std::string>& argv);
 
 // Runs argv with `runner`; throws std::runtime_error naming the command, its
 // exit status and its output when it exits non-zero.

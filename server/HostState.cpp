@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "hostcheck/RdmaPorts.h"
 #include "server/CommandRunner.h"
 #include "server/HostFiles.h"
 
@@ -15,27 +16,7 @@ namespace nfsrdma::server {
 namespace fs = std::filesystem;
 namespace {
 
-// "0000:0000:0000:0000:0000:ffff:0a00:0001" -> "10.0.0.1"; IPv6 kept as is;
-// "" for the zero GID and link-local (fe80::) GIDs, which carry no usable IP.
-std::string gidIp(const std::string& gid) {
-  std::string hex;
-  for (char c : gid) {
-    if (c != ':') hex.push_back(c);
-  }
-  if (hex.size() != 32) return "";
-  if (hex == std::string(32, '0')) return "";
-  if (hex.compare(0, 4, "fe80") == 0) return "";
-  if (hex.compare(0, 24, "00000000000000000000ffff") == 0) {
-    std::string ip;
-    for (int i = 0; i < 4; ++i) {
-      unsigned v = static_cast<unsigned>(
-          std::stoul(hex.substr(24 + static_cast<std::size_t>(i) * 2, 2), nullptr, 16));
-      ip += (i ? "." : "") + std::to_string(v);
-    }
-    return ip;
-  }
-  return gid;
-}
+using hostcheck::gidIp;  // hostcheck/RdmaPorts.h
 
 std::map<std::string, bool> readDpkgStatus(const HostPaths& paths,
                                            const std::vector<std::string>& wanted) {

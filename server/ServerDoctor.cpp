@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "hostcheck/FabricChecks.h"
+#include "hostcheck/HostChecks.h"
 #include "server/ExportsFile.h"
 
 namespace nfsrdma::server {
@@ -43,17 +45,16 @@ class Doctor {
   void rdmaListener();
   void configExports();
   void liveExports();
-  std::vector<DoctorCheck> checks() && { return std::move(out_); }
+  void fabricAndHost(hostcheck::CommandRunner* runner);
+  std::vector<DoctorCheck> checks() && { return std::move(out_).checks(); }
 
  private:
-  void pass(std::string name, std::string detail) {
-    out_.push_back({CheckLevel::Pass, name, detail, ""});
-  }
+  void pass(std::string name, std::string detail) { out_.pass(std::move(name), std::move(detail)); }
   void warn(std::string name, std::string detail, std::string fix) {
-    out_.push_back({CheckLevel::Warn, name, detail, fix});
+    out_.warn(std::move(name), std::move(detail), std::move(fix));
   }
   void fail(std::string name, std::string detail, std::string fix) {
-    out_.push_back({CheckLevel::Fail, name, detail, fix});
+    out_.fail(std::move(name), std::move(detail), std::move(fix));
   }
   void portState(const std::string& name, const RdmaPort& p, const std::string& netdev);
   void linkLayer(const std::string& name, const RdmaPort& p, const std::string& netdev);
@@ -63,7 +64,7 @@ class Doctor {
   const ServerConfig* cfg_;
   const unsigned rdmaPort_;
   const bool wantRdma_;
-  std::vector<DoctorCheck> out_;
+  hostcheck::CheckList out_;
 };
 
 void Doctor::rdmaNotWanted() {
@@ -230,6 +231,21 @@ void Doctor::configExports() {
   }
 }
 
+// hostcheck's checks of the ports in use (the configured device's, or
+// all), whose GIDs devicePorts has already reported, and of the host.
+void Doctor::fabricAndHost(hostcheck::CommandRunner* runner) {
+  const hostcheck::HostRoot root(paths_.root());
+  std::vector<hostcheck::RdmaPortInfo> ports;
+  std::vector<std::string> netdevs;
+  for (auto& p : hostcheck::readRdmaPorts(root)) {
+    if (!wantRdma_ || (cfg_ && !cfg_->rdmaDevice.empty() && p.device != cfg_->rdmaDevice)) continue;
+    netdevs.push_back(p.netdev());
+    ports.push_back(std::move(p));
+  }
+  hostcheck::fabricChecks(root, ports, {/*gids=*/false, runner}, out_);
+  hostcheck::serverHostChecks(root, netdevs, out_);
+}
+
 void Doctor::liveExports() {
   if (!st_.kernelExports) return;
   std::istringstream in(*st_.kernelExports);
@@ -248,7 +264,7 @@ void Doctor::liveExports() {
 }  // namespace
 
 std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
-                                   const ServerConfig* cfg) {
+                                   const ServerConfig* cfg, hostcheck::CommandRunner* runner) {
   Doctor doctor(paths, st, cfg);
   doctor.rdmaNotWanted();
   doctor.packages();
@@ -260,30 +276,8 @@ std::vector<DoctorCheck> runDoctor(const HostPaths& paths, const HostState& st,
   doctor.rdmaListener();
   doctor.configExports();
   doctor.liveExports();
+  doctor.fabricAndHost(runner);
   return std::move(doctor).checks();
-}
-
-std::string renderDoctor(const std::vector<DoctorCheck>& checks) {
-  std::ostringstream out;
-  std::size_t fails = 0, warns = 0;
-  for (const auto& c : checks) {
-    const char* tag = c.level == CheckLevel::Pass   ? "PASS"
-                      : c.level == CheckLevel::Warn ? "WARN"
-                                                    : "FAIL";
-    out << tag << "  " << c.name << ": " << c.detail;
-    if (!c.fix.empty()) out << "\n      fix: " << c.fix;
-    out << "\n";
-    fails += c.level == CheckLevel::Fail;
-    warns += c.level == CheckLevel::Warn;
-  }
-  out << checks.size() << " checks: " << fails << " FAIL, " << warns << " WARN, "
-      << (checks.size() - fails - warns) << " PASS\n";
-  return out.str();
-}
-
-bool anyFailed(const std::vector<DoctorCheck>& checks) {
-  return std::any_of(checks.begin(), checks.end(),
-                     [](const DoctorCheck& c) { return c.level == CheckLevel::Fail; });
 }
 
 }  // namespace nfsrdma::server

@@ -312,7 +312,9 @@ int serve(const ServerRun& r) {
 
 int printDoctor(const ServerRun& r) {
   const HostState st = HostState::probe(r.paths);
-  auto checks = runDoctor(r.paths, st, r.cfg ? &*r.cfg : nullptr);
+  // Under --root no host tool runs: the staged runner would only record dcb.
+  auto checks =
+      runDoctor(r.paths, st, r.cfg ? &*r.cfg : nullptr, r.paths.isLiveHost() ? &r.runner : nullptr);
   r.out << renderDoctor(checks);
   return anyFailed(checks) ? tool::kExitFailure : tool::kExitSuccess;
 }

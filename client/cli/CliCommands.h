@@ -1,5 +1,5 @@
 // Subcommands of nfsrdma-client implemented outside NfsClientCli.cpp: cp,
-// and the ones that parse their own options (mount, umount).
+// and the ones that parse their own options (mount, umount, doctor).
 #pragma once
 
 #include <string>
@@ -14,5 +14,6 @@ int runCopyCommand(const CliOptions& o, const std::vector<std::string>& args);
 
 int runMountCommand(int argc, char** argv);   // argv[0] is "mount"
 int runUmountCommand(int argc, char** argv);  // argv[0] is "umount"
+int runDoctorCommand(int argc, char** argv);  // argv[0] is "doctor" (DoctorCommand.cpp)
 
 }  // namespace nfsrdma::cli

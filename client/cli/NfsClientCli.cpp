@@ -218,6 +218,8 @@ constexpr tool::Subcommand<tool::CommandMain> kOwnOptionCommands[] = {
     {"mount", "SERVER:/export DIR [--proto rdma|tcp|both] [--run]",
      "plan (and run) the kernel client's mount; 'mount --help'", runMountCommand},
     {"umount", "SERVER:/export DIR [--proto ...] [--run]", "", runUmountCommand},
+    {"doctor", "[SERVER] [--root DIR]",
+     "PASS/WARN/FAIL of this host's NFS-over-RDMA path, each with its fix", runDoctorCommand},
 };
 constexpr std::size_t kCommandWidth = 18;
 

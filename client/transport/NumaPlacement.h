@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/CpuList.h"
+
 namespace nfsrdma::transport {
 
 // Where a connection's I/O thread was placed, for its stats line.
@@ -23,8 +25,7 @@ struct NumaPlacement {
   std::string statsField() const;
 };
 
-// "0-3,8,10-11" (sysfs cpulist) -> {0,1,2,3,8,10,11}; nullopt when malformed.
-std::optional<std::vector<int>> parseCpuList(std::string_view text);
+using util::parseCpuList;  // util/CpuList.h
 
 // A socket's local IP address (getsockname), or "" when it has none.
 std::string localAddressOf(int fd);

@@ -1,6 +1,7 @@
-// numa=auto's pieces on a fake sysfs tree: the CPU list format, a device's
-// node (an RDMA device's; the interface of a local address), and pinning the
-// calling thread to a node's CPUs, which sched_getaffinity then shows.
+// numa=auto's pieces on a fake sysfs tree (the CPU list format is
+// util/CpuList's, tested in tests/unit/util): a device's node (an RDMA device's; the interface of a
+// local address), and pinning the calling thread to a node's CPUs, which sched_getaffinity then
+// shows.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <unistd.h>
@@ -32,14 +33,6 @@ class FakeSysfs : public ::testing::Test {
   }
   fs::path root_;
 };
-
-TEST(NumaPlacement, CpuListsAsSysfsWritesThem) {
-  EXPECT_EQ(parseCpuList("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_EQ(parseCpuList("5"), (std::vector<int>{5}));
-  for (const char* bad : {"", "\n", "3-1", "a", "1,", "-2", "1-", "0-99999"}) {
-    EXPECT_FALSE(parseCpuList(bad)) << bad;
-  }
-}
 
 TEST_F(FakeSysfs, AnRdmaDeviceNodeAndNoneForAVirtualOne) {
   write("class/infiniband/mlx5_0/device/numa_node", "1");

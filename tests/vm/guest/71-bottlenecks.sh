@@ -24,11 +24,13 @@ threads_file=/proc/fs/nfsd/threads
 mnt=$VM_TMP/kmnt
 old_credits=$(cat "$knob")
 cfs_mounted=0
+hog=""
 clear_netem() {
   tc qdisc del dev "$SERVER_NETDEV" root 2>/dev/null || true
   tc qdisc del dev "$CLIENT_NETDEV" root 2>/dev/null || true
 }
 cleanup() {
+  if [ -n "$hog" ]; then kill "$hog" 2>/dev/null || true; fi
   clear_netem
   echo "$old_credits" >"$knob" || true
   umount -f "$mnt" 2>/dev/null || true
@@ -41,55 +43,55 @@ trap 'exit 143' TERM INT
 modprobe sch_netem || vm_fail "modprobe sch_netem (the guest image has no netem)"
 
 # --- The counter readers (awk: one fork reads every file) --------------------
-# snap.awk: "name value" per counter file given; a file it cannot read gives
-# "name ERR". nfsd threads (/proc/PID/stat) add their state letters, how many
-# are not idle (I) and their CPU ticks; a process's tasks add their ticks.
+# snap.awk: "name value" per counter. Given files as arguments it reads them
+# (a file it cannot read gives "name ERR"); given none it reads a sampler's
+# stream: "T UPTIME" starts a reading, "P PATH" a file, other lines are that
+# file's. nfsd threads (/proc/PID/stat) add their state letters, how many are
+# not idle (I) and their CPU ticks; a process's tasks add their ticks.
 cat >snap.awk <<'EOF'
-function val(f,   v, r) { r = (getline v < f); close(f); return r > 0 ? v : "ERR" }
-function stat_fields(f, a,   line, r) {
-  r = (getline line < f); close(f)
-  if (r <= 0) return 0
-  comm = line; sub(/^[^(]*\(/, "", comm); sub(/\)[^)]*$/, "", comm); gsub(/[ .]/, "_", comm)
-  sub(/.*\) /, "", line)
-  return split(line, a, " ")  # a[1] state (field 3), a[12] utime, a[13] stime
-}
-function pools(f,   line, h, n, k, d) {
-  while ((getline line < f) > 0) {
-    n = split(line, d, " ")
-    if (d[1] == "#") { for (k = 3; k <= n; k++) h[k - 1] = d[k]; continue }
-    for (k = 2; k <= n; k++) print "pool" d[1] "." h[k], d[k]
-  }
-  close(f)
-}
-function cpus(f,   line, d, k) {
-  split("user nice system idle iowait irq softirq steal", names, " ")
-  while ((getline line < f) > 0) {
+function line_of(f, line,   n, p, a, d, k) {
+  n = split(f, p, "/")
+  if (f ~ /\/hw_counters\// || f ~ /^\/sys\/class\/net\//) print p[5] "." p[n], line
+  else if (f ~ /svc_rdma/) print "svcrdma." p[n], line
+  else if (f == "/proc/fs/nfsd/threads") print "nfsd.threads", line
+  else if (f == "/proc/fs/nfsd/pool_stats") {
+    k = split(line, d, " ")
+    if (d[1] == "#") { for (; k >= 3; k--) h[k - 1] = d[k]; return }
+    for (; k >= 2; k--) print "pool" d[1] "." h[k], d[k]
+  } else if (f == "/proc/stat") {
+    if (line !~ /^cpu/) return
     split(line, d, " ")
-    if (d[1] !~ /^cpu/) break
-    for (k = 1; k <= 8; k++) print d[1] "." names[k], d[k + 1]
+    for (k = 1; k <= 8; k++) print d[1] "." cpu_names[k], d[k + 1]
+  } else if (f ~ /\/schedstat$/) {
+    split(line, d, " ")  # run_ns wait_ns timeslices
+    print "task." p[5] ".run_ns", d[1]; print "task." p[5] ".wait_ns", d[2]
+  } else if (f ~ /\/stat$/) {
+    comm = line; sub(/^[^(]*\(/, "", comm); sub(/\)[^)]*$/, "", comm); gsub(/[ .]/, "_", comm)
+    sub(/.*\) /, "", line)
+    if (split(line, a, " ") < 13) return  # a[1] state (field 3), a[12] utime, a[13] stime
+    if (f ~ /\/task\//) { print "task." p[5] "." comm ".ticks", a[12] + a[13]; return }
+    nthreads++; letters = letters a[1]; if (a[1] != "I") busy++; ticks += a[12] + a[13]
   }
-  close(f)
+}
+function flush_nfsd() {
+  if (nthreads) { print "nfsd.letters", letters; print "nfsd.notidle", busy; print "nfsd.cputicks", ticks }
+  letters = ""; busy = 0; ticks = 0; nthreads = 0
 }
 BEGIN {
-  letters = ""; busy = 0; ticks = 0; nthreads = 0
+  split("user nice system idle iowait irq softirq steal", cpu_names, " ")
+  if (ARGC < 2) stream = 1
   for (i = 1; i < ARGC; i++) {
-    f = ARGV[i]; n = split(f, p, "/")
-    if (f ~ /\/hw_counters\//) print p[5] "." p[n], val(f)
-    else if (f ~ /^\/sys\/class\/net\//) print p[5] "." p[n], val(f)
-    else if (f ~ /svc_rdma/) print "svcrdma." p[n], val(f)
-    else if (f == "/proc/fs/nfsd/threads") print "nfsd.threads", val(f)
-    else if (f == "/proc/fs/nfsd/pool_stats") pools(f)
-    else if (f == "/proc/stat") cpus(f)
-    else if (f ~ /^\/proc\/[0-9]+\/stat$/) {
-      if (stat_fields(f, a) < 13) continue
-      nthreads++; letters = letters a[1]; if (a[1] != "I") busy++; ticks += a[12] + a[13]
-    } else if (f ~ /\/task\/[0-9]+\/stat$/) {
-      if (stat_fields(f, a) >= 13) print "task." p[5] "." comm ".ticks", a[12] + a[13]
-    }
+    f = ARGV[i]; got = 0
+    while ((getline v < f) > 0) { got = 1; line_of(f, v) }
+    close(f)
+    if (!got && f !~ /\/stat$/) line_of(f, "ERR")
   }
-  if (nthreads) { print "nfsd.letters", letters; print "nfsd.notidle", busy; print "nfsd.cputicks", ticks }
-  exit
+  if (!stream) { flush_nfsd(); exit }
 }
+$1 == "T" { flush_nfsd(); print; next }
+$1 == "P" { cur = $2; next }
+{ line_of(cur, $0) }
+END { flush_nfsd() }
 EOF
 
 # mountstats.awk (-v m=MOUNTPOINT): the mount's rdma xprt line and its READ
@@ -109,21 +111,36 @@ inside && $1 == "READ:" { for (k = 2; k <= NF; k++) print "READ." on[k - 1], $k 
 EOF
 
 # delta.awk (-v run=NAME BEFORE AFTER): "DELTA run name value" for every
-# number that moved, "STATE" for state strings, "GONE"/"NEW" for counters
+# counter that moved, "GAUGE" for a level that changed (not a count),
+# "STATE" for state strings, "GONE"/"NEW" for counters
 # present on one side only, and the CPU shares of the interval.
 cat >delta.awk <<'EOF'
 FNR == NR { b[$1] = $2; next }
 {
   a[$1] = $2
   if (!($1 in b)) { print "NEW", run, $1, $2; next }
+  if ($1 ~ /(idle_time|connect_time|notidle|threads|max_requests|max_req_size|read_requests|lifespan|srcport)$/) {
+    if ($2 != b[$1]) print "GAUGE", run, $1, b[$1], "->", $2
+    next
+  }
   if ($2 ~ /^[0-9]+$/ && b[$1] ~ /^[0-9]+$/) {
-    d = $2 - b[$1]
+    d = $2 - b[$1]; dd[$1] = d
     if (d != 0) print "DELTA", run, $1, d
     if ($1 ~ /^cpu[0-9]*\./) { c = $1; sub(/\..*/, "", c); f = $1; sub(/^[^.]*\./, "", f); cpu[c, f] += d; tot[c] += d }
   } else if ($2 != b[$1]) print "STATE", run, $1, b[$1], "->", $2
 }
 END {
   for (k in b) if (!(k in a)) print "GONE", run, k
+  if (dd["pool0.sockets-enqueued"] > 0)
+    printf "DERIVED %s pool woken_per_enqueued=%.3f arrived_per_enqueued=%.3f nfsd_cpu_ticks_per_1k_arrived=%.1f\n", run,
+      dd["pool0.threads-woken"] / dd["pool0.sockets-enqueued"], dd["pool0.packets-arrived"] / dd["pool0.sockets-enqueued"],
+      dd["pool0.packets-arrived"] > 0 ? 1000 * dd["nfsd.cputicks"] / dd["pool0.packets-arrived"] : 0
+  pk = dd["rxe0.rcvd_pkts"] + dd["rxe1.rcvd_pkts"]
+  if (pk > 0)
+    printf "DERIVED %s rxe per_10k_rcvd_pkts: completer_retry_err=%.1f rcvd_seq_err=%.1f out_of_seq_request=%.1f duplicate_request=%.1f qdisc_dropped=%.1f\n", run,
+      1e4 * (dd["rxe0.completer_retry_err"] + dd["rxe1.completer_retry_err"]) / pk, 1e4 * (dd["rxe0.rcvd_seq_err"] + dd["rxe1.rcvd_seq_err"]) / pk,
+      1e4 * (dd["rxe0.out_of_seq_request"] + dd["rxe1.out_of_seq_request"]) / pk, 1e4 * (dd["rxe0.duplicate_request"] + dd["rxe1.duplicate_request"]) / pk,
+      1e4 * (dd["veth0.qdisc.dropped"] + dd["veth1.qdisc.dropped"]) / pk
   for (c in tot) if (tot[c] > 0)
     printf "DERIVED %s %s busy_pct=%.1f softirq_pct=%.1f system_pct=%.1f user_pct=%.1f\n", run, c,
       100 * (tot[c] - cpu[c, "idle"] - cpu[c, "iowait"]) / tot[c], 100 * cpu[c, "softirq"] / tot[c],
@@ -164,9 +181,10 @@ END {
   flush()
   if (samples) printf "SERIES %s samples=%d nfsd_all_busy=%d (%.0f%%) nfsd_mean_notidle=%.1f\n", run, samples,
     allbusy, 100 * allbusy / samples, notidle / samples
+  # ticks are USER_HZ (100 a second): ticks per second is a percentage.
   for (k in first) if (lt[k] > ft[k]) {
-    s = (last[k] - first[k]) / (lt[k] - ft[k])
-    if (s >= 5) printf "TASK %s %s cpu_share=%.0f%%\n", run, k, s
+    s = (last[k] - first[k]) / (lt[k] - ft[k]) / (k ~ /_ns$/ ? 1e7 : 1)
+    if (s >= 5) printf "TASK %s %s share=%.0f%%\n", run, k, s
   }
 }
 EOF
@@ -182,6 +200,16 @@ for n in "$SERVER_NETDEV" "$CLIENT_NETDEV"; do
     counter_files="$counter_files /sys/class/net/$n/statistics/$c"
   done
 done
+# What the 250 ms series reads: the thread count, pool_stats, the rxe
+# counters of loss and packets, svcrdma's calls and send-queue waits (and
+# /proc/stat's first lines, the nfsd threads and the benchmark's tasks).
+sample_files="/proc/fs/nfsd/threads /proc/fs/nfsd/pool_stats"
+sample_files="$sample_files /proc/sys/sunrpc/svc_rdma/rdma_stat_recv /proc/sys/sunrpc/svc_rdma/rdma_stat_sq_starve"
+for d in "$SERVER_DEV" "$CLIENT_DEV"; do
+  for c in rcvd_pkts completer_retry_err out_of_seq_request duplicate_request rcvd_seq_err; do
+    sample_files="$sample_files /sys/class/infiniband/$d/ports/1/hw_counters/$c"
+  done
+done
 nfsd_stats=""
 # find_nfsd: the stat files of the running nfsd threads (after a thread change).
 find_nfsd() {
@@ -194,31 +222,42 @@ snap_full() {
   # shellcheck disable=SC2086 # lists of paths
   awk -f snap.awk $counter_files $nfsd_stats >"$1"
   for n in "$SERVER_NETDEV" "$CLIENT_NETDEV"; do
-    tc -s qdisc show dev "$n" | awk -v n="$n" '$1 == "Sent" { gsub(/[(,)]/, ""); print n ".qdisc.sent_pkts", $4; print n ".qdisc.dropped", $6; exit }'
+    tc -s qdisc show dev "$n" | awk -v n="$n" '$1 == "Sent" { gsub(/[(,)]/, ""); print n ".qdisc.sent_pkts", $4; print n ".qdisc.dropped", $7; exit }'
   done >>"$1"
   if grep -q " $mnt " /proc/mounts; then awk -v m="$mnt" -f mountstats.awk /proc/self/mountstats >>"$1"; fi
 }
-# sample_until PID FILE: a reading every 250 ms (uptime first) while PID runs,
-# at most 240 of them (~60 s; then the run is stuck and is killed).
+# sample_until PID FILE: a reading every 250 ms while PID runs, at most 240
+# of them (~60 s; then the run is stuck and is killed). The shell's own read
+# copies the files' lines (no fork but sleep's: TCG makes a fork cost tens of
+# ms); snap.awk names them afterwards.
 sample_until() {
   _su_i=0
-  : >"$2"
+  exec 3>"$2"
   while [ "$_su_i" -lt 240 ]; do
-    read -r _su_a _su_comm _su_state _su_rest <"/proc/$1/stat" || break
+    read -r _su_a _su_comm _su_state _su_rest 2>/dev/null <"/proc/$1/stat" || break
     [ "$_su_state" != Z ] || break
     read -r _su_up _su_idle </proc/uptime
-    echo "T $_su_up" >>"$2"
-    # shellcheck disable=SC2086 # lists of paths
-    awk -f snap.awk $counter_files $nfsd_stats /proc/"$1"/task/*/stat >>"$2" 2>/dev/null || true
+    echo "T $_su_up" >&3
+    for _su_f in $sample_files $nfsd_stats /proc/"$1"/task/*/stat /proc/"$1"/task/*/schedstat; do
+      echo "P $_su_f" >&3
+      { while IFS= read -r _su_l; do echo "$_su_l" >&3; done; } 2>/dev/null <"$_su_f" || true
+    done
+    echo "P /proc/stat" >&3
+    {
+      read -r _su_l && echo "$_su_l" >&3
+      read -r _su_l && echo "$_su_l" >&3
+      read -r _su_l && echo "$_su_l" >&3
+    } </proc/stat
     sleep 0.25
     _su_i=$((_su_i + 1))
   done
+  exec 3>&-
   [ "$_su_i" -lt 240 ] || { kill "$1" 2>/dev/null || true; echo "run $1 still going after 240 samples: killed"; }
 }
 # report NAME: the deltas, the series and its summary.
 report() {
   awk -v run="$1" -f delta.awk "$1.before" "$1.after" | sort
-  awk -v run="$1" -f series.awk "$1.series"
+  awk -f snap.awk <"$1.series" | awk -v run="$1" -f series.awk
 }
 # json_num FILE KEY: the first number of "KEY": in a one-line JSON document.
 json_num() { grep -o "\"$2\": [0-9.e+-]*" "$1" | head -n1 | sed 's/.*: //'; }
@@ -337,9 +376,27 @@ ours loss_both - 16 1
 tc -s qdisc show dev "$SERVER_NETDEV"
 tc -s qdisc show dev "$CLIENT_NETDEV"
 clear_netem
+# QD 64 x 2 jobs: unpinned with 8 and with 1 nfsd thread, pinned to CPU 1.
+ours deep - 64 2
+set_threads 1
+ours threads1_deep - 64 2
+set_threads 8
 ours cpu_pinned 1 64 2
-ours cpu_free - 64 2
+# The pinned benchmark shares its CPU with a busy loop: CPU 1 is saturated
+# and the benchmark's threads wait for it (schedstat's wait_ns).
+taskset -c 1 sh -c 'i=0; while [ "$i" -lt 200000000 ]; do i=$((i + 1)); done' &
+hog=$!
+ours cpu_hog 1 64 2
+kill "$hog" 2>/dev/null || true
+wait "$hog" 2>/dev/null || true
+hog=""
 ours qd1 - 1 1
+# The guest's speed drifts with the host's load: the healthy run and the
+# thread-bound one again, to bracket that drift.
+ours healthy_again - 16 1
+set_threads 1
+ours threads1_again - 16 1
+set_threads 8
 
 # --- The kernel client on a proto=rdma mount ---------------------------------
 knfsd_mount "$mnt"

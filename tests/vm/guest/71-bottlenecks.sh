@@ -62,6 +62,8 @@ function line_of(f, line,   n, p, a, d, k) {
     if (line !~ /^cpu/) return
     split(line, d, " ")
     for (k = 1; k <= 8; k++) print d[1] "." cpu_names[k], d[k + 1]
+  } else if (f ~ /\/wchan$/) {
+    if (line != "0" && line != "" && line != "ERR") wchan[line]++
   } else if (f ~ /\/schedstat$/) {
     split(line, d, " ")  # run_ns wait_ns timeslices
     print "task." p[5] ".run_ns", d[1]; print "task." p[5] ".wait_ns", d[2]
@@ -75,7 +77,9 @@ function line_of(f, line,   n, p, a, d, k) {
 }
 function flush_nfsd() {
   if (nthreads) { print "nfsd.letters", letters; print "nfsd.notidle", busy; print "nfsd.cputicks", ticks }
-  letters = ""; busy = 0; ticks = 0; nthreads = 0
+  w = ""; for (k in wchan) w = w (w == "" ? "" : ",") k ":" wchan[k]
+  if (w != "") print "nfsd.wchan", w
+  letters = ""; busy = 0; ticks = 0; nthreads = 0; delete wchan
 }
 BEGIN {
   split("user nice system idle iowait irq softirq steal", cpu_names, " ")
@@ -134,7 +138,7 @@ END {
   if (dd["pool0.sockets-enqueued"] > 0)
     printf "DERIVED %s pool woken_per_enqueued=%.3f arrived_per_enqueued=%.3f nfsd_cpu_ticks_per_1k_arrived=%.1f\n", run,
       dd["pool0.threads-woken"] / dd["pool0.sockets-enqueued"], dd["pool0.packets-arrived"] / dd["pool0.sockets-enqueued"],
-      dd["pool0.packets-arrived"] > 0 ? 1000 * dd["nfsd.cputicks"] / dd["pool0.packets-arrived"] : 0
+      (dd["pool0.packets-arrived"] > 0 ? 1000 * dd["nfsd.cputicks"] / dd["pool0.packets-arrived"] : 0)
   pk = dd["rxe0.rcvd_pkts"] + dd["rxe1.rcvd_pkts"]
   if (pk > 0)
     printf "DERIVED %s rxe per_10k_rcvd_pkts: completer_retry_err=%.1f rcvd_seq_err=%.1f out_of_seq_request=%.1f duplicate_request=%.1f qdisc_dropped=%.1f\n", run,
@@ -158,6 +162,7 @@ function flush(   k, line, dt, busy, tot, c) {
   if (prev_t != "") {
     dt = t - prev_t
     line = sprintf("S %s t=%.2f nfsd=%s", run, t - t0, v["nfsd.letters"])
+    if ("nfsd.wchan" in v) line = line " wchan=" v["nfsd.wchan"]
     line = line sprintf(" arrived+%d enq+%d woken+%d", v["pool0.packets-arrived"] - p["pool0.packets-arrived"],
       v["pool0.sockets-enqueued"] - p["pool0.sockets-enqueued"], v["pool0.threads-woken"] - p["pool0.threads-woken"])
     line = line sprintf(" rtx+%d oos+%d dup+%d", v["rxe0.completer_retry_err"] + v["rxe1.completer_retry_err"] - \
@@ -211,10 +216,15 @@ for d in "$SERVER_DEV" "$CLIENT_DEV"; do
   done
 done
 nfsd_stats=""
-# find_nfsd: the stat files of the running nfsd threads (after a thread change).
+nfsd_wchans=""
+# find_nfsd: the stat and wchan files of the running nfsd threads (after a thread change).
 find_nfsd() {
   nfsd_stats=""
-  for pid in $(pgrep -x nfsd); do nfsd_stats="$nfsd_stats /proc/$pid/stat"; done
+  nfsd_wchans=""
+  for pid in $(pgrep -x nfsd); do
+    nfsd_stats="$nfsd_stats /proc/$pid/stat"
+    nfsd_wchans="$nfsd_wchans /proc/$pid/wchan"
+  done
 }
 # snap_full FILE: every counter, the qdiscs' drops and, with the kernel mount
 # up, its mountstats lines.
@@ -238,9 +248,9 @@ sample_until() {
     [ "$_su_state" != Z ] || break
     read -r _su_up _su_idle </proc/uptime
     echo "T $_su_up" >&3
-    for _su_f in $sample_files $nfsd_stats /proc/"$1"/task/*/stat /proc/"$1"/task/*/schedstat; do
+    for _su_f in $sample_files $nfsd_stats $nfsd_wchans /proc/"$1"/task/*/stat /proc/"$1"/task/*/schedstat; do
       echo "P $_su_f" >&3
-      { while IFS= read -r _su_l; do echo "$_su_l" >&3; done; } 2>/dev/null <"$_su_f" || true
+      { while IFS= read -r _su_l || [ -n "$_su_l" ]; do echo "$_su_l" >&3; done; } 2>/dev/null <"$_su_f" || true
     done
     echo "P /proc/stat" >&3
     {
@@ -263,8 +273,9 @@ report() {
 json_num() { grep -o "\"$2\": [0-9.e+-]*" "$1" | head -n1 | sed 's/.*: //'; }
 
 url="nfs://$SERVER_IP:20049$KNFSD_EXPORT?proto=rdma&bind=$CLIENT_IP&timeout=30000"
-# ours NAME CPUS IODEPTH NUMJOBS: nfsrdma-bench file, 4k-randread over RDMA
-# (CPUS "-": not pinned), read before, every 250 ms and after; prints RUN.
+# ours NAME PLACE IODEPTH NUMJOBS: nfsrdma-bench file, 4k-randread over RDMA
+# (PLACE "-": anywhere; "pin": on CPU 1; "pin-nice": on CPU 1 at nice 19),
+# read before, every 250 ms and after; prints RUN.
 ours() {
   _o_name=$1
   _o_cpus=$2
@@ -273,11 +284,11 @@ ours() {
   _o_start=$(cut -d' ' -f1 /proc/uptime)
   set -- file --target "nfs:$url" --profile 4k-randread --size "$SIZE" --runtime "$RUN_S" --ramp 0.5 \
     --iodepth "$3" --numjobs "$4" --json "$_o_name.json"
-  if [ "$_o_cpus" = - ]; then
-    nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 &
-  else
-    taskset -c "$_o_cpus" nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 &
-  fi
+  case $_o_cpus in
+    -) nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 & ;;
+    pin) taskset -c 1 nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 & ;;
+    pin-nice) nice -n 19 taskset -c 1 nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 & ;;
+  esac
   _o_pid=$!
   sample_until "$_o_pid" "$_o_name.series"
   _o_rc=0
@@ -381,12 +392,14 @@ ours deep - 64 2
 set_threads 1
 ours threads1_deep - 64 2
 set_threads 8
-ours cpu_pinned 1 64 2
-# The pinned benchmark shares its CPU with a busy loop: CPU 1 is saturated
-# and the benchmark's threads wait for it (schedstat's wait_ns).
+ours cpu_pinned pin 64 2
+# The pinned benchmark, at nice 19, shares its CPU with a busy loop at nice
+# 0: CPU 1 is saturated and the benchmark's threads wait for it (schedstat's
+# wait_ns). Pinned alone it is not CPU-bound here: soft-RoCE's work runs in
+# kernel workers on both CPUs, the benchmark's threads take 10-25% of one.
 taskset -c 1 sh -c 'i=0; while [ "$i" -lt 200000000 ]; do i=$((i + 1)); done' &
 hog=$!
-ours cpu_hog 1 64 2
+ours cpu_hog pin-nice 64 2
 kill "$hog" 2>/dev/null || true
 wait "$hog" 2>/dev/null || true
 hog=""

@@ -76,7 +76,7 @@ function line_of(f, line,   n, p, a, d, k) {
   }
 }
 function flush_nfsd() {
-  if (nthreads) { print "nfsd.letters", letters; print "nfsd.notidle", busy; print "nfsd.cputicks", ticks }
+  if (nthreads) { print "nfsd.letters", letters; print "nfsd.notidle", busy + 0; print "nfsd.cputicks", ticks + 0 }
   w = ""; for (k in wchan) w = w (w == "" ? "" : ",") k ":" wchan[k]
   if (w != "") print "nfsd.wchan", w
   letters = ""; busy = 0; ticks = 0; nthreads = 0; delete wchan
@@ -300,9 +300,10 @@ ours() {
   awk -v r="$_o_name" -v i="$_o_iops" -v l="$_o_lat" -v s="$(json_num "$_o_name.json" run_s)" \
     -v c="$(grep -o '"credits": [0-9]*' "$_o_name.json" | sed 's/.*: //' | tr '\n' ',')" \
     -v e="$(json_num "$_o_name.json" errors)" -v rc="$(json_num "$_o_name.json" reconnects)" \
-    -v rs="$(json_num "$_o_name.json" resent)" -v st="$_o_start" -v en="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN {
-      printf "RUN %s cell_s=%.2f wall_s=%.1f iops=%.0f lat_mean_us=%.0f inflight=%.1f credits=%s errors=%s reconnects=%s resent=%s\n",
-        r, s, en - st, i, l, i * l / 1e6, c, e, rc, rs }'
+    -v rs="$(json_num "$_o_name.json" resent)" -v st="$_o_start" -v en="$(cut -d' ' -f1 /proc/uptime)" \
+    -v pid="$_o_pid" 'BEGIN {
+      printf "RUN %s cell_s=%.2f wall_s=%.1f iops=%.0f lat_mean_us=%.0f inflight=%.1f credits=%s errors=%s reconnects=%s resent=%s pid=%s\n",
+        r, s, en - st, i, l, i * l / 1e6, c, e, rc, rs, pid }'
   report "$_o_name"
 }
 # kernel NAME: fio 4k randread, libaio, O_DIRECT, QD16 on the kernel mount.

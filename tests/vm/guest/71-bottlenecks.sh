@@ -264,6 +264,15 @@ sample_until() {
   exec 3>&-
   [ "$_su_i" -lt 240 ] || { kill "$1" 2>/dev/null || true; echo "run $1 still going after 240 samples: killed"; }
 }
+# measure NAME PID: the 250 ms series while PID runs, then the reading
+# after it; returns PID's exit status.
+measure() {
+  sample_until "$2" "$1.series"
+  _m_rc=0
+  wait "$2" || _m_rc=$?
+  snap_full "$1.after"
+  return "$_m_rc"
+}
 # report NAME: the deltas, the series and its summary.
 report() {
   awk -v run="$1" -f delta.awk "$1.before" "$1.after" | sort
@@ -290,10 +299,8 @@ ours() {
     pin-nice) nice -n 19 taskset -c 1 nfsrdma-bench "$@" >"$_o_name.txt" 2>&1 & ;;
   esac
   _o_pid=$!
-  sample_until "$_o_pid" "$_o_name.series"
   _o_rc=0
-  wait "$_o_pid" || _o_rc=$?
-  snap_full "$_o_name.after"
+  measure "$_o_name" "$_o_pid" || _o_rc=$?
   [ "$_o_rc" -eq 0 ] || { cat "$_o_name.txt"; vm_fail "run $_o_name: nfsrdma-bench file exited $_o_rc"; }
   _o_iops=$(json_num "$_o_name.json" iops)
   _o_lat=$(json_num "$_o_name.json" mean)
@@ -313,11 +320,8 @@ kernel() {
   _k_start=$(cut -d' ' -f1 /proc/uptime)
   fio --name="$1" --filename="$mnt/fio.dat" --size="$SIZE" --rw=randread --bs=4k --iodepth=16 \
     --ioengine=libaio --direct=1 --thread --time_based --runtime="$RUN_S" --minimal >"$1.fio" 2>&1 &
-  _k_pid=$!
-  sample_until "$_k_pid" "$1.series"
   _k_rc=0
-  wait "$_k_pid" || _k_rc=$?
-  snap_full "$1.after"
+  measure "$1" $! || _k_rc=$?
   [ "$_k_rc" -eq 0 ] || { cat "$1.fio"; vm_fail "run $1: fio exited $_k_rc"; }
   # terse v3: 8 read IOPS, 9 runtime ms, 40 total latency mean (us)
   awk -F';' -v r="$1" -v st="$_k_start" -v en="$(cut -d' ' -f1 /proc/uptime)" 'NF > 40 {

@@ -9,8 +9,8 @@
 # depth unpinned), at QD1; then fio on a kernel proto=rdma mount, healthy,
 # with 1 thread, with loss and with 4 credits, read through mountstats.
 # Per run it prints the benchmark's figures (RUN), every counter that moved
-# (DELTA run name value), derived shares (DERIVED), a 250 ms series (S) and
-# its summary (SERIES). It fails only when a run fails: it is a probe; the
+# (DELTA run name value), derived shares (DERIVED), a 250 ms series (S),
+# its summary (SERIES) and the benchmark's own verdict (BOUND). It fails only when a run fails: it is a probe; the
 # verdict rules that use its numbers assert on them.
 # vm-timeout: 420
 set -eu
@@ -311,6 +311,10 @@ ours() {
     -v pid="$_o_pid" 'BEGIN {
       printf "RUN %s cell_s=%.2f wall_s=%.1f iops=%.0f lat_mean_us=%.0f inflight=%.1f credits=%s errors=%s reconnects=%s resent=%s pid=%s\n",
         r, s, en - st, i, l, i * l / 1e6, c, e, rc, rs, pid }'
+  # The benchmark's own verdict (a build with bench/bound): "bound: TAG" and
+  # its findings under the cell.
+  awk -v r="$_o_name" '/^  bound: / { on = 1; print "BOUND", r, $0; next } on && /^    / { print "BOUND", r, $0; next } on { exit }' \
+    "$_o_name.txt"
   report "$_o_name"
 }
 # kernel NAME: fio 4k randread, libaio, O_DIRECT, QD16 on the kernel mount.

@@ -305,7 +305,7 @@ ours() {
   _o_iops=$(json_num "$_o_name.json" iops)
   _o_lat=$(json_num "$_o_name.json" mean)
   awk -v r="$_o_name" -v i="$_o_iops" -v l="$_o_lat" -v s="$(json_num "$_o_name.json" run_s)" \
-    -v c="$(grep -o '"credits": [0-9]*' "$_o_name.json" | sed 's/.*: //' | tr '\n' ',')" \
+    -v c="$(grep -o '"credits": [0-9][0-9]*' "$_o_name.json" | sed 's/.*: //' | tr '\n' ',')" \
     -v e="$(json_num "$_o_name.json" errors)" -v rc="$(json_num "$_o_name.json" reconnects)" \
     -v rs="$(json_num "$_o_name.json" resent)" -v st="$_o_start" -v en="$(cut -d' ' -f1 /proc/uptime)" \
     -v pid="$_o_pid" 'BEGIN {

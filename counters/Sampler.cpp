@@ -1,5 +1,7 @@
 #include "counters/Sampler.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <exception>
 
@@ -33,7 +35,18 @@ double Sampler::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }
 
+namespace {
+
+double threadCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
 void Sampler::readAll(double t) {
+  const double cpu0 = threadCpuSeconds();
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     std::optional<NamedValues> v;
     try {
@@ -44,6 +57,7 @@ void Sampler::readAll(double t) {
     if (v) series_[i].readings.push_back(Reading{t, std::move(*v)});
   }
   thinOut();
+  cpuSeconds_ += threadCpuSeconds() - cpu0;
 }
 
 void Sampler::thinOut() {
@@ -81,6 +95,7 @@ CellSeries Sampler::stop() {
   readAll(elapsed());
   CellSeries out;
   out.intervalSeconds = std::chrono::duration<double>(interval_).count();
+  out.cpuSeconds = cpuSeconds_;
   for (auto& s : series_) {
     if (!s.readings.empty()) out.series.push_back(std::move(s));
   }

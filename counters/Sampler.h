@@ -55,6 +55,7 @@ class Sampler {
   std::chrono::milliseconds interval_;
   std::chrono::steady_clock::time_point t0_;
   std::vector<Series> series_;
+  double cpuSeconds_ = 0;  // what readAll cost, on whichever thread ran it
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // under mu_

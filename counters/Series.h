@@ -67,6 +67,7 @@ void trimToWindow(Series& s, double from, double to);
 // A cell's series, in the order the sampler found the sources.
 struct CellSeries {
   double intervalSeconds = 0.25;  // what the sampler aimed at
+  double cpuSeconds = 0;          // the CPU the readings cost (the sampler's own cost)
   std::vector<Series> series;
   const Series* find(std::string_view source) const {
     for (const auto& s : series) {

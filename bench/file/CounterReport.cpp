@@ -108,6 +108,7 @@ std::vector<double> intervalValues(const Series& s, const std::string& name) {
 void writeCountersJson(JsonWriter& w, const counters::CellSeries& cell) {
   if (cell.series.empty()) return;
   w.beginObject("counters").field("interval_s", cell.intervalSeconds);
+  w.field("sampler_cpu_s", cell.cpuSeconds);
   w.beginArray("sources");
   for (const auto& s : cell.series) {
     if (!s.readings.empty()) writeSource(w, s);

@@ -30,6 +30,8 @@ packages=(
   # block protocols next to NFS: the NVMe-oF host (nvme connect), the iSCSI
   # and iSER initiator (iscsid, iscsiadm), mkfs.ext4 for the export's ramdisk
   nvme-cli open-iscsi e2fsprogs
+  # 71: a slow disk under the export (dm-delay), so one nfsd thread bounds
+  dmsetup
 )
 # Kernel modules loaded by the guest's /init (their dependencies come along).
 modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc crc32
@@ -37,8 +39,9 @@ modules=(veth dummy rdma_rxe ib_uverbs rdma_ucm rpcrdma nfsd nfsv4 nfs sunrpc cr
   # TCP, LIO with its iSCSI and iSER fabrics, the initiators, the export's fs
   brd configfs nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp target_core_iblock iscsi_target_mod
   ib_isert ib_iser iscsi_tcp sd_mod ext4
-  # loaded by 63: netem drops every packet on the veths (a silent partition)
-  sch_netem)
+  # loaded by 63: netem drops every packet on the veths (a silent partition);
+  # 71: netem's 1% loss, and dm-delay's slow disk
+  sch_netem dm-delay)
 
 versions=$(dpkg-query -W -f='${Package} ${Version} ${Status}\n' "${packages[@]}" 2>&1) ||
   vm_missing "host packages for the guest image are missing: $(grep -v 'install ok installed' <<<"$versions" | tr '\n' ' ')"

@@ -64,6 +64,7 @@ counters::NamedValues two(std::int64_t sent, std::int64_t credits) {
 
 TEST(CounterReport, WritesDeltasGaugesAndTheSeriesOfWhatMoved) {
   counters::CellSeries cell;
+  cell.cpuSeconds = 0.002;
   counters::Series s{"client", {"credits"}, {}};
   s.readings = {{0, two(10, 4)}, {0.25, two(30, 4)}, {0.5, two(35, 8)}};
   cell.series.push_back(s);
@@ -72,6 +73,7 @@ TEST(CounterReport, WritesDeltasGaugesAndTheSeriesOfWhatMoved) {
   writeCountersJson(w, cell);
   w.endObject();
   const JsonValue doc = parseJson(w.str());
+  EXPECT_EQ(doc.find("counters")->num("sampler_cpu_s"), 0.002);
   const JsonValue& src = doc.find("counters")->find("sources")->array.at(0);
   EXPECT_EQ(src.str("source"), "client");
   const JsonValue* deltas = src.find("deltas");

@@ -44,13 +44,13 @@ void add(NamedValues& to, const std::string& name, std::uint64_t v) {
 void addXprts(NamedValues& out, const NfsMountStats& m) {
   NamedValues sum;
   for (const auto& x : m.xprts) {
-    for (const auto& [name, v] : x.fields.values) {
+    for (const auto& field : x.fields.values) {
       auto it = std::find_if(sum.values.begin(), sum.values.end(),
-                             [&](const auto& p) { return p.first == name; });
+                             [&](const auto& p) { return p.first == field.first; });
       if (it == sum.values.end()) {
-        sum.values.emplace_back(name, v);
+        sum.values.push_back(field);
       } else {
-        it->second += v;
+        it->second += field.second;
       }
     }
   }

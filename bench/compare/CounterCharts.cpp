@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "bench/file/CounterReport.h"
@@ -62,7 +63,8 @@ std::vector<double> perSecond(const counters::Series& s, const std::string& name
 }
 
 bool moved(const std::vector<double>& v, bool gauge) {
-  double lo = INFINITY, hi = -INFINITY;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
   for (double x : v) {
     if (std::isnan(x)) continue;
     lo = std::min(lo, x);

@@ -1,9 +1,20 @@
 #include "counters/Series.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
 namespace nfsrdma::counters {
+
+std::vector<std::string> counterNames(const Series& s) {
+  std::vector<std::string> names;
+  for (const auto& r : s.readings) {
+    for (const auto& [n, v] : r.values.values) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  }
+  return names;
+}
 
 void trimToWindow(Series& s, double from, double to) {
   std::size_t first = 0;

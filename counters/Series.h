@@ -58,6 +58,9 @@ struct Series {
   }
 };
 
+// Every counter name of a series' readings, each once, in the order first seen.
+std::vector<std::string> counterNames(const Series& s);
+
 // Keeps each series' readings that bound the window [from, to] (seconds on
 // the readings' clock): the last one at or before from, those inside, and
 // the first at or after to. A cell's jobs connect and ramp before their

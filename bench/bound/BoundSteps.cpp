@@ -30,16 +30,6 @@ std::vector<Step> addSteps(const std::vector<Step>& a, const std::vector<Step>& 
   return sum;
 }
 
-std::vector<std::string> counterNames(const counters::Series& s) {
-  std::vector<std::string> names;
-  for (const auto& r : s.readings) {
-    for (const auto& [n, v] : r.values.values) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-    }
-  }
-  return names;
-}
-
 std::vector<Step> suffixSteps(const counters::Series& s, std::string_view suffix) {
   std::vector<Step> sum;
   for (const auto& n : counterNames(s)) {

@@ -25,9 +25,6 @@ struct Step {
 // One step per pair of consecutive readings whose clock moved forward.
 std::vector<Step> counterSteps(const counters::Series& s, std::string_view name);
 
-// Every counter name the series' readings hold, in the order first seen.
-std::vector<std::string> counterNames(const counters::Series& s);
-
 // A counter's steps summed over every counter whose name ends in `suffix`
 // (mountstats' per-operation "READ.queue_ms", "WRITE.queue_ms", ...); an
 // interval is known when at least one such counter has a delta in it.

@@ -41,16 +41,6 @@ bool telling(const std::string& name) {
                      [&](const char* n) { return name == n; });
 }
 
-std::vector<std::string> namesOf(const counters::Series& s) {
-  std::vector<std::string> names;
-  for (const auto& r : s.readings) {
-    for (const auto& [n, v] : r.values.values) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-    }
-  }
-  return names;
-}
-
 // A counter's rate per second in each interval, or a gauge's readings.
 std::vector<double> perSecond(const counters::Series& s, const std::string& name) {
   std::vector<double> v = intervalValues(s, name);
@@ -78,7 +68,7 @@ std::vector<Line> linesOf(const counters::CellSeries& cell) {
   std::vector<Line> lines;
   for (const auto& s : cell.series) {
     if (s.readings.size() < 2) continue;
-    for (const auto& n : namesOf(s)) {
+    for (const auto& n : counters::counterNames(s)) {
       std::vector<double> v = perSecond(s, n);
       if (!moved(v, s.isGauge(n))) continue;
       lines.push_back(

@@ -11,16 +11,6 @@ namespace {
 
 using counters::Series;
 
-std::vector<std::string> namesOf(const Series& s) {
-  std::vector<std::string> names;
-  for (const auto& r : s.readings) {
-    for (const auto& [n, v] : r.values.values) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-    }
-  }
-  return names;
-}
-
 void writeGauges(JsonWriter& w, const Series& s, const std::vector<std::string>& names) {
   w.beginObject("gauges");
   for (const auto& n : names) {
@@ -67,7 +57,7 @@ void writeSeries(JsonWriter& w, const Series& s, const std::vector<std::string>&
 }
 
 void writeSource(JsonWriter& w, const Series& s) {
-  const std::vector<std::string> names = namesOf(s);
+  const std::vector<std::string> names = counters::counterNames(s);
   const auto& first = s.readings.front().values;
   const auto& last = s.readings.back().values;
   const counters::CounterDeltas d = counters::counterDeltas(first, last);

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "counters/EthtoolStats.h"
 #include "counters/HostCounters.h"
 
 namespace nfsrdma::bench {

@@ -1,7 +1,8 @@
 // What a cell samples while it runs (counters/Series.h names the sources):
 // our client's counters for nfs targets, the mount's mountstats for a path
 // on a kernel NFS mount, and, for every target that crosses a network,
-// the RDMA ports with their netdevs and, when this host runs nfsd, its
+// the RDMA ports with their netdevs (statistics/ and the driver's pause,
+// discard and congestion counters, ethtool -S) and, when this host runs nfsd, its
 // pools, threads and svcrdma's statistics; the host's CPU and the
 // benchmark's own threads always. Sources the host lacks read nothing and
 // so have no series.

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "counters/CpuStat.h"
+#include "counters/EthtoolStats.h"
 #include "counters/MountStats.h"
 #include "counters/PoolStats.h"
 
@@ -46,6 +47,21 @@ bool taskHolds(std::string_view text) {
   return t.comm.size() < text.size();
 }
 
+// The input as an ethtool string set of as many names as it has 32-byte
+// entries, and one more: every name at most 32 bytes, the extra refused.
+bool ethtoolHolds(std::string_view block) {
+  const std::size_t count = block.size() / 32;
+  for (const auto& n : counters::parseEthtoolNames(block, count)) {
+    if (n.size() > 32 || n.find('\0') != std::string::npos) return false;
+  }
+  try {
+    counters::parseEthtoolNames(block, count + 1);
+  } catch (const std::invalid_argument&) {
+    return true;
+  }
+  return false;
+}
+
 template <class Check>
 bool refusedOrHolds(Check check, std::string_view text) {
   try {
@@ -62,7 +78,8 @@ bool refusedOrHolds(Check check, std::string_view text) {
 bool runKernelStats(std::span<const std::uint8_t> input) {
   const std::string_view text(reinterpret_cast<const char*>(input.data()), input.size());
   return refusedOrHolds(mountsHold, text) && refusedOrHolds(poolsHold, text) &&
-         refusedOrHolds(cpuHolds, text) && refusedOrHolds(taskHolds, text);
+         refusedOrHolds(cpuHolds, text) && refusedOrHolds(taskHolds, text) &&
+         refusedOrHolds(ethtoolHolds, text);
 }
 
 }  // namespace nfsrdma::fuzz

@@ -1,7 +1,7 @@
 // The kernel counter files' fuzz harness (fuzz_kernel_stats), shared with
 // the unit test that replays its corpus: the input is read as
-// /proc/self/mountstats, /proc/fs/nfsd/pool_stats, /proc/stat and a
-// thread's stat (counters/). Each parser must refuse it with
+// /proc/self/mountstats, /proc/fs/nfsd/pool_stats, /proc/stat, a
+// thread's stat and an ethtool string set (counters/). Each parser must refuse it with
 // std::invalid_argument or return what the text holds: NFS mounts only,
 // operations and fields with names, no more pools than lines, busy time
 // within the total.

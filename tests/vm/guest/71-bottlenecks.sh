@@ -42,9 +42,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
-modprobe -a sch_netem dm-delay brd ext4 || vm_fail "modprobe sch_netem dm-delay brd ext4"
-[ -b /dev/ram1 ] || modprobe brd rd_nr=2 rd_size=131072 || vm_fail "modprobe brd"
-[ -b /dev/ram1 ] || vm_fail "no /dev/ram1"
+modprobe -a sch_netem dm-delay ext4 || vm_fail "modprobe sch_netem dm-delay ext4"
+# Two 128 MiB ramdisks, as 70-block loads them (a no-op after it).
+modprobe brd rd_nr=2 rd_size=131072 || vm_fail "modprobe brd"
+[ "$(blockdev --getsize64 /dev/ram1)" -ge 134217728 ] || vm_fail "/dev/ram1 is smaller than 128 MiB"
 
 # The export: ext4 on a ramdisk behind dm-delay (3 ms per read and write).
 # Cached reads never see the delay; reads after a cache drop wait for it in
@@ -81,7 +82,7 @@ bench() {
   "$@" nfsrdma-bench file --target "$_b_target" --profile 4k-randread --size "$SIZE" \
     --runtime "$RUN_S" --ramp 0.5 --iodepth "$_b_qd" --json "$_b_name.json" \
     >"$_b_name.txt" 2>&1 || _b_rc=$?
-  [ "$_b_rc" -eq 0 ] || { cat "$_b_name.txt"; vm_fail "$_b_name: nfsrdma-bench file exited $_b_rc"; }
+  [ "$_b_rc" -eq 0 ] || { cat "$_b_name.txt" >&2; vm_fail "$_b_name: nfsrdma-bench file exited $_b_rc"; }
   sed -n 's/^  bound: //p' "$_b_name.txt" | head -n1 >"$_b_name.tag"
   echo "RUN $_b_name iops=$(json_num "$_b_name.json" iops) sampler_cpu_s=$(json_num "$_b_name.json" sampler_cpu_s)"
   awk -v r="$_b_name" '/^  bound: / { on = 1 } on && /^  ( |bound)/ { print "VERDICT", r, $0; next } on { exit }' \
@@ -107,6 +108,8 @@ failures=""
 bench warmup "nfs:$url" 16 >/dev/null
 bench healthy "nfs:$url" 16
 expect healthy none
+# The veths' driver counters (ethtool -S, read by ioctl) sit beside their statistics/.
+grep -q '"ethtool\.rx_queue_0_drops"' healthy.json || vm_fail "healthy: no ethtool counters of the veths in the JSON"
 
 set_threads 1
 drop_caches

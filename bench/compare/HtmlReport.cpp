@@ -218,8 +218,12 @@ std::string latencyTable(const CompareReport& r) {
   return h + "</tbody>\n</table>\n";
 }
 
-std::string cellBoundHtml(const CompareCell&) {
-  return {};
+// The cell's verdict: "bound: TAG" and a line per finding.
+std::string cellBoundHtml(const CompareCell& c) {
+  if (!c.bound) return {};
+  std::string h = "<ul class=\"why\">\n";
+  for (const auto& line : boundLines(*c.bound)) h += "<li>" + htmlEscape(line) + "</li>\n";
+  return h + "</ul>\n";
 }
 
 // Under each cell that was sampled: its verdict and the counters that

@@ -27,8 +27,21 @@ void addNetworkSources(std::vector<CounterSource>& out, const fs::path& root) {
         {"rdma:" + port, {}, [root, port] { return counters::readRdmaPort(root, port); }});
   }
   for (const auto& netdev : counters::rdmaNetdevs(root)) {
-    out.push_back(
-        {"net:" + netdev, {}, [root, netdev] { return counters::readNetdev(root, netdev); }});
+    // The driver's own counters (ethtool -S) come from an ioctl on this
+    // host's netdev: only when the root is this host's.
+    std::shared_ptr<const counters::EthtoolStats> driver;
+    if (root == "/") {
+      driver =
+          std::make_shared<const counters::EthtoolStats>(netdev, counters::ethtoolCounterWanted);
+    }
+    out.push_back({"net:" + netdev, {}, [root, netdev, driver]() -> std::optional<NamedValues> {
+                     auto v = counters::readNetdev(root, netdev);
+                     const auto extra = driver ? driver->read() : std::nullopt;
+                     if (!extra) return v;
+                     if (!v) v.emplace();
+                     v->values.insert(v->values.end(), extra->values.begin(), extra->values.end());
+                     return v;
+                   }});
   }
 }
 

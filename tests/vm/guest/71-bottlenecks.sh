@@ -109,7 +109,11 @@ bench warmup "nfs:$url" 16 >/dev/null
 bench healthy "nfs:$url" 16
 expect healthy none
 # The veths' driver counters (ethtool -S, read by ioctl) sit beside their statistics/.
-grep -q '"ethtool\.rx_queue_0_drops"' healthy.json || vm_fail "healthy: no ethtool counters of the veths in the JSON"
+grep -q '"ethtool\.rx_queue_0_drops"' healthy.json || {
+  grep -o '"source": "[^"]*"' healthy.json >&2
+  grep -o '"net:veth0", "readings": [0-9]*, [^}]*' healthy.json | head -c 600 >&2
+  vm_fail "healthy: no ethtool counters of the veths in the JSON"
+}
 
 set_threads 1
 drop_caches

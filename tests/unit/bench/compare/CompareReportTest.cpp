@@ -42,6 +42,49 @@ TEST(CompareReport, UnavailableTargetSaysWhyInItsColumn) {
       << text;
 }
 
+// A sampled cell: its verdict as a tag in the table, its lines under "What
+// bounded each cell" in the text, the JSON's bound object, and in the HTML
+// the same lines over a time series of the counters that moved.
+TEST(CompareReport, ASampledCellSaysWhatBoundedItInTextJsonAndHtml) {
+  CompareReport r = testing::fieldNotesReport();
+  CompareCell* c = r.cell("4k-randread", IoDirection::Read, "nfs-rdma");
+  ASSERT_NE(c, nullptr);
+  auto series = std::make_shared<counters::CellSeries>();
+  counters::Series rxe{"rdma:rxe1/1", {}, {}};
+  for (int i = 0; i < 9; ++i) {
+    counters::NamedValues v;
+    v.values = {{"rcvd_pkts", i * 10000}, {"completer_retry_err", i * 40}};
+    rxe.readings.push_back({i * 0.25, v});
+  }
+  series->series.push_back(rxe);
+  c->series = series;
+  c->facts.transport = "rdma";
+  c->facts.iodepth = 32;
+  c->facts.numjobs = 1;
+  computeFlags(r);  // judges the sampled cell with its flags
+  ASSERT_TRUE(c->bound.has_value());
+  EXPECT_EQ(c->bound->tag(), "fabric-loss");
+  const std::string text = formatCompareText(r);
+  EXPECT_NE(text.find("(fabric-loss) |"), std::string::npos) << text;
+  EXPECT_NE(text.find(" What bounded each cell\n - nfs-rdma 4k-randread read: bound: fabric-loss\n"
+                      "     fabric-loss: rdma:rxe1/1 completer_retry_err +320"),
+            std::string::npos)
+      << text;
+  const std::string html = renderHtmlReport(r);
+  EXPECT_NE(html.find("<h2 id=\"why\">What bounded each cell</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<li>bound: fabric-loss</li>"), std::string::npos);
+  EXPECT_NE(html.find("<figcaption>rdma:rxe1/1 completer_retry_err /s (peak 160)</figcaption>"),
+            std::string::npos)
+      << html.substr(html.find("why"), 2000);
+  const JsonValue doc = parseJson(compareToJson(r));
+  bool found = false;
+  ASSERT_NE(doc.find("results"), nullptr);
+  for (const auto& cell : doc.find("results")->array) {
+    if (const JsonValue* b = cell.find("bound")) found = b->str("tag") == "fabric-loss";
+  }
+  EXPECT_TRUE(found);
+}
+
 // Schema of "nfsrdma-bench-compare/3": the keys and kinds every consumer relies on.
 void checkSchema(const JsonValue& doc) {
   ASSERT_TRUE(doc.isObject());

@@ -64,7 +64,9 @@ Saturation starvedThread(Judging& j) {
   for (const auto& waited : cpusUsed(*threads, "longest_wait_ms", 1000.0)) {
     if (!waited) continue;
     ++s.known;
-    sum += *waited;
+    // A wait that spans a reading's boundary can read a little over the
+    // interval: a thread waits at most all of it.
+    sum += std::min(*waited, 1.0);
     if (*waited >= kStarvedShare) ++starved;
   }
   if (s.known > 0 && starved >= kMostShare * s.known) {

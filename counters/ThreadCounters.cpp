@@ -55,9 +55,12 @@ ThreadCounters::ThreadCounters(fs::path root, std::string pid, long hz)
 // when their number changed, as a scan reads every process's stat.
 void ThreadCounters::findNfsdThreads() {
   const auto count = nfsdThreadCount(root_);
-  if (count == nfsdCount_ && !nfsdStats_.empty()) return;
+  // Scanned once per count: a host without nfsd (no threads file, or 0)
+  // never pays for a scan of every process.
+  if (count == nfsdCount_) return;
   nfsdCount_ = count;
   nfsdStats_.clear();
+  if (!count || *count <= 0) return;
   std::error_code ec;
   std::size_t seen = 0;
   for (const auto& e : fs::directory_iterator(root_ / "proc", ec)) {

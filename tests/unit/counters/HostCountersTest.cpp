@@ -109,6 +109,12 @@ TEST_F(HostCountersTest, NfsdThreadsCountBusyOnesAndAddTheirTicksFromTheFirstRea
   r = nfsd.read();
   EXPECT_EQ(r->get("busy"), 2);
   EXPECT_EQ(r->get("ticks"), 20);
+  nfsdThread(103, 'I', 0, 0);  // a thread started: found once the count says so
+  EXPECT_EQ(nfsd.read()->get("threads"), 2);
+  put("proc/fs/nfsd/threads", "3\n");
+  EXPECT_EQ(nfsd.read()->get("threads"), 3);
+  put("proc/fs/nfsd/threads", "0\n");  // nfsd stopped
+  EXPECT_FALSE(nfsd.read());
 }
 
 TEST_F(HostCountersTest, BenchThreadsSumTheBusiestThreadOfEachIntervalAndKeepEndedOnes) {

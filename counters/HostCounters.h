@@ -64,7 +64,17 @@ class ThreadCounters {
   std::optional<NamedValues> read();
 
  private:
+  // One reading's sums over the threads.
+  struct Tally {
+    std::uint64_t added = 0, busiest = 0, threads = 0, busy = 0, longestWait = 0;
+    bool waits = false;                                  // every thread's run-queue wait was read
+    std::map<std::string, std::uint64_t> ticks, waited;  // by thread, for the next reading
+  };
   void findNfsdThreads();
+  std::vector<std::filesystem::path> statFiles();
+  std::uint64_t since(const std::map<std::string, std::uint64_t>& last, const std::string& thread,
+                      std::uint64_t now) const;
+  void count(const std::filesystem::path& stat, Tally& t) const;
   std::filesystem::path root_;
   std::string pid_;  // empty: nfsd
   long hz_;

@@ -73,70 +73,75 @@ void ThreadCounters::findNfsdThreads() {
   std::sort(nfsdStats_.begin(), nfsdStats_.end());
 }
 
-std::optional<NamedValues> ThreadCounters::read() {
-  std::vector<fs::path> files;
+std::vector<fs::path> ThreadCounters::statFiles() {
   if (pid_.empty()) {
     findNfsdThreads();
-    files = nfsdStats_;
-  } else {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root_ / "proc" / pid_ / "task", ec)) {
-      if (files.size() < kMaxThreads) files.push_back(e.path() / "stat");
+    return nfsdStats_;
+  }
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root_ / "proc" / pid_ / "task", ec)) {
+    if (files.size() < kMaxThreads) files.push_back(e.path() / "stat");
+  }
+  return files;
+}
+
+// What a counter of a thread added since the last reading: all of it for
+// a thread started since; nothing at the first reading (what the threads
+// used before the cell is not the cell's).
+std::uint64_t ThreadCounters::since(const std::map<std::string, std::uint64_t>& last,
+                                    const std::string& thread, std::uint64_t now) const {
+  const auto before = last.find(thread);
+  if (before != last.end()) return now - std::min(before->second, now);
+  return first_ ? 0 : now;
+}
+
+void ThreadCounters::count(const fs::path& stat, Tally& t) const {
+  const auto s = statOf(stat);
+  if (!s) return;  // the thread ended between the listing and the read
+  const std::string key = stat.parent_path().filename().string();
+  const std::uint64_t ticks = s->utime + s->stime;
+  const std::uint64_t used = since(last_, key, ticks);
+  t.busiest = std::max(t.busiest, used);
+  t.added += used;
+  t.ticks[key] = ticks;
+  if (t.waits) {
+    // The same rule for the run-queue wait; the longest of the interval.
+    const auto w = runQueueWaitMs(stat);
+    t.waits = w.has_value();
+    if (w) {
+      t.longestWait = std::max(t.longestWait, since(lastWait_, key, *w));
+      t.waited[key] = *w;
     }
   }
-  std::uint64_t added = 0, busiestNow = 0, threads = 0, busy = 0, longestWait = 0;
-  bool waits = !pid_.empty();
-  std::map<std::string, std::uint64_t> now, nowWait;
-  for (const auto& f : files) {
-    const auto s = statOf(f);
-    if (!s) continue;
-    const std::uint64_t t = s->utime + s->stime;
-    const std::string key = f.parent_path().filename().string();
-    // A thread seen before adds what it used since; one started since the
-    // last reading adds all it used; at the first reading nothing is added
-    // (what the threads used before the cell is not the cell's).
-    const auto before = last_.find(key);
-    const std::uint64_t prev =
-        before != last_.end() ? std::min(before->second, t) : (first_ ? t : 0);
-    busiestNow = std::max(busiestNow, t - prev);
-    added += t - prev;
-    now[key] = t;
-    if (waits) {
-      // The same rule as the ticks: what a thread waited since the last
-      // reading, the longest of them summed per interval.
-      const auto w = runQueueWaitMs(f);
-      waits = w.has_value();
-      if (w) {
-        const auto seen = lastWait_.find(key);
-        const std::uint64_t from =
-            seen != lastWait_.end() ? std::min(seen->second, *w) : (first_ ? *w : 0);
-        longestWait = std::max(longestWait, *w - from);
-        nowWait[key] = *w;
-      }
-    }
-    ++threads;
-    // nfsd threads wait for work in TASK_IDLE ("I"); any other state is a
-    // thread serving a request (running, or waiting on the disk or the wire).
-    busy += s->state != 'I' ? 1U : 0U;
-  }
-  if (threads == 0) return std::nullopt;
-  last_ = std::move(now);
-  lastWait_ = std::move(nowWait);
+  ++t.threads;
+  // nfsd threads wait for work in TASK_IDLE ("I"); any other state is a
+  // thread serving a request (running, or waiting on the disk or the wire).
+  t.busy += s->state != 'I' ? 1U : 0U;
+}
+
+std::optional<NamedValues> ThreadCounters::read() {
+  Tally t;
+  t.waits = !pid_.empty();
+  for (const auto& f : statFiles()) count(f, t);
+  if (t.threads == 0) return std::nullopt;
+  last_ = std::move(t.ticks);
+  lastWait_ = std::move(t.waited);
   first_ = false;
-  busiest_ += busiestNow;
-  ticks_ += added;
+  busiest_ += t.busiest;
+  ticks_ += t.added;
   NamedValues out;
   const auto put = [&](const char* n, std::uint64_t v) {
     out.values.emplace_back(n, static_cast<std::int64_t>(v));
   };
   if (pid_.empty()) {
-    put("threads", threads);
-    put("busy", busy);
+    put("threads", t.threads);
+    put("busy", t.busy);
   } else {
     put("busiest_ticks", busiest_);
-    put("threads", threads);
-    if (waits) {
-      longestWait_ += longestWait;
+    put("threads", t.threads);
+    if (t.waits) {
+      longestWait_ += t.longestWait;
       put("longest_wait_ms", longestWait_);
     }
   }

@@ -173,7 +173,9 @@ void judgeLatency(Judging& j) {
   if (j.facts.iops <= 0 || j.facts.meanLatencyUs <= 0) {
     return j.notMeasured("latency: the cell's IOPS or mean latency");
   }
-  const Depth d = depthKept(j);
+  // In requests, as asked: our client's gauge counts RPCs, and a request
+  // above its largest I/O size goes as several.
+  const Depth d{j.facts.iops * j.facts.meanLatencyUs / 1e6, "IOPS x mean latency"};
   if (d.inFlight < kBelowAsked * asked) return;
   Finding f{"latency",
             fmt("latency-bound: %.1f in flight x %.0f us = %.0f IOPS (%u asked, %s); more qd= "

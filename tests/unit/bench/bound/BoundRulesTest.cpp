@@ -204,7 +204,22 @@ TEST(BoundRules, QueueDepthOneKeptFullIsLatency) {
   const Verdict v = judgeCell(facts, cell);
   EXPECT_EQ(v.tag(), "latency");
   EXPECT_EQ(v.findings.at(0).evidence,
-            "latency-bound: 1.0 in flight x 83 us = 12000 IOPS (1 asked, client's mean in flight); "
+            "latency-bound: 1.0 in flight x 83 us = 12000 IOPS (1 asked, IOPS x mean latency); "
+            "more qd= would help");
+}
+
+TEST(BoundRules, LatencyCountsRequestsNotTheRpcsALargeRequestTakes) {
+  // 4 MiB requests at QD2 as 1 MiB RPCs: 8 RPCs out, 2 requests.
+  auto cell = healthyCell();
+  replaceSeries(cell, testing::clientSeries(2, 8, 64));
+  CellFacts facts = rdmaFacts(2);
+  facts.blockSize = 4 << 20;
+  facts.iops = 100;
+  facts.meanLatencyUs = 20000;
+  const Verdict v = judgeCell(facts, cell);
+  ASSERT_EQ(v.tag(), "latency");
+  EXPECT_EQ(v.findings.at(0).evidence,
+            "latency-bound: 2.0 in flight x 20000 us = 100 IOPS (2 asked, IOPS x mean latency); "
             "more qd= would help");
 }
 

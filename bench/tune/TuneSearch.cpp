@@ -1,0 +1,322 @@
+#include "bench/tune/TuneSearch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+
+namespace nfsrdma::bench {
+namespace {
+
+// A start-point run after this many candidates: the baseline each
+// candidate is judged against is interpolated between the start runs
+// around it, so a drift of the whole system cancels.
+constexpr std::size_t kStartEvery = 2;
+
+// Student's t for a two-sided 95% interval, by degrees of freedom 1..10;
+// beyond, the normal's 1.96 is close enough.
+double tQuantile(std::size_t dof) {
+  static const double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571,
+                              2.447,  2.365, 2.306, 2.262, 2.228};
+  return dof >= 1 && dof <= 10 ? kT[dof - 1] : 1.96;
+}
+
+struct Spread {
+  double mean = 0, sd = 0;
+};
+
+Spread spreadOf(const std::vector<double>& v) {
+  Spread s;
+  if (v.empty()) return s;
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  if (v.size() < 2) return s;
+  double sq = 0;
+  for (double x : v) sq += (x - s.mean) * (x - s.mean);
+  s.sd = std::sqrt(sq / static_cast<double>(v.size() - 1));
+  return s;
+}
+
+void check(const std::vector<Knob>& knobs, const SearchOptions& o) {
+  for (const auto& k : knobs) {
+    if (k.levels.empty()) throw std::invalid_argument("tune: knob " + k.name + " has no levels");
+    if (k.start >= k.levels.size()) {
+      throw std::invalid_argument("tune: knob " + k.name + ": start level " +
+                                  std::to_string(k.start) + " is not one of its " +
+                                  std::to_string(k.levels.size()) + " levels");
+    }
+  }
+  const std::size_t least = static_cast<std::size_t>(o.noiseRuns + 2 * o.confirmPairs) + 1;
+  if (o.noiseRuns < 2 || o.confirmPairs < 2 || o.maxTrials < least) {
+    throw std::invalid_argument("tune: a budget of " + std::to_string(o.maxTrials) +
+                                " trials cannot hold the start's noise runs and a confirmation (" +
+                                std::to_string(least) + " at least)");
+  }
+}
+
+class Searcher {
+ public:
+  Searcher(const std::vector<Knob>& knobs, const RunTrial& run, const SearchOptions& o)
+      : knobs_(knobs), run_(run), o_(o) {
+    for (const auto& k : knobs) r_.start.push_back(k.start);
+    r_.best = r_.start;
+  }
+
+  SearchResult search() {
+    measureNoise();
+    screen();
+    rank();
+    if (std::none_of(r_.effects.begin(), r_.effects.end(),
+                     [](const auto& e) { return e.matters; })) {
+      r_.stopReason = flatReason();
+      return r_;
+    }
+    searchJointly();
+    pickBest();
+    confirm();
+    return r_;
+  }
+
+ private:
+  std::size_t left() const { return o_.maxTrials - r_.trials.size(); }
+  std::size_t reserve() const { return 2 * static_cast<std::size_t>(o_.confirmPairs); }
+
+  double measure(const Setting& s, bool isStart) {
+    Trial t{s, run_(s), isStart, 0};
+    r_.trials.push_back(t);
+    if (!isStart) sinceStart_++;
+    return t.figure.value;
+  }
+
+  // Candidates are measured in runs of kStartEvery between start runs.
+  void candidate(const Setting& s) {
+    if (sinceStart_ >= kStartEvery) {
+      measure(r_.start, true);
+      sinceStart_ = 0;
+    }
+    measure(s, false);
+  }
+
+  void measureNoise() {
+    std::vector<double> v;
+    for (int i = 0; i < o_.noiseRuns; ++i) v.push_back(measure(r_.start, true));
+    const Spread s = spreadOf(v);
+    r_.startMean = s.mean;
+    r_.noise = s.mean > 0 ? s.sd / s.mean : 0;
+  }
+
+  bool room() const { return left() > reserve() + 1; }
+
+  // A start run after the last candidates, so that they too have the start
+  // point measured on both sides.
+  void closeWithStart() {
+    if (sinceStart_ == 0 || left() <= reserve()) return;
+    measure(r_.start, true);
+    sinceStart_ = 0;
+  }
+
+  void screen() {
+    for (std::size_t k = 0; k < knobs_.size(); ++k) {
+      for (std::size_t l = 0; l < knobs_[k].levels.size(); ++l) {
+        if (l == knobs_[k].start) continue;
+        if (!room()) {
+          r_.stopReason = "budget: screening stopped at " + knobs_[k].name;
+          closeWithStart();
+          return;
+        }
+        Setting s = r_.start;
+        s[k] = l;
+        candidate(s);
+      }
+    }
+    closeWithStart();
+  }
+
+  // The start point's figure at trial i: interpolated between the start
+  // runs before and after it (the nearest one when it has one side only).
+  double baselineAt(std::size_t i) const {
+    std::size_t before = i, after = i;
+    bool hasBefore = false, hasAfter = false;
+    for (std::size_t j = i; j-- > 0;) {
+      if (r_.trials[j].isStart) {
+        before = j;
+        hasBefore = true;
+        break;
+      }
+    }
+    for (std::size_t j = i + 1; j < r_.trials.size(); ++j) {
+      if (r_.trials[j].isStart) {
+        after = j;
+        hasAfter = true;
+        break;
+      }
+    }
+    const double b = hasBefore ? r_.trials[before].figure.value : r_.startMean;
+    if (!hasAfter) return b;
+    const double a = r_.trials[after].figure.value;
+    if (!hasBefore) return a;
+    const double w = static_cast<double>(i - before) / static_cast<double>(after - before);
+    return b + (a - b) * w;
+  }
+
+  void computeEffects() {
+    for (std::size_t i = 0; i < r_.trials.size(); ++i) {
+      Trial& t = r_.trials[i];
+      if (t.isStart) continue;
+      const double base = baselineAt(i);
+      t.effect = base > 0 ? t.figure.value / base - 1 : 0;
+    }
+  }
+
+  double threshold() const { return std::max(kMinEffect, o_.noiseMultiple * r_.noise); }
+
+  // One knob's screening: each level's effect with the others at the start.
+  KnobEffect effectOf(std::size_t k) const {
+    KnobEffect e;
+    e.knob = k;
+    e.levelEffects.assign(knobs_[k].levels.size(), 0);
+    e.bestLevel = knobs_[k].start;
+    for (const auto& t : r_.trials) {
+      if (t.isStart || !onlyDiffersIn(t.setting, k)) continue;
+      e.levelEffects[t.setting[k]] = t.effect;
+      if (t.effect > e.best) {
+        e.best = t.effect;
+        e.bestLevel = t.setting[k];
+      }
+    }
+    e.matters = e.best > threshold();
+    return e;
+  }
+
+  bool onlyDiffersIn(const Setting& s, std::size_t k) const {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (i != k && s[i] != r_.start[i]) return false;
+    }
+    return s[k] != r_.start[k];
+  }
+
+  // The noise again from every start run so far: the differences of
+  // consecutive ones (a drift barely moves them), when that says more than
+  // the first few runs did.
+  void refineNoise() {
+    std::vector<double> starts;
+    for (const auto& t : r_.trials) {
+      if (t.isStart) starts.push_back(t.figure.value);
+    }
+    if (starts.size() < 3 || r_.startMean <= 0) return;
+    double sq = 0;
+    for (std::size_t i = 1; i < starts.size(); ++i) sq += std::pow(starts[i] - starts[i - 1], 2);
+    const double fromDiffs =
+        std::sqrt(sq / static_cast<double>(starts.size() - 1) / 2) / r_.startMean;
+    r_.noise = std::max(r_.noise, fromDiffs);
+  }
+
+  void rank() {
+    refineNoise();
+    computeEffects();
+    r_.effects.clear();
+    for (std::size_t k = 0; k < knobs_.size(); ++k) r_.effects.push_back(effectOf(k));
+    std::stable_sort(r_.effects.begin(), r_.effects.end(),
+                     [](const KnobEffect& a, const KnobEffect& b) { return a.best > b.best; });
+  }
+
+  std::string flatReason() const {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "flat: no level of any knob beat the start by more than %.1f%% (noise %.1f%%)",
+                  threshold() * 100, r_.noise * 100);
+    return buf;
+  }
+
+  bool measured(const Setting& s) const {
+    return std::any_of(r_.trials.begin(), r_.trials.end(),
+                       [&](const Trial& t) { return t.setting == s; });
+  }
+
+  // Every combination of the levels of the few knobs that matter most, the
+  // other knobs at the start; then those knobs each at its best level
+  // together, when more matter than are searched jointly.
+  void searchJointly() {
+    std::vector<std::size_t> joint;
+    for (const auto& e : r_.effects) {
+      if (e.matters && joint.size() < o_.jointKnobs) joint.push_back(e.knob);
+    }
+    std::vector<Setting> combos{r_.start};
+    for (std::size_t k : joint) {
+      std::vector<Setting> next;
+      for (const auto& c : combos) {
+        for (std::size_t l = 0; l < knobs_[k].levels.size(); ++l) {
+          Setting s = c;
+          s[k] = l;
+          next.push_back(s);
+        }
+      }
+      combos = std::move(next);
+    }
+    Setting greedy = r_.start;
+    for (const auto& e : r_.effects) {
+      if (e.matters) greedy[e.knob] = e.bestLevel;
+    }
+    combos.push_back(greedy);
+    for (const auto& s : combos) {
+      if (measured(s)) continue;
+      if (!room()) {
+        r_.stopReason = "budget: the joint search stopped early";
+        break;
+      }
+      candidate(s);
+    }
+    closeWithStart();
+    computeEffects();
+  }
+
+  void pickBest() {
+    double best = 0;
+    for (const auto& t : r_.trials) {
+      if (!t.isStart && t.effect > best) {
+        best = t.effect;
+        r_.best = t.setting;
+      }
+    }
+  }
+
+  void confirm() {
+    if (r_.best == r_.start) return;
+    std::vector<double> ratios;
+    for (int i = 0; i < o_.confirmPairs && left() >= 2; ++i) {
+      const double b = measure(r_.best, false);
+      const double s = measure(r_.start, true);
+      if (s > 0) ratios.push_back(b / s);
+    }
+    const Spread sp = spreadOf(ratios);
+    const double half = ratios.size() > 1 ? tQuantile(ratios.size() - 1) * sp.sd /
+                                                std::sqrt(static_cast<double>(ratios.size()))
+                                          : 0;
+    r_.gain = sp.mean - 1;
+    r_.gainLow = r_.gain - half;
+    r_.gainHigh = r_.gain + half;
+    r_.changed = ratios.size() > 1 && r_.gainLow > 0 && r_.gain >= kMinEffect;
+    if (r_.changed) {
+      r_.stopReason = "confirmed";
+      return;
+    }
+    r_.stopReason = "not confirmed: the best setting's gain is within the noise";
+    r_.best = r_.start;
+  }
+
+  const std::vector<Knob>& knobs_;
+  const RunTrial& run_;
+  const SearchOptions& o_;
+  SearchResult r_;
+  std::size_t sinceStart_ = 0;
+};
+
+}  // namespace
+
+SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,
+                        const SearchOptions& options) {
+  check(knobs, options);
+  return Searcher(knobs, run, options).search();
+}
+
+}  // namespace nfsrdma::bench

@@ -1,0 +1,96 @@
+// The search behind `nfsrdma-bench tune` (issue 40's first part): which
+// knobs matter for a workload and which of their levels make it fast,
+// learned from real runs whose figures are noisy and drift while the
+// search runs. Pure: it calls the given run function for every trial and
+// keeps what it returned, so tests drive it on synthetic surfaces.
+//
+// The steps, as the storage-tuning literature found them to work (rank
+// the knobs first, tune only the few that matter, confirm against the
+// start point):
+//  1. noise: the start point measured a few times (its relative spread);
+//  2. screening: every level of every knob alone, in the order given (the
+//     verdicts put the knob that moves the bound first), each judged
+//     against the start point measured around it, so that drift cancels;
+//  3. a knob matters when one of its levels beats the start by more than
+//     the noise; the few that matter most are searched together, every
+//     combination of their levels (interactions such as nconnect x qd are
+//     where one knob at a time goes wrong);
+//  4. confirmation: the best setting and the start point alternated, the
+//     gain with a 95% interval; a gain whose interval reaches 0 is no gain,
+//     and the start point stays.
+// It stops early when no knob matters, and never spends more trials than
+// the budget (keeping those the confirmation needs).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nfsrdma::bench {
+
+struct Knob {
+  std::string name;                 // "nconnect"
+  std::vector<std::string> levels;  // "1", "2", "4", "8"
+  std::size_t start = 0;            // the level in effect now
+};
+
+// A level (index into Knob::levels) per knob, in the knobs' order.
+using Setting = std::vector<std::size_t>;
+
+// What one run of a setting gave: the objective (higher is better; a
+// latency or a cost is passed negated or inverted by the caller) and the
+// verdict of that run ("credits", "none").
+struct TrialFigure {
+  double value = 0;
+  std::string verdict;
+};
+using RunTrial = std::function<TrialFigure(const Setting&)>;
+
+struct SearchOptions {
+  std::size_t maxTrials = 60;  // every run counts, the start point's too
+  int noiseRuns = 3;           // the start point, before anything else
+  int confirmPairs = 3;        // best and start, alternated
+  std::size_t jointKnobs = 2;  // how many of the knobs that matter are searched together
+  // A level matters when it beats the start by this many noise spreads
+  // (and by at least kMinEffect).
+  double noiseMultiple = 2.0;
+};
+
+// Below this a difference is not worth a setting, whatever the noise.
+inline constexpr double kMinEffect = 0.02;
+
+struct Trial {
+  Setting setting;
+  TrialFigure figure;
+  bool isStart = false;
+  double effect = 0;  // against the start point around it (start runs: 0)
+};
+
+struct KnobEffect {
+  std::size_t knob = 0;
+  std::vector<double> levelEffects;  // by level; the start level 0
+  std::size_t bestLevel = 0;
+  double best = 0;  // the best level's effect
+  bool matters = false;
+};
+
+struct SearchResult {
+  double startMean = 0;
+  double noise = 0;  // the start point's relative spread (sample stdev / mean)
+  std::vector<Trial> trials;
+  std::vector<KnobEffect> effects;  // one per knob, ranked: the largest effect first
+  Setting start;
+  Setting best;                      // the recommendation: the start when nothing beat it
+  double gain = 0;                   // best over start, confirmed (0 when best is the start)
+  double gainLow = 0, gainHigh = 0;  // its 95% interval
+  bool changed = false;
+  std::string stopReason;  // "flat: ...", "budget: ...", "confirmed", "not confirmed: ..."
+};
+
+// Throws std::invalid_argument for knobs without levels, a start outside
+// them, or a budget too small for the noise runs and one confirmation.
+SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,
+                        const SearchOptions& options = {});
+
+}  // namespace nfsrdma::bench

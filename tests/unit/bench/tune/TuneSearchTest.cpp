@@ -1,0 +1,136 @@
+// bench/tune/TuneSearch on synthetic response surfaces with noise and
+// drift: a knob that matters found and one that does not named so; an
+// interaction only the joint search finds; a flat surface stopping after
+// the screening; drift and small effects never recommended; the budget
+// kept; bad knobs and budgets refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "bench/tune/TuneSearch.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+// A surface: the figure of a setting is base x (1 + effect(setting)),
+// times Gaussian noise, plus a drift that grows with every run.
+struct Surface {
+  std::function<double(const Setting&)> effect;
+  double noise = 0.02;
+  double driftPerRun = 0;
+  unsigned seed = 1;
+  int runs = 0;
+  std::mt19937 rng{seed};
+  RunTrial runner() {
+    rng.seed(seed);
+    return [this](const Setting& s) {
+      std::normal_distribution<double> n(1.0, noise);
+      const double v = 1000 * (1 + effect(s)) * n(rng) * (1 + driftPerRun * runs++);
+      return TrialFigure{v, "none"};
+    };
+  }
+};
+
+std::vector<Knob> twoKnobs() {
+  return {{"nconnect", {"1", "2", "4", "8"}, 0}, {"rsize", {"64k", "256k", "1m"}, 1}};
+}
+
+TEST(TuneSearch, AKnobThatMattersIsFoundAndOneThatDoesNotIsNamedSo) {
+  Surface s;
+  s.effect = [](const Setting& x) {
+    static const double kGain[] = {0, 0.2, 0.4, 0.45};
+    return kGain[x[0]];
+  };
+  const SearchResult r = tuneSearch(twoKnobs(), s.runner());
+  ASSERT_EQ(r.effects.size(), 2U);
+  EXPECT_EQ(r.effects[0].knob, 0U);
+  EXPECT_TRUE(r.effects[0].matters);
+  EXPECT_FALSE(r.effects[1].matters);
+  EXPECT_TRUE(r.changed) << r.stopReason;
+  EXPECT_GE(r.best[0], 2U);
+  EXPECT_EQ(r.best[1], 1U);  // rsize left as it was
+  EXPECT_GT(r.gainLow, 0.25);
+  EXPECT_LT(r.gain, 0.6);
+  EXPECT_LE(r.trials.size(), 60U);
+}
+
+TEST(TuneSearch, AnInteractionOneKnobAtATimeMissesIsFoundTogether) {
+  // Each knob alone helps a little; together much more (more connections
+  // pay only with the depth to fill them).
+  Surface s;
+  s.effect = [](const Setting& x) {
+    const bool a = x[0] == 3, b = x[1] == 2;
+    return a && b ? 0.8 : (a || b ? 0.1 : 0.0);
+  };
+  const SearchResult r = tuneSearch(twoKnobs(), s.runner());
+  EXPECT_EQ(r.best, (Setting{3, 2})) << r.stopReason;
+  EXPECT_GT(r.gain, 0.6);
+}
+
+TEST(TuneSearch, AFlatSurfaceStopsAfterTheScreeningAndKeepsTheStart) {
+  Surface s;
+  s.effect = [](const Setting&) { return 0.0; };
+  const SearchResult r = tuneSearch(twoKnobs(), s.runner());
+  EXPECT_FALSE(r.changed);
+  EXPECT_EQ(r.best, r.start);
+  EXPECT_EQ(r.stopReason.rfind("flat: ", 0), 0U) << r.stopReason << ", noise " << r.noise;
+  // 3 noise runs, 5 levels screened with a start run after every 2, and one closing.
+  EXPECT_EQ(r.trials.size(), 11U);
+}
+
+TEST(TuneSearch, DriftDuringTheRunDoesNotMakeAKnobMatter) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    Surface s;
+    s.seed = seed;
+    s.noise = 0.01;
+    s.driftPerRun = 0.015;  // the system speeds up 1.5% a run: late candidates look better
+    s.effect = [](const Setting&) { return 0.0; };
+    const SearchResult r = tuneSearch(twoKnobs(), s.runner());
+    EXPECT_FALSE(r.changed) << "seed " << seed << ": " << r.stopReason;
+  }
+}
+
+TEST(TuneSearch, NeverRecommendsAChangeInsideTheNoise) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    Surface s;
+    s.seed = seed;
+    s.noise = 0.03;
+    s.effect = [](const Setting& x) { return x[0] == 3 ? 0.01 : 0.0; };
+    const SearchResult r = tuneSearch(twoKnobs(), s.runner());
+    EXPECT_FALSE(r.changed) << "seed " << seed << ": gain " << r.gain << ", " << r.stopReason;
+  }
+}
+
+TEST(TuneSearch, TheBudgetIsNeverExceeded) {
+  std::vector<Knob> many;
+  for (int k = 0; k < 6; ++k) many.push_back({"k" + std::to_string(k), {"a", "b", "c", "d"}, 0});
+  Surface s;
+  s.effect = [](const Setting& x) { return 0.1 * static_cast<double>(x[0] + x[5]); };
+  SearchOptions o;
+  o.maxTrials = 20;
+  const SearchResult r = tuneSearch(many, s.runner(), o);
+  EXPECT_LE(r.trials.size(), 20U);
+  EXPECT_EQ(r.stopReason.rfind("budget: ", 0) == 0 || r.stopReason == "confirmed", true)
+      << r.stopReason;
+}
+
+TEST(TuneSearch, RefusesAKnobWithoutLevelsAStartOutsideThemAndATinyBudget) {
+  Surface s;
+  s.effect = [](const Setting&) { return 0.0; };
+  EXPECT_THROW(tuneSearch({{"qd", {}, 0}}, s.runner()), std::invalid_argument);
+  try {
+    tuneSearch({{"qd", {"1", "2"}, 2}}, s.runner());
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "tune: knob qd: start level 2 is not one of its 2 levels");
+  }
+  SearchOptions o;
+  o.maxTrials = 5;
+  EXPECT_THROW(tuneSearch(twoKnobs(), s.runner(), o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -20,11 +20,10 @@ namespace {
 // thousands with all its queues).
 constexpr std::uint32_t kMaxStats = 16384;
 
-// One SIOCETHTOOL call on netdev with the command buffer buf.
-bool ethtool(const std::string& netdev, void* buf) {
-  if (netdev.size() >= IFNAMSIZ) return false;
-  const UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (fd.get() < 0) return false;
+// One SIOCETHTOOL call on netdev with the command buffer buf, through
+// the socket fd (any socket will do; the reader keeps one open).
+bool ethtool(const UniqueFd& fd, const std::string& netdev, void* buf) {
+  if (netdev.size() >= IFNAMSIZ || fd.get() < 0) return false;
   ifreq ifr{};
   std::memcpy(ifr.ifr_name, netdev.c_str(), netdev.size() + 1);
   ifr.ifr_data = static_cast<char*>(buf);
@@ -32,25 +31,26 @@ bool ethtool(const std::string& netdev, void* buf) {
 }
 
 // How many ETH_SS_STATS strings the driver has; 0 when none or refused.
-std::uint32_t statsCount(const std::string& netdev) {
+std::uint32_t statsCount(const UniqueFd& fd, const std::string& netdev) {
   // ethtool_sset_info ends in a flexible array: one u32 follows for our one set.
   std::vector<std::uint64_t> buf(3, 0);
   auto* info = reinterpret_cast<ethtool_sset_info*>(buf.data());
   info->cmd = ETHTOOL_GSSET_INFO;
   info->sset_mask = 1ULL << ETH_SS_STATS;
-  if (!ethtool(netdev, info) || (info->sset_mask & (1ULL << ETH_SS_STATS)) == 0) return 0;
+  if (!ethtool(fd, netdev, info) || (info->sset_mask & (1ULL << ETH_SS_STATS)) == 0) return 0;
   std::uint32_t n = 0;
   std::memcpy(&n, reinterpret_cast<const char*>(info) + sizeof(ethtool_sset_info), sizeof n);
   return n;
 }
 
-std::vector<std::string> statsNames(const std::string& netdev, std::uint32_t count) {
+std::vector<std::string> statsNames(const UniqueFd& fd, const std::string& netdev,
+                                    std::uint32_t count) {
   std::vector<std::uint64_t> buf((sizeof(ethtool_gstrings) + count * ETH_GSTRING_LEN) / 8 + 1, 0);
   auto* strings = reinterpret_cast<ethtool_gstrings*>(buf.data());
   strings->cmd = ETHTOOL_GSTRINGS;
   strings->string_set = ETH_SS_STATS;
   strings->len = count;
-  if (!ethtool(netdev, strings) || strings->len != count) return {};
+  if (!ethtool(fd, netdev, strings) || strings->len != count) return {};
   const std::string_view block(reinterpret_cast<const char*>(strings->data),
                                std::size_t{count} * ETH_GSTRING_LEN);
   return parseEthtoolNames(block, count);
@@ -81,10 +81,10 @@ bool ethtoolCounterWanted(std::string_view name) {
 }
 
 EthtoolStats::EthtoolStats(std::string netdev, std::function<bool(std::string_view)> keep)
-    : netdev_(std::move(netdev)) {
-  const std::uint32_t count = statsCount(netdev_);
+    : netdev_(std::move(netdev)), socket_(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
+  const std::uint32_t count = statsCount(socket_, netdev_);
   if (count == 0 || count > kMaxStats) return;
-  names_ = statsNames(netdev_, count);
+  names_ = statsNames(socket_, netdev_, count);
   for (std::size_t i = 0; i < names_.size(); ++i) {
     if (!names_[i].empty() && keep(names_[i])) kept_.push_back(i);
   }
@@ -96,7 +96,7 @@ std::optional<NamedValues> EthtoolStats::read() const {
   auto* stats = reinterpret_cast<ethtool_stats*>(buf.data());
   stats->cmd = ETHTOOL_GSTATS;
   stats->n_stats = static_cast<std::uint32_t>(names_.size());
-  if (!ethtool(netdev_, stats) || stats->n_stats != names_.size()) return std::nullopt;
+  if (!ethtool(socket_, netdev_, stats) || stats->n_stats != names_.size()) return std::nullopt;
   NamedValues out;
   for (const std::size_t i : kept_) {
     out.values.emplace_back("ethtool." + names_[i], static_cast<std::int64_t>(stats->data[i]));

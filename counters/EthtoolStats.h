@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "counters/NamedValues.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::counters {
 
@@ -37,6 +38,7 @@ class EthtoolStats {
 
  private:
   std::string netdev_;
+  UniqueFd socket_;                 // what the ioctls go through
   std::vector<std::string> names_;  // every statistic, in the driver's order
   std::vector<std::size_t> kept_;   // indices into names_
 };

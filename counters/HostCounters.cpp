@@ -1,17 +1,18 @@
 #include "counters/HostCounters.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
-#include "counters/CounterDir.h"
 #include "counters/CpuStat.h"
 #include "counters/MountStats.h"
 #include "counters/PoolStats.h"
 #include "counters/TextFields.h"
+#include "util/UniqueFd.h"
 
 namespace nfsrdma::counters {
 namespace fs = std::filesystem;
@@ -81,13 +82,20 @@ std::optional<std::vector<NfsMountStats>> mounts(const fs::path& root) {
 
 }  // namespace
 
+// open, read, close: the sampler reads these four times a second, and a
+// stream costs several times that in allocations and system calls.
 std::optional<std::string> readSmallFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return s.str();
+  const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  std::string text;
+  char buf[4096];
+  for (int i = 0; i < 1024; ++i) {  // at most 4 MiB: a mountstats of many mounts
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) return std::nullopt;
+    if (n == 0) return text;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
 }
 
 std::vector<std::string> rdmaPorts(const fs::path& root) {
@@ -116,20 +124,38 @@ std::vector<std::string> rdmaNetdevs(const fs::path& root) {
   return {found.begin(), found.end()};
 }
 
-std::optional<NamedValues> readRdmaPort(const fs::path& root, const std::string& port) {
-  const fs::path dir = root / "sys/class/infiniband" / port.substr(0, port.find('/')) / "ports" /
-                       port.substr(port.find('/') + 1);
-  NamedValues out = readCounterDir(dir / "hw_counters", {"lifespan"}).counters;
-  const NamedValues pma = readCounterDir(dir / "counters").counters;
-  out.values.insert(out.values.end(), pma.values.begin(), pma.values.end());
+std::optional<NamedValues> OpenCounters::read() const {
+  NamedValues out;
+  for (const auto& part : parts_) {
+    const NamedValues v = part.read();
+    out.values.insert(out.values.end(), v.values.begin(), v.values.end());
+  }
   if (out.values.empty()) return std::nullopt;
   return out;
 }
 
-std::optional<NamedValues> readNetdev(const fs::path& root, const std::string& netdev) {
-  NamedValues out = readCounterDir(root / "sys/class/net" / netdev / "statistics").counters;
-  if (out.values.empty()) return std::nullopt;
-  return out;
+OpenCounters rdmaPortCounters(const fs::path& root, const std::string& port) {
+  const fs::path dir = root / "sys/class/infiniband" / port.substr(0, port.find('/')) / "ports" /
+                       port.substr(port.find('/') + 1);
+  OpenCounters c;
+  c.parts_.emplace_back(dir / "hw_counters", [](std::string_view n) { return n != "lifespan"; });
+  c.parts_.emplace_back(dir / "counters");
+  return c;
+}
+
+bool netdevCounterWanted(std::string_view name) {
+  for (std::string_view n :
+       {"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors", "rx_dropped",
+        "tx_dropped", "rx_missed_errors", "rx_crc_errors", "rx_fifo_errors", "rx_over_errors"}) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+OpenCounters netdevCounters(const fs::path& root, const std::string& netdev) {
+  OpenCounters c;
+  c.parts_.emplace_back(root / "sys/class/net" / netdev / "statistics", netdevCounterWanted);
+  return c;
 }
 
 std::optional<NamedValues> readHostCpu(const fs::path& root, long hz) {
@@ -181,15 +207,12 @@ std::optional<NamedValues> readNfsdPools(const fs::path& root) {
   return out;
 }
 
-std::optional<NamedValues> readSvcRdma(const fs::path& root) {
-  const CounterDirRead dir = readCounterDir(root / "proc/sys/sunrpc/svc_rdma");
-  NamedValues out;
-  for (const auto& [name, v] : dir.counters.values) {
-    if (name.rfind("rdma_stat_", 0) == 0 || name == "max_requests")
-      out.values.emplace_back(name, v);
-  }
-  if (out.values.empty()) return std::nullopt;
-  return out;
+OpenCounters svcRdmaCounters(const fs::path& root) {
+  OpenCounters c;
+  c.parts_.emplace_back(root / "proc/sys/sunrpc/svc_rdma", [](std::string_view n) {
+    return n.rfind("rdma_stat_", 0) == 0 || n == "max_requests";
+  });
+  return c;
 }
 
 std::optional<NamedValues> readMountCounters(const fs::path& root, const std::string& mountPoint) {

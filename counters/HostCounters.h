@@ -13,8 +13,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "counters/CounterFiles.h"
 #include "counters/NamedValues.h"
 
 namespace nfsrdma::counters {
@@ -28,16 +30,31 @@ std::vector<std::string> rdmaPorts(const std::filesystem::path& root);
 // "parent" file, which rxe has), sorted, each once.
 std::vector<std::string> rdmaNetdevs(const std::filesystem::path& root);
 
+// A source's counter files, opened once (CounterFiles): read() at each
+// sample, nothing when none of its files read.
+class OpenCounters {
+ public:
+  std::optional<NamedValues> read() const;
+
+ private:
+  friend OpenCounters rdmaPortCounters(const std::filesystem::path&, const std::string&);
+  friend OpenCounters netdevCounters(const std::filesystem::path&, const std::string&);
+  friend OpenCounters svcRdmaCounters(const std::filesystem::path&);
+  std::vector<CounterFiles> parts_;
+};
+
 // A port's hw_counters/ (without its "lifespan" setting) and counters/.
-std::optional<NamedValues> readRdmaPort(const std::filesystem::path& root, const std::string& port);
-// A netdev's statistics/.
-std::optional<NamedValues> readNetdev(const std::filesystem::path& root, const std::string& netdev);
+OpenCounters rdmaPortCounters(const std::filesystem::path& root, const std::string& port);
+// The statistics/ a verdict or a reader of the JSON uses: packets, bytes,
+// errors, drops (netdevCounterWanted).
+OpenCounters netdevCounters(const std::filesystem::path& root, const std::string& netdev);
+bool netdevCounterWanted(std::string_view name);
 // /proc/stat's "cpu" line (user ... steal) plus cpus (the cpuN lines) and hz.
 std::optional<NamedValues> readHostCpu(const std::filesystem::path& root, long hz);
 // /proc/fs/nfsd/pool_stats summed over the pools.
 std::optional<NamedValues> readNfsdPools(const std::filesystem::path& root);
 // svcrdma's rdma_stat_* counters and its max_requests grant.
-std::optional<NamedValues> readSvcRdma(const std::filesystem::path& root);
+OpenCounters svcRdmaCounters(const std::filesystem::path& root);
 // The kernel NFS mount at mountPoint: its transports' xprt fields summed
 // and each operation's OP.ops, OP.transmissions, OP.queue_ms, OP.rtt_ms,
 // OP.execute_ms, OP.errors (for the operations that have run).

@@ -4,25 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "counters/CpuStat.h"
+#include "counters/HostCounters.h"
 
 namespace nfsrdma::bench {
-namespace {
-
-std::string readWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 std::optional<std::pair<double, double>> parseProcStatCpuLine(std::string_view line,
                                                               double ticksPerSecond) {
   if (ticksPerSecond <= 0) return std::nullopt;
@@ -51,17 +39,16 @@ std::optional<double> parseProcPidStatCpu(std::string_view text, double ticksPer
 HostCpuSample sampleHostCpu(pid_t watched) {
   const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
   HostCpuSample s;
-  std::ifstream stat("/proc/stat");
-  std::string line;
-  if (std::getline(stat, line)) {
-    if (auto bt = parseProcStatCpuLine(line, ticks)) {
+  const std::string stat = counters::readSmallFile("/proc/stat").value_or("");
+  if (!stat.empty()) {
+    if (auto bt = parseProcStatCpuLine(stat.substr(0, stat.find('\n')), ticks)) {
       s.busySeconds = bt->first;
       s.totalSeconds = bt->second;
     }
   }
   if (watched > 0)
-    s.processSeconds =
-        parseProcPidStatCpu(readWhole("/proc/" + std::to_string(watched) + "/stat"), ticks);
+    s.processSeconds = parseProcPidStatCpu(
+        counters::readSmallFile("/proc/" + std::to_string(watched) + "/stat").value_or(""), ticks);
   return s;
 }
 

@@ -23,8 +23,10 @@ long ticksPerSecond() {
 
 void addNetworkSources(std::vector<CounterSource>& out, const fs::path& root) {
   for (const auto& port : counters::rdmaPorts(root)) {
-    out.push_back(
-        {"rdma:" + port, {}, [root, port] { return counters::readRdmaPort(root, port); }});
+    out.push_back({"rdma:" + port,
+                   {},
+                   [files = std::make_shared<const counters::OpenCounters>(
+                        counters::rdmaPortCounters(root, port))] { return files->read(); }});
   }
   for (const auto& netdev : counters::rdmaNetdevs(root)) {
     // The driver's own counters (ethtool -S) come from an ioctl on this
@@ -34,8 +36,10 @@ void addNetworkSources(std::vector<CounterSource>& out, const fs::path& root) {
       driver =
           std::make_shared<const counters::EthtoolStats>(netdev, counters::ethtoolCounterWanted);
     }
-    out.push_back({"net:" + netdev, {}, [root, netdev, driver]() -> std::optional<NamedValues> {
-                     auto v = counters::readNetdev(root, netdev);
+    auto files =
+        std::make_shared<const counters::OpenCounters>(counters::netdevCounters(root, netdev));
+    out.push_back({"net:" + netdev, {}, [files, driver]() -> std::optional<NamedValues> {
+                     auto v = files->read();
                      const auto extra = driver ? driver->read() : std::nullopt;
                      if (!extra) return v;
                      if (!v) v.emplace();
@@ -51,7 +55,8 @@ void addServerSources(std::vector<CounterSource>& out, const fs::path& root, lon
   out.push_back({"nfsd-pool", {"pools"}, [root] { return counters::readNfsdPools(root); }});
   auto nfsd = std::make_shared<counters::ThreadCounters>(root, "", hz);
   out.push_back({"nfsd-threads", {"threads", "busy", "hz"}, [nfsd] { return nfsd->read(); }});
-  out.push_back({"svcrdma", {"max_requests"}, [root] { return counters::readSvcRdma(root); }});
+  auto svc = std::make_shared<const counters::OpenCounters>(counters::svcRdmaCounters(root));
+  out.push_back({"svcrdma", {"max_requests"}, [svc] { return svc->read(); }});
 }
 
 }  // namespace

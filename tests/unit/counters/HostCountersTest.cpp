@@ -43,21 +43,21 @@ TEST_F(HostCountersTest, ReadsAnRxePortWithItsNetdevAndNoPmaCounters) {
   put("sys/class/net/veth0/statistics/rx_dropped", "7\n");
   ASSERT_EQ(rdmaPorts(root_), std::vector<std::string>{"rxe0/1"});
   EXPECT_EQ(rdmaNetdevs(root_), std::vector<std::string>{"veth0"});
-  const auto port = readRdmaPort(root_, "rxe0/1");
+  const auto port = rdmaPortCounters(root_, "rxe0/1").read();
   ASSERT_TRUE(port);
   EXPECT_EQ(port->get("rcvd_seq_err"), 3);
   EXPECT_FALSE(port->get("lifespan"));       // a setting, not a counter
   EXPECT_FALSE(port->get("port_rcv_data"));  // rxe has no counters/: absent, not zero
-  EXPECT_EQ(readNetdev(root_, "veth0")->get("rx_dropped"), 7);
+  EXPECT_EQ(netdevCounters(root_, "veth0").read()->get("rx_dropped"), 7);
 }
 
 TEST_F(HostCountersTest, AHostWithoutTheSourcesReadsNothing) {
   EXPECT_TRUE(rdmaPorts(root_).empty());
-  EXPECT_FALSE(readRdmaPort(root_, "mlx5_0/1"));
-  EXPECT_FALSE(readNetdev(root_, "eth0"));
+  EXPECT_FALSE(rdmaPortCounters(root_, "mlx5_0/1").read());
+  EXPECT_FALSE(netdevCounters(root_, "eth0").read());
   EXPECT_FALSE(readHostCpu(root_, 100));
   EXPECT_FALSE(readNfsdPools(root_));
-  EXPECT_FALSE(readSvcRdma(root_));
+  EXPECT_FALSE(svcRdmaCounters(root_).read());
   EXPECT_FALSE(readMountCounters(root_, "/mnt"));
   EXPECT_FALSE(ThreadCounters(root_, "", 100).read());
 }
@@ -86,7 +86,7 @@ TEST_F(HostCountersTest, SumsNfsdPoolsAndKeepsOnlySvcRdmaStatisticsAndItsGrant) 
   EXPECT_EQ(pools->get("packets-arrived"), 15);
   EXPECT_EQ(pools->get("threads-woken"), 6);
   EXPECT_EQ(pools->get("pools"), 2);
-  const auto svc = readSvcRdma(root_);
+  const auto svc = svcRdmaCounters(root_).read();
   ASSERT_TRUE(svc);
   EXPECT_EQ(svc->get("rdma_stat_recv"), 900);
   EXPECT_EQ(svc->get("max_requests"), 64);

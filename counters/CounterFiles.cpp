@@ -37,9 +37,8 @@ NamedValues CounterFiles::read() const {
   for (const auto& [name, fd] : files_) {
     const ssize_t n = ::pread(fd.get(), buf.data(), buf.size(), 0);
     if (n <= 0) continue;  // EFAULT: svcrdma's counters past 1,000,000
-    std::string_view text(buf.data(), static_cast<std::size_t>(n));
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-    if (const auto v = wholeNumber<std::int64_t>(text)) out.values.emplace_back(name, *v);
+    const std::string_view text(buf.data(), static_cast<std::size_t>(n));
+    if (const auto v = counterFileValue(text)) out.values.emplace_back(name, *v);
   }
   return out;
 }

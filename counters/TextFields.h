@@ -4,6 +4,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,13 @@ std::optional<T> wholeNumber(std::string_view word) {
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
   if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
   return v;
+}
+
+// A one-number counter file's text ("%llu\n"): the number, trailing
+// newlines and spaces aside; nothing when it holds anything else.
+inline std::optional<std::int64_t> counterFileValue(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  return wholeNumber<std::int64_t>(text);
 }
 
 // Calls f(lineNumber, line) for each line of text (1-based; the last line

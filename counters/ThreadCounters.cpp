@@ -41,9 +41,7 @@ std::optional<std::uint64_t> runQueueWaitMs(const fs::path& stat) {
 std::optional<std::int64_t> nfsdThreadCount(const fs::path& root) {
   const auto text = readSmallFile(root / "proc/fs/nfsd/threads");
   if (!text) return std::nullopt;
-  std::string_view t = *text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
-  return wholeNumber<std::int64_t>(t);
+  return counterFileValue(*text);
 }
 
 }  // namespace

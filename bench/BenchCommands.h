@@ -19,5 +19,7 @@ int runCompareCommand(int argc, char** argv);
 int runAggregateCommand(int argc, char** argv);
 // kube/KubeCommand.cpp: an N-client run rendered for Kubernetes
 int runKubeCommand(int argc, char** argv);
+// tune/TuneCommand.cpp: the client settings that make a workload fast
+int runTuneCommand(int argc, char** argv);
 
 }  // namespace nfsrdma::bench

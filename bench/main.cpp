@@ -27,6 +27,9 @@ constexpr Subcommand<CommandMain> kCommands[] = {
      nfsrdma::bench::runAggregateCommand},
     {"kube", "", "an N-client compare run as Kubernetes YAML (Indexed Job or MPIJob)",
      nfsrdma::bench::runKubeCommand},
+    {"tune", "",
+     "the settings that make a workload fast, found by alternated runs, explained, handed over",
+     nfsrdma::bench::runTuneCommand},
 };
 
 const nfsrdma::tool::Tool kTool{

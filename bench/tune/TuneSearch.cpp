@@ -78,7 +78,10 @@ class Searcher {
   }
 
  private:
-  std::size_t left() const { return o_.maxTrials - r_.trials.size(); }
+  std::size_t left() const {
+    const std::size_t byCount = o_.maxTrials - r_.trials.size();
+    return o_.trialsThatFit ? std::min(byCount, o_.trialsThatFit()) : byCount;
+  }
   std::size_t reserve() const { return 2 * static_cast<std::size_t>(o_.confirmPairs); }
 
   double measure(const Setting& s, bool isStart) {
@@ -115,8 +118,26 @@ class Searcher {
     sinceStart_ = 0;
   }
 
-  void screen() {
+  // The knobs in screening order: options.order's first, then the rest.
+  std::vector<std::size_t> screeningOrder() const {
+    std::vector<std::size_t> order;
+    if (o_.order) {
+      std::vector<std::string> verdicts;
+      for (const auto& t : r_.trials) verdicts.push_back(t.figure.verdict);
+      for (std::size_t k : o_.order(verdicts)) {
+        if (k < knobs_.size() && std::find(order.begin(), order.end(), k) == order.end())
+          order.push_back(k);
+      }
+    }
     for (std::size_t k = 0; k < knobs_.size(); ++k) {
+      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+    }
+    return order;
+  }
+
+  void screen() {
+    r_.screeningOrder = screeningOrder();
+    for (std::size_t k : r_.screeningOrder) {
       for (std::size_t l = 0; l < knobs_[k].levels.size(); ++l) {
         if (l == knobs_[k].start) continue;
         if (!room()) {

@@ -55,6 +55,15 @@ struct SearchOptions {
   // A level matters when it beats the start by this many noise spreads
   // (and by at least kMinEffect).
   double noiseMultiple = 2.0;
+  // The order in which the knobs are screened (indices into the knobs),
+  // given the verdicts of the start's noise runs: the knob that moves the
+  // bound first, so that a budget that ends early has tried it. Empty: the
+  // knobs' order. Knobs it leaves out are screened after, in order.
+  std::function<std::vector<std::size_t>(const std::vector<std::string>& startVerdicts)> order;
+  // How many more trials fit in the time left (a --budget of minutes);
+  // empty: no time limit, only maxTrials. The confirmation's trials are
+  // kept out of it like the trial budget's.
+  std::function<std::size_t()> trialsThatFit;
 };
 
 // Below this a difference is not worth a setting, whatever the noise.
@@ -79,7 +88,8 @@ struct SearchResult {
   double startMean = 0;
   double noise = 0;  // the start point's relative spread (sample stdev / mean)
   std::vector<Trial> trials;
-  std::vector<KnobEffect> effects;  // one per knob, ranked: the largest effect first
+  std::vector<KnobEffect> effects;          // one per knob, ranked: the largest effect first
+  std::vector<std::size_t> screeningOrder;  // the knobs as they were screened
   Setting start;
   Setting best;                      // the recommendation: the start when nothing beat it
   double gain = 0;                   // best over start, confirmed (0 when best is the start)

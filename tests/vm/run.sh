@@ -274,7 +274,12 @@ for name in "${names[@]}"; do
   verdict=$(awk '{ print $2 }' <<<"${line#*RESULT }")
   secs=$(awk '{ print $3 }' <<<"${line#*RESULT }")
   printf '%-5s %s (%s s)\n' "$verdict" "$name" "$secs"
-  [[ $verdict == FAIL ]] && status=1
+  if [[ $verdict == FAIL ]]; then
+    status=1
+    # Its own words under it: CI's record keeps the summary, not the whole log.
+    why=$(grep -a -m1 "^FAIL $name: " "$log" || true)
+    [[ -z $why ]] || printf '      %s\n' "${why:0:600}"
+  fi
 done
 if ((qrc == 124 || qrc == 137)); then
   echo "FAIL  the VM timed out after ${vm_timeout} s"

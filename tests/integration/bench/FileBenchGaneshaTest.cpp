@@ -22,6 +22,7 @@
 #include "bench/compare/CompareMatrix.h"
 #include "bench/file/FileRun.h"
 #include "bench/report/Json.h"
+#include "tests/integration/bench/ShellRun.h"
 #include "tests/integration/client/GaneshaFixture.h"
 #include "verbs/DeviceDiscovery.h"
 
@@ -58,15 +59,8 @@ FileOptions shortOptions() {
 }
 
 std::pair<int, std::string> runTool(const std::string& args) {
-  std::string out;
-  FILE* f = ::popen(
-      (std::string("timeout 600 ") + NFSRDMA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
-  if (f == nullptr) return {-1, ""};
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  const int status = ::pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const Ran r = runShell(std::string(NFSRDMA_BENCH_BIN) + " " + args, 600);
+  return {r.status, r.out};
 }
 
 // The first mismatches, as a failure should show them: file, offset, kind.

@@ -16,26 +16,10 @@
 #include "bench/file/FileEmbedded.h"
 #include "bench/kube/KubeCommandLine.h"
 #include "bench/kube/KubeRun.h"
+#include "tests/integration/bench/ShellRun.h"
 
 namespace nfsrdma::bench {
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::pair<int, std::string> shell(const std::string& cmd) {
-  std::string out;
-  FILE* f = ::popen(("timeout 300 bash -c " + quoted(cmd) + " 2>&1").c_str(), "r");
-  if (f == nullptr) return {-1, ""};
-  std::array<char, 4096> buf{};
-  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
-    out.append(buf.data(), n);
-  const int status = ::pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 TEST(KubePods, TheRenderedPodsCommandsRunHereAndAggregate) {
   const auto work =
@@ -68,22 +52,22 @@ TEST(KubePods, TheRenderedPodsCommandsRunHereAndAggregate) {
     ASSERT_EQ(argv.at(0), "nfsrdma-bench");
     argv[0] = NFSRDMA_BENCH_BIN;
     std::string cmd;
-    for (const auto& w : argv) cmd += quoted(w) + " ";
+    for (const auto& w : argv) cmd += shellQuoted(w) + " ";
     script += cmd + "> " + (work / ("pod" + std::to_string(i) + ".log")).string() + " 2>&1 &\n";
   }
   script += "wait\n";
-  const auto pods = shell(script);
-  ASSERT_EQ(pods.first, 0) << pods.second;
+  const Ran pods = runShell(script);
+  ASSERT_EQ(pods.status, 0) << pods.out;
   std::string logs;
   for (int i = 0; i < 3; ++i) logs += (work / ("pod" + std::to_string(i) + ".log")).string() + " ";
-  const auto agg = shell(std::string(NFSRDMA_BENCH_BIN) + " aggregate --clients 3 " + logs);
-  EXPECT_EQ(agg.first, 0) << agg.second;
-  EXPECT_NE(agg.second.find("4k-randread ours:"), std::string::npos) << agg.second;
-  EXPECT_NE(agg.second.find("128k-write ours:"), std::string::npos) << agg.second;
-  EXPECT_NE(agg.second.find(" clients     3"), std::string::npos) << agg.second;
-  EXPECT_NE(agg.second.find(" overlap   "), std::string::npos) << "the pods ran at the same time\n"
-                                                               << agg.second;
-  EXPECT_EQ(agg.second.find("no overlap"), std::string::npos) << agg.second;
+  const Ran agg = runShell(std::string(NFSRDMA_BENCH_BIN) + " aggregate --clients 3 " + logs);
+  EXPECT_EQ(agg.status, 0) << agg.out;
+  EXPECT_NE(agg.out.find("4k-randread ours:"), std::string::npos) << agg.out;
+  EXPECT_NE(agg.out.find("128k-write ours:"), std::string::npos) << agg.out;
+  EXPECT_NE(agg.out.find(" clients     3"), std::string::npos) << agg.out;
+  EXPECT_NE(agg.out.find(" overlap   "), std::string::npos) << "the pods ran at the same time\n"
+                                                            << agg.out;
+  EXPECT_EQ(agg.out.find("no overlap"), std::string::npos) << agg.out;
   server.reset();
   std::error_code ec;
   std::filesystem::remove_all(work, ec);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/report/Json.h"
+#include "tests/integration/bench/ShellRun.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -31,38 +32,12 @@ const std::string kMpirun =
     "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader "
     "--mca btl_vader_single_copy_mechanism none";
 
-struct Ran {
-  int status = -1;
-  std::string out;
-  double seconds = 0;
-};
-
-Ran run(const std::string& cmd) {
-  Ran r;
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* f = ::popen(("timeout 300 " + cmd + " 2>&1").c_str(), "r");
-  if (f == nullptr) return r;
-  std::array<char, 4096> buf{};
-  for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
-    r.out.append(buf.data(), n);
-  const int status = ::pclose(f);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
 std::string bench(int ranks, const std::string& args) {
   return kMpirun + " -np " + std::to_string(ranks) + " " + NFSRDMA_BENCH_BIN + " " + args;
 }
 
-struct WorkDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("nfsrdma-ranks-" + std::to_string(::getpid()));
-  WorkDir() { std::filesystem::create_directories(path); }
-  ~WorkDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
+struct WorkDir : ScratchDir {
+  WorkDir() : ScratchDir("nfsrdma-ranks") {}
 };
 
 #define NFSRDMA_SKIP_WITHOUT_GANESHA(out)                                       \
@@ -70,7 +45,7 @@ struct WorkDir {
   GTEST_SKIP() << (out)
 
 // The JSON document is the only thing on stdout (--json -); mpirun's
-// stderr is merged in by run(), so the document is found by its first brace.
+// stderr is merged in by runShell(), so the document is found by its first brace.
 JsonValue documentIn(const std::string& out) {
   const auto at = out.find("{\"schema\"");
   if (at == std::string::npos) throw std::runtime_error("no JSON in:\n" + out);
@@ -81,7 +56,7 @@ JsonValue documentIn(const std::string& out) {
 // Three ranks of `file ARGS --json -` on the embedded server (its
 // directory in work).
 Ran threeRanksJson(const std::string& args, const WorkDir& work) {
-  return run(bench(3, "file " + args + " --json - --work-dir " + work.path.string()));
+  return runShell(bench(3, "file " + args + " --json - --work-dir " + work.path.string()));
 }
 
 TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
@@ -118,10 +93,11 @@ TEST(ManyClients, ThreeRanksAddUpOverTheCommonWindowAndVerify) {
 
 TEST(ManyClients, SharedFileRanksWriteDisjointRangesOfOneFile) {
   WorkDir work;
-  const Ran r = run(bench(3,
-                          "file --profile 4k-randwrite --size 8m --runtime 1 --ramp 0 --verify "
-                          "--shared-file --direct 0 --target path:" +
-                              work.path.string()));
+  const Ran r =
+      runShell(bench(3,
+                     "file --profile 4k-randwrite --size 8m --runtime 1 --ramp 0 --verify "
+                     "--shared-file --direct 0 --target path:" +
+                         work.path.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("note: --shared-file: the 3 jobs of the run"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" 0 mismatches"), std::string::npos) << r.out;
@@ -172,13 +148,13 @@ std::string clientsSection(const std::string& out) {
 TEST(ManyClients, CompareResultsOfARunShowItsClientsAgain) {
   WorkDir work;
   const std::string json = (work.path / "run.json").string();
-  const Ran r = run(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json " + json +
-                                 " --html '' --work-dir " + work.path.string()));
+  const Ran r = runShell(bench(3, "compare --profiles 4k-randread --size 8m --runtime 1 --json " +
+                                      json + " --html '' --work-dir " + work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string ran = clientsSection(r.out);
   ASSERT_FALSE(ran.empty()) << r.out;
-  const Ran again = run(std::string(NFSRDMA_BENCH_BIN) + " compare --results " + json);
+  const Ran again = runShell(std::string(NFSRDMA_BENCH_BIN) + " compare --results " + json);
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_EQ(clientsSection(again.out), ran) << again.out;
   for (const char* rank : {"     0  ", "     1  ", "     2  "})
@@ -194,7 +170,7 @@ TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
       "file --profile 4k-randread --size 8m --ramp 0 --shared-file "
       "--direct 0 --target path:" +
       work.path.string();
-  const Ran first = run(bench(3, args + " --runtime 0.5"));
+  const Ran first = runShell(bench(3, args + " --runtime 0.5"));
   ASSERT_EQ(first.status, 0) << first.out;
   std::vector<std::filesystem::directory_entry> files(
       std::filesystem::directory_iterator(work.path), {});
@@ -214,7 +190,7 @@ TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
                         << "  sleep 0.1\ndone\nsleep 4\n"
                         << "kill -INT $(" << ranks << ")\n"
                         << "wait $m; echo \"rc=$?\"\n";
-  const Ran r = run("bash " + script);
+  const Ran r = runShell("bash " + script);
   std::filesystem::remove(script);
   EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("interrupted by SIGINT"), std::string::npos) << r.out;
@@ -226,10 +202,10 @@ TEST(ManyClients, AnInterruptKeepsASharedFileAnEarlierRunCompleted) {
 TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
   WorkDir work;
   // A 60 s runtime that the stonewall cuts to 0.5 s after the ramp.
-  const Ran r = run(bench(3,
-                          "file --size 8m --runtime 60 --ramp 0.2 --stonewall 0.5 --json - "
-                          "--work-dir " +
-                              work.path.string()));
+  const Ran r = runShell(bench(3,
+                               "file --size 8m --runtime 60 --ramp 0.2 --stonewall 0.5 --json - "
+                               "--work-dir " +
+                                   work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_LT(r.seconds, 30) << r.out;
@@ -246,10 +222,10 @@ TEST(ManyClients, StonewallStopsEveryRankWithTheFirst) {
 
 TEST(ManyClients, CompareUnderMpiShowsEachCellsRanks) {
   WorkDir work;
-  const Ran r = run(bench(3,
-                          "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "
-                          "--html '' --work-dir " +
-                              work.path.string()));
+  const Ran r = runShell(bench(3,
+                               "compare --profiles 4k-randread --size 8m --runtime 1 --json '' "
+                               "--html '' --work-dir " +
+                                   work.path.string()));
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find(" clients: 3 MPI ranks"), std::string::npos) << r.out;
@@ -267,8 +243,8 @@ TEST(ManyClients, ARankWithABadTargetEndsTheRunNamingIt) {
   std::filesystem::create_directories(work.path / "r0");
   std::filesystem::create_directories(work.path / "r1");
   // Rank 2's directory does not exist: its target cannot be set up.
-  const Ran r =
-      run(bench(3, "file --size 4m --runtime 20 --target path:" + work.path.string() + "/r{rank}"));
+  const Ran r = runShell(
+      bench(3, "file --size 4m --runtime 20 --target path:" + work.path.string() + "/r{rank}"));
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_LT(r.seconds, 30) << r.out;
   EXPECT_NE(r.out.find("rank 2 ("), std::string::npos) << r.out;
@@ -279,7 +255,8 @@ TEST(ManyClients, ARankWithABadTargetEndsTheRunNamingIt) {
 
 TEST(ManyClients, ARankToAServerThatIsNotThereEndsTheRun) {
   // Port 1 on loopback: nothing listens, the connect is refused at once.
-  const Ran r = run(bench(3, "file --size 4m --runtime 20 --target nfs:nfs://127.0.0.1:1/export"));
+  const Ran r =
+      runShell(bench(3, "file --size 4m --runtime 20 --target nfs:nfs://127.0.0.1:1/export"));
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_LT(r.seconds, 30) << r.out;
   for (const char* rank : {"rank 0 (", "rank 1 (", "rank 2 ("})
@@ -301,7 +278,7 @@ TEST(ManyClients, ARankKilledMidRunEndsTheRun) {
       << "kill -9 $(pgrep -n -f -- 'nfsrdma-bench file .*" << marker << "')\n"
       << "wait $m; echo \"rc=$?\"\n";
   const std::string cmd = "bash " + script;
-  const Ran r = run(cmd);
+  const Ran r = runShell(cmd);
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   EXPECT_LT(r.seconds, 4 + 30) << r.out;
   EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;

@@ -117,6 +117,41 @@ TEST(TuneSearch, TheBudgetIsNeverExceeded) {
       << r.stopReason;
 }
 
+TEST(TuneSearch, TheStartsVerdictPutsItsKnobFirstAndATimeBudgetStopsTheScreeningThere) {
+  std::vector<Knob> three = {
+      {"iothreads", {"1", "2"}, 0}, {"memreg", {"pooled", "per-io"}, 0}, {"qd", {"8", "64"}, 0}};
+  Surface s;
+  s.effect = [](const Setting& x) { return x[2] == 1 ? 0.5 : 0.0; };
+  RunTrial plain = s.runner();
+  // The start says "credits": qd is screened first.
+  const RunTrial credits = [&](const Setting& x) {
+    TrialFigure f = plain(x);
+    f.verdict = "credits";
+    return f;
+  };
+  std::vector<std::string> seen;
+  SearchOptions o;
+  o.order = [&](const std::vector<std::string>& verdicts) {
+    seen = verdicts;
+    return verdicts.front() == "credits" ? std::vector<std::size_t>{2} : std::vector<std::size_t>{};
+  };
+  // Time for the noise runs, one candidate, a start run and the confirmation.
+  std::size_t runs = 0;
+  const RunTrial counted = [&](const Setting& x) {
+    ++runs;
+    return credits(x);
+  };
+  o.trialsThatFit = [&] { return runs >= 3 + 2 + 6 ? 0 : 3 + 2 + 6 - runs; };
+  const SearchResult r = tuneSearch(three, counted, o);
+  EXPECT_EQ(seen, (std::vector<std::string>{"credits", "credits", "credits"}));
+  EXPECT_EQ(r.screeningOrder, (std::vector<std::size_t>{2, 0, 1}));
+  ASSERT_GE(r.trials.size(), 4U);
+  EXPECT_EQ(r.trials[3].setting, (Setting{0, 0, 1}));  // qd 64, right after the noise runs
+  EXPECT_EQ(r.stopReason, "confirmed");
+  EXPECT_EQ(r.best, (Setting{0, 0, 1}));
+  EXPECT_LE(r.trials.size(), 3U + 2 + 6);
+}
+
 TEST(TuneSearch, RefusesAKnobWithoutLevelsAStartOutsideThemAndATinyBudget) {
   Surface s;
   s.effect = [](const Setting&) { return 0.0; };

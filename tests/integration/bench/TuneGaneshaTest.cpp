@@ -1,0 +1,113 @@
+// `nfsrdma-bench tune` end to end on the embedded nfs-ganesha (started by
+// the command itself, on 127.0.0.1, over TCP): our client's knobs for
+// 4k-randread within a 2-minute budget. Over TCP, ganesha answers a
+// COMPOUND of several READs about as fast as one READ, so
+// reads-per-compound is the knob that matters; the search must find it,
+// recommend it, and measure the recommendation again against the start in
+// alternated runs of the same run. Then the inputs it refuses.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bench/report/Json.h"
+#include "tests/integration/bench/ShellRun.h"
+
+namespace nfsrdma::bench {
+namespace {
+
+struct WorkDir : ScratchDir {
+  WorkDir() : ScratchDir("nfsrdma-tune") {}
+};
+
+Ran tune(const std::string& args) {
+  return runShell(std::string(NFSRDMA_BENCH_BIN) + " tune " + args, 240);
+}
+
+#define NFSRDMA_SKIP_WITHOUT_GANESHA(out)                                       \
+  if ((out).find("cannot start the embedded nfs-ganesha") != std::string::npos) \
+  GTEST_SKIP() << (out)
+
+TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstTheStart) {
+  WorkDir work;
+  const std::string json = (work.path / "tune.json").string();
+  const Ran r = tune(
+      "--profile 4k-randread --size 32m --runtime 1 --ramp 0.2 --budget 2m "
+      "--work-dir " +
+      work.path.string() + " --json " + json);
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  // The budget held: the search and its set-up (ganesha's start, the warm-up).
+  EXPECT_LT(r.seconds, 120 + 20) << r.out;
+  const JsonValue doc = parseJsonFile(json);
+  EXPECT_EQ(doc.str("schema"), "nfsrdma-bench-tune/1");
+  EXPECT_LE(doc.num("seconds"), 120.0);
+  const JsonValue* trials = doc.find("trials");
+  ASSERT_TRUE(trials != nullptr && trials->isArray());
+  ASSERT_GE(trials->array.size(), 10U);
+  EXPECT_LE(trials->array.size(), 60U);
+  // Every trial is a real run with its full result.
+  for (const JsonValue& t : trials->array) {
+    const JsonValue* result = t.find("result");
+    ASSERT_NE(result, nullptr) << t.str("error");
+    EXPECT_GT(t.num("value"), 0);
+    EXPECT_FALSE(t.str("url").empty());
+  }
+  // The knob that matters over TCP was found, and the others named.
+  const JsonValue* effects = doc.find("effects");
+  ASSERT_TRUE(effects != nullptr && effects->isArray() && !effects->array.empty());
+  EXPECT_EQ(effects->array.front().str("knob"), "reads-per-compound") << r.out;
+  EXPECT_TRUE(effects->array.front().find("matters")->boolean);
+  EXPECT_NE(r.out.find("did not matter: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" left alone: memreg: RDMA only"), std::string::npos) << r.out;
+  // Recommended, and measured again against the start: the last six trials
+  // alternate the recommendation and the start.
+  const JsonValue* rec = doc.find("recommendation");
+  ASSERT_NE(rec, nullptr);
+  ASSERT_TRUE(rec->find("changed")->boolean) << r.out;
+  // (With another knob, when the joint search found them better together.)
+  EXPECT_NE(rec->str("keys").find("reads-per-compound="), std::string::npos) << rec->str("keys");
+  EXPECT_GT(rec->num("gain_low"), 0.2) << r.out;
+  EXPECT_NE(rec->str("url").find(rec->str("keys")), std::string::npos);
+  const auto& all = trials->array;
+  for (std::size_t i = all.size() - 6; i < all.size(); ++i) {
+    const bool start = all[i].find("start")->boolean;
+    EXPECT_EQ(start, (i - (all.size() - 6)) % 2 == 1) << "trial " << i + 1;
+    if (!start) {
+      EXPECT_EQ(all[i].str("url"), rec->str("url"));
+    }
+  }
+  EXPECT_NE(r.out.find("recommendation: " + rec->str("keys") + " ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  reads-per-compound 1 -> "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check it: nfsrdma-bench file --target 'nfs:nfs://127.0.0.1:"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeStartingAnything) {
+  struct Case {
+    std::string args;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"--knobs memreg", "--knobs memreg: not for this run: RDMA only"},
+      {"--knobs nconnect,bogus",
+       "--knobs bogus: expected one of nconnect, iothreads, "
+       "reads-per-compound"},
+      {"--objective fast", "--objective fast: expected iops, mibps, p99 or cpu-per-op"},
+      {"--budget 10x", "--budget 10x: expected a time such as 90s, 10m or 1h"},
+      {"--budget 10s", "--budget 10s and 60 trials holds about 3 trials"},
+      {"--trials 5", "--trials 5: tune needs at least 10"},
+      {"--target path:/tmp", "--target path:/tmp: tune turns our client's knobs"},
+  };
+  for (const Case& c : cases) {
+    const Ran r = tune(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.error), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("trial "), std::string::npos) << c.args << "\n" << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace nfsrdma::bench

@@ -8,62 +8,37 @@
 #include "bench/compare/CounterCharts.h"
 #include "bench/file/FileReport.h"
 #include "bench/report/Format.h"
+#include "bench/report/SvgBars.h"
 
 namespace nfsrdma::bench {
 namespace {
 
-const char* const kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
-                                "#76b7b2", "#edc948", "#b07aa1"};
-
-const char* colourOf(std::size_t i) {
-  return kColours[i % (sizeof kColours / sizeof kColours[0])];
-}
-
 // One horizontal bar chart: a bar per available target.
 std::string barChart(const CompareReport& r, const std::string& profile, IoDirection d) {
-  constexpr int kLabel = 110, kBarMax = 420, kRow = 26, kTop = 8;
-  double top = 0;
-  for (const auto& t : r.targets) {
-    if (const CompareCell* c = r.cell(profile, d, t.name); c != nullptr && c->ran)
-      top = std::max(top, c->mibPerSecond);
-  }
-  const int height = kTop * 2 + kRow * static_cast<int>(r.targets.size());
-  std::string svg =
-      fmt("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-          "role=\"img\" "
-          "aria-label=\"%s %s MiB/s by target\">\n",
-          kLabel + kBarMax + 150, height, htmlEscape(profile).c_str(), directionName(d));
+  std::vector<SvgBar> bars;
   for (std::size_t i = 0; i < r.targets.size(); ++i) {
     const auto& t = r.targets[i];
-    const int y = kTop + kRow * static_cast<int>(i);
-    svg += fmt("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", kLabel - 6, y + 17,
-               htmlEscape(t.name).c_str());
+    SvgBar b;
+    b.label = t.name;
     const CompareCell* c = r.cell(profile, d, t.name);
     if (!t.available || c == nullptr || !c->ran) {
-      const std::string why = !t.available                              ? t.unavailable
-                              : c != nullptr && !c->unsupported.empty() ? "n/a for this engine"
-                              : c != nullptr && !c->firstError.empty()  ? "error: " + c->firstError
-                                                                        : "did not run";
-      svg += fmt("<text x=\"%d\" y=\"%d\" class=\"na\">%s</text>\n", kLabel, y + 17,
-                 htmlEscape(why).c_str());
+      b.missing = !t.available                              ? t.unavailable
+                  : c != nullptr && !c->unsupported.empty() ? "n/a for this engine"
+                  : c != nullptr && !c->firstError.empty()  ? "error: " + c->firstError
+                                                            : "did not run";
+      bars.push_back(b);
       continue;
     }
-    const double frac = top > 0 ? c->mibPerSecond / top : 0;
-    const int w = std::max(1, static_cast<int>(frac * kBarMax));
-    const bool flagged = std::any_of(c->flags.begin(), c->flags.end(), [](const Flag& f) {
-      return f.severity == FlagSeverity::Warning;
-    });
-    svg +=
-        fmt("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s><title>%s: %.1f "
-            "MiB/s, %.0f IOPS</title></rect>",
-            kLabel, y + 4, w, kRow - 8, colourOf(i),
-            flagged ? " stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"4 2\"" : "",
-            htmlEscape(t.name).c_str(), c->mibPerSecond, c->iops);
-    svg +=
-        fmt("<text x=\"%d\" y=\"%d\">%.1f MiB/s%s%s</text>\n", kLabel + w + 6, y + 17,
-            c->mibPerSecond, flagged ? " (flagged)" : "", c->verifyMismatches ? " BAD-DATA" : "");
+    b.dashed = std::any_of(c->flags.begin(), c->flags.end(),
+                           [](const Flag& f) { return f.severity == FlagSeverity::Warning; });
+    b.value = c->mibPerSecond;
+    b.colour = barColour(i);
+    b.title = t.name + fmt(": %.1f MiB/s, %.0f IOPS", c->mibPerSecond, c->iops);
+    b.text = fmt("%.1f MiB/s%s%s", c->mibPerSecond, b.dashed ? " (flagged)" : "",
+                 c->verifyMismatches ? " BAD-DATA" : "");
+    bars.push_back(b);
   }
-  return svg + "</svg>\n";
+  return svgBarChart(bars, profile + " " + directionName(d) + " MiB/s by target");
 }
 
 std::string htmlHead(const CompareReport& r) {

@@ -3,11 +3,19 @@
 // search), explained, and handed over as the URL keys to use. Without
 // --target it tunes against the embedded nfs-ganesha, as `file` starts it.
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <sstream>
 
 #include "bench/BenchCommands.h"
 #include "bench/file/FileCli.h"
@@ -15,8 +23,14 @@
 #include "bench/file/FileRun.h"
 #include "bench/job/WorkloadOptions.h"
 #include "bench/report/OutputFile.h"
+#include "bench/tune/ServerKnobs.h"
+#include "bench/tune/TrialMount.h"
 #include "bench/tune/TuneBudget.h"
+#include "bench/tune/TuneHtml.h"
 #include "bench/tune/TuneReport.h"
+#include "client/mount/MountHost.h"
+#include "hostcheck/CommandRunner.h"
+#include "util/ErrnoText.h"
 #include "util/ToolCli.h"
 
 namespace po = boost::program_options;
@@ -30,8 +44,14 @@ struct TuneArgs {
   std::string objective = "iops";
   std::string budget = "10m";
   std::size_t trials = 60;
-  std::string knobs;     // empty: every knob of the space
-  std::string jsonPath;  // "-": stdout, instead of the text
+  std::string knobs;         // empty: every knob of the space
+  std::string jsonPath;      // "-": stdout, instead of the text
+  std::string htmlPath;      // "-": stdout, instead of the text
+  std::string serverConfig;  // nfsrdma-server's config of the server, for its knobs
+  bool allowServerChanges = false;
+  std::string serverExec;       // empty: the server is this host
+  bool apply = false;           // keep the recommendation's server part applied
+  std::string search = "tune";  // or "grid": every combination once
   WorkloadArgs workload;
 };
 
@@ -53,7 +73,23 @@ po::options_description tuneOptions(TuneArgs& a) {
       "knobs", po::value(&a.knobs),
       "only these knobs, comma-separated (default: every one that can matter for the profile)")(
       "json", po::value(&a.jsonPath),
-      "write every trial and the recommendation as JSON to this file ('-': stdout)");
+      "write every trial and the recommendation as JSON to this file ('-': stdout)")(
+      "html", po::value(&a.htmlPath),
+      "write the report as one self-contained HTML page, a bar chart per knob ('-': stdout)")(
+      "server-config", po::value(&a.serverConfig),
+      "the knfsd server's nfsrdma-server config: tune varies its nfsd threads and svcrdma "
+      "max_requests through nfsrdma-server apply, and rolls back at the end")(
+      "allow-server-changes", po::bool_switch(&a.allowServerChanges),
+      "let tune change a live server (without it the server's knobs are left alone)")(
+      "server-exec", po::value(&a.serverExec),
+      "run nfsrdma-server on the server through this prefix, which runs the one shell command "
+      "line it is given there ('ssh root@srv'; default: this host)")(
+      "search", po::value(&a.search)->default_value(a.search),
+      "tune (noise, screening, the knobs that matter together, confirmation) or grid (every "
+      "combination of the levels once: the exhaustive baseline; --trials must hold it)")(
+      "apply", po::bool_switch(&a.apply),
+      "end with the recommendation's server part applied (nfsrdma-server rollback undoes it) "
+      "instead of rolling back");
   addWorkloadOptions(opts, a.workload);
   return opts;
 }
@@ -67,6 +103,7 @@ struct TunePlan {
 
 TunePlan validateTuneArgs(const TuneArgs& a) {
   checkOutputPath(a.jsonPath, "--json");
+  checkOutputPath(a.htmlPath, "--html");
   TunePlan plan;
   tool::parseOrUsageError([&] {
     plan.options = toFileOptions(a.workload);
@@ -76,30 +113,69 @@ TunePlan validateTuneArgs(const TuneArgs& a) {
     plan.profile = profileAsRun(plan.profile, plan.options);
     plan.objective = parseObjective(a.objective);
     plan.budget = TuneBudget(parseDuration(a.budget, "--budget"), a.trials);
+    if (a.jsonPath == "-" && a.htmlPath == "-")
+      throw std::invalid_argument("--json - and --html -: only one of them can go to stdout");
+    if (a.search != "tune" && a.search != "grid")
+      throw std::invalid_argument("--search " + a.search + ": expected tune or grid");
   });
   return plan;
 }
 
-// The start point's target: --target (nfs: only), or the embedded server's.
+// The start point's target: --target (nfs: or knfs:), or the embedded server's.
 struct TuneTarget {
   std::unique_ptr<EmbeddedServer> embedded;
-  TargetSpec spec;
+  TargetSpec spec;                     // nfs: the start's; knfs: unused
+  std::optional<KernelTarget> kernel;  // knfs:
+  std::filesystem::path mountDir;      // knfs: where each trial mounts (removed at the end)
+  bool rdma = false;                   // the trials go over RDMA
+  ServerStart serverStart;             // the server's knobs now, when it is reachable
+  TuneTarget() = default;
+  TuneTarget(TuneTarget&&) = default;
+  TuneTarget& operator=(TuneTarget&&) = default;
+  ~TuneTarget() {
+    std::error_code ec;
+    if (!mountDir.empty()) std::filesystem::remove(mountDir, ec);  // empty once unmounted
+  }
 };
+
+// Why the server's knobs stay as they are, or empty when tune may turn them.
+std::string serverWhyNot(const TuneArgs& a, const TuneTarget& t) {
+  if (t.embedded) return "the embedded server is nfs-ganesha, not knfsd";
+  if (a.serverConfig.empty()) {
+    return "no --server-config (nfsrdma-server applies a change from the server's config)";
+  }
+  if (!a.allowServerChanges)
+    return "--allow-server-changes not given: a live server is not touched";
+  return {};
+}
 
 TuneTarget chooseTarget(const TuneArgs& a, const FileOptions& options) {
   TuneTarget t;
-  if (a.target.empty()) {
+  if (a.target.rfind("knfs:", 0) == 0) {
+    tool::parseOrUsageError([&] { t.kernel = parseKernelTarget(a.target); });
+    if (const auto shared =
+            mount::sharedClientMount(t.kernel->request, mount::readHostFacts().mounts)) {
+      throw tool::UsageError("--target " + a.target + ": " + *shared +
+                             ": tune's trials would measure that client, not their own options; "
+                             "unmount it, or tune another NFS minor version (vers=) or address");
+    }
+    t.mountDir = std::filesystem::path(a.workload.workDir) /
+                 ("nfsrdma-tune-mnt-" + std::to_string(::getpid()));
+  } else if (a.target.empty()) {
     t.embedded = std::make_unique<EmbeddedServer>(a.workload.workDir);
     t.spec = t.embedded->nfsTarget("tcp");
   } else {
     t.spec = TargetSpec::parse("", a.target);
     if (t.spec.engine != EngineKind::Nfs) {
       throw tool::UsageError("--target " + a.target +
-                             ": tune turns our client's knobs: expected nfs:nfs://host/export"
-                             "[?proto=tcp|rdma], or no --target for the embedded server");
+                             ": tune turns our client's knobs or the kernel client's mount "
+                             "options: expected nfs:nfs://host/export[?proto=tcp|rdma], "
+                             "knfs:SERVER:/export[?proto=rdma], or no --target for the embedded "
+                             "server");
     }
   }
   t.spec.direct = options.direct;
+  t.rdma = t.kernel ? t.kernel->request.proto == "rdma" : t.spec.nfs.proto == TransportKind::kRdma;
   return t;
 }
 
@@ -109,6 +185,7 @@ ClientWorkload workloadOf(const FileProfile& p, const FileOptions& o) {
   w.iodepth = o.iodepth != 0 ? o.iodepth : p.defaultIodepth;
   w.numjobs = o.numjobs;
   w.reads = p.reads();
+  w.writes = p.writes();
   return w;
 }
 
@@ -125,13 +202,14 @@ double processCpuSeconds() {
 class TrialRunner {
  public:
   TrialRunner(const TuneRun& run, const TuneTarget& target, const TunePlan& plan,
-              TuneBudget& budget, CreatedFiles& created, bool quiet)
+              TuneBudget& budget, CreatedFiles& created, bool quiet, ServerSession* server)
       : run_(run),
         target_(target),
         plan_(plan),
         budget_(budget),
         created_(created),
-        quiet_(quiet) {}
+        quiet_(quiet),
+        server_(server) {}
 
   // The file set laid out and, for reads, read once into the server's
   // cache: not a trial (the first trial would otherwise pay for it).
@@ -142,26 +220,30 @@ class TrialRunner {
     o.ioBytes = 0;
     RunSettings rs = settings();
     if (plan_.profile.reads() && !o.dropServerCache) rs.cache = CachePrep::Warm;
-    const RunResult r = runFileBenchmark(target_.spec, plan_.profile, o, rs);
+    TrialRun scratch;
+    const RunResult r = onTarget(run_.search.start, scratch, [&](const TargetSpec& spec) {
+      return runFileBenchmark(spec, plan_.profile, o, rs);
+    });
     if (!r.ok())
       throw std::runtime_error("the warm-up run at the start point failed: " + r.firstError);
   }
 
   TrialFigure operator()(const Setting& s) {
     TrialRun trial;
-    trial.url = urlWithSetting(target_.spec.location, run_.space.knobs, s, run_.search.start);
     const auto begun = std::chrono::steady_clock::now();
     TrialFigure figure;
     try {
-      figure = runTrial(trial);
+      figure = runTrial(s, trial);
     } catch (const Interrupted&) {
       throw;
+    } catch (const ServerChangeFailed&) {
+      throw;  // the run ends, the server rolled back on the way out
     } catch (const std::exception& e) {
       trial.error = e.what();
     }
     trial.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
     if (!trial.error.empty() && s == run_.search.start) {
-      throw std::runtime_error("the start point (" + trial.url + ") failed: " + trial.error);
+      throw std::runtime_error("the start point (" + trial.ranWith + ") failed: " + trial.error);
     }
     if (!quiet_) {
       std::fputs(formatTrialLine(run_, trials_.size() + 1, s, figure, trial).c_str(), stdout);
@@ -183,12 +265,38 @@ class TrialRunner {
     return rs;
   }
 
-  TrialFigure runTrial(TrialRun& trial) const {
-    TargetSpec spec = TargetSpec::parse(target_.spec.name, "nfs:" + trial.url);
-    spec.localDir = target_.spec.localDir;
+  using RunOn = std::function<RunResult(const TargetSpec&)>;
+
+  // Runs body on the setting's target: our client's URL with its keys, or
+  // the kernel client's mount with its options (mounted for this trial
+  // alone, unmounted after).
+  RunResult onTarget(const Setting& s, TrialRun& trial, const RunOn& body) const {
+    if (server_ != nullptr) server_->use(run_.space.knobs, s);
+    if (!target_.kernel) {
+      trial.ranWith = urlWithSetting(target_.spec.location, run_.space.knobs, s, run_.search.start);
+      TargetSpec spec = TargetSpec::parse(target_.spec.name, "nfs:" + trial.ranWith);
+      spec.localDir = target_.spec.localDir;
+      spec.direct = target_.spec.direct;
+      return body(spec);
+    }
+    const KernelSetting ks = kernelSetting(*target_.kernel, run_.space.knobs, s);
+    hostcheck::SystemCommandRunner runner(std::chrono::seconds(60));
+    TrialMount mount(ks, target_.mountDir, runner);
+    trial.ranWith = mount.options();
+    if (ks.readAheadKb) trial.ranWith += ", read_ahead_kb=" + std::to_string(*ks.readAheadKb);
+    trial.note = mount.note();
+    TargetSpec spec = TargetSpec::parse("knfs", "path:" + target_.mountDir.string());
     spec.direct = target_.spec.direct;
+    RunResult r = body(spec);
+    mount.unmount();
+    return r;
+  }
+
+  TrialFigure runTrial(const Setting& s, TrialRun& trial) const {
     const double cpu0 = processCpuSeconds();
-    trial.result = runFileBenchmark(spec, plan_.profile, plan_.options, settings());
+    trial.result = onTarget(s, trial, [&](const TargetSpec& spec) {
+      return runFileBenchmark(spec, plan_.profile, plan_.options, settings());
+    });
     trial.cpuSeconds = processCpuSeconds() - cpu0;
     TrialFigure figure;
     if (!trial.result.ok()) {
@@ -206,6 +314,7 @@ class TrialRunner {
   TuneBudget& budget_;
   CreatedFiles& created_;
   bool quiet_;
+  ServerSession* server_;  // null: the server's knobs are not in play
   std::vector<TrialRun> trials_;
 };
 
@@ -218,8 +327,18 @@ TuneRun describeRun(const TuneArgs& a, const TunePlan& plan, const TuneTarget& t
   run.profile = plan.profile.name;
   run.objective = plan.objective;
   run.budget = plan.budget.describe();
-  run.startUrl = target.spec.location;
-  run.space = clientKnobSpace(target.spec.nfs, workloadOf(plan.profile, plan.options));
+  const ClientWorkload w = workloadOf(plan.profile, plan.options);
+  if (target.kernel) {
+    run.kernel = true;
+    run.target = "the kernel client: " + a.target + " (mounted by tune in " +
+                 target.mountDir.string() + ", once per trial)";
+    run.startUrl = a.target;
+    run.space = kernelKnobSpace(*target.kernel, w, plan.options.direct, !plan.profile.random);
+  } else {
+    run.startUrl = target.spec.location;
+    run.space = clientKnobSpace(target.spec.nfs, w);
+  }
+  addServerKnobs(run.space, target.serverStart, target.rdma, serverWhyNot(a, target));
   tool::parseOrUsageError([&] {
     if (!a.knobs.empty()) restrictKnobs(run.space, a.knobs);
   });
@@ -227,40 +346,98 @@ TuneRun describeRun(const TuneArgs& a, const TunePlan& plan, const TuneTarget& t
   return run;
 }
 
+std::string readConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw tool::UsageError("--server-config " + path + ": " + util::errnoText(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The session on the server when any of its knobs is in play.
+std::unique_ptr<ServerSession> serverSession(const TuneArgs& a, const TuneRun& run,
+                                             ServerHost& host) {
+  const bool inPlay = std::any_of(run.space.knobs.begin(), run.space.knobs.end(),
+                                  [](const Knob& k) { return isServerKnob(k.name); });
+  if (!inPlay) return nullptr;
+  const std::string text = readConfigFile(a.serverConfig);
+  tool::parseOrUsageError([&] { serverConfigVariant(text, {}, {}); });
+  return std::make_unique<ServerSession>(host, text);
+}
+
+// Rolls the server back, or with --apply leaves the recommendation applied.
+std::string endServer(ServerSession& server, const TuneRun& run, bool apply) {
+  if (apply && !serverFragment(run.space.knobs, run.search.best, run.search.start).empty()) {
+    server.use(run.space.knobs, run.search.best);
+    return server.finish(true);
+  }
+  return server.finish(false);
+}
+
+// --search grid runs every setting: refused up front when --trials cannot hold them.
+void checkGridFits(const TuneRun& run, std::size_t trials) {
+  std::size_t settings = 1;
+  for (const Knob& k : run.space.knobs) settings *= k.levels.size();
+  if (settings <= trials) return;
+  throw tool::UsageError("--search grid: " + std::to_string(settings) +
+                         " settings, more than --trials " + std::to_string(trials) +
+                         " (--knobs fewer, or --trials more)");
+}
+
+// The search itself, on the runner's trials, within the budget.
+SearchResult search(const TuneArgs& a, const TuneRun& run, TuneBudget& budget, TrialRunner& runner,
+                    double estimate) {
+  if (a.search == "grid") return gridSearch(run.space.knobs, std::ref(runner), budget.trials());
+  SearchOptions o;
+  o.maxTrials = budget.trials();
+  o.order = [&](const std::vector<std::string>& verdicts) {
+    return knobsForVerdicts(run.space.knobs, verdicts);
+  };
+  o.trialsThatFit = [&] { return budget.trialsThatFit(estimate); };
+  return tuneSearch(run.space.knobs, std::ref(runner), o);
+}
+
 int runTuneSteps(int argc, char** argv, CreatedFiles& created) {
   TuneArgs a;
   const po::options_description opts = tuneOptions(a);
   if (parseOptionsOrHelp(argc, argv, opts, "tune", "--target nfs:URL")) return tool::kExitSuccess;
   TunePlan plan = validateTuneArgs(a);
-  SearchOptions search;
-  search.maxTrials = plan.budget.trials();
   // A trial: its runtime and ramp, plus connecting, the cache and closing.
   const double estimate =
       std::chrono::duration<double>(plan.options.runtime + plan.options.ramp).count() + 1.0;
+  const SearchOptions defaults;
   tool::parseOrUsageError([&] {
     plan.budget.checkHolds(
-        estimate, static_cast<std::size_t>(search.noiseRuns + 2 * search.confirmPairs) + 1);
+        estimate, static_cast<std::size_t>(defaults.noiseRuns + 2 * defaults.confirmPairs) + 1);
   });
-  const TuneTarget target = chooseTarget(a, plan.options);
+  TuneTarget target = chooseTarget(a, plan.options);
+  hostcheck::SystemCommandRunner commands(std::chrono::seconds(120));
+  ServerHost serverHost(commands, a.serverExec);
+  if (serverWhyNot(a, target).empty()) target.serverStart = readServerStart(serverHost);
   TuneRun run = describeRun(a, plan, target);
-  const bool quiet = a.jsonPath == "-";
+  if (a.search == "grid") checkGridFits(run, plan.budget.trials());
+  const bool quiet = a.jsonPath == "-" || a.htmlPath == "-";
   if (!quiet) {
     std::fputs(formatTuneHeader(run).c_str(), stdout);
     std::fflush(stdout);
   }
-  TrialRunner runner(run, target, plan, plan.budget, created, quiet);
+  // Before the first change: the checks; at the end (or an error, or
+  // Ctrl-C), the rollback.
+  std::unique_ptr<ServerSession> server = serverSession(a, run, serverHost);
+  TrialRunner runner(run, target, plan, plan.budget, created, quiet, server.get());
   runner.warmUp();
   plan.budget.start();
-  search.order = [&](const std::vector<std::string>& verdicts) {
-    return knobsForVerdicts(run.space.knobs, verdicts);
-  };
-  search.trialsThatFit = [&] { return plan.budget.trialsThatFit(estimate); };
-  SearchResult result = tuneSearch(run.space.knobs, std::ref(runner), search);
-  run.search = std::move(result);
+  run.search = search(a, run, plan.budget, runner, estimate);
   run.trials = runner.take();
+  if (target.kernel) {
+    run.kernelHandOver = kernelHandOver(
+        kernelSetting(*target.kernel, run.space.knobs, run.search.best), mount::readHostFacts());
+  }
   run.seconds = plan.budget.elapsed();
+  if (server) run.serverEnd = endServer(*server, run, a.apply);
   if (!quiet) std::fputs(formatTuneText(run).c_str(), stdout);
   if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, tuneJson(run), "JSON");
+  if (!a.htmlPath.empty()) writeReportFile(a.htmlPath, tuneHtml(run), "HTML");
   return tool::kExitSuccess;
 }
 

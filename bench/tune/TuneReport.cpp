@@ -6,6 +6,7 @@
 #include "bench/bound/Bound.h"
 #include "bench/file/FileReport.h"
 #include "bench/report/Format.h"
+#include "bench/tune/ServerKnobs.h"
 
 namespace nfsrdma::bench {
 namespace {
@@ -16,12 +17,25 @@ const std::vector<Knob>& knobsOf(const TuneRun& t) {
 
 // "nconnect=4&iothreads=2", or "start".
 std::string settingText(const TuneRun& t, const Setting& s) {
-  const std::string keys = changedKeys(knobsOf(t), s, t.search.start);
+  const std::string keys = changedKeys(knobsOf(t), s, t.search.start, t.kernel ? ',' : '&');
   return keys.empty() ? "start" : keys;
 }
 
 std::string percent(double effect) {
   return fmt("%+.1f%%", effect * 100);
+}
+
+// Every line of text with prefix before it.
+std::string indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto nl = text.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    out += prefix + text.substr(at, end - at) + "\n";
+    at = end + 1;
+  }
+  return out;
 }
 
 // The verdict a trial's counters gave, or what ended it.
@@ -37,20 +51,6 @@ std::string firstFinding(const RunResult& r) {
   const std::vector<std::string> lines = boundLines(r.bound);
   if (lines.size() < 2 || lines[1].rfind("  not measured", 0) == 0) return {};
   return lines[1].substr(lines[1].find_first_not_of(' '));
-}
-
-// The screening trial of knob k at level l (the others at the start), or npos.
-std::size_t screeningTrial(const TuneRun& t, std::size_t k, std::size_t l) {
-  for (std::size_t i = 0; i < t.search.trials.size(); ++i) {
-    const Trial& tr = t.search.trials[i];
-    if (tr.isStart || tr.setting[k] != l) continue;
-    bool alone = true;
-    for (std::size_t o = 0; o < tr.setting.size(); ++o) {
-      if (o != k && tr.setting[o] != t.search.start[o]) alone = false;
-    }
-    if (alone) return i;
-  }
-  return std::string::npos;
 }
 
 double threshold(const TuneRun& t) {
@@ -122,9 +122,32 @@ std::string evidence(const TuneRun& t) {
   return out;
 }
 
+// A grid's best ten settings, and its best against the start's one run.
+std::string gridText(const TuneRun& t) {
+  const SearchResult& s = t.search;
+  std::vector<std::size_t> order(s.trials.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return s.trials[a].figure.value > s.trials[b].figure.value;
+  });
+  std::string out = fmt("grid (the best 10 of %zu):\n  %-34s %14s %10s   %s\n", order.size(),
+                        "setting", objectiveUnit(t.objective), "vs start", "bound");
+  for (std::size_t n = 0; n < order.size() && n < 10; ++n) {
+    const std::size_t i = order[n];
+    out += fmt("  %-34s %14s %10s   %s\n", settingText(t, s.trials[i].setting).c_str(),
+               objectiveCell(t.objective, s.trials[i].figure.value).c_str(),
+               percent(s.trials[i].effect).c_str(), trialBound(t, i).c_str());
+  }
+  out += "\nbest of the grid: " + settingText(t, s.best) + " (" + percent(s.gain) +
+         " over the start's one run, unconfirmed); " + std::to_string(s.trials.size()) +
+         fmt(" trials in %.0f s\n", t.seconds);
+  return out;
+}
+
 std::string recommendation(const TuneRun& t) {
   const SearchResult& s = t.search;
   std::string out = "\n";
+  if (s.stopReason.rfind("grid:", 0) == 0) return gridText(t);
   if (s.changed) {
     out += "recommendation: " + settingText(t, s.best) + " (" + percent(s.gain) +
            ", 95% interval " + percent(s.gainLow) + ".." + percent(s.gainHigh) +
@@ -146,9 +169,48 @@ std::string recommendation(const TuneRun& t) {
   return out;
 }
 
+// The client's changed keys (the server's apart).
+std::string clientKeys(const TuneRun& t, const Setting& s) {
+  Setting clientOnly = s;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (isServerKnob(knobsOf(t)[k].name)) clientOnly[k] = t.search.start[k];
+  }
+  return changedKeys(knobsOf(t), clientOnly, t.search.start, t.kernel ? ',' : '&');
+}
+
+std::string kernelHandOverText(const KernelHandOver& h) {
+  std::string out = "\nhand-over (the kernel client):\n  mount:  " + h.mountCommand +
+                    "\n  fstab:  " + h.fstabLine + "\n";
+  if (!h.readAheadNfsConf.empty()) {
+    out += "  read-ahead, where nfs-utils' nfsrahead is installed, in /etc/nfs.conf:\n" +
+           indent(h.readAheadNfsConf, "    ") +
+           "  else as a udev rule (/etc/udev/rules.d/99-nfs-readahead.rules):\n" +
+           indent(h.readAheadUdevRule, "    ");
+  }
+  out += "  Kubernetes (a PersistentVolume and a StorageClass with these mountOptions):\n" +
+         indent(h.kubernetesYaml, "    ");
+  return out;
+}
+
+// The server's part: a fragment for nfsrdma-server's config, and how the
+// server was left.
+std::string serverHandOver(const TuneRun& t) {
+  const std::string fragment = serverFragment(knobsOf(t), t.search.best, t.search.start);
+  std::string out;
+  if (!fragment.empty()) {
+    out +=
+        "\nhand-over (the server, for nfsrdma-server's config; `nfsrdma-server plan` shows "
+        "the change, `apply` makes it, `rollback` undoes it):\n" +
+        indent(fragment, "  ");
+  }
+  if (!t.serverEnd.empty()) out += "server: " + t.serverEnd + "\n";
+  return out;
+}
+
 std::string handOver(const TuneRun& t) {
-  const std::string keys = changedKeys(knobsOf(t), t.search.best, t.search.start);
-  if (keys.empty()) return {};
+  const std::string keys = clientKeys(t, t.search.best);
+  if (keys.empty()) return serverHandOver(t);
+  if (t.kernelHandOver) return kernelHandOverText(*t.kernelHandOver) + serverHandOver(t);
   const std::string url = urlWithSetting(t.startUrl, knobsOf(t), t.search.best, t.search.start);
   std::string out = "\nhand-over (our client's URL keys):\n  keys: " + keys + "\n";
   if (t.embedded) {
@@ -157,7 +219,7 @@ std::string handOver(const TuneRun& t) {
     out += "  URL:  " + url + "\n";
   }
   out += "  check it: nfsrdma-bench file --target 'nfs:" + url + "' --profile " + t.profile + "\n";
-  return out;
+  return out + serverHandOver(t);
 }
 
 void writeSetting(JsonWriter& w, const TuneRun& t, const Setting& s, std::string_view key) {
@@ -174,7 +236,8 @@ void writeTrials(JsonWriter& w, const TuneRun& t) {
     w.beginObject();
     w.field("start", tr.isStart);
     writeSetting(w, t, tr.setting, "setting");
-    w.field("url", t.trials[i].url);
+    w.field("ran_with", t.trials[i].ranWith);
+    if (!t.trials[i].note.empty()) w.field("note", t.trials[i].note);
     w.field("value", objectiveInUnit(t.objective, tr.figure.value));
     w.field("effect", tr.effect);
     w.field("bound", tr.figure.verdict);
@@ -234,8 +297,23 @@ void writeRecommendation(JsonWriter& w, const TuneRun& t) {
   w.beginObject("recommendation");
   w.field("changed", s.changed);
   writeSetting(w, t, s.best, "setting");
-  w.field("keys", changedKeys(knobsOf(t), s.best, s.start));
-  w.field("url", urlWithSetting(t.startUrl, knobsOf(t), s.best, s.start));
+  w.field("keys", changedKeys(knobsOf(t), s.best, s.start, t.kernel ? ',' : '&'));
+  if (t.kernelHandOver) {
+    const KernelHandOver& h = *t.kernelHandOver;
+    w.beginObject("hand_over");
+    w.field("mount_command", h.mountCommand);
+    w.field("fstab", h.fstabLine);
+    w.field("kubernetes", h.kubernetesYaml);
+    if (!h.readAheadNfsConf.empty()) {
+      w.field("read_ahead_nfs_conf", h.readAheadNfsConf);
+      w.field("read_ahead_udev_rule", h.readAheadUdevRule);
+    }
+    w.endObject();
+  } else {
+    w.field("url", urlWithSetting(t.startUrl, knobsOf(t), s.best, s.start));
+  }
+  w.field("server_fragment", serverFragment(knobsOf(t), s.best, s.start));
+  if (!t.serverEnd.empty()) w.field("server_end", t.serverEnd);
   w.field("gain", s.gain);
   w.field("gain_low", s.gainLow);
   w.field("gain_high", s.gainHigh);
@@ -244,6 +322,19 @@ void writeRecommendation(JsonWriter& w, const TuneRun& t) {
 }
 
 }  // namespace
+
+std::size_t screeningTrial(const TuneRun& t, std::size_t k, std::size_t l) {
+  for (std::size_t i = 0; i < t.search.trials.size(); ++i) {
+    const Trial& tr = t.search.trials[i];
+    if (tr.isStart || tr.setting[k] != l) continue;
+    bool alone = true;
+    for (std::size_t o = 0; o < tr.setting.size(); ++o) {
+      if (o != k && tr.setting[o] != t.search.start[o]) alone = false;
+    }
+    if (alone) return i;
+  }
+  return std::string::npos;
+}
 
 std::string formatTuneHeader(const TuneRun& t) {
   std::string out = "nfsrdma-bench tune: " + t.profile + " on " + t.target + "\n";
@@ -271,8 +362,9 @@ std::string formatTrialLine(const TuneRun& t, std::size_t number, const Setting&
   const std::string bound = !run.error.empty()       ? "error"
                             : figure.verdict.empty() ? "-"
                                                      : figure.verdict;
-  return fmt("trial %2zu  %-34s %s  bound: %s\n", number, settingText(t, setting).c_str(),
-             shown.c_str(), bound.c_str());
+  const std::string note = run.note.empty() ? "" : "  (" + run.note + ")";
+  return fmt("trial %2zu  %-34s %s  bound: %s%s\n", number, settingText(t, setting).c_str(),
+             shown.c_str(), bound.c_str(), note.c_str());
 }
 
 std::string formatTuneText(const TuneRun& t) {

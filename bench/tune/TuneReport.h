@@ -5,21 +5,25 @@
 // settings as the tools' own inputs). JSON keeps every trial's full result.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/file/FileRun.h"
 #include "bench/report/Json.h"
+#include "bench/tune/KernelTarget.h"
 #include "bench/tune/TuneObjective.h"
 #include "bench/tune/TuneSearch.h"
 #include "bench/tune/TuneSpace.h"
 
 namespace nfsrdma::bench {
 
-// One trial as it ran: the URL of its setting and its whole result, or the
-// error that ended it (then its figure is 0).
+// One trial as it ran: what it ran on (our client's URL, or the kernel
+// mount's options in effect) and its whole result, or the error that
+// ended it (then its figure is 0).
 struct TrialRun {
-  std::string url;
+  std::string ranWith;
+  std::string note;  // what differed from what was asked (a size the kernel lowered)
   RunResult result;
   double seconds = 0;     // wall time, the trial's set-up included
   double cpuSeconds = 0;  // this process's CPU over the run
@@ -30,6 +34,9 @@ struct TuneRun {
   std::string target;      // as the header names it
   std::string serverNote;  // the embedded server's description, or empty
   bool embedded = false;   // the URL is the embedded server's (its port is this run's)
+  bool kernel = false;     // a knfs: target: the knobs are mount options
+  std::optional<KernelHandOver> kernelHandOver;  // the winning setting's (knfs:)
+  std::string serverEnd;  // how the server was left (rolled back, or --apply)
   std::string profile;
   Objective objective = Objective::Iops;
   std::string budget;    // "2m and 60 trials"
@@ -39,6 +46,10 @@ struct TuneRun {
   std::vector<TrialRun> trials;  // as search.trials
   double seconds = 0;
 };
+
+// The screening trial of knob k at level l (the others at the start),
+// as an index into t.search.trials, or std::string::npos.
+std::size_t screeningTrial(const TuneRun& t, std::size_t k, std::size_t l);
 
 // The header: target, profile, objective, budget, the knobs in play with
 // their levels, and those left alone with why.

@@ -62,7 +62,9 @@ struct SearchOptions {
   std::function<std::vector<std::size_t>(const std::vector<std::string>& startVerdicts)> order;
   // How many more trials fit in the time left (a --budget of minutes);
   // empty: no time limit, only maxTrials. The confirmation's trials are
-  // kept out of it like the trial budget's.
+  // kept out of it like the trial budget's, and run whatever it says when
+  // their turn comes (trials that got slower overrun the time by at most
+  // those few).
   std::function<std::size_t()> trialsThatFit;
 };
 
@@ -102,5 +104,12 @@ struct SearchResult {
 // them, or a budget too small for the noise runs and one confirmation.
 SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,
                         const SearchOptions& options = {});
+
+// The exhaustive baseline tune is measured against (NFSometer's sweep):
+// every combination of every knob's levels, each run once, in order; the
+// best figure is the recommendation, without noise runs or confirmation.
+// Throws std::invalid_argument like tuneSearch, and when the grid has more
+// combinations than maxTrials (naming both).
+SearchResult gridSearch(const std::vector<Knob>& knobs, const RunTrial& run, std::size_t maxTrials);
 
 }  // namespace nfsrdma::bench

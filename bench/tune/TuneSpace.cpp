@@ -8,19 +8,6 @@
 namespace nfsrdma::bench {
 namespace {
 
-// The levels (numbers), the start's among them, ascending; the start's index.
-Knob numericKnob(const std::string& name, std::vector<std::uint32_t> levels, std::uint32_t start) {
-  levels.push_back(start);
-  std::sort(levels.begin(), levels.end());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  Knob k{name, {}, 0};
-  for (std::uint32_t l : levels) {
-    if (l == start) k.start = k.levels.size();
-    k.levels.push_back(std::to_string(l));
-  }
-  return k;
-}
-
 std::string sizeText(std::uint32_t bytes) {
   if (bytes % (1U << 20) == 0) return std::to_string(bytes >> 20) + "m";
   if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + "k";
@@ -65,6 +52,22 @@ std::vector<std::pair<std::string, std::string>> queryPairs(const std::string& q
 }
 
 }  // namespace
+
+bool isServerKnob(const std::string& name) {
+  return name == "nfsd.threads" || name == "svcrdma.max_requests";
+}
+
+Knob numericKnob(const std::string& name, std::vector<std::uint32_t> levels, std::uint32_t start) {
+  levels.push_back(start);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  Knob k{name, {}, 0};
+  for (std::uint32_t l : levels) {
+    if (l == start) k.start = k.levels.size();
+    k.levels.push_back(std::to_string(l));
+  }
+  return k;
+}
 
 KnobSpace clientKnobSpace(const ClientOptions& url, const ClientWorkload& w) {
   KnobSpace space;
@@ -131,7 +134,7 @@ std::string urlWithSetting(const std::string& url, const std::vector<Knob>& knob
   const auto q = url.find('?');
   auto pairs = queryPairs(q == std::string::npos ? "" : url.substr(q + 1));
   for (std::size_t i = 0; i < knobs.size(); ++i) {
-    if (setting.at(i) == start.at(i)) continue;
+    if (setting.at(i) == start.at(i) || isServerKnob(knobs[i].name)) continue;
     const std::string& level = knobs[i].levels.at(setting.at(i));
     const auto it = std::find_if(pairs.begin(), pairs.end(),
                                  [&](const auto& p) { return p.first == knobs[i].name; });
@@ -151,11 +154,12 @@ std::string urlWithSetting(const std::string& url, const std::vector<Knob>& knob
 }
 
 std::string changedKeys(const std::vector<Knob>& knobs, const Setting& setting,
-                        const Setting& start) {
+                        const Setting& start, char sep) {
   std::string out;
   for (std::size_t i = 0; i < knobs.size(); ++i) {
     if (setting.at(i) == start.at(i)) continue;
-    out += (out.empty() ? "" : "&") + knobs[i].name + "=" + knobs[i].levels.at(setting[i]);
+    if (!out.empty()) out += sep;
+    out += knobs[i].name + "=" + knobs[i].levels.at(setting[i]);
   }
   return out;
 }
@@ -163,17 +167,19 @@ std::string changedKeys(const std::vector<Knob>& knobs, const Setting& setting,
 std::vector<std::size_t> knobsForVerdicts(const std::vector<Knob>& knobs,
                                           const std::vector<std::string>& verdicts) {
   static const std::map<std::string, std::vector<std::string>> kFirst = {
-      {"credits", {"qd", "nconnect"}},
+      {"credits", {"svcrdma.max_requests", "qd", "nconnect"}},
+      {"server-threads", {"nfsd.threads"}},
       {"client-cpu", {"iothreads", "nconnect", "memreg"}},
       {"latency", {"nconnect", "qd", "reads-per-compound"}},
       {"link", {"iosize", "nconnect"}},
   };
-  // The most frequent bound of the start's runs ("a+b" counts for both).
+  // The most frequent bound of the start's runs: "a+b" counts for both, a
+  // (found first, the verdict's lead) twice.
   std::map<std::string, int> count;
   for (const auto& v : verdicts) {
     std::istringstream in(v);
     std::string tag;
-    while (std::getline(in, tag, '+')) count[tag]++;
+    for (int weight = 2; std::getline(in, tag, '+'); weight = 1) count[tag] += weight;
   }
   std::string top;
   int most = 0;

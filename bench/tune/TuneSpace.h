@@ -29,8 +29,17 @@ struct ClientWorkload {
   std::uint32_t blockSize = 4096;
   std::uint32_t iodepth = 32;  // per job
   std::uint32_t numjobs = 1;
-  bool reads = true;  // the profile reads (a mix counts)
+  bool reads = true;    // the profile reads (a mix counts)
+  bool writes = false;  // the profile writes (a mix counts)
 };
+
+// "nfsd.threads" and "svcrdma.max_requests": the knobs that live on the
+// server (bench/tune/ServerKnobs.h), not in the client's URL or mount.
+bool isServerKnob(const std::string& name);
+
+// A knob of numbers: the levels and the start's among them, ascending, the
+// start's index its start.
+Knob numericKnob(const std::string& name, std::vector<std::uint32_t> levels, std::uint32_t start);
 
 // Our client's knobs for the URL's options (what it gave is the start):
 //   nconnect            1, 2, 4, 8 (and the start's)
@@ -57,13 +66,15 @@ std::string urlWithSetting(const std::string& url, const std::vector<Knob>& knob
                            const Setting& setting, const Setting& start);
 // "nconnect=4&memreg=pooled": the levels that differ from the start, as
 // URL keys (empty when none do).
+// sep: ',' for mount options.
 std::string changedKeys(const std::vector<Knob>& knobs, const Setting& setting,
-                        const Setting& start);
+                        const Setting& start, char sep = '&');
 
 // The knobs to screen first for the start's verdicts (bench/bound's tags,
-// the most frequent one deciding): credits -> qd, nconnect; client-cpu ->
-// iothreads, nconnect, memreg; latency -> nconnect, qd, reads-per-compound;
-// link -> iosize, nconnect. Indices into knobs; the rest keep their order.
+// the most frequent one deciding, a verdict's first tag counting twice): credits ->
+// svcrdma.max_requests, qd, nconnect; server-threads -> nfsd.threads; client-cpu -> iothreads,
+// nconnect, memreg; latency -> nconnect, qd, reads-per-compound; link -> iosize, nconnect. Indices
+// into knobs; the rest keep their order.
 std::vector<std::size_t> knobsForVerdicts(const std::vector<Knob>& knobs,
                                           const std::vector<std::string>& verdicts);
 

@@ -2,7 +2,6 @@
 // (proto=rdma by default), prints the commands, an /etc/fstab line and a
 // Kubernetes PersistentVolume + StorageClass, and with --run executes them.
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <sstream>
 
 #include "client/cli/CliCommands.h"
+#include "client/mount/MountHost.h"
 #include "client/mount/MountPlan.h"
 #include "util/ToolCli.h"
 
@@ -22,23 +22,6 @@ namespace po = boost::program_options;
 
 namespace nfsrdma::cli {
 namespace {
-
-std::string readFile(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-mount::HostFacts hostFacts(const std::filesystem::path& root) {
-  mount::HostFacts f;
-  f.mounts = readFile(root / "proc/mounts");
-  f.rdmaClientModule = std::filesystem::exists(root / "sys/module/rpcrdma") ||
-                       std::filesystem::exists(root / "sys/module/xprtrdma");
-  utsname u{};
-  if (::uname(&u) == 0) std::sscanf(u.release, "%d.%d", &f.kernelMajor, &f.kernelMinor);
-  return f;
-}
 
 // argv goes to execvp as it is: no shell and no re-splitting, so a path or option with spaces or
 // quotes stays one argument.
@@ -164,7 +147,7 @@ int runParsed(int argc, char** argv, const char* what, int (*run)(const MountArg
 }
 
 int mountParsed(const MountArgs& p) {
-  const mount::MountPlan plan = mount::planMount(p.request, hostFacts(p.root));
+  const mount::MountPlan plan = mount::planMount(p.request, mount::readHostFacts(p.root));
   for (const auto& n : plan.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& m : plan.mounts) {
     std::printf("# %s\n%s\n", m.proto.c_str(), m.command.c_str());
@@ -192,7 +175,7 @@ int umountParsed(const MountArgs& p) {
   for (const auto& u : unmounts) std::printf("%s\n", u.command.c_str());
   if (!p.run) return tool::kExitSuccess;
   // Checked for all before any is unmounted, so a wrong SERVER:/export unmounts nothing.
-  const std::string mounts = readFile(p.root / "proc/mounts");
+  const std::string mounts = mount::readHostFacts(p.root).mounts;
   bool refused = false;
   for (const auto& u : unmounts) {
     if (const auto problem = mount::unmountProblem(u, mounts)) {

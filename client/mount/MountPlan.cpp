@@ -225,6 +225,24 @@ std::string mountPointFor(const MountRequest& r, const std::string& proto) {
 
 }  // namespace
 
+std::optional<std::string> sharedClientMount(const MountRequest& r, std::string_view procMounts) {
+  if (r.vers == "3") return std::nullopt;
+  for (const ExistingMount& e : nfsMountsOf(procMounts, r.server)) {
+    if (e.type != "nfs4") continue;
+    std::string theirProto = optionValue(e.options, "proto");
+    if (!theirProto.empty() && theirProto.back() == '6') theirProto.pop_back();
+    const std::string theirs = optionValue(e.options, "vers");
+    if (theirProto != r.proto) continue;
+    if (!theirs.empty() && r.vers != "4" && theirs != "4" && theirs != r.vers) continue;
+    return "'" + e.source + "' is mounted on " + e.mountPoint + " (proto=" + theirProto +
+           (theirs.empty() ? "" : ",vers=" + theirs) +
+           "): the kernel gives a new proto=" + r.proto + ",vers=" + r.vers +
+           " mount of that server the same NFS client, with that mount's connections, nconnect "
+           "and credits";
+  }
+  return std::nullopt;
+}
+
 std::vector<ExistingMount> parseProcMounts(std::string_view procMounts) {
   std::vector<ExistingMount> out;
   std::istringstream in{std::string(procMounts)};

@@ -73,6 +73,15 @@ std::vector<PlannedUnmount> planUnmount(const MountRequest& request);
 // u.mountPoint.
 std::optional<std::string> unmountProblem(const PlannedUnmount& u, std::string_view procMounts);
 
+// Why a new mount of r (one transport) would not get an NFS client of its
+// own, or nothing: an NFSv4 mount of the same server over the same
+// transport at the same minor version ("4" may meet any) is there, and
+// the kernel gives a new mount that mount's client, so its connections
+// (nconnect), credits and slots are that mount's whatever the new one
+// asks. A tool that measures mount options (nfsrdma-bench tune) must not
+// measure through it.
+std::optional<std::string> sharedClientMount(const MountRequest& r, std::string_view procMounts);
+
 // A line of /proc/mounts, its fields unescaped (\040 is a space).
 struct ExistingMount {
   std::string source;

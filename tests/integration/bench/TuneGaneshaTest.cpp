@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "bench/report/Json.h"
@@ -21,6 +23,13 @@ struct WorkDir : ScratchDir {
   WorkDir() : ScratchDir("nfsrdma-tune") {}
 };
 
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 Ran tune(const std::string& args) {
   return runShell(std::string(NFSRDMA_BENCH_BIN) + " tune " + args, 240);
 }
@@ -32,10 +41,11 @@ Ran tune(const std::string& args) {
 TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstTheStart) {
   WorkDir work;
   const std::string json = (work.path / "tune.json").string();
+  const std::string html = (work.path / "tune.html").string();
   const Ran r = tune(
       "--profile 4k-randread --size 32m --runtime 1 --ramp 0.2 --budget 2m "
       "--work-dir " +
-      work.path.string() + " --json " + json);
+      work.path.string() + " --json " + json + " --html " + html);
   NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
   ASSERT_EQ(r.status, 0) << r.out;
   // The budget held: the search and its set-up (ganesha's start, the warm-up).
@@ -52,7 +62,7 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
     const JsonValue* result = t.find("result");
     ASSERT_NE(result, nullptr) << t.str("error");
     EXPECT_GT(t.num("value"), 0);
-    EXPECT_FALSE(t.str("url").empty());
+    EXPECT_FALSE(t.str("ran_with").empty());
   }
   // The knob that matters over TCP was found, and the others named.
   const JsonValue* effects = doc.find("effects");
@@ -75,17 +85,23 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
     const bool start = all[i].find("start")->boolean;
     EXPECT_EQ(start, (i - (all.size() - 6)) % 2 == 1) << "trial " << i + 1;
     if (!start) {
-      EXPECT_EQ(all[i].str("url"), rec->str("url"));
+      EXPECT_EQ(all[i].str("ran_with"), rec->str("url"));
     }
   }
   EXPECT_NE(r.out.find("recommendation: " + rec->str("keys") + " ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  reads-per-compound 1 -> "), std::string::npos) << r.out;
+  // The HTML page: a chart per knob, the report whole.
+  const std::string page = readText(html);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0U);
+  EXPECT_NE(page.find("<h2>reads-per-compound <small>(matters)</small></h2>"), std::string::npos);
+  EXPECT_NE(page.find("aria-label=\"nconnect: IOPS by level\""), std::string::npos);
+  EXPECT_NE(page.find("recommendation: " + rec->str("keys")), std::string::npos);
   EXPECT_NE(r.out.find("check it: nfsrdma-bench file --target 'nfs:nfs://127.0.0.1:"),
             std::string::npos)
       << r.out;
 }
 
-TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeStartingAnything) {
+TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeAnyTrial) {
   struct Case {
     std::string args;
     std::string error;
@@ -100,6 +116,11 @@ TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeStartingAnything) {
       {"--budget 10s", "--budget 10s and 60 trials holds about 3 trials"},
       {"--trials 5", "--trials 5: tune needs at least 10"},
       {"--target path:/tmp", "--target path:/tmp: tune turns our client's knobs"},
+      {"--target knfs:server", "--target knfs:server: no SERVER:/export"},
+      {"--search best", "--search best: expected tune or grid"},
+      {"--json - --html -", "--json - and --html -: only one of them can go to stdout"},
+      {"--search grid --trials 20", "--search grid: 64 settings, more than --trials 20"},
+      {"--target knfs:h:/e?nconnect=99", "knfs: nconnect=99: expected a whole number 1..16"},
   };
   for (const Case& c : cases) {
     const Ran r = tune(c.args);

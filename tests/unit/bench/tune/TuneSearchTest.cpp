@@ -5,6 +5,7 @@
 // kept; bad knobs and budgets refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -150,6 +151,30 @@ TEST(TuneSearch, TheStartsVerdictPutsItsKnobFirstAndATimeBudgetStopsTheScreening
   EXPECT_EQ(r.stopReason, "confirmed");
   EXPECT_EQ(r.best, (Setting{0, 0, 1}));
   EXPECT_LE(r.trials.size(), 3U + 2 + 6);
+}
+
+TEST(GridSearch, RunsEverySettingOnceAndKeepsTheBest) {
+  std::vector<Setting> ran;
+  const RunTrial run = [&](const Setting& x) {
+    ran.push_back(x);
+    return TrialFigure{100.0 + static_cast<double>(x[0] * 10 + x[1]), "none"};
+  };
+  const SearchResult r = gridSearch(twoKnobs(), run, 12);
+  EXPECT_EQ(ran.size(), 12U);  // 4 x 3
+  EXPECT_EQ(ran.front(), (Setting{0, 0}));
+  EXPECT_EQ(ran[1], (Setting{0, 1}));
+  EXPECT_EQ(r.best, (Setting{3, 2}));
+  EXPECT_DOUBLE_EQ(r.startMean, 101);  // nconnect 1, rsize 256k
+  EXPECT_NEAR(r.gain, 132.0 / 101 - 1, 1e-12);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(
+      std::count_if(r.trials.begin(), r.trials.end(), [](const Trial& t) { return t.isStart; }), 1);
+  try {
+    gridSearch(twoKnobs(), run, 11);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "tune: the grid has 12 settings, more than the budget's 11 trials");
+  }
 }
 
 TEST(TuneSearch, RefusesAKnobWithoutLevelsAStartOutsideThemAndATinyBudget) {

@@ -6,7 +6,9 @@
 
 #include <stdexcept>
 
+#include "bench/tune/KernelTarget.h"
 #include "bench/tune/TuneBudget.h"
+#include "bench/tune/TuneHtml.h"
 #include "bench/tune/TuneObjective.h"
 #include "bench/tune/TuneReport.h"
 #include "bench/tune/TuneSpace.h"
@@ -91,6 +93,10 @@ TEST(TuneSpace, TheStartsVerdictChoosesTheKnobsScreenedFirst) {
   EXPECT_EQ(knobsForVerdicts(knobs, {"client-cpu+credits", "client-cpu", "none"}),
             (std::vector<std::size_t>{1, 0}));
   EXPECT_TRUE(knobsForVerdicts(knobs, {"none", "disk", ""}).empty());
+  // Both bounds in every run: the one the verdict names first leads.
+  const std::vector<Knob> server = {{"nfsd.threads", {"1"}, 0}, {"svcrdma.max_requests", {"8"}, 0}};
+  EXPECT_EQ(knobsForVerdicts(server, {"server-threads+credits", "server-threads+credits"}),
+            (std::vector<std::size_t>{0}));
 }
 
 TEST(TuneBudget, TakesTimesAndRefusesWhatCannotHoldASearch) {
@@ -169,6 +175,68 @@ TEST(TuneReport, TablesRecommendationAndHandOver) {
       << text;
   const std::string line = formatTrialLine(t, 2, {1, 0}, {1500, "none"}, TrialRun{});
   EXPECT_EQ(line, "trial  2  nconnect=4                         1,500 IOPS  bound: none\n");
+  const std::string page = tuneHtml(t);
+  EXPECT_NE(page.find("<h2>nconnect <small>(matters)</small></h2>"), std::string::npos) << page;
+  // The best level in green, the start grey, with their figures.
+  EXPECT_NE(page.find("fill=\"#59a14f\"><title>nconnect=4: 1,500 IOPS (+50.0%)</title>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("fill=\"#9e9e9e\"><title>nconnect=1: 1,000 IOPS</title>"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("recommendation: nconnect=4 (+48.0%"), std::string::npos);
+}
+
+TEST(KernelTarget, AnExportWithTheStartsMountOptions) {
+  const KernelTarget t = parseKernelTarget(
+      "knfs:198.18.0.1:/srv/"
+      "nfs?proto=rdma&nconnect=1&rsize=4096&wsize=4096&noatime&read_ahead_kb=256");
+  EXPECT_EQ(t.request.server, "198.18.0.1");
+  EXPECT_EQ(t.request.exportPath, "/srv/nfs");
+  EXPECT_EQ(t.request.proto, "rdma");
+  EXPECT_EQ(t.request.nconnect, 1U);
+  EXPECT_EQ(t.request.rsize, 4096U);
+  EXPECT_EQ(t.request.extraOptions, (std::vector<std::string>{"noatime"}));
+  EXPECT_EQ(t.readAheadKb, 256U);
+  const KernelTarget v6 = parseKernelTarget("knfs:[fd00::1]:/e");
+  EXPECT_EQ(v6.request.server, "[fd00::1]");
+  EXPECT_EQ(v6.request.exportPath, "/e");
+  EXPECT_EQ(v6.request.proto, "rdma");  // the mount helper's default
+  for (const char* bad : {"knfs:", "knfs:host", "knfs::/e", "nfs:h:/e", "knfs:h:/e?port=0",
+                          "knfs:h:/e?rsize=12", "knfs:h:/e?proto=both"}) {
+    EXPECT_THROW(parseKernelTarget(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(KernelTarget, KnobsFollowTheWorkloadAndTheSettingBecomesMountOptions) {
+  const KernelTarget t = parseKernelTarget("knfs:10.0.0.1:/e?nconnect=1&rsize=4096&wsize=4096");
+  const KnobSpace rand = kernelKnobSpace(t, ClientWorkload{4096, 32, 1, true, false}, true, false);
+  EXPECT_EQ(names(rand.knobs), (std::vector<std::string>{"nconnect", "rsize"}));
+  EXPECT_EQ(rand.knobs[1].levels, (std::vector<std::string>{"4096", "65536", "262144", "1048576"}));
+  EXPECT_EQ(rand.knobs[1].start, 0U);
+  ASSERT_EQ(rand.leftAlone.size(), 2U);
+  EXPECT_EQ(rand.leftAlone[1].why, "O_DIRECT reads bypass read-ahead (--direct 0 tunes it)");
+  const KnobSpace seq =
+      kernelKnobSpace(t, ClientWorkload{1U << 20, 8, 1, true, false}, false, true);
+  EXPECT_EQ(names(seq.knobs), (std::vector<std::string>{"nconnect", "rsize", "read_ahead_kb"}));
+  EXPECT_EQ(seq.knobs[2].levels[seq.knobs[2].start], "128");
+  const KernelSetting ks = kernelSetting(t, seq.knobs, {2, 3, 2});
+  EXPECT_EQ(ks.request.nconnect, 4U);
+  EXPECT_EQ(ks.request.rsize, 1U << 20);
+  EXPECT_EQ(ks.request.wsize, 4096U);  // not a knob here: the start's
+  EXPECT_EQ(ks.readAheadKb, 4096U);
+  mount::HostFacts facts;
+  facts.rdmaClientModule = true;
+  facts.kernelMajor = 6;
+  facts.kernelMinor = 12;
+  const KernelHandOver h = kernelHandOver(ks, facts);
+  EXPECT_NE(h.mountCommand.find("nconnect=4"), std::string::npos) << h.mountCommand;
+  EXPECT_NE(h.mountCommand.find("rsize=1048576"), std::string::npos) << h.mountCommand;
+  EXPECT_NE(h.fstabLine.find("10.0.0.1:/e /mnt/nfs nfs "), std::string::npos) << h.fstabLine;
+  EXPECT_NE(h.kubernetesYaml.find("mountOptions:"), std::string::npos);
+  EXPECT_EQ(h.readAheadNfsConf, "[nfsrahead]\nnfs4=4096\n");
+  EXPECT_NE(h.readAheadUdevRule.find("ATTR{read_ahead_kb}=\"4096\""), std::string::npos);
+  const std::string text = kernelSettingText(ks, facts);
+  EXPECT_EQ(text.substr(text.find(", read_ahead_kb")), ", read_ahead_kb=4096") << text;
 }
 
 }  // namespace

@@ -379,6 +379,29 @@ TEST(MountPlan, NoShareCacheNotesDoNotPromiseANewTransport) {
       std::string::npos);
 }
 
+TEST(MountPlan, AMountOfTheSameServerTransportAndMinorVersionSharesItsClient) {
+  MountRequest r;
+  r.server = "10.0.0.1";
+  r.exportPath = "/e";
+  r.mountPoint = "/mnt/t";
+  const std::string mounts =
+      "10.0.0.1:/other /mnt/user nfs4 rw,vers=4.2,rsize=1048576,proto=rdma,port=20049 0 0\n";
+  const auto shared = sharedClientMount(r, mounts);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(*shared,
+            "'10.0.0.1:/other' is mounted on /mnt/user (proto=rdma,vers=4.2): the kernel gives a "
+            "new proto=rdma,vers=4.2 mount of that server the same NFS client, with that mount's "
+            "connections, nconnect and credits");
+  r.vers = "4.1";  // another minor version: a client of its own
+  EXPECT_FALSE(sharedClientMount(r, mounts).has_value());
+  r.vers = "4.2";
+  r.proto = "tcp";  // another transport: planMount's trunking rule, not this one
+  EXPECT_FALSE(sharedClientMount(r, mounts).has_value());
+  r.proto = "rdma";
+  r.server = "10.0.0.2";
+  EXPECT_FALSE(sharedClientMount(r, mounts).has_value());
+}
+
 TEST(Unmount, IsValidatedLikeMount) {
   MountRequest r = request("rdma");
   r.mountPoint = "mnt";

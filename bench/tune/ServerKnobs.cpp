@@ -123,6 +123,15 @@ ServerSession::ServerSession(ServerHost& host, std::string configText)
   const hostcheck::CommandResult temp = host_.run({"mktemp", "-t", "nfsrdma-tune.XXXXXXXX"});
   if (temp.exitStatus != 0) throw std::runtime_error(failure("mktemp " + host_.where(), temp));
   path_ = temp.output.substr(0, temp.output.find('\n'));
+  try {
+    checkPlan();
+  } catch (...) {
+    host_.run({"rm", "-f", path_});  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+void ServerSession::checkPlan() {
   write(config_);
   const hostcheck::CommandResult plan = host_.run({"nfsrdma-server", "plan", path_});
   if (plan.exitStatus != 0) {
@@ -167,6 +176,12 @@ std::string ServerSession::finish(bool keep) {
     ~RemoveTemp() { host.run({"rm", "-f", path}); }
   } removeTemp{host_, path_};
   if (!inEffect_) return "the server was not changed";
+  if (keep && reapply_) {
+    // The record holds the user's own apply too: rollback would undo both.
+    return "the server keeps the recommendation (applied " + host_.where() +
+           "); applying --server-config there puts its values back (`nfsrdma-server rollback` "
+           "would also undo the apply that was there before tune)";
+  }
   if (keep) {
     return "the server keeps the recommendation (applied " + host_.where() +
            "); `nfsrdma-server rollback` there undoes it";

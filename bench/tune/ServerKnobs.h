@@ -92,6 +92,7 @@ class ServerSession {
 
  private:
   void write(const std::string& text);
+  void checkPlan();  // the constructor's checks after the temporary file exists
   ServerHost& host_;
   std::string config_;
   std::string path_;

@@ -1,7 +1,10 @@
-// `nfsrdma-bench tune`: the settings of our client that make a workload fast
-// on a target, found by real runs of the file benchmark (bench/tune's
-// search), explained, and handed over as the URL keys to use. Without
-// --target it tunes against the embedded nfs-ganesha, as `file` starts it.
+// `nfsrdma-bench tune`: the settings that make a workload fast on a target,
+// found by real runs of the file benchmark (bench/tune's search), explained,
+// and handed over as the tools' own inputs. Our client's URL keys on an
+// nfs: target (or the embedded nfs-ganesha, as `file` starts it, without
+// --target); the kernel client's mount options on a knfs: export it mounts
+// itself per trial; knfsd's threads and credits through nfsrdma-server,
+// rolled back at the end.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -62,8 +65,10 @@ po::options_description tuneOptions(TuneArgs& a) {
       "the workload to make fast: 4k-randread, 4k-randwrite, 128k-read, 128k-write, 4m-read, "
       "4m-write, randrw[:N% reads]")(
       "target", po::value(&a.target),
-      "nfs:nfs://host[:port]/export[?proto=tcp|rdma&...] (its keys are the start point) "
-      "(default: the embedded nfs-ganesha on 127.0.0.1)")(
+      "nfs:nfs://host[:port]/export[?proto=tcp|rdma&...] (our client; its keys are the start "
+      "point), knfs:SERVER:/export[?proto=rdma&nconnect=N&rsize=N&wsize=N&read_ahead_kb=N&...] "
+      "(the kernel client, mounted by tune per trial) (default: the embedded nfs-ganesha on "
+      "127.0.0.1)")(
       "objective", po::value(&a.objective)->default_value(a.objective),
       "iops, mibps, p99 (lower is better) or cpu-per-op (this process's CPU time per request)")(
       "budget", po::value(&a.budget)->default_value(a.budget),

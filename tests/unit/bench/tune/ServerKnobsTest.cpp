@@ -147,6 +147,7 @@ TEST(ServerKnobs, APendingApplyOfTheSameConfigIsRolledBackAndAppliedAgain) {
   f.answers["test"] = {1, ""};
   f.answers["nfsrdma-server plan"] = {1, "Apply refuses: ...\n"};
   EXPECT_THROW(ServerSession(host, kConfig), std::runtime_error);
+  EXPECT_EQ(f.commands().back(), "rm -f");  // its temporary file goes with it
   for (const auto& c : f.commands()) {
     EXPECT_NE(c, "nfsrdma-server apply");
     EXPECT_NE(c, "nfsrdma-server rollback");

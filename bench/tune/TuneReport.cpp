@@ -92,7 +92,11 @@ std::string jointTable(const TuneRun& t) {
     std::size_t changed = 0;
     for (std::size_t k = 0; k < tr.setting.size(); ++k)
       changed += tr.setting[k] != t.search.start[k];
-    if (tr.isStart || changed < 2) continue;
+    // Each setting once: the confirmation runs the best again.
+    const bool listed = std::any_of(t.search.trials.begin(),
+                                    t.search.trials.begin() + static_cast<std::ptrdiff_t>(i),
+                                    [&](const Trial& o) { return o.setting == tr.setting; });
+    if (tr.isStart || changed < 2 || listed) continue;
     rows += fmt("  %-34s %14s %10s   %s\n", settingText(t, tr.setting).c_str(),
                 objectiveCell(t.objective, tr.figure.value).c_str(), percent(tr.effect).c_str(),
                 trialBound(t, i).c_str());

@@ -69,7 +69,14 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
   ASSERT_TRUE(effects != nullptr && effects->isArray() && !effects->array.empty());
   EXPECT_EQ(effects->array.front().str("knob"), "reads-per-compound") << r.out;
   EXPECT_TRUE(effects->array.front().find("matters")->boolean);
-  EXPECT_NE(r.out.find("did not matter: "), std::string::npos) << r.out;
+  // A knob that did not matter is named so (which do depends on the
+  // noise of the run: nconnect's +5% can be above it or within it).
+  for (const JsonValue& e : effects->array) {
+    if (!e.find("matters")->boolean) {
+      EXPECT_NE(r.out.find("did not matter: "), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(e.str("knob") + ": did not matter"), std::string::npos) << r.out;
+    }
+  }
   EXPECT_NE(r.out.find(" left alone: memreg: RDMA only"), std::string::npos) << r.out;
   // Recommended, and measured again against the start: the last six trials
   // alternate the recommendation and the start.
@@ -95,7 +102,9 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0U);
   EXPECT_NE(page.find("<h2>reads-per-compound <small>(matters)</small></h2>"), std::string::npos);
   EXPECT_NE(page.find("aria-label=\"nconnect: IOPS by level\""), std::string::npos);
-  EXPECT_NE(page.find("recommendation: " + rec->str("keys")), std::string::npos);
+  std::string keysInHtml;
+  for (char c : rec->str("keys")) keysInHtml += c == '&' ? std::string("&amp;") : std::string(1, c);
+  EXPECT_NE(page.find("recommendation: " + keysInHtml), std::string::npos);
   EXPECT_NE(r.out.find("check it: nfsrdma-bench file --target 'nfs:nfs://127.0.0.1:"),
             std::string::npos)
       << r.out;

@@ -46,6 +46,7 @@ po::options_description fileOptions(FileArgs& a) {
       "json", po::value(&a.jsonPath),
       "write the results as JSON to this file ('-': stdout, instead of the text)");
   addWorkloadOptions(opts, a.workload);
+  addBlockSizeOption(opts, a.workload.bs);
   addClientsOptions(opts, a.clients);
   return opts;
 }

@@ -147,12 +147,14 @@ std::uint64_t sharedRangeOffset(const FileOptions& o, std::uint32_t job) {
   return static_cast<std::uint64_t>(o.jobBase + job) * (o.sizeBytes / (o.nrfiles ? o.nrfiles : 1));
 }
 
-void validateOptions(const FileOptions& o, const FileProfile& p) {
+void validateOptions(const FileOptions& o, const FileProfile& given) {
+  const FileProfile p = profileAsRun(given, o);
   // The rules of the options themselves are WorkloadOptions.h's; a FileOptions
   // built in code goes through them too.
   checkNumjobs(o.numjobs);
   if (o.nrfiles == 0 || o.nrfiles > 1024) throw std::invalid_argument("--nrfiles must be 1..1024");
   checkIodepth(o.iodepth);
+  if (o.blockSize != 0) checkBlockSize(o.blockSize);
   if (o.sizeBytes == 0) throw std::invalid_argument("--size must be more than 0 bytes per job");
   if (o.sharedFile && (o.sizeBytes / o.nrfiles) % 4096 != 0) {
     // The next job's range must start on a block an O_DIRECT request can use.
@@ -191,12 +193,13 @@ std::uint64_t bufferBytes(const FileOptions& o, const FileProfile& p) {
   const std::uint64_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
   const FileProfile run = profileAsRun(p, o);
   const std::uint64_t sets = run.mixed() && !o.verify ? 2 : 1;
-  return std::uint64_t{o.numjobs} * depth * p.blockSize * sets;
+  return std::uint64_t{o.numjobs} * depth * run.blockSize * sets;
 }
 
-void validateBufferMemory(const FileOptions& o, const FileProfile& p,
+void validateBufferMemory(const FileOptions& o, const FileProfile& given,
                           std::optional<std::uint64_t> memAvailable) {
   if (!memAvailable) return;
+  const FileProfile p = profileAsRun(given, o);
   const std::uint64_t need = bufferBytes(o, p);
   if (need <= *memAvailable / 4 * 3) return;
   const std::uint64_t depth = o.iodepth ? o.iodepth : p.defaultIodepth;
@@ -227,8 +230,33 @@ unsigned readPercentOf(const FileProfile& p, const FileOptions& o) {
   return p.takesRwmixread() && o.rwmixread ? *o.rwmixread : p.readPercent;
 }
 
+std::string blockSizeLabel(std::uint32_t bytes) {
+  if (bytes != 0 && bytes % (1U << 20) == 0) return std::to_string(bytes >> 20) + "m";
+  if (bytes != 0 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "k";
+  return std::to_string(bytes);
+}
+
+namespace {
+
+// The name with its leading size ("4m-read") replaced, or the size added.
+std::string nameWithBlockSize(const std::string& name, std::uint32_t bytes) {
+  const std::string label = blockSizeLabel(bytes);
+  const auto dash = name.find('-');
+  if (dash != std::string::npos && dash > 0 &&
+      std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
+    return label + name.substr(dash);
+  }
+  return name + "-" + label;
+}
+
+}  // namespace
+
 FileProfile profileAsRun(FileProfile p, const FileOptions& o) {
   p.readPercent = readPercentOf(p, o);
+  if (o.blockSize != 0 && o.blockSize != p.blockSize) {
+    p.name = nameWithBlockSize(p.name, o.blockSize);
+    p.blockSize = o.blockSize;
+  }
   return p;
 }
 

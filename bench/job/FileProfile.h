@@ -47,6 +47,7 @@ struct FileOptions {
   std::chrono::milliseconds runtime{2000};  // time-based when ioBytes == 0
   std::uint64_t ioBytes = 0;                // per job, counted after the ramp; 0: time-based
   std::uint32_t iodepth = 0;                // 0: the profile's default
+  std::uint32_t blockSize = 0;              // --bs; 0: the profile's
   std::uint32_t numjobs = 1;
   std::chrono::milliseconds ramp{300};
   bool direct = true;  // path engine: O_DIRECT
@@ -122,8 +123,13 @@ std::uint64_t ioBytesPerJob(const FileOptions& o, std::uint32_t blockSize);
 unsigned readPercentOf(const FileProfile& p, const FileOptions& o);
 // The profile as it runs: randrw with --rwmixread's mix, so that every
 // decision (rows, read-back, cache preparation, engines that cannot write)
-// follows the mix the jobs use.
+// follows the mix the jobs use; and --bs's block size, the name's size
+// following it ("4m-read" with --bs 1m runs as "1m-read"; "randrw" as
+// "randrw-1m"). Applying it twice changes nothing more.
 FileProfile profileAsRun(FileProfile p, const FileOptions& o);
+// fio's way of writing a block size in a name: "4k", "1m", "1536" (bytes
+// that are no whole KiB).
+std::string blockSizeLabel(std::uint32_t bytes);
 // --rwmixread needs a profile it applies to (plain randrw) among the ones
 // run: `file --profile 4k-randwrite --rwmixread 70` would otherwise run
 // pure writes while the user asked for a mix. Throws std::invalid_argument

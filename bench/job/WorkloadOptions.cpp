@@ -47,6 +47,12 @@ void addIodepthOption(po::options_description& opts, std::int64_t& iodepth) {
                      "128k, 2 for 4m)");
 }
 
+void addBlockSizeOption(po::options_description& opts, std::string& bs) {
+  opts.add_options()("bs", po::value(&bs),
+                     "block size instead of the profile's, 512..64m in multiples of 512 (e.g. "
+                     "--profile 4m-read --bs 1m runs 1 MiB sequential reads as 1m-read)");
+}
+
 void addNumjobsOption(po::options_description& opts, std::int64_t& numjobs) {
   opts.add_options()("numjobs", po::value(&numjobs)->default_value(numjobs),
                      "jobs per rank, 1..256: threads, each with its own files and (--client "
@@ -87,6 +93,15 @@ std::uint32_t checkIodepth(std::int64_t iodepth) {
   if (iodepth < 0 || iodepth > 1024)
     throw std::invalid_argument("--iodepth must be 0..1024 (0: the profile's)");
   return static_cast<std::uint32_t>(iodepth);
+}
+
+std::uint32_t checkBlockSize(std::uint64_t bytes) {
+  // O_DIRECT needs whole sectors; above 64 MiB a block is a typo, not a request.
+  if (bytes < 512 || bytes > (64U << 20) || bytes % 512 != 0) {
+    throw std::invalid_argument("--bs " + std::to_string(bytes) +
+                                ": expected 512 bytes to 64m, a multiple of 512 (e.g. 4k, 1m)");
+  }
+  return static_cast<std::uint32_t>(bytes);
 }
 
 std::uint32_t checkNumjobs(std::int64_t numjobs) {
@@ -191,6 +206,7 @@ FileOptions toFileOptions(const WorkloadArgs& a) {
   o.runtime = checkRuntime(a.runtime);
   o.ramp = checkRamp(a.ramp);
   o.iodepth = checkIodepth(a.iodepth);
+  if (!a.bs.empty()) o.blockSize = checkBlockSize(parseSize(a.bs, "--bs"));
   o.numjobs = checkNumjobs(a.numjobs);
   takeDataOptions(a, o);
   o.sharedFile = a.sharedFile;

@@ -31,6 +31,9 @@ void addRampOption(boost::program_options::options_description& opts, double& se
 // --iodepth N requests in flight per job (0: the profile's). Signed, here
 // and in --numjobs: boost reads "-1" into an unsigned type as 2^32-1.
 void addIodepthOption(boost::program_options::options_description& opts, std::int64_t& iodepth);
+// --bs SIZE, the block size instead of the profile's (file and tune: one
+// profile; compare's profiles keep theirs).
+void addBlockSizeOption(boost::program_options::options_description& opts, std::string& bs);
 // --numjobs N jobs (threads) per process: per rank of a many-rank run.
 void addNumjobsOption(boost::program_options::options_description& opts, std::int64_t& numjobs);
 // --verify: check every byte read and written.
@@ -44,6 +47,7 @@ std::chrono::milliseconds checkRuntime(double seconds);  // (0, 86400]
 std::chrono::milliseconds checkRamp(double seconds);     // [0, 3600]
 std::uint32_t checkIodepth(std::int64_t iodepth);        // 0..1024
 std::uint32_t checkNumjobs(std::int64_t numjobs);        // 1..256
+std::uint32_t checkBlockSize(std::uint64_t bytes);       // 512..64m, a multiple of 512
 // --profiles: the profiles named, in order (all seven when empty).
 std::vector<FileProfile> checkProfiles(const std::string& list);
 
@@ -53,6 +57,7 @@ struct WorkloadArgs {
   double runtime = 2;
   std::string ioBytes;
   std::int64_t iodepth = 0;
+  std::string bs;  // --bs; empty: the profile's
   std::int64_t numjobs = 1;
   double ramp = 0.3;
   int direct = 1;

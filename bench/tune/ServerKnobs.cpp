@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "client/mount/MountPlan.h"
@@ -30,11 +31,15 @@ std::optional<std::uint32_t> readValue(ServerHost& host, const char* file) {
   return numberIn(r.output);
 }
 
-bool differsOnServer(const std::vector<Knob>& knobs, const Setting& a, const Setting& b) {
+// The server knobs the setting moves from their start, by name.
+std::map<std::string, std::string> serverChanges(const std::vector<Knob>& knobs,
+                                                 const Setting& setting) {
+  std::map<std::string, std::string> out;
   for (std::size_t i = 0; i < knobs.size(); ++i) {
-    if (isServerKnob(knobs[i].name) && a.at(i) != b.at(i)) return true;
+    if (isServerKnob(knobs[i].name) && setting.at(i) != knobs[i].start)
+      out[knobs[i].name] = knobs[i].levels.at(setting[i]);
   }
-  return false;
+  return out;
 }
 
 std::string failure(const std::string& what, const hostcheck::CommandResult& r) {
@@ -156,14 +161,14 @@ void ServerSession::write(const std::string& text) {
 }
 
 void ServerSession::use(const std::vector<Knob>& knobs, const Setting& setting) {
-  Setting start;
-  for (const auto& k : knobs) start.push_back(k.start);
-  const Setting& now = inEffect_ ? *inEffect_ : start;
-  if (!differsOnServer(knobs, setting, now)) return;
+  // Compared by knob name, not as settings: the search's knobs and
+  // --versus' are different lists (with the same starts: the server's now).
+  std::map<std::string, std::string> changes = serverChanges(knobs, setting);
+  if (changes == (inEffect_ ? *inEffect_ : std::map<std::string, std::string>{})) return;
   write(serverConfigVariant(config_, knobs, setting));
   const hostcheck::CommandResult r = host_.run({"nfsrdma-server", "apply", path_});
   // Recorded before the check: a failed apply may have changed some of it.
-  inEffect_ = setting;
+  inEffect_ = std::move(changes);
   ++applies_;
   if (r.exitStatus != 0) throw ServerChangeFailed(failure("nfsrdma-server apply", r));
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,8 +97,10 @@ class ServerSession {
   ServerHost& host_;
   std::string config_;
   std::string path_;
-  std::optional<Setting> inEffect_;  // the setting applied last; none: untouched
-  bool reapply_ = false;             // an apply of the config was pending before tune
+  // The server knobs away from their start in the variant applied last
+  // (by name); none: untouched.
+  std::optional<std::map<std::string, std::string>> inEffect_;
+  bool reapply_ = false;  // an apply of the config was pending before tune
   std::size_t applies_ = 0;
   bool finished_ = false;
 };

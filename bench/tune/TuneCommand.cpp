@@ -5,8 +5,6 @@
 // --target); the kernel client's mount options on a knfs: export it mounts
 // itself per trial; knfsd's threads and credits through nfsrdma-server,
 // rolled back at the end.
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -27,10 +25,11 @@
 #include "bench/job/WorkloadOptions.h"
 #include "bench/report/OutputFile.h"
 #include "bench/tune/ServerKnobs.h"
-#include "bench/tune/TrialMount.h"
 #include "bench/tune/TuneBudget.h"
 #include "bench/tune/TuneHtml.h"
 #include "bench/tune/TuneReport.h"
+#include "bench/tune/TuneTrials.h"
+#include "bench/tune/TuneVersus.h"
 #include "client/mount/MountHost.h"
 #include "hostcheck/CommandRunner.h"
 #include "util/ErrnoText.h"
@@ -52,9 +51,10 @@ struct TuneArgs {
   std::string htmlPath;      // "-": stdout, instead of the text
   std::string serverConfig;  // nfsrdma-server's config of the server, for its knobs
   bool allowServerChanges = false;
-  std::string serverExec;       // empty: the server is this host
-  bool apply = false;           // keep the recommendation's server part applied
-  std::string search = "tune";  // or "grid": every combination once
+  std::string serverExec;           // empty: the server is this host
+  bool apply = false;               // keep the recommendation's server part applied
+  std::string search = "tune";      // or "grid": every combination once
+  std::vector<std::string> versus;  // [LABEL:]KEYS, measured against the recommendation
   WorkloadArgs workload;
 };
 
@@ -92,19 +92,19 @@ po::options_description tuneOptions(TuneArgs& a) {
       "search", po::value(&a.search)->default_value(a.search),
       "tune (noise, screening, the knobs that matter together, confirmation) or grid (every "
       "combination of the levels once: the exhaustive baseline; --trials must hold it)")(
+      "versus", po::value(&a.versus)->composing(),
+      "[LABEL:]KNOB=LEVEL&..., repeatable: after the search, the recommendation and this setting "
+      "in alternated runs, their ratio with its 95% interval (a rule of thumb such as "
+      "'rules:nconnect=8&nfsd.threads=8', a grid's best); knobs it leaves out stay at the start; "
+      "any knob of the target, not only --knobs'; its runs are not counted in --trials or "
+      "--budget")(
       "apply", po::bool_switch(&a.apply),
       "end with the recommendation's server part applied (nfsrdma-server rollback undoes it) "
       "instead of rolling back");
   addWorkloadOptions(opts, a.workload);
+  addBlockSizeOption(opts, a.workload.bs);
   return opts;
 }
-
-struct TunePlan {
-  FileOptions options;
-  FileProfile profile;
-  Objective objective = Objective::Iops;
-  TuneBudget budget{std::nullopt, 0};
-};
 
 TunePlan validateTuneArgs(const TuneArgs& a) {
   checkOutputPath(a.jsonPath, "--json");
@@ -125,23 +125,6 @@ TunePlan validateTuneArgs(const TuneArgs& a) {
   });
   return plan;
 }
-
-// The start point's target: --target (nfs: or knfs:), or the embedded server's.
-struct TuneTarget {
-  std::unique_ptr<EmbeddedServer> embedded;
-  TargetSpec spec;                     // nfs: the start's; knfs: unused
-  std::optional<KernelTarget> kernel;  // knfs:
-  std::filesystem::path mountDir;      // knfs: where each trial mounts (removed at the end)
-  bool rdma = false;                   // the trials go over RDMA
-  ServerStart serverStart;             // the server's knobs now, when it is reachable
-  TuneTarget() = default;
-  TuneTarget(TuneTarget&&) = default;
-  TuneTarget& operator=(TuneTarget&&) = default;
-  ~TuneTarget() {
-    std::error_code ec;
-    if (!mountDir.empty()) std::filesystem::remove(mountDir, ec);  // empty once unmounted
-  }
-};
 
 // Why the server's knobs stay as they are, or empty when tune may turn them.
 std::string serverWhyNot(const TuneArgs& a, const TuneTarget& t) {
@@ -164,8 +147,8 @@ TuneTarget chooseTarget(const TuneArgs& a, const FileOptions& options) {
                              ": tune's trials would measure that client, not their own options; "
                              "unmount it, or tune another NFS minor version (vers=) or address");
     }
-    t.mountDir = std::filesystem::path(a.workload.workDir) /
-                 ("nfsrdma-tune-mnt-" + std::to_string(::getpid()));
+    t.mountDir = trialMountDir(a.workload.workDir);
+    t.startSpec = a.target;
   } else if (a.target.empty()) {
     t.embedded = std::make_unique<EmbeddedServer>(a.workload.workDir);
     t.spec = t.embedded->nfsTarget("tcp");
@@ -179,149 +162,55 @@ TuneTarget chooseTarget(const TuneArgs& a, const FileOptions& options) {
                              "server");
     }
   }
+  if (!t.kernel) t.startSpec = "nfs:" + t.spec.location;
   t.spec.direct = options.direct;
   t.rdma = t.kernel ? t.kernel->request.proto == "rdma" : t.spec.nfs.proto == TransportKind::kRdma;
   return t;
 }
 
-ClientWorkload workloadOf(const FileProfile& p, const FileOptions& o) {
-  ClientWorkload w;
-  w.blockSize = p.blockSize;
-  w.iodepth = o.iodepth != 0 ? o.iodepth : p.defaultIodepth;
-  w.numjobs = o.numjobs;
-  w.reads = p.reads();
-  w.writes = p.writes();
-  return w;
+// Every knob the target and the workload have, before --knobs.
+KnobSpace knobSpaceOf(const TuneArgs& a, const TunePlan& plan, const TuneTarget& target) {
+  const ClientWorkload w = workloadOf(plan.profile, plan.options);
+  KnobSpace space =
+      target.kernel ? kernelKnobSpace(*target.kernel, w, plan.options.direct, !plan.profile.random)
+                    : clientKnobSpace(target.spec.nfs, w);
+  addServerKnobs(space, target.serverStart, target.rdma, serverWhyNot(a, target));
+  return space;
 }
 
-double processCpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  const auto s = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
-// Runs the trials of a search on the target, printing a line as each ends.
-class TrialRunner {
- public:
-  TrialRunner(const TuneRun& run, const TuneTarget& target, const TunePlan& plan,
-              TuneBudget& budget, CreatedFiles& created, bool quiet, ServerSession* server)
-      : run_(run),
-        target_(target),
-        plan_(plan),
-        budget_(budget),
-        created_(created),
-        quiet_(quiet),
-        server_(server) {}
-
-  // The file set laid out and, for reads, read once into the server's
-  // cache: not a trial (the first trial would otherwise pay for it).
-  void warmUp() {
-    FileOptions o = plan_.options;
-    o.runtime = std::chrono::milliseconds(300);
-    o.ramp = std::chrono::milliseconds(0);
-    o.ioBytes = 0;
-    RunSettings rs = settings();
-    if (plan_.profile.reads() && !o.dropServerCache) rs.cache = CachePrep::Warm;
-    TrialRun scratch;
-    const RunResult r = onTarget(run_.search.start, scratch, [&](const TargetSpec& spec) {
-      return runFileBenchmark(spec, plan_.profile, o, rs);
-    });
-    if (!r.ok())
-      throw std::runtime_error("the warm-up run at the start point failed: " + r.firstError);
-  }
-
-  TrialFigure operator()(const Setting& s) {
-    TrialRun trial;
-    const auto begun = std::chrono::steady_clock::now();
-    TrialFigure figure;
-    try {
-      figure = runTrial(s, trial);
-    } catch (const Interrupted&) {
-      throw;
-    } catch (const ServerChangeFailed&) {
-      throw;  // the run ends, the server rolled back on the way out
-    } catch (const std::exception& e) {
-      trial.error = e.what();
-    }
-    trial.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
-    if (!trial.error.empty() && s == run_.search.start) {
-      throw std::runtime_error("the start point (" + trial.ranWith + ") failed: " + trial.error);
-    }
-    if (!quiet_) {
-      std::fputs(formatTrialLine(run_, trials_.size() + 1, s, figure, trial).c_str(), stdout);
-      std::fflush(stdout);
-    }
-    trials_.push_back(std::move(trial));
-    budget_.trialEnded();
-    return figure;
-  }
-
-  std::vector<TrialRun> take() { return std::move(trials_); }
-
- private:
-  RunSettings settings() const {
-    RunSettings rs;
-    rs.progress = !quiet_ && progressWanted();
-    rs.label = "tune " + plan_.profile.name;
-    rs.created = &created_;
-    return rs;
-  }
-
-  using RunOn = std::function<RunResult(const TargetSpec&)>;
-
-  // Runs body on the setting's target: our client's URL with its keys, or
-  // the kernel client's mount with its options (mounted for this trial
-  // alone, unmounted after).
-  RunResult onTarget(const Setting& s, TrialRun& trial, const RunOn& body) const {
-    if (server_ != nullptr) server_->use(run_.space.knobs, s);
-    if (!target_.kernel) {
-      trial.ranWith = urlWithSetting(target_.spec.location, run_.space.knobs, s, run_.search.start);
-      TargetSpec spec = TargetSpec::parse(target_.spec.name, "nfs:" + trial.ranWith);
-      spec.localDir = target_.spec.localDir;
-      spec.direct = target_.spec.direct;
-      return body(spec);
-    }
-    const KernelSetting ks = kernelSetting(*target_.kernel, run_.space.knobs, s);
-    hostcheck::SystemCommandRunner runner(std::chrono::seconds(60));
-    TrialMount mount(ks, target_.mountDir, runner);
-    trial.ranWith = mount.options();
-    if (ks.readAheadKb) trial.ranWith += ", read_ahead_kb=" + std::to_string(*ks.readAheadKb);
-    trial.note = mount.note();
-    TargetSpec spec = TargetSpec::parse("knfs", "path:" + target_.mountDir.string());
-    spec.direct = target_.spec.direct;
-    RunResult r = body(spec);
-    mount.unmount();
-    return r;
-  }
-
-  TrialFigure runTrial(const Setting& s, TrialRun& trial) const {
-    const double cpu0 = processCpuSeconds();
-    trial.result = onTarget(s, trial, [&](const TargetSpec& spec) {
-      return runFileBenchmark(spec, plan_.profile, plan_.options, settings());
-    });
-    trial.cpuSeconds = processCpuSeconds() - cpu0;
-    TrialFigure figure;
-    if (!trial.result.ok()) {
-      trial.error = trial.result.firstError.empty() ? "verify mismatches" : trial.result.firstError;
-      return figure;
-    }
-    figure.value = objectiveValue(plan_.objective, trial.result, trial.cpuSeconds);
-    if (trial.result.sampled()) figure.verdict = trial.result.bound.tag();
-    return figure;
-  }
-
-  const TuneRun& run_;
-  const TuneTarget& target_;
-  const TunePlan& plan_;
-  TuneBudget& budget_;
-  CreatedFiles& created_;
-  bool quiet_;
-  ServerSession* server_;  // null: the server's knobs are not in play
-  std::vector<TrialRun> trials_;
+// --versus: the settings over the target's whole space, checked before any run.
+struct VersusPlan {
+  KnobSpace space;
+  std::vector<VersusSetting> settings;
 };
+
+VersusPlan planVersus(const TuneArgs& a, const TunePlan& plan, const TuneTarget& target) {
+  VersusPlan v{knobSpaceOf(a, plan, target), {}};
+  tool::parseOrUsageError([&] {
+    for (const std::string& text : a.versus) v.settings.push_back(parseVersus(v.space, text));
+  });
+  return v;
+}
+
+bool changesServer(const KnobSpace& space, const Setting& s) {
+  for (std::size_t i = 0; i < space.knobs.size(); ++i) {
+    if (isServerKnob(space.knobs[i].name) && s[i] != space.knobs[i].start) return true;
+  }
+  return false;
+}
+
+// The recommendation against each --versus setting, alternated.
+std::vector<VersusRun> runVersus(VersusPlan& v, const TuneRun& run, TrialRunner& runner) {
+  std::vector<VersusRun> out;
+  if (v.settings.empty()) return out;
+  const Setting rec = settingInSpace(v.space, run.space.knobs, run.search.best, run.search.start);
+  for (const VersusSetting& s : v.settings) {
+    out.push_back(measureVersus(s, rec, SearchOptions{}.confirmPairs, [&](const Setting& x) {
+      return runner.outside(v.space, x, x == rec ? "tune" : s.label);
+    }));
+  }
+  return out;
+}
 
 // The run's description before any trial: header facts and the knob space.
 TuneRun describeRun(const TuneArgs& a, const TunePlan& plan, const TuneTarget& target) {
@@ -332,18 +221,15 @@ TuneRun describeRun(const TuneArgs& a, const TunePlan& plan, const TuneTarget& t
   run.profile = plan.profile.name;
   run.objective = plan.objective;
   run.budget = plan.budget.describe();
-  const ClientWorkload w = workloadOf(plan.profile, plan.options);
   if (target.kernel) {
     run.kernel = true;
     run.target = "the kernel client: " + a.target + " (mounted by tune in " +
                  target.mountDir.string() + ", once per trial)";
     run.startUrl = a.target;
-    run.space = kernelKnobSpace(*target.kernel, w, plan.options.direct, !plan.profile.random);
   } else {
     run.startUrl = target.spec.location;
-    run.space = clientKnobSpace(target.spec.nfs, w);
   }
-  addServerKnobs(run.space, target.serverStart, target.rdma, serverWhyNot(a, target));
+  run.space = knobSpaceOf(a, plan, target);
   tool::parseOrUsageError([&] {
     if (!a.knobs.empty()) restrictKnobs(run.space, a.knobs);
   });
@@ -361,9 +247,12 @@ std::string readConfigFile(const std::string& path) {
 
 // The session on the server when any of its knobs is in play.
 std::unique_ptr<ServerSession> serverSession(const TuneArgs& a, const TuneRun& run,
-                                             ServerHost& host) {
-  const bool inPlay = std::any_of(run.space.knobs.begin(), run.space.knobs.end(),
-                                  [](const Knob& k) { return isServerKnob(k.name); });
+                                             const VersusPlan& versus, ServerHost& host) {
+  const bool inPlay =
+      std::any_of(run.space.knobs.begin(), run.space.knobs.end(),
+                  [](const Knob& k) { return isServerKnob(k.name); }) ||
+      std::any_of(versus.settings.begin(), versus.settings.end(),
+                  [&](const VersusSetting& s) { return changesServer(versus.space, s.setting); });
   if (!inPlay) return nullptr;
   const std::string text = readConfigFile(a.serverConfig);
   tool::parseOrUsageError([&] { serverConfigVariant(text, {}, {}); });
@@ -402,6 +291,51 @@ SearchResult search(const TuneArgs& a, const TuneRun& run, TuneBudget& budget, T
   return tuneSearch(run.space.knobs, std::ref(runner), o);
 }
 
+// Rank 0 (or alone): the target, the server's session, the search and the report.
+int leadTune(const TuneArgs& a, TunePlan& plan, double estimate, ClientRun& clients,
+             CreatedFiles& created) {
+  TuneTarget target = chooseTarget(a, plan.options);
+  hostcheck::SystemCommandRunner commands(std::chrono::seconds(120));
+  ServerHost serverHost(commands, a.serverExec);
+  if (serverWhyNot(a, target).empty()) target.serverStart = readServerStart(serverHost);
+  TuneRun run = describeRun(a, plan, target);
+  if (clients.mpi()) run.clients = clients.describe();
+  VersusPlan versus = planVersus(a, plan, target);
+  if (a.search == "grid") checkGridFits(run, plan.budget.trials());
+  const bool quiet = a.jsonPath == "-" || a.htmlPath == "-";
+  if (!quiet) {
+    std::fputs(formatTuneHeader(run).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  // Before the first change: the checks; at the end (or an error, or
+  // Ctrl-C), the rollback.
+  std::unique_ptr<ServerSession> server = serverSession(a, run, versus, serverHost);
+  TrialRunner runner(run, target, plan, plan.budget, created, quiet, server.get(), clients);
+  runner.warmUp();
+  plan.budget.start();
+  run.search = search(a, run, plan.budget, runner, estimate);
+  run.trials = runner.take();
+  run.seconds = plan.budget.elapsed();
+  run.versus = runVersus(versus, run, runner);
+  runner.end();
+  if (target.kernel) {
+    run.kernelHandOver = kernelHandOver(
+        kernelSetting(*target.kernel, run.space.knobs, run.search.best), mount::readHostFacts());
+  }
+  if (server) run.serverEnd = endServer(*server, run, a.apply);
+  if (!quiet) std::fputs(formatTuneText(run).c_str(), stdout);
+  if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, tuneJson(run), "JSON");
+  if (!a.htmlPath.empty()) writeReportFile(a.htmlPath, tuneHtml(run), "HTML");
+  return tool::kExitSuccess;
+}
+
+// Under mpirun, the most runs rank 0 can ask of the others: the trials,
+// the warm-up and --versus' pairs.
+std::size_t maxRuns(const TuneArgs& a, const TunePlan& plan) {
+  return plan.budget.trials() + 1 +
+         2 * static_cast<std::size_t>(SearchOptions{}.confirmPairs) * a.versus.size();
+}
+
 int runTuneSteps(int argc, char** argv, CreatedFiles& created) {
   TuneArgs a;
   const po::options_description opts = tuneOptions(a);
@@ -415,35 +349,29 @@ int runTuneSteps(int argc, char** argv, CreatedFiles& created) {
     plan.budget.checkHolds(
         estimate, static_cast<std::size_t>(defaults.noiseRuns + 2 * defaults.confirmPairs) + 1);
   });
-  TuneTarget target = chooseTarget(a, plan.options);
-  hostcheck::SystemCommandRunner commands(std::chrono::seconds(120));
-  ServerHost serverHost(commands, a.serverExec);
-  if (serverWhyNot(a, target).empty()) target.serverStart = readServerStart(serverHost);
-  TuneRun run = describeRun(a, plan, target);
-  if (a.search == "grid") checkGridFits(run, plan.budget.trials());
-  const bool quiet = a.jsonPath == "-" || a.htmlPath == "-";
-  if (!quiet) {
-    std::fputs(formatTuneHeader(run).c_str(), stdout);
-    std::fflush(stdout);
+  ClientRun clients;
+  tool::parseOrUsageError([&] { clients = ClientRun::start(ClientsArgs{}, plan.options); });
+  if (!clients.mpi()) return leadTune(a, plan, estimate, clients, created);
+  if (plan.objective == Objective::CpuPerOp) {
+    throw tool::UsageError(
+        "--objective cpu-per-op reads this process's CPU time, and under mpirun the other "
+        "ranks' is not measured: use iops, mibps or p99");
   }
-  // Before the first change: the checks; at the end (or an error, or
-  // Ctrl-C), the rollback.
-  std::unique_ptr<ServerSession> server = serverSession(a, run, serverHost);
-  TrialRunner runner(run, target, plan, plan.budget, created, quiet, server.get());
-  runner.warmUp();
-  plan.budget.start();
-  run.search = search(a, run, plan.budget, runner, estimate);
-  run.trials = runner.take();
-  if (target.kernel) {
-    run.kernelHandOver = kernelHandOver(
-        kernelSetting(*target.kernel, run.space.knobs, run.search.best), mount::readHostFacts());
+  try {
+    if (clients.rank() != 0) {
+      return followTrials(clients, plan, a.workload.workDir, created, maxRuns(a, plan));
+    }
+    return leadTune(a, plan, estimate, clients, created);
+  } catch (const Interrupted&) {
+    throw;  // mpirun passes the signal to every rank
+  } catch (const std::exception& e) {
+    // The other ranks wait for a trial this one will not send or run.
+    std::fprintf(stderr, "nfsrdma-bench tune: rank %u (%s): %s\n", clients.rank(),
+                 clients.host().c_str(), e.what());
+    const bool usage = dynamic_cast<const tool::UsageError*>(&e) != nullptr;
+    clients.cluster()->abortAll(usage ? tool::kExitUsage : tool::kExitFailure);
+    return tool::kExitFailure;  // not reached: abortAll ends every rank
   }
-  run.seconds = plan.budget.elapsed();
-  if (server) run.serverEnd = endServer(*server, run, a.apply);
-  if (!quiet) std::fputs(formatTuneText(run).c_str(), stdout);
-  if (!a.jsonPath.empty()) writeReportFile(a.jsonPath, tuneJson(run), "JSON");
-  if (!a.htmlPath.empty()) writeReportFile(a.htmlPath, tuneHtml(run), "HTML");
-  return tool::kExitSuccess;
 }
 
 }  // namespace

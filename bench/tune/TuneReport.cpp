@@ -173,6 +173,25 @@ std::string recommendation(const TuneRun& t) {
   return out;
 }
 
+// The recommendation against each --versus setting.
+std::string versusText(const TuneRun& t) {
+  if (t.versus.empty()) return {};
+  std::string out =
+      "\nagainst other settings (alternated with the recommendation, after the search):\n";
+  for (const VersusRun& v : t.versus) {
+    out += "  " + v.label + (v.label == v.keys ? "" : " (" + v.keys + ")") + ": ";
+    if (!v.error.empty()) {
+      out += "not measured: " + v.error + "\n";
+      continue;
+    }
+    out += fmt("recommendation %.2fx (95%% interval %.2f..%.2fx, %zu pairs): %s against %s\n",
+               v.ratio.mean, v.ratio.low, v.ratio.high, v.ratio.pairs,
+               objectiveText(t.objective, v.recommendationMean).c_str(),
+               objectiveText(t.objective, v.versusMean).c_str());
+  }
+  return out;
+}
+
 // The client's changed keys (the server's apart).
 std::string clientKeys(const TuneRun& t, const Setting& s) {
   Setting clientOnly = s;
@@ -318,11 +337,33 @@ void writeRecommendation(JsonWriter& w, const TuneRun& t) {
   }
   w.field("server_fragment", serverFragment(knobsOf(t), s.best, s.start));
   if (!t.serverEnd.empty()) w.field("server_end", t.serverEnd);
+  w.field("value", objectiveInUnit(t.objective, s.bestMean));
   w.field("gain", s.gain);
   w.field("gain_low", s.gainLow);
   w.field("gain_high", s.gainHigh);
   w.field("stop_reason", s.stopReason);
   w.endObject();
+}
+
+void writeVersus(JsonWriter& w, const TuneRun& t) {
+  w.beginArray("versus");
+  for (const VersusRun& v : t.versus) {
+    w.beginObject();
+    w.field("label", v.label);
+    w.field("keys", v.keys);
+    if (!v.error.empty()) {
+      w.field("error", v.error);
+    } else {
+      w.field("recommendation_value", objectiveInUnit(t.objective, v.recommendationMean));
+      w.field("versus_value", objectiveInUnit(t.objective, v.versusMean));
+      w.field("ratio", v.ratio.mean);
+      w.field("ratio_low", v.ratio.low);
+      w.field("ratio_high", v.ratio.high);
+      w.field("pairs", static_cast<std::uint64_t>(v.ratio.pairs));
+    }
+    w.endObject();
+  }
+  w.endArray();
 }
 
 }  // namespace
@@ -343,6 +384,11 @@ std::size_t screeningTrial(const TuneRun& t, std::size_t k, std::size_t l) {
 std::string formatTuneHeader(const TuneRun& t) {
   std::string out = "nfsrdma-bench tune: " + t.profile + " on " + t.target + "\n";
   if (!t.serverNote.empty()) out += " server: " + t.serverNote + "\n";
+  if (!t.clients.empty()) {
+    out += " clients: " + t.clients +
+           ", each with its own jobs and files and the setting's client knobs; a trial's "
+           "figure is their aggregate\n";
+  }
   out += " objective: " + std::string(objectiveName(t.objective)) + " (" +
          objectiveUnit(t.objective) + "); budget: " + t.budget + "\n";
   std::string inPlay;
@@ -376,6 +422,7 @@ std::string formatTuneText(const TuneRun& t) {
   for (const KnobEffect& e : t.search.effects) out += knobTable(t, e) + "\n";
   out += jointTable(t);
   out += recommendation(t);
+  out += versusText(t);
   out += handOver(t);
   return out;
 }
@@ -391,6 +438,7 @@ std::string tuneJson(const TuneRun& t) {
   w.field("objective", objectiveName(t.objective));
   w.field("unit", objectiveUnit(t.objective));
   w.field("budget", t.budget);
+  if (!t.clients.empty()) w.field("clients", t.clients);
   w.field("start_url", t.startUrl);
   writeSpace(w, t);
   w.field("noise", t.search.noise);
@@ -399,6 +447,7 @@ std::string tuneJson(const TuneRun& t) {
   writeTrials(w, t);
   writeEffects(w, t);
   writeRecommendation(w, t);
+  writeVersus(w, t);
   w.endObject();
   return w.str();
 }

@@ -30,6 +30,16 @@ struct TrialRun {
   std::string error;
 };
 
+// The recommendation against a setting the user names (--versus: a rule of
+// thumb, a grid's best), run alternated after the search.
+struct VersusRun {
+  std::string label;                              // "rules", or the keys when none was given
+  std::string keys;                               // as given
+  double recommendationMean = 0, versusMean = 0;  // objective values, higher is better
+  RatioInterval ratio;                            // recommendation over versus, by pair
+  std::string error;                              // a run that failed (then no ratio)
+};
+
 struct TuneRun {
   std::string target;      // as the header names it
   std::string serverNote;  // the embedded server's description, or empty
@@ -40,10 +50,12 @@ struct TuneRun {
   std::string profile;
   Objective objective = Objective::Iops;
   std::string budget;    // "2m and 60 trials"
+  std::string clients;   // under mpirun: "3 MPI ranks"; empty alone
   std::string startUrl;  // the start's target URL
   KnobSpace space;
   SearchResult search;
   std::vector<TrialRun> trials;  // as search.trials
+  std::vector<VersusRun> versus;
   double seconds = 0;
 };
 

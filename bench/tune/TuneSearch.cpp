@@ -105,6 +105,7 @@ class Searcher {
     for (int i = 0; i < o_.noiseRuns; ++i) v.push_back(measure(r_.start, true));
     const Spread s = spreadOf(v);
     r_.startMean = s.mean;
+    r_.bestMean = s.mean;  // until a setting beats it
     r_.noise = s.mean > 0 ? s.sd / s.mean : 0;
   }
 
@@ -303,24 +304,23 @@ class Searcher {
 
   void confirm() {
     if (r_.best == r_.start) return;
-    std::vector<double> ratios;
+    std::vector<double> ratios, bests;
     // By the trial count only: the time kept for these pairs was reckoned
     // at the pace so far, and trials that got slower (a server change, a
     // mount) must not cost the confirmation its pairs.
     for (int i = 0; i < o_.confirmPairs && o_.maxTrials - r_.trials.size() >= 2; ++i) {
       const double b = measure(r_.best, false);
       const double s = measure(r_.start, true);
+      bests.push_back(b);
       if (s > 0) ratios.push_back(b / s);
     }
-    const Spread sp = spreadOf(ratios);
-    const double half = ratios.size() > 1 ? tQuantile(ratios.size() - 1) * sp.sd /
-                                                std::sqrt(static_cast<double>(ratios.size()))
-                                          : 0;
-    r_.gain = sp.mean - 1;
-    r_.gainLow = r_.gain - half;
-    r_.gainHigh = r_.gain + half;
-    r_.changed = ratios.size() > 1 && r_.gainLow > 0 && r_.gain >= kMinEffect;
+    const RatioInterval ri = ratioInterval(ratios);
+    r_.gain = ri.mean - 1;
+    r_.gainLow = ri.low - 1;
+    r_.gainHigh = ri.high - 1;
+    r_.changed = ri.pairs > 1 && r_.gainLow > 0 && r_.gain >= kMinEffect;
     if (r_.changed) {
+      r_.bestMean = spreadOf(bests).mean;
       r_.stopReason = "confirmed";
       return;
     }
@@ -336,6 +336,14 @@ class Searcher {
 };
 
 }  // namespace
+
+RatioInterval ratioInterval(const std::vector<double>& ratios) {
+  const Spread sp = spreadOf(ratios);
+  const double half = ratios.size() > 1 ? tQuantile(ratios.size() - 1) * sp.sd /
+                                              std::sqrt(static_cast<double>(ratios.size()))
+                                        : 0;
+  return RatioInterval{sp.mean, sp.mean - half, sp.mean + half, ratios.size()};
+}
 
 SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,
                         const SearchOptions& options) {
@@ -390,6 +398,7 @@ SearchResult gridSearch(const std::vector<Knob>& knobs, const RunTrial& run,
     }
   }
   for (Trial& t : r.trials) t.effect = r.startMean > 0 ? t.figure.value / r.startMean - 1 : 0;
+  r.bestMean = best;
   r.gain = r.startMean > 0 ? best / r.startMean - 1 : 0;
   r.gainLow = r.gainHigh = r.gain;
   r.changed = r.best != r.start;

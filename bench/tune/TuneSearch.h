@@ -88,6 +88,9 @@ struct KnobEffect {
 
 struct SearchResult {
   double startMean = 0;
+  // The best setting's figure: its confirmation runs' mean (the start's
+  // mean when nothing beat it); a grid's: its one run.
+  double bestMean = 0;
   double noise = 0;  // the start point's relative spread (sample stdev / mean)
   std::vector<Trial> trials;
   std::vector<KnobEffect> effects;          // one per knob, ranked: the largest effect first
@@ -99,6 +102,15 @@ struct SearchResult {
   bool changed = false;
   std::string stopReason;  // "flat: ...", "budget: ...", "confirmed", "not confirmed: ..."
 };
+
+// Ratios of alternated pairs (one setting's figure over another's, run
+// side by side so that drift cancels): their mean and its 95% interval
+// (Student's t). One ratio: no interval (low = high = mean); none: zeros.
+struct RatioInterval {
+  double mean = 0, low = 0, high = 0;
+  std::size_t pairs = 0;
+};
+RatioInterval ratioInterval(const std::vector<double>& ratios);
 
 // Throws std::invalid_argument for knobs without levels, a start outside
 // them, or a budget too small for the noise runs and one confirmation.

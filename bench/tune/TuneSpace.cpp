@@ -98,6 +98,43 @@ KnobSpace clientKnobSpace(const ClientOptions& url, const ClientWorkload& w) {
   return space;
 }
 
+namespace {
+
+// The index of the knob named, or std::invalid_argument that says why it
+// is not in play (left alone, and why) or which knobs are.
+std::size_t knobIndex(const KnobSpace& space, const std::string& name, const std::string& what) {
+  for (std::size_t i = 0; i < space.knobs.size(); ++i) {
+    if (space.knobs[i].name == name) return i;
+  }
+  for (const auto& l : space.leftAlone) {
+    if (l.knob == name) throw std::invalid_argument(what + ": not for this run: " + l.why);
+  }
+  std::string known;
+  for (const auto& k : space.knobs) known += (known.empty() ? "" : ", ") + k.name;
+  throw std::invalid_argument(what + ": expected one of " + known);
+}
+
+bool isNumber(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The level's index in k, a number k lacks added to it.
+std::size_t levelIndex(Knob& k, const std::string& value, const std::string& what) {
+  const auto at = std::find(k.levels.begin(), k.levels.end(), value);
+  if (at != k.levels.end()) return static_cast<std::size_t>(at - k.levels.begin());
+  const bool numeric = std::any_of(k.levels.begin(), k.levels.end(), isNumber);
+  if (numeric && isNumber(value) && value.front() != '0') {
+    k.levels.push_back(value);
+    return k.levels.size() - 1;
+  }
+  std::string levels;
+  for (const auto& l : k.levels) levels += (levels.empty() ? "" : ", ") + l;
+  throw std::invalid_argument(what + ": expected a level of " + k.name + " (" + levels + ")" +
+                              (numeric ? " or a whole number above 0" : ""));
+}
+
+}  // namespace
+
 void restrictKnobs(KnobSpace& space, const std::string& list) {
   std::vector<std::string> names;
   std::istringstream in(list);
@@ -106,18 +143,7 @@ void restrictKnobs(KnobSpace& space, const std::string& list) {
     if (!n.empty()) names.push_back(n);
   }
   if (names.empty()) throw std::invalid_argument("--knobs '" + list + "': expected knob names");
-  for (const auto& name : names) {
-    const bool inPlay = std::any_of(space.knobs.begin(), space.knobs.end(),
-                                    [&](const Knob& k) { return k.name == name; });
-    if (inPlay) continue;
-    for (const auto& l : space.leftAlone) {
-      if (l.knob == name)
-        throw std::invalid_argument("--knobs " + name + ": not for this run: " + l.why);
-    }
-    std::string known;
-    for (const auto& k : space.knobs) known += (known.empty() ? "" : ", ") + k.name;
-    throw std::invalid_argument("--knobs " + name + ": expected one of " + known);
-  }
+  for (const auto& name : names) knobIndex(space, name, "--knobs " + name);
   std::vector<Knob> kept;
   for (auto& k : space.knobs) {
     if (std::find(names.begin(), names.end(), k.name) != names.end()) {
@@ -127,6 +153,33 @@ void restrictKnobs(KnobSpace& space, const std::string& list) {
     }
   }
   space.knobs = std::move(kept);
+}
+
+Setting settingFromKeys(KnobSpace& space, const std::string& keys, const std::string& option) {
+  Setting setting;
+  for (const Knob& k : space.knobs) setting.push_back(k.start);
+  std::string pair;
+  std::string rest = keys;
+  std::replace(rest.begin(), rest.end(), ',', '&');
+  std::istringstream in(rest);
+  bool any = false;
+  while (std::getline(in, pair, '&')) {
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) {
+      throw std::invalid_argument(option + " '" + keys + "': '" + pair +
+                                  "' is no KNOB=LEVEL (e.g. nconnect=8&nfsd.threads=32)");
+    }
+    const std::string what = option + " " + pair;
+    const std::size_t k = knobIndex(space, pair.substr(0, eq), what);
+    setting[k] = levelIndex(space.knobs[k], pair.substr(eq + 1), what);
+    any = true;
+  }
+  if (!any) {
+    throw std::invalid_argument(option + " '" + keys +
+                                "': expected KNOB=LEVEL pairs (e.g. nconnect=8&nfsd.threads=32)");
+  }
+  return setting;
 }
 
 std::string urlWithSetting(const std::string& url, const std::vector<Knob>& knobs,
@@ -148,7 +201,9 @@ std::string urlWithSetting(const std::string& url, const std::vector<Knob>& knob
   }
   std::string out = url.substr(0, q);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    out += (i == 0 ? "?" : "&") + pairs[i].first + "=" + pairs[i].second;
+    // A word without a value (a mount option such as noatime) stays one.
+    out += (i == 0 ? "?" : "&") + pairs[i].first +
+           (pairs[i].second.empty() ? "" : "=" + pairs[i].second);
   }
   return out;
 }

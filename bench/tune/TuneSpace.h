@@ -59,6 +59,14 @@ KnobSpace clientKnobSpace(const ClientOptions& url, const ClientWorkload& w);
 // alone for this workload).
 void restrictKnobs(KnobSpace& space, const std::string& list);
 
+// A setting written as the knobs' keys ("nconnect=8&nfsd.threads=32", ','
+// also joining): the knobs it does not name at their start. A number a
+// knob's levels lack becomes one of them (a rule of thumb's nfsd.threads=8).
+// Throws std::invalid_argument starting with option, naming the pair that
+// is no KNOB=LEVEL, a knob not in play (with why, when it was left alone)
+// or a level the knob cannot take.
+Setting settingFromKeys(KnobSpace& space, const std::string& keys, const std::string& option);
+
 // The URL with the levels of the setting that differ from the start as
 // its query keys (a key the URL had is replaced; "auto" removes it: the
 // client's own default); the start's levels are what the URL says already.

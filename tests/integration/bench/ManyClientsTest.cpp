@@ -25,15 +25,8 @@
 namespace nfsrdma::bench {
 namespace {
 
-// The flags a root shell on a loopback-only host needs (README "Many
-// clients"): shared memory between the ranks, no cross-memory attach, no
-// binding to cores of a 2-core machine, root allowed.
-const std::string kMpirun =
-    "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader "
-    "--mca btl_vader_single_copy_mechanism none";
-
 std::string bench(int ranks, const std::string& args) {
-  return kMpirun + " -np " + std::to_string(ranks) + " " + NFSRDMA_BENCH_BIN + " " + args;
+  return mpirunRanks(ranks) + " " + NFSRDMA_BENCH_BIN + " " + args;
 }
 
 struct WorkDir : ScratchDir {

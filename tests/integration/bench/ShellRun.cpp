@@ -19,6 +19,12 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path, ec);
 }
 
+std::string mpirunRanks(int ranks) {
+  return "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl "
+         "self,vader --mca btl_vader_single_copy_mechanism none -np " +
+         std::to_string(ranks);
+}
+
 std::string shellQuoted(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

@@ -27,6 +27,12 @@ struct ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
 };
 
+// `mpirun -np RANKS` of Debian's OpenMPI with the flags a root shell on a
+// loopback-only host needs (README "Many clients"): shared memory between
+// the ranks, no cross-memory attach, no binding to cores of a 2-core
+// machine, root allowed. The program and its arguments follow.
+std::string mpirunRanks(int ranks);
+
 // The text in single quotes for a shell (a quote inside as '\'').
 std::string shellQuoted(const std::string& s);
 

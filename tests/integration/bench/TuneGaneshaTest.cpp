@@ -110,6 +110,48 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
       << r.out;
 }
 
+// Under mpirun (Debian's OpenMPI, three ranks on this host): rank 0 starts
+// ganesha and runs the search, every rank runs every trial with its own
+// jobs and files and the trial's URL, and a trial's figure is the three
+// ranks' aggregate over IOR's window; the other ranks end when rank 0 does.
+TEST(TuneGanesha, UnderMpirunEveryRankRunsEveryTrialAndTheFigureIsTheirAggregate) {
+  WorkDir work;
+  const std::string json = (work.path / "tune.json").string();
+  const Ran r =
+      runShell(mpirunRanks(3) + " " + NFSRDMA_BENCH_BIN +
+                   " tune --knobs reads-per-compound --trials 12 --budget 3m --size 8m "
+                   "--runtime 0.5 --ramp 0.1 --work-dir " +
+                   work.path.string() + " --json " + json + " --versus 'one:reads-per-compound=1'",
+               300);
+  NFSRDMA_SKIP_WITHOUT_GANESHA(r.out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(" clients: 3 MPI ranks, each with its own jobs and files"),
+            std::string::npos)
+      << r.out;
+  const JsonValue doc = parseJsonFile(json);
+  EXPECT_EQ(doc.str("clients"), "3 MPI ranks");
+  const JsonValue* trials = doc.find("trials");
+  ASSERT_TRUE(trials != nullptr && trials->isArray());
+  ASSERT_GE(trials->array.size(), 10U);
+  EXPECT_LE(trials->array.size(), 12U);
+  for (const JsonValue& t : trials->array) {
+    const JsonValue* result = t.find("result");
+    ASSERT_NE(result, nullptr) << t.str("error");
+    // The figure is the merged run of all three ranks' jobs, not rank 0's.
+    const JsonValue* read = result->find("read");
+    ASSERT_NE(read, nullptr);
+    EXPECT_NEAR(t.num("value"), read->num("iops"), read->num("iops") * 1e-9);
+    bool merged = false;
+    for (const JsonValue& note : result->find("notes")->array)
+      merged = merged || note.string.rfind("3 clients x numjobs 1,", 0) == 0;
+    EXPECT_TRUE(merged) << t.str("ran_with");
+    EXPECT_EQ(result->find("client")->num("sessions"), 3);
+  }
+  const JsonValue* versus = doc.find("versus");
+  ASSERT_TRUE(versus != nullptr && versus->isArray() && versus->array.size() == 1);
+  EXPECT_EQ(versus->array[0].num("pairs"), 3);
+}
+
 TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeAnyTrial) {
   struct Case {
     std::string args;
@@ -130,6 +172,9 @@ TEST(TuneGanesha, RefusesWhatItCannotTuneBeforeAnyTrial) {
       {"--json - --html -", "--json - and --html -: only one of them can go to stdout"},
       {"--search grid --trials 20", "--search grid: 64 settings, more than --trials 20"},
       {"--target knfs:h:/e?nconnect=99", "knfs: nconnect=99: expected a whole number 1..16"},
+      {"--versus qd=64", "--versus qd=64: not for this run: the session asks for the slots"},
+      {"--versus rules:nconnect", "--versus 'nconnect': 'nconnect' is no KNOB=LEVEL"},
+      {"--bs 100", "--bs 100: expected 512 bytes to 64m, a multiple of 512"},
   };
   for (const Case& c : cases) {
     const Ran r = tune(c.args);

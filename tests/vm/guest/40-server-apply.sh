@@ -18,24 +18,7 @@ chmod 0777 "$KNFSD_EXPORT"
 trap 'umount -f "$mnt" 2>/dev/null || true; nfsrdma-server rollback >/dev/null 2>&1 || true;
   rm -f /etc/exports.d/nfsrdma.exports; knfsd_stop' EXIT
 trap 'exit 143' TERM INT
-cat >server.yaml <<YAML
-exports:
-  - path: $KNFSD_EXPORT
-    clients:
-      - host: 198.18.0.0/15
-        access: rw
-        squash: no_root_squash
-        insecure: true
-        fsid: 7
-transports:
-  tcp: {enabled: true, port: 2049}
-  rdma: {enabled: true, port: 20049}
-nfsd:
-  threads: 8
-  versions: ["4.1", "4.2"]
-  lease_time: 10
-  grace_time: 10
-YAML
+knfsd_server_yaml server.yaml 8 7
 mkdir -p /var/lib/nfs/v4recovery
 rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
 threads_before=$(cat /proc/fs/nfsd/threads)

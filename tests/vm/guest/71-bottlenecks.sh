@@ -37,26 +37,15 @@ cleanup() {
   echo "$old_credits" >"$knob" || true
   umount -f "$mnt" 2>/dev/null || true
   knfsd_stop
-  umount "$KNFSD_EXPORT" 2>/dev/null || true
-  DM_DISABLE_UDEV=1 dmsetup remove slow 2>/dev/null || true
+  knfsd_slow_disk_remove slow
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
-modprobe -a sch_netem dm-delay ext4 || vm_fail "modprobe sch_netem dm-delay ext4"
-# Two 128 MiB ramdisks, as 70-block loads them (a no-op after it).
-modprobe brd rd_nr=2 rd_size=131072 || vm_fail "modprobe brd"
-[ "$(blockdev --getsize64 /dev/ram1)" -ge 134217728 ] || vm_fail "/dev/ram1 is smaller than 128 MiB"
-
+modprobe sch_netem || vm_fail "modprobe sch_netem"
 # The export: ext4 on a ramdisk behind dm-delay (3 ms per read and write).
 # Cached reads never see the delay; reads after a cache drop wait for it in
 # nfsd's threads, as on a slow disk.
-sectors=$(blockdev --getsz /dev/ram1)
-DM_DISABLE_UDEV=1 dmsetup create slow --noudevsync --table "0 $sectors delay /dev/ram1 0 3" ||
-  vm_fail "dmsetup create slow (dm-delay on /dev/ram1)"
-DM_DISABLE_UDEV=1 dmsetup mknodes slow
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/mapper/slow || vm_fail "mkfs.ext4"
-mkdir -p "$KNFSD_EXPORT"
-mount /dev/mapper/slow "$KNFSD_EXPORT" || vm_fail "mount /dev/mapper/slow"
+knfsd_slow_disk slow
 knfsd_start
 
 url="nfs://$SERVER_IP:20049$KNFSD_EXPORT?proto=rdma&bind=$CLIENT_IP&timeout=30000"

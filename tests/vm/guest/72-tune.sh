@@ -24,16 +24,11 @@ command -v nfsrdma-server >/dev/null || vm_fail "nfsrdma-server is not in the ov
 knob=/proc/sys/sunrpc/svc_rdma/max_requests
 threads_file=/proc/fs/nfsd/threads
 user_mnt=$VM_TMP/user
-old_credits=$(cat "$knob")
 bg=""
 cleanup() {
   if [ -n "$bg" ]; then kill "$bg" 2>/dev/null || true; fi
   umount -f "$user_mnt" 2>/dev/null || true
-  nfsrdma-server rollback >/dev/null 2>&1 || true
-  rm -f /etc/exports.d/nfsrdma.exports
-  echo "$old_credits" >"$knob" || true
-  knfsd_stop
-  DM_DISABLE_UDEV=1 dmsetup remove tuneslow 2>/dev/null || true
+  knfsd_detuned_cleanup tuneslow
 }
 KNFSD_EXPORT=/srv/tune
 trap cleanup EXIT
@@ -41,44 +36,10 @@ trap 'exit 143' TERM INT
 # The export: ext4 on a ramdisk behind dm-delay (3 ms a request), as on a
 # slow disk, and every trial's reads start cold (--drop-server-cache: the
 # guest's page cache is the server's too), so that nfsd's one thread waits
-# on the disk with the requests queued behind it.
-modprobe -a dm-delay ext4 || vm_fail "modprobe dm-delay ext4"
-modprobe brd rd_nr=2 rd_size=131072 || vm_fail "modprobe brd"
-DM_DISABLE_UDEV=1 dmsetup create tuneslow --noudevsync \
-  --table "0 $(blockdev --getsz /dev/ram1) delay /dev/ram1 0 3" || vm_fail "dmsetup create tuneslow"
-DM_DISABLE_UDEV=1 dmsetup mknodes tuneslow
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/mapper/tuneslow || vm_fail "mkfs.ext4"
-mkdir -p "$KNFSD_EXPORT"
-mount /dev/mapper/tuneslow "$KNFSD_EXPORT" || vm_fail "mount /dev/mapper/tuneslow"
-chmod 0777 "$KNFSD_EXPORT"
-# The detuned server, set up by nfsrdma-server (as the user would have).
-cat >server.yaml <<YAML
-exports:
-  - path: $KNFSD_EXPORT
-    clients:
-      - host: 198.18.0.0/15
-        access: rw
-        squash: no_root_squash
-        insecure: true
-        fsid: 9
-transports:
-  tcp: {enabled: true, port: 2049}
-  rdma: {enabled: true, port: 20049}
-nfsd:
-  threads: 1
-  versions: ["4.1", "4.2"]
-  lease_time: 10
-  grace_time: 10
-tuning:
-  max_requests: 8
-YAML
-mkdir -p /var/lib/nfs/v4recovery
-rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
-nfsrdma-server apply server.yaml >apply.txt 2>&1 || { cat apply.txt; vm_fail "the user's apply"; }
-echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
-vm_wait 20 "svcrdma on 20049" vm_rdma_listening 20049 || vm_fail "svcrdma not listening on 20049"
-[ "$(cat "$threads_file")" = 1 ] && [ "$(cat "$knob")" = 8 ] ||
-  vm_fail "the detuned apply left threads $(cat "$threads_file"), max_requests $(cat "$knob")"
+# on the disk with the requests queued behind it. The detuned server, set
+# up by nfsrdma-server (as the user would have).
+knfsd_slow_disk tuneslow
+knfsd_apply_detuned server.yaml
 # A mount of the user's, which tune must leave alone. At the same NFS minor
 # version it would lend tune's mounts its client (connections, credits),
 # and tune refuses; at another one, each has its own.

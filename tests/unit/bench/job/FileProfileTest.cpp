@@ -142,5 +142,38 @@ TEST(FileProfile, ClientIsPerJobOrShared) {
   EXPECT_EQ(errorOf([&] { toFileOptions(a); }), "--client 'one': expected per-job or shared");
 }
 
+// --bs: the run's block size and name follow it, every rule (buffers,
+// blocks per file) sees it, and a size that is no block is refused.
+TEST(FileProfile, BlockSizeReplacesTheProfilesAndItsNameSaysSo) {
+  WorkloadArgs a;
+  a.bs = "1m";
+  const FileOptions o = toFileOptions(a);
+  EXPECT_EQ(o.blockSize, 1U << 20);
+  const FileProfile run = profileAsRun(profileByName("4m-read"), o);
+  EXPECT_EQ(run.name, "1m-read");
+  EXPECT_EQ(run.blockSize, 1U << 20);
+  EXPECT_FALSE(run.random);
+  EXPECT_EQ(profileAsRun(run, o).name, "1m-read");
+  EXPECT_EQ(profileAsRun(profileByName("randrw"), o).name, "randrw-1m");
+  EXPECT_EQ(profileAsRun(profileByName("4k-randread"), FileOptions{}).name, "4k-randread");
+  EXPECT_EQ(blockSizeLabel(1536), "1536");
+  EXPECT_EQ(blockSizeLabel(64U << 10), "64k");
+  // 8 x 1 MiB, not 8 x 128 KiB, of buffers; a 512 KiB file holds no 1 MiB block.
+  EXPECT_EQ(bufferBytes(o, profileByName("128k-read")), 8ULL << 20);
+  FileOptions small = o;
+  small.sizeBytes = 512 << 10;
+  EXPECT_EQ(errorOf([&] { validateOptions(small, profileByName("128k-read")); }),
+            "--size 512 KiB over 1 file(s) leaves less than one 1 MiB block per file for 1m-read");
+  for (const char* bad : {"100", "1000", "128m"}) {
+    a.bs = bad;
+    EXPECT_NE(
+        errorOf([&] { toFileOptions(a); }).find("expected 512 bytes to 64m, a multiple of 512"),
+        std::string::npos)
+        << bad;
+  }
+  a.bs = "1q";
+  EXPECT_NE(errorOf([&] { toFileOptions(a); }).find("--bs '1q'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nfsrdma::bench

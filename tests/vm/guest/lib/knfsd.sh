@@ -85,3 +85,83 @@ knfsd_stop() {
   vm_wait 10 "rpc.mountd to exit" sh -c '! pgrep -x rpc.mountd' || true
   umount "$KNFSD_EXPORT" 2>/dev/null || true
 }
+
+# knfsd_slow_disk NAME: $KNFSD_EXPORT on ext4 on /dev/ram1 behind dm-delay
+# NAME, 3 ms a request, as on a slow disk. Cached reads never see the
+# delay; reads after a cache drop wait for it in nfsd's threads.
+knfsd_slow_disk() {
+  modprobe -a dm-delay ext4 || vm_fail "modprobe dm-delay ext4"
+  # Two 128 MiB ramdisks, as 70-block loads them (a no-op after it).
+  modprobe brd rd_nr=2 rd_size=131072 || vm_fail "modprobe brd"
+  [ "$(blockdev --getsize64 /dev/ram1)" -ge 134217728 ] || vm_fail "/dev/ram1 is smaller than 128 MiB"
+  DM_DISABLE_UDEV=1 dmsetup create "$1" --noudevsync \
+    --table "0 $(blockdev --getsz /dev/ram1) delay /dev/ram1 0 3" ||
+    vm_fail "dmsetup create $1 (dm-delay on /dev/ram1)"
+  DM_DISABLE_UDEV=1 dmsetup mknodes "$1"
+  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/mapper/$1" || vm_fail "mkfs.ext4 /dev/mapper/$1"
+  mkdir -p "$KNFSD_EXPORT"
+  mount "/dev/mapper/$1" "$KNFSD_EXPORT" || vm_fail "mount /dev/mapper/$1 $KNFSD_EXPORT"
+  chmod 0777 "$KNFSD_EXPORT"
+}
+
+# knfsd_slow_disk_remove NAME: unmounts the export and removes NAME (best
+# effort; for EXIT traps).
+knfsd_slow_disk_remove() {
+  umount "$KNFSD_EXPORT" 2>/dev/null || true
+  DM_DISABLE_UDEV=1 dmsetup remove "$1" 2>/dev/null || true
+}
+
+# knfsd_server_yaml FILE THREADS FSID [MAX_REQUESTS]: nfsrdma-server's
+# config for $KNFSD_EXPORT (rw to the guest's networks, TCP 2049 and RDMA
+# 20049, NFSv4.1 and 4.2, lease and grace 10 s) with THREADS nfsd threads
+# and, when given, svcrdma's max_requests.
+knfsd_server_yaml() {
+  cat >"$1" <<YAML
+exports:
+  - path: $KNFSD_EXPORT
+    clients:
+      - host: 198.18.0.0/15
+        access: rw
+        squash: no_root_squash
+        insecure: true
+        fsid: $3
+transports:
+  tcp: {enabled: true, port: 2049}
+  rdma: {enabled: true, port: 20049}
+nfsd:
+  threads: $2
+  versions: ["4.1", "4.2"]
+  lease_time: 10
+  grace_time: 10
+YAML
+  if [ -n "${4:-}" ]; then printf 'tuning:\n  max_requests: %s\n' "$4" >>"$1"; fi
+}
+
+# knfsd_apply_detuned CONFIG: the server as tune finds it, set up the way a
+# user of nfsrdma has it: `nfsrdma-server apply` of CONFIG (written here)
+# exporting $KNFSD_EXPORT with 1 nfsd thread and svcrdma's max_requests at
+# 8, its undo record pending. Fails the test when the values did not take.
+# knfsd_detuned_cleanup puts it all back.
+knfsd_apply_detuned() {
+  KNFSD_SAVED_CREDITS=$(cat /proc/sys/sunrpc/svc_rdma/max_requests)
+  knfsd_server_yaml "$1" 1 9 8
+  mkdir -p /var/lib/nfs/v4recovery
+  rpc.mountd -N 3 -u || vm_fail "rpc.mountd"
+  nfsrdma-server apply "$1" >apply.txt 2>&1 || { cat apply.txt; vm_fail "the user's apply of $1"; }
+  echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+  vm_wait 20 "svcrdma on 20049" vm_rdma_listening 20049 || vm_fail "svcrdma not listening on 20049"
+  [ "$(cat /proc/fs/nfsd/threads)" = 1 ] && [ "$(cat /proc/sys/sunrpc/svc_rdma/max_requests)" = 8 ] ||
+    vm_fail "the detuned apply left threads $(cat /proc/fs/nfsd/threads), max_requests $(cat /proc/sys/sunrpc/svc_rdma/max_requests)"
+}
+
+# knfsd_detuned_cleanup DMNAME: rolls the apply back, stops knfsd, restores
+# max_requests and removes the slow disk DMNAME (best effort; EXIT traps).
+knfsd_detuned_cleanup() {
+  nfsrdma-server rollback >/dev/null 2>&1 || true
+  rm -f /etc/exports.d/nfsrdma.exports
+  if [ -n "${KNFSD_SAVED_CREDITS:-}" ]; then
+    echo "$KNFSD_SAVED_CREDITS" >/proc/sys/sunrpc/svc_rdma/max_requests || true
+  fi
+  knfsd_stop
+  knfsd_slow_disk_remove "$1"
+}

@@ -61,8 +61,11 @@ double threshold(const TuneRun& t) {
 std::string knobTable(const TuneRun& t, const KnobEffect& e) {
   const Knob& k = knobsOf(t)[e.knob];
   std::string out = k.name + ": ";
-  out += e.matters ? "matters, best " + k.levels[e.bestLevel] + " (" + percent(e.best) + ")"
-                   : "did not matter (best " + percent(e.best) + ", within the noise)";
+  const bool laterFound = !e.matters && t.search.best[e.knob] != t.search.start[e.knob];
+  out += e.matters    ? "matters, best " + k.levels[e.bestLevel] + " (" + percent(e.best) + ")"
+         : laterFound ? "did not matter at the start (best " + percent(e.best) +
+                            "); the second round found it"
+                      : "did not matter (best " + percent(e.best) + ", within the noise)";
   out +=
       fmt("\n  %-12s %14s %10s   %s\n", "level", objectiveUnit(t.objective), "vs start", "bound");
   for (std::size_t l = 0; l < k.levels.size(); ++l) {
@@ -84,9 +87,11 @@ std::string knobTable(const TuneRun& t, const KnobEffect& e) {
   return out;
 }
 
-// The trials that changed more than one knob (the joint search).
+// The trials that changed more than one knob (the joint search, the
+// second round).
 std::string jointTable(const TuneRun& t) {
-  std::string rows;
+  std::vector<std::size_t> shown;
+  int width = 34;
   for (std::size_t i = 0; i < t.search.trials.size(); ++i) {
     const Trial& tr = t.search.trials[i];
     std::size_t changed = 0;
@@ -97,17 +102,37 @@ std::string jointTable(const TuneRun& t) {
                                     t.search.trials.begin() + static_cast<std::ptrdiff_t>(i),
                                     [&](const Trial& o) { return o.setting == tr.setting; });
     if (tr.isStart || changed < 2 || listed) continue;
-    rows += fmt("  %-34s %14s %10s   %s\n", settingText(t, tr.setting).c_str(),
-                objectiveCell(t.objective, tr.figure.value).c_str(), percent(tr.effect).c_str(),
-                trialBound(t, i).c_str());
+    shown.push_back(i);
+    width = std::max(width, static_cast<int>(settingText(t, tr.setting).size()));
   }
-  if (rows.empty()) return {};
-  return fmt("searched together:\n  %-34s %14s %10s   %s\n", "setting", objectiveUnit(t.objective),
-             "vs start", "bound") +
-         rows;
+  if (shown.empty()) return {};
+  std::string out = fmt("searched together:\n  %-*s %14s %10s   %s\n", width, "setting",
+                        objectiveUnit(t.objective), "vs start", "bound");
+  for (std::size_t i : shown) {
+    const Trial& tr = t.search.trials[i];
+    out += fmt("  %-*s %14s %10s   %s\n", width, settingText(t, tr.setting).c_str(),
+               objectiveCell(t.objective, tr.figure.value).c_str(), percent(tr.effect).c_str(),
+               trialBound(t, i).c_str());
+  }
+  return out;
 }
 
-// Why each changed knob: its effect alone, the start's bound, the bound at its level.
+// The second round's trial of knob k at level l around its base, or npos.
+std::size_t secondRoundTrial(const TuneRun& t, std::size_t k, std::size_t l) {
+  const Setting& base = t.search.secondRoundBase;
+  for (std::size_t i = 0; i < t.search.trials.size() && !base.empty(); ++i) {
+    const Trial& tr = t.search.trials[i];
+    if (tr.round != 2 || tr.isBase || tr.setting[k] != l) continue;
+    bool alone = true;
+    for (std::size_t o = 0; o < tr.setting.size(); ++o)
+      alone = alone && (o == k || tr.setting[o] == base[o]);
+    if (alone) return i;
+  }
+  return std::string::npos;
+}
+
+// Why each changed knob: its effect alone (or, found in the second round,
+// around the first round's point), the start's bound, the bound at its level.
 std::string evidence(const TuneRun& t) {
   std::string out;
   const std::string startBound = t.trials.empty() ? "" : firstFinding(t.trials.front().result);
@@ -116,8 +141,17 @@ std::string evidence(const TuneRun& t) {
     if (t.search.best[k] == t.search.start[k]) continue;
     const Knob& knob = knobsOf(t)[k];
     const std::size_t level = t.search.best[k];
-    out += "  " + knob.name + " " + knob.levels[knob.start] + " -> " + knob.levels[level] + ": " +
-           percent(e.levelEffects[level]) + " alone in the screening";
+    out += "  " + knob.name + " " + knob.levels[knob.start] + " -> " + knob.levels[level] + ": ";
+    const std::size_t again = secondRoundTrial(t, k, level);
+    if (!e.matters && again != std::string::npos) {
+      const Trial& tr = t.search.trials[again];
+      out += percent((1 + tr.effect) / (1 + t.search.secondRoundBaseGain) - 1) +
+             " in a second round, around " + settingText(t, t.search.secondRoundBase) +
+             " (alone at the start: " + percent(e.levelEffects[level]) +
+             "), bound there: " + trialBound(t, again) + "\n";
+      continue;
+    }
+    out += percent(e.levelEffects[level]) + " alone in the screening";
     const std::size_t i = screeningTrial(t, k, level);
     if (i != std::string::npos) out += ", bound there: " + trialBound(t, i);
     out += "\n";
@@ -134,11 +168,14 @@ std::string gridText(const TuneRun& t) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return s.trials[a].figure.value > s.trials[b].figure.value;
   });
-  std::string out = fmt("grid (the best 10 of %zu):\n  %-34s %14s %10s   %s\n", order.size(),
+  int width = 34;
+  for (std::size_t n = 0; n < order.size() && n < 10; ++n)
+    width = std::max(width, static_cast<int>(settingText(t, s.trials[order[n]].setting).size()));
+  std::string out = fmt("grid (the best 10 of %zu):\n  %-*s %14s %10s   %s\n", order.size(), width,
                         "setting", objectiveUnit(t.objective), "vs start", "bound");
   for (std::size_t n = 0; n < order.size() && n < 10; ++n) {
     const std::size_t i = order[n];
-    out += fmt("  %-34s %14s %10s   %s\n", settingText(t, s.trials[i].setting).c_str(),
+    out += fmt("  %-*s %14s %10s   %s\n", width, settingText(t, s.trials[i].setting).c_str(),
                objectiveCell(t.objective, s.trials[i].figure.value).c_str(),
                percent(s.trials[i].effect).c_str(), trialBound(t, i).c_str());
   }
@@ -162,7 +199,9 @@ std::string recommendation(const TuneRun& t) {
   }
   std::string flat;
   for (const KnobEffect& e : s.effects) {
-    if (!e.matters) flat += (flat.empty() ? "" : ", ") + knobsOf(t)[e.knob].name;
+    // One a second round found is not named here: the evidence says where.
+    if (!e.matters && s.best[e.knob] == s.start[e.knob])
+      flat += (flat.empty() ? "" : ", ") + knobsOf(t)[e.knob].name;
   }
   if (!flat.empty()) {
     out += "did not matter: " + flat +

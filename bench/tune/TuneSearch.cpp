@@ -60,6 +60,7 @@ class Searcher {
       : knobs_(knobs), run_(run), o_(o) {
     for (const auto& k : knobs) r_.start.push_back(k.start);
     r_.best = r_.start;
+    base_ = r_.start;
   }
 
   SearchResult search() {
@@ -74,6 +75,7 @@ class Searcher {
     searchJointly();
     pickBest();
     confirm();
+    if (r_.changed && o_.rounds >= 2) secondRound();
     return r_;
   }
 
@@ -84,17 +86,20 @@ class Searcher {
   }
   std::size_t reserve() const { return 2 * static_cast<std::size_t>(o_.confirmPairs); }
 
-  double measure(const Setting& s, bool isStart) {
-    Trial t{s, run_(s), isStart, 0};
+  double measure(const Setting& s, bool isStart, bool isBase = false) {
+    Trial t{s, run_(s), isStart, 0, round_, isBase || (isStart && round_ == 1)};
     r_.trials.push_back(t);
-    if (!isStart) sinceStart_++;
+    if (!t.isBase) sinceStart_++;
     return t.figure.value;
   }
 
-  // Candidates are measured in runs of kStartEvery between start runs.
+  // A run of the round's base point: the start in the first round.
+  double measureBase() { return measure(base_, round_ == 1, true); }
+
+  // Candidates are measured in runs of kStartEvery between base runs.
   void candidate(const Setting& s) {
     if (sinceStart_ >= kStartEvery) {
-      measure(r_.start, true);
+      measureBase();
       sinceStart_ = 0;
     }
     measure(s, false);
@@ -102,7 +107,7 @@ class Searcher {
 
   void measureNoise() {
     std::vector<double> v;
-    for (int i = 0; i < o_.noiseRuns; ++i) v.push_back(measure(r_.start, true));
+    for (int i = 0; i < o_.noiseRuns; ++i) v.push_back(measureBase());
     const Spread s = spreadOf(v);
     r_.startMean = s.mean;
     r_.bestMean = s.mean;  // until a setting beats it
@@ -115,16 +120,19 @@ class Searcher {
   // point measured on both sides.
   void closeWithStart() {
     if (sinceStart_ == 0 || left() <= reserve()) return;
-    measure(r_.start, true);
+    measureBase();
     sinceStart_ = 0;
   }
 
-  // The knobs in screening order: options.order's first, then the rest.
-  std::vector<std::size_t> screeningOrder() const {
+  // The knobs in screening order: options.order's first (for the
+  // verdicts of the runs of at), then the rest.
+  std::vector<std::size_t> screeningOrder(const Setting& at) const {
     std::vector<std::size_t> order;
     if (o_.order) {
       std::vector<std::string> verdicts;
-      for (const auto& t : r_.trials) verdicts.push_back(t.figure.verdict);
+      for (const auto& t : r_.trials) {
+        if (t.setting == at) verdicts.push_back(t.figure.verdict);
+      }
       for (std::size_t k : o_.order(verdicts)) {
         if (k < knobs_.size() && std::find(order.begin(), order.end(), k) == order.end())
           order.push_back(k);
@@ -137,7 +145,7 @@ class Searcher {
   }
 
   void screen() {
-    r_.screeningOrder = screeningOrder();
+    r_.screeningOrder = screeningOrder(r_.start);
     for (std::size_t k : r_.screeningOrder) {
       for (std::size_t l = 0; l < knobs_[k].levels.size(); ++l) {
         if (l == knobs_[k].start) continue;
@@ -154,26 +162,31 @@ class Searcher {
     closeWithStart();
   }
 
-  // The start point's figure at trial i: interpolated between the start
-  // runs before and after it (the nearest one when it has one side only).
+  // The base point's figure at trial i (the start's in the first round):
+  // interpolated between the base runs of its round before and after it
+  // (the nearest one when it has one side only).
   double baselineAt(std::size_t i) const {
     std::size_t before = i, after = i;
     bool hasBefore = false, hasAfter = false;
+    const auto isBaseOf = [&](std::size_t j) {
+      return r_.trials[j].isBase && r_.trials[j].round == r_.trials[i].round;
+    };
     for (std::size_t j = i; j-- > 0;) {
-      if (r_.trials[j].isStart) {
+      if (isBaseOf(j)) {
         before = j;
         hasBefore = true;
         break;
       }
     }
     for (std::size_t j = i + 1; j < r_.trials.size(); ++j) {
-      if (r_.trials[j].isStart) {
+      if (isBaseOf(j)) {
         after = j;
         hasAfter = true;
         break;
       }
     }
-    const double b = hasBefore ? r_.trials[before].figure.value : r_.startMean;
+    const double fallback = r_.trials[i].round == 1 ? r_.startMean : baseMean_;
+    const double b = hasBefore ? r_.trials[before].figure.value : fallback;
     if (!hasAfter) return b;
     const double a = r_.trials[after].figure.value;
     if (!hasBefore) return a;
@@ -181,12 +194,15 @@ class Searcher {
     return b + (a - b) * w;
   }
 
+  // Each trial against the start: against its round's base runs around
+  // it, and in the second round times the base's confirmed gain.
   void computeEffects() {
     for (std::size_t i = 0; i < r_.trials.size(); ++i) {
       Trial& t = r_.trials[i];
       if (t.isStart) continue;
       const double base = baselineAt(i);
-      t.effect = base > 0 ? t.figure.value / base - 1 : 0;
+      const double overBase = base > 0 ? t.figure.value / base : 1;
+      t.effect = overBase * (t.round == 1 ? 1 : baseGain_) - 1;
     }
   }
 
@@ -199,7 +215,7 @@ class Searcher {
     e.levelEffects.assign(knobs_[k].levels.size(), 0);
     e.bestLevel = knobs_[k].start;
     for (const auto& t : r_.trials) {
-      if (t.isStart || !onlyDiffersIn(t.setting, k)) continue;
+      if (t.isStart || t.round != 1 || !onlyDiffersIn(t.setting, k)) continue;
       e.levelEffects[t.setting[k]] = t.effect;
       if (t.effect > e.best) {
         e.best = t.effect;
@@ -310,7 +326,7 @@ class Searcher {
     // mount) must not cost the confirmation its pairs.
     for (int i = 0; i < o_.confirmPairs && o_.maxTrials - r_.trials.size() >= 2; ++i) {
       const double b = measure(r_.best, false);
-      const double s = measure(r_.start, true);
+      const double s = measure(r_.start, true, round_ == 1);
       bests.push_back(b);
       if (s > 0) ratios.push_back(b / s);
     }
@@ -328,11 +344,109 @@ class Searcher {
     r_.best = r_.start;
   }
 
+  // The knobs that did not matter in the first round, in the order the
+  // confirmed point's verdicts give.
+  std::vector<std::size_t> knobsToScreenAgain() const {
+    std::vector<std::size_t> out;
+    for (std::size_t k : screeningOrder(r_.best)) {
+      const auto e = std::find_if(r_.effects.begin(), r_.effects.end(),
+                                  [&](const KnobEffect& x) { return x.knob == k; });
+      if (e != r_.effects.end() && !e->matters) out.push_back(k);
+    }
+    return out;
+  }
+
+  // A second-round trial's figure over its base.
+  double overBase(const Trial& t) const { return (1 + t.effect) / baseGain_ - 1; }
+  bool beatsBase(const Trial& t) const {
+    return t.round == 2 && !t.isBase && overBase(t) > threshold();
+  }
+
+  // The second round's best against its base (0 when none beat it by more
+  // than the threshold). When levels of more than one knob beat it, each
+  // knob's best level together is tried too, room permitting.
+  double secondRoundBest(Setting& best) {
+    computeEffects();
+    double top = 0;
+    Setting greedy = base_;
+    std::vector<double> knobTop(knobs_.size(), 0);
+    for (const Trial& t : r_.trials) {
+      if (!beatsBase(t)) continue;
+      if (overBase(t) > top) {
+        top = overBase(t);
+        best = t.setting;
+      }
+      for (std::size_t k = 0; k < t.setting.size(); ++k) {
+        if (t.setting[k] != base_[k] && overBase(t) > knobTop[k]) {
+          knobTop[k] = overBase(t);
+          greedy[k] = t.setting[k];
+        }
+      }
+    }
+    const auto moved =
+        std::count_if(knobTop.begin(), knobTop.end(), [](double e) { return e > 0; });
+    if (moved < 2 || !room() || measured(greedy)) return top;
+    candidate(greedy);
+    closeWithStart();
+    computeEffects();
+    for (const Trial& t : r_.trials) {
+      if (beatsBase(t) && t.setting == greedy && overBase(t) > top) {
+        top = overBase(t);
+        best = greedy;
+      }
+    }
+    return top;
+  }
+
+  void secondRound() {
+    if (!room()) return;
+    const std::vector<std::size_t> again = knobsToScreenAgain();
+    if (again.empty()) return;
+    const SearchResult first = r_;
+    base_ = r_.best;
+    baseMean_ = r_.bestMean;
+    baseGain_ = 1 + r_.gain;
+    round_ = 2;
+    r_.secondRoundBase = base_;
+    r_.secondRoundBaseGain = r_.gain;
+    sinceStart_ = kStartEvery;  // a base run before the first candidate
+    for (std::size_t k : again) {
+      for (std::size_t l = 0; l < knobs_[k].levels.size() && room(); ++l) {
+        Setting s = base_;
+        s[k] = l;
+        if (l != base_[k] && !measured(s)) candidate(s);
+      }
+    }
+    closeWithStart();
+    Setting best;
+    if (secondRoundBest(best) <= 0) {
+      r_.best = first.best;  // r_ keeps the first round's figures otherwise
+      r_.stopReason = "confirmed; a second round around it found nothing better";
+      return;
+    }
+    r_.best = best;
+    confirm();
+    if (!r_.changed || r_.gain <= first.gain) {
+      const std::vector<Trial> trials = r_.trials;
+      r_ = first;
+      r_.trials = trials;
+      r_.secondRoundBase = base_;
+      r_.secondRoundBaseGain = first.gain;
+      r_.stopReason = "confirmed; the second round's best did not confirm above it";
+      return;
+    }
+    r_.stopReason = "confirmed after a second round";
+  }
+
   const std::vector<Knob>& knobs_;
   const RunTrial& run_;
   const SearchOptions& o_;
   SearchResult r_;
   std::size_t sinceStart_ = 0;
+  Setting base_;  // the round's base point: the start, then the first round's best
+  int round_ = 1;
+  double baseMean_ = 0;  // the second round's base's confirmed mean
+  double baseGain_ = 1;  // its figure over the start's, confirmed
 };
 
 }  // namespace

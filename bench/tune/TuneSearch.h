@@ -17,7 +17,12 @@
 //     where one knob at a time goes wrong);
 //  4. confirmation: the best setting and the start point alternated, the
 //     gain with a 95% interval; a gain whose interval reaches 0 is no gain,
-//     and the start point stays.
+//     and the start point stays;
+//  5. a second round: the bound moves once a knob is fixed (more nfsd
+//     threads, and then the credits bind), so the knobs that did not
+//     matter are screened again around the confirmed point, judged against
+//     it, and a setting that beats it is confirmed against the start; it
+//     replaces the first round's only with the larger confirmed gain.
 // It stops early when no knob matters, and never spends more trials than
 // the budget (keeping those the confirmation needs).
 #pragma once
@@ -52,6 +57,10 @@ struct SearchOptions {
   int noiseRuns = 3;           // the start point, before anything else
   int confirmPairs = 3;        // best and start, alternated
   std::size_t jointKnobs = 2;  // how many of the knobs that matter are searched together
+  // 2: after a confirmed change, the knobs that did not matter are screened
+  // again around the new point (its bound may have moved: threads fixed,
+  // now credits), and what beats it is confirmed against the start; 1: not.
+  int rounds = 2;
   // A level matters when it beats the start by this many noise spreads
   // (and by at least kMinEffect).
   double noiseMultiple = 2.0;
@@ -75,7 +84,9 @@ struct Trial {
   Setting setting;
   TrialFigure figure;
   bool isStart = false;
-  double effect = 0;  // against the start point around it (start runs: 0)
+  double effect = 0;    // against the start point around it (start runs: 0)
+  int round = 1;        // 2: screened around the first round's confirmed point
+  bool isBase = false;  // a run of its round's base point (round 1: the start)
 };
 
 struct KnobEffect {
@@ -101,6 +112,10 @@ struct SearchResult {
   double gainLow = 0, gainHigh = 0;  // its 95% interval
   bool changed = false;
   std::string stopReason;  // "flat: ...", "budget: ...", "confirmed", "not confirmed: ..."
+  // The second round's base (the first round's confirmed best) and its
+  // confirmed gain; base empty when no second round ran.
+  Setting secondRoundBase;
+  double secondRoundBaseGain = 0;
 };
 
 // Ratios of alternated pairs (one setting's figure over another's, run

@@ -78,8 +78,9 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
     }
   }
   EXPECT_NE(r.out.find(" left alone: memreg: RDMA only"), std::string::npos) << r.out;
-  // Recommended, and measured again against the start: the last six trials
-  // alternate the recommendation and the start.
+  // Recommended, and measured again against the start: six trials in a row
+  // alternate the recommendation and the start (the last six, or those
+  // before a second round that found nothing better).
   const JsonValue* rec = doc.find("recommendation");
   ASSERT_NE(rec, nullptr);
   ASSERT_TRUE(rec->find("changed")->boolean) << r.out;
@@ -88,13 +89,18 @@ TEST(TuneGanesha, FindsTheKnobThatMattersWithinTwoMinutesAndConfirmsItAgainstThe
   EXPECT_GT(rec->num("gain_low"), 0.2) << r.out;
   EXPECT_NE(rec->str("url").find(rec->str("keys")), std::string::npos);
   const auto& all = trials->array;
-  for (std::size_t i = all.size() - 6; i < all.size(); ++i) {
-    const bool start = all[i].find("start")->boolean;
-    EXPECT_EQ(start, (i - (all.size() - 6)) % 2 == 1) << "trial " << i + 1;
-    if (!start) {
-      EXPECT_EQ(all[i].str("ran_with"), rec->str("url"));
+  const auto confirmedFrom = [&](std::size_t first) {
+    for (std::size_t i = first; i < first + 6; ++i) {
+      const bool start = all[i].find("start")->boolean;
+      if (start != ((i - first) % 2 == 1)) return false;
+      if (!start && all[i].str("ran_with") != rec->str("url")) return false;
     }
-  }
+    return true;
+  };
+  bool confirmed = false;
+  for (std::size_t first = 0; first + 6 <= all.size() && !confirmed; ++first)
+    confirmed = confirmedFrom(first);
+  EXPECT_TRUE(confirmed) << r.out;
   EXPECT_NE(r.out.find("recommendation: " + rec->str("keys") + " ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  reads-per-compound 1 -> "), std::string::npos) << r.out;
   // The HTML page: a chart per knob, the report whole.

@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "bench/tune/TuneReport.h"
 #include "bench/tune/TuneSearch.h"
 
 namespace nfsrdma::bench {
@@ -69,6 +70,44 @@ TEST(TuneSearch, AnInteractionOneKnobAtATimeMissesIsFoundTogether) {
   const SearchResult r = tuneSearch(twoKnobs(), s.runner());
   EXPECT_EQ(r.best, (Setting{3, 2})) << r.stopReason;
   EXPECT_GT(r.gain, 0.6);
+}
+
+TEST(TuneSearch, ASecondRoundFindsTheKnobThatBindsOnceTheFirstIsFixed) {
+  // Requests in flight: the fewest of nfsd threads, credits and the
+  // workload's 32. From 1 thread and 8 credits, credits alone change
+  // nothing; once threads are up, the credits bind.
+  const std::vector<Knob> knobs = {{"nfsd.threads", {"1", "4", "16", "64"}, 0},
+                                   {"svcrdma.max_requests", {"8", "32", "128"}, 0},
+                                   {"nconnect", {"1", "2", "4"}, 0}};
+  Surface s;
+  s.effect = [](const Setting& x) {
+    static const double kThreads[] = {1, 4, 16, 64}, kCredits[] = {8, 32, 128};
+    return std::min({kThreads[x[0]], kCredits[x[1]], 32.0}) - 1;
+  };
+  SearchOptions one;
+  one.rounds = 1;
+  const SearchResult first = tuneSearch(knobs, s.runner(), one);
+  EXPECT_EQ(first.best[1], 0U) << first.stopReason;  // one round: credits never mattered
+  EXPECT_LT(first.gain, 8);
+  const SearchResult r = tuneSearch(knobs, s.runner());
+  EXPECT_EQ(r.stopReason, "confirmed after a second round");
+  EXPECT_GE(r.best[0], 2U);
+  EXPECT_GE(r.best[1], 1U);
+  EXPECT_EQ(r.best[2], 0U);
+  EXPECT_GT(r.gainLow, 14);  // 16x and more, against the first round's 8x
+  EXPECT_LE(r.trials.size(), 60U);
+  bool screenedAgain = false;
+  for (const Trial& t : r.trials) screenedAgain = screenedAgain || (t.round == 2 && !t.isBase);
+  EXPECT_TRUE(screenedAgain);
+  // The evidence says where the credits were found.
+  TuneRun run;
+  run.space.knobs = knobs;
+  run.search = r;
+  run.trials.resize(r.trials.size());
+  const std::string text = formatTuneText(run);
+  EXPECT_NE(text.find("svcrdma.max_requests 8 -> "), std::string::npos) << text;
+  EXPECT_NE(text.find(" in a second round, around nfsd.threads="), std::string::npos) << text;
+  EXPECT_NE(text.find("did not matter: nconnect ("), std::string::npos) << text;
 }
 
 TEST(TuneSearch, AFlatSurfaceStopsAfterTheScreeningAndKeepsTheStart) {

@@ -297,6 +297,8 @@ void writeTrials(JsonWriter& w, const TuneRun& t) {
     const Trial& tr = t.search.trials[i];
     w.beginObject();
     w.field("start", tr.isStart);
+    w.field("round", static_cast<std::uint64_t>(tr.round));
+    w.field("base", tr.isBase);  // a run of its round's base point
     writeSetting(w, t, tr.setting, "setting");
     w.field("ran_with", t.trials[i].ranWith);
     if (!t.trials[i].note.empty()) w.field("note", t.trials[i].note);

@@ -62,10 +62,10 @@ std::string knobTable(const TuneRun& t, const KnobEffect& e) {
   const Knob& k = knobsOf(t)[e.knob];
   std::string out = k.name + ": ";
   const bool laterFound = !e.matters && t.search.best[e.knob] != t.search.start[e.knob];
-  out += e.matters    ? "matters, best " + k.levels[e.bestLevel] + " (" + percent(e.best) + ")"
-         : laterFound ? "did not matter at the start (best " + percent(e.best) +
-                            "); the second round found it"
-                      : "did not matter (best " + percent(e.best) + ", within the noise)";
+  out += e.matters ? "matters, best " + k.levels[e.bestLevel] + " (" + percent(e.best) + ")"
+         : laterFound
+             ? "did not matter at the start (best " + percent(e.best) + "); a later round found it"
+             : "did not matter (best " + percent(e.best) + ", within the noise)";
   out +=
       fmt("\n  %-12s %14s %10s   %s\n", "level", objectiveUnit(t.objective), "vs start", "bound");
   for (std::size_t l = 0; l < k.levels.size(); ++l) {
@@ -88,7 +88,7 @@ std::string knobTable(const TuneRun& t, const KnobEffect& e) {
 }
 
 // The trials that changed more than one knob (the joint search, the
-// second round).
+// later rounds).
 std::string jointTable(const TuneRun& t) {
   std::vector<std::size_t> shown;
   int width = 34;
@@ -117,22 +117,17 @@ std::string jointTable(const TuneRun& t) {
   return out;
 }
 
-// The second round's trial of knob k at level l around its base, or npos.
-std::size_t secondRoundTrial(const TuneRun& t, std::size_t k, std::size_t l) {
-  const Setting& base = t.search.secondRoundBase;
-  for (std::size_t i = 0; i < t.search.trials.size() && !base.empty(); ++i) {
-    const Trial& tr = t.search.trials[i];
-    if (tr.round != 2 || tr.isBase || tr.setting[k] != l) continue;
-    bool alone = true;
-    for (std::size_t o = 0; o < tr.setting.size(); ++o)
-      alone = alone && (o == k || tr.setting[o] == base[o]);
-    if (alone) return i;
+// The later rounds' last move of knob k to level l, or null.
+const SearchResult::Move* moveOf(const TuneRun& t, std::size_t k, std::size_t l) {
+  const SearchResult::Move* found = nullptr;
+  for (const auto& m : t.search.moves) {
+    if (m.knob == k && m.level == l) found = &m;
   }
-  return std::string::npos;
+  return found;
 }
 
-// Why each changed knob: its effect alone (or, found in the second round,
-// around the first round's point), the start's bound, the bound at its level.
+// Why each changed knob: its effect alone (or, found in a later round,
+// against that round's point), the start's bound, the bound at its level.
 std::string evidence(const TuneRun& t) {
   std::string out;
   const std::string startBound = t.trials.empty() ? "" : firstFinding(t.trials.front().result);
@@ -142,13 +137,10 @@ std::string evidence(const TuneRun& t) {
     const Knob& knob = knobsOf(t)[k];
     const std::size_t level = t.search.best[k];
     out += "  " + knob.name + " " + knob.levels[knob.start] + " -> " + knob.levels[level] + ": ";
-    const std::size_t again = secondRoundTrial(t, k, level);
-    if (!e.matters && again != std::string::npos) {
-      const Trial& tr = t.search.trials[again];
-      out += percent((1 + tr.effect) / (1 + t.search.secondRoundBaseGain) - 1) +
-             " in a second round, around " + settingText(t, t.search.secondRoundBase) +
-             " (alone at the start: " + percent(e.levelEffects[level]) +
-             "), bound there: " + trialBound(t, again) + "\n";
+    if (const SearchResult::Move* m = moveOf(t, k, level)) {
+      out += percent(m->overBase) + " in round " + std::to_string(m->round) + ", around " +
+             settingText(t, m->base) + " (alone at the start: " + percent(e.levelEffects[level]) +
+             ")\n";
       continue;
     }
     out += percent(e.levelEffects[level]) + " alone in the screening";
@@ -199,7 +191,7 @@ std::string recommendation(const TuneRun& t) {
   }
   std::string flat;
   for (const KnobEffect& e : s.effects) {
-    // One a second round found is not named here: the evidence says where.
+    // One a later round found is not named here: the evidence says where.
     if (!e.matters && s.best[e.knob] == s.start[e.knob])
       flat += (flat.empty() ? "" : ", ") + knobsOf(t)[e.knob].name;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -75,7 +76,7 @@ class Searcher {
     searchJointly();
     pickBest();
     confirm();
-    if (r_.changed && o_.rounds >= 2) secondRound();
+    if (r_.changed && o_.rounds >= 2) climb();
     return r_;
   }
 
@@ -185,7 +186,8 @@ class Searcher {
         break;
       }
     }
-    const double fallback = r_.trials[i].round == 1 ? r_.startMean : baseMean_;
+    const double fallback =
+        r_.trials[i].round == 1 ? r_.startMean : roundMean_.at(r_.trials[i].round);
     const double b = hasBefore ? r_.trials[before].figure.value : fallback;
     if (!hasAfter) return b;
     const double a = r_.trials[after].figure.value;
@@ -195,14 +197,14 @@ class Searcher {
   }
 
   // Each trial against the start: against its round's base runs around
-  // it, and in the second round times the base's confirmed gain.
+  // it, and in later rounds times the base's gain over the start.
   void computeEffects() {
     for (std::size_t i = 0; i < r_.trials.size(); ++i) {
       Trial& t = r_.trials[i];
       if (t.isStart) continue;
       const double base = baselineAt(i);
       const double overBase = base > 0 ? t.figure.value / base : 1;
-      t.effect = overBase * (t.round == 1 ? 1 : baseGain_) - 1;
+      t.effect = overBase * roundGain_.at(t.round) - 1;
     }
   }
 
@@ -356,86 +358,81 @@ class Searcher {
     return out;
   }
 
-  // A second-round trial's figure over its base.
-  double overBase(const Trial& t) const { return (1 + t.effect) / baseGain_ - 1; }
-  bool beatsBase(const Trial& t) const {
-    return t.round == 2 && !t.isBase && overBase(t) > threshold();
-  }
+  // A trial's figure over the current round's base (its effect is against the start).
+  double overBase(const Trial& t) const { return (1 + t.effect) / roundGain_.at(round_) - 1; }
 
-  // The second round's best against its base (0 when none beat it by more
-  // than the threshold). When levels of more than one knob beat it, each
-  // knob's best level together is tried too, room permitting.
-  double secondRoundBest(Setting& best) {
-    computeEffects();
-    double top = 0;
-    Setting greedy = base_;
-    std::vector<double> knobTop(knobs_.size(), 0);
-    for (const Trial& t : r_.trials) {
-      if (!beatsBase(t)) continue;
-      if (overBase(t) > top) {
+  // The trial (of any round) of the base with knob k at another level that
+  // beats the base most by more than the threshold, or npos.
+  std::size_t bestAround(std::size_t k) const {
+    std::size_t best = std::string::npos;
+    double top = threshold();
+    for (std::size_t i = 0; i < r_.trials.size(); ++i) {
+      const Trial& t = r_.trials[i];
+      if (t.isStart || t.isBase || t.setting[k] == base_[k]) continue;
+      bool alone = true;
+      for (std::size_t o = 0; o < t.setting.size() && alone; ++o)
+        alone = o == k || t.setting[o] == base_[o];
+      if (alone && overBase(t) > top) {
         top = overBase(t);
-        best = t.setting;
-      }
-      for (std::size_t k = 0; k < t.setting.size(); ++k) {
-        if (t.setting[k] != base_[k] && overBase(t) > knobTop[k]) {
-          knobTop[k] = overBase(t);
-          greedy[k] = t.setting[k];
-        }
+        best = i;
       }
     }
-    const auto moved =
-        std::count_if(knobTop.begin(), knobTop.end(), [](double e) { return e > 0; });
-    if (moved < 2 || !room() || measured(greedy)) return top;
-    candidate(greedy);
-    closeWithStart();
-    computeEffects();
-    for (const Trial& t : r_.trials) {
-      if (beatsBase(t) && t.setting == greedy && overBase(t) > top) {
-        top = overBase(t);
-        best = greedy;
-      }
-    }
-    return top;
+    return best;
   }
 
-  void secondRound() {
-    if (!room()) return;
-    const std::vector<std::size_t> again = knobsToScreenAgain();
-    if (again.empty()) return;
-    const SearchResult first = r_;
-    base_ = r_.best;
-    baseMean_ = r_.bestMean;
-    baseGain_ = 1 + r_.gain;
-    round_ = 2;
-    r_.secondRoundBase = base_;
-    r_.secondRoundBaseGain = r_.gain;
+  // One round around base_: the knobs in the order its verdicts give, each
+  // knob's levels, until one beats it (its trial) or none does (npos).
+  std::size_t climbOnce() {
     sinceStart_ = kStartEvery;  // a base run before the first candidate
-    for (std::size_t k : again) {
+    for (std::size_t k : screeningOrder(base_)) {
       for (std::size_t l = 0; l < knobs_[k].levels.size() && room(); ++l) {
         Setting s = base_;
         s[k] = l;
         if (l != base_[k] && !measured(s)) candidate(s);
       }
+      closeWithStart();
+      computeEffects();
+      const std::size_t i = bestAround(k);
+      if (i != std::string::npos || !room()) return i;
     }
-    closeWithStart();
-    Setting best;
-    if (secondRoundBest(best) <= 0) {
+    return std::string::npos;
+  }
+
+  // Rounds 2.. from the confirmed point, then the last point confirmed.
+  void climb() {
+    const SearchResult first = r_;
+    double gain = 1 + r_.gain, mean = r_.bestMean;
+    for (int round = 2; round <= o_.rounds && room(); ++round) {
+      base_ = r_.best;
+      round_ = round;
+      roundGain_[round] = gain;
+      roundMean_[round] = mean;
+      const std::size_t i = climbOnce();
+      if (i == std::string::npos) break;
+      const Trial& t = r_.trials[i];
+      std::size_t k = 0;
+      while (t.setting[k] == base_[k]) ++k;
+      r_.moves.push_back({round, base_, k, t.setting[k], overBase(t)});
+      gain = 1 + t.effect;
+      mean = t.figure.value;
+      r_.best = t.setting;
+    }
+    if (r_.moves.empty()) {
       r_.best = first.best;  // r_ keeps the first round's figures otherwise
-      r_.stopReason = "confirmed; a second round around it found nothing better";
+      if (round_ > 1) r_.stopReason = "confirmed; later rounds around it found nothing better";
       return;
     }
-    r_.best = best;
+    const std::vector<SearchResult::Move> moves = r_.moves;
     confirm();
     if (!r_.changed || r_.gain <= first.gain) {
       const std::vector<Trial> trials = r_.trials;
       r_ = first;
       r_.trials = trials;
-      r_.secondRoundBase = base_;
-      r_.secondRoundBaseGain = first.gain;
-      r_.stopReason = "confirmed; the second round's best did not confirm above it";
+      r_.moves = moves;
+      r_.stopReason = "confirmed; the later rounds' best did not confirm above it";
       return;
     }
-    r_.stopReason = "confirmed after a second round";
+    r_.stopReason = "confirmed after " + std::to_string(moves.size() + 1) + " rounds";
   }
 
   const std::vector<Knob>& knobs_;
@@ -443,10 +440,12 @@ class Searcher {
   const SearchOptions& o_;
   SearchResult r_;
   std::size_t sinceStart_ = 0;
-  Setting base_;  // the round's base point: the start, then the first round's best
+  Setting base_;  // the round's base point: the start, then the point climbed to
   int round_ = 1;
-  double baseMean_ = 0;  // the second round's base's confirmed mean
-  double baseGain_ = 1;  // its figure over the start's, confirmed
+  // By round: its base's figure over the start's (confirmed in round 2,
+  // estimated from the move after), and its mean.
+  std::map<int, double> roundGain_{{1, 1.0}};
+  std::map<int, double> roundMean_{{1, 0.0}};
 };
 
 }  // namespace

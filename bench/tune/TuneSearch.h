@@ -18,10 +18,13 @@
 //  4. confirmation: the best setting and the start point alternated, the
 //     gain with a 95% interval; a gain whose interval reaches 0 is no gain,
 //     and the start point stays;
-//  5. a second round: the bound moves once a knob is fixed (more nfsd
-//     threads, and then the credits bind), so the knobs that did not
-//     matter are screened again around the confirmed point, judged against
-//     it, and a setting that beats it is confirmed against the start; it
+//  5. later rounds: the bound moves once a knob is fixed (more nfsd
+//     threads, and then the credits bind; more credits, and the threads
+//     bind again), so from the confirmed point the search climbs: each
+//     round screens the knobs around its base in the order the base's
+//     verdicts give, judged against the base measured around them, and
+//     moves to the first level that beats it; a round that finds none
+//     ends the climb. The last point is confirmed against the start and
 //     replaces the first round's only with the larger confirmed gain.
 // It stops early when no knob matters, and never spends more trials than
 // the budget (keeping those the confirmation needs).
@@ -57,10 +60,9 @@ struct SearchOptions {
   int noiseRuns = 3;           // the start point, before anything else
   int confirmPairs = 3;        // best and start, alternated
   std::size_t jointKnobs = 2;  // how many of the knobs that matter are searched together
-  // 2: after a confirmed change, the knobs that did not matter are screened
-  // again around the new point (its bound may have moved: threads fixed,
-  // now credits), and what beats it is confirmed against the start; 1: not.
-  int rounds = 2;
+  // Rounds in all: after a confirmed change, rounds 2.. climb from it (its
+  // bound may have moved: threads fixed, now credits); 1: none.
+  int rounds = 4;
   // A level matters when it beats the start by this many noise spreads
   // (and by at least kMinEffect).
   double noiseMultiple = 2.0;
@@ -85,7 +87,7 @@ struct Trial {
   TrialFigure figure;
   bool isStart = false;
   double effect = 0;    // against the start point around it (start runs: 0)
-  int round = 1;        // 2: screened around the first round's confirmed point
+  int round = 1;        // 2 and up: a later round, around its own base point
   bool isBase = false;  // a run of its round's base point (round 1: the start)
 };
 
@@ -112,10 +114,15 @@ struct SearchResult {
   double gainLow = 0, gainHigh = 0;  // its 95% interval
   bool changed = false;
   std::string stopReason;  // "flat: ...", "budget: ...", "confirmed", "not confirmed: ..."
-  // The second round's base (the first round's confirmed best) and its
-  // confirmed gain; base empty when no second round ran.
-  Setting secondRoundBase;
-  double secondRoundBaseGain = 0;
+  // The later rounds' moves: from base, knob to level, which beat the base
+  // by overBase (against it measured around that trial).
+  struct Move {
+    int round = 2;
+    Setting base;
+    std::size_t knob = 0, level = 0;
+    double overBase = 0;
+  };
+  std::vector<Move> moves;
 };
 
 // Ratios of alternated pairs (one setting's figure over another's, run

@@ -117,36 +117,57 @@ std::string jointTable(const TuneRun& t) {
   return out;
 }
 
-// The later rounds' last move of knob k to level l, or null.
-const SearchResult::Move* moveOf(const TuneRun& t, std::size_t k, std::size_t l) {
-  const SearchResult::Move* found = nullptr;
-  for (const auto& m : t.search.moves) {
-    if (m.knob == k && m.level == l) found = &m;
+// The later rounds' moves of knob k, in order; none when the climb was not
+// kept (its last point did not confirm above the first round's).
+std::vector<SearchResult::Move> movesOf(const TuneRun& t, std::size_t k) {
+  const SearchResult& s = t.search;
+  if (s.moves.empty()) return {};
+  Setting end = s.moves.back().base;
+  end[s.moves.back().knob] = s.moves.back().level;
+  if (end != s.best) return {};
+  std::vector<SearchResult::Move> out;
+  for (const auto& m : s.moves) {
+    if (m.knob == k) out.push_back(m);
   }
-  return found;
+  return out;
 }
 
-// Why each changed knob: its effect alone (or, found in a later round,
-// against that round's point), the start's bound, the bound at its level.
+// One changed knob's path from the start, each step with its evidence:
+// "nfsd.threads 1 -> 8 -> 64: +373% alone in the screening, bound there:
+// credits; then +7.5% in round 3, around ...".
+std::string knobEvidence(const TuneRun& t, const KnobEffect& e) {
+  const std::size_t k = e.knob;
+  const Knob& knob = knobsOf(t)[k];
+  const std::vector<SearchResult::Move> moves = movesOf(t, k);
+  const std::size_t first = moves.empty() ? t.search.best[k] : moves.front().base[k];
+  std::string path = knob.name + " " + knob.levels[knob.start];
+  std::vector<std::string> steps;
+  if (first != knob.start) {
+    path += " -> " + knob.levels[first];
+    std::string step = percent(e.levelEffects[first]) + " alone in the screening";
+    const std::size_t i = screeningTrial(t, k, first);
+    if (i != std::string::npos) step += ", bound there: " + trialBound(t, i);
+    steps.push_back(step);
+  }
+  for (const SearchResult::Move& m : moves) {
+    path += " -> " + knob.levels[m.level];
+    std::string step = percent(m.overBase) + " in round " + std::to_string(m.round) + ", around " +
+                       settingText(t, m.base);
+    if (steps.empty()) step += " (alone at the start: " + percent(e.levelEffects[m.level]) + ")";
+    steps.push_back(steps.empty() ? step : "then " + step);
+  }
+  std::string out = "  " + path + ": ";
+  for (std::size_t i = 0; i < steps.size(); ++i) out += (i ? "; " : "") + steps[i];
+  return out + "\n";
+}
+
+// Why each changed knob (its path and each step's effect), then the
+// start's bound.
 std::string evidence(const TuneRun& t) {
   std::string out;
   const std::string startBound = t.trials.empty() ? "" : firstFinding(t.trials.front().result);
   for (const KnobEffect& e : t.search.effects) {
-    const std::size_t k = e.knob;
-    if (t.search.best[k] == t.search.start[k]) continue;
-    const Knob& knob = knobsOf(t)[k];
-    const std::size_t level = t.search.best[k];
-    out += "  " + knob.name + " " + knob.levels[knob.start] + " -> " + knob.levels[level] + ": ";
-    if (const SearchResult::Move* m = moveOf(t, k, level)) {
-      out += percent(m->overBase) + " in round " + std::to_string(m->round) + ", around " +
-             settingText(t, m->base) + " (alone at the start: " + percent(e.levelEffects[level]) +
-             ")\n";
-      continue;
-    }
-    out += percent(e.levelEffects[level]) + " alone in the screening";
-    const std::size_t i = screeningTrial(t, k, level);
-    if (i != std::string::npos) out += ", bound there: " + trialBound(t, i);
-    out += "\n";
+    if (t.search.best[e.knob] != t.search.start[e.knob]) out += knobEvidence(t, e);
   }
   if (!startBound.empty()) out += "  the start was bound by " + startBound + "\n";
   return out;
@@ -183,8 +204,8 @@ std::string recommendation(const TuneRun& t) {
   if (s.stopReason.rfind("grid:", 0) == 0) return gridText(t);
   if (s.changed) {
     out += "recommendation: " + settingText(t, s.best) + " (" + percent(s.gain) +
-           ", 95% interval " + percent(s.gainLow) + ".." + percent(s.gainHigh) +
-           ", measured against the start in alternated runs)\n";
+           ", 95% interval " + percent(s.gainLow) + ".." + percent(s.gainHigh) + ", median " +
+           percent(s.gainMedian) + ", measured against the start in alternated pairs)\n";
     out += evidence(t);
   } else {
     out += "recommendation: keep the start (" + s.stopReason + ")\n";
@@ -215,10 +236,12 @@ std::string versusText(const TuneRun& t) {
       out += "not measured: " + v.error + "\n";
       continue;
     }
-    out += fmt("recommendation %.2fx (95%% interval %.2f..%.2fx, %zu pairs): %s against %s\n",
-               v.ratio.mean, v.ratio.low, v.ratio.high, v.ratio.pairs,
-               objectiveText(t.objective, v.recommendationMean).c_str(),
-               objectiveText(t.objective, v.versusMean).c_str());
+    out +=
+        fmt("recommendation %.2fx (95%% interval %.2f..%.2fx, median %.2fx, %zu pairs): %s "
+            "against %s\n",
+            v.ratio.mean, v.ratio.low, v.ratio.high, v.ratio.median, v.ratio.pairs,
+            objectiveText(t.objective, v.recommendationMean).c_str(),
+            objectiveText(t.objective, v.versusMean).c_str());
   }
   return out;
 }
@@ -374,6 +397,7 @@ void writeRecommendation(JsonWriter& w, const TuneRun& t) {
   w.field("gain", s.gain);
   w.field("gain_low", s.gainLow);
   w.field("gain_high", s.gainHigh);
+  w.field("gain_median", s.gainMedian);
   w.field("stop_reason", s.stopReason);
   w.endObject();
 }
@@ -392,6 +416,7 @@ void writeVersus(JsonWriter& w, const TuneRun& t) {
       w.field("ratio", v.ratio.mean);
       w.field("ratio_low", v.ratio.low);
       w.field("ratio_high", v.ratio.high);
+      w.field("ratio_median", v.ratio.median);
       w.field("pairs", static_cast<std::uint64_t>(v.ratio.pairs));
     }
     w.endObject();

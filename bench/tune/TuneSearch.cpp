@@ -336,6 +336,7 @@ class Searcher {
     r_.gain = ri.mean - 1;
     r_.gainLow = ri.low - 1;
     r_.gainHigh = ri.high - 1;
+    r_.gainMedian = ri.median - 1;
     r_.changed = ri.pairs > 1 && r_.gainLow > 0 && r_.gain >= kMinEffect;
     if (r_.changed) {
       r_.bestMean = spreadOf(bests).mean;
@@ -450,12 +451,23 @@ class Searcher {
 
 }  // namespace
 
+namespace {
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
 RatioInterval ratioInterval(const std::vector<double>& ratios) {
   const Spread sp = spreadOf(ratios);
   const double half = ratios.size() > 1 ? tQuantile(ratios.size() - 1) * sp.sd /
                                               std::sqrt(static_cast<double>(ratios.size()))
                                         : 0;
-  return RatioInterval{sp.mean, sp.mean - half, sp.mean + half, ratios.size()};
+  return RatioInterval{sp.mean, sp.mean - half, sp.mean + half, medianOf(ratios), ratios.size()};
 }
 
 SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,
@@ -513,7 +525,7 @@ SearchResult gridSearch(const std::vector<Knob>& knobs, const RunTrial& run,
   for (Trial& t : r.trials) t.effect = r.startMean > 0 ? t.figure.value / r.startMean - 1 : 0;
   r.bestMean = best;
   r.gain = r.startMean > 0 ? best / r.startMean - 1 : 0;
-  r.gainLow = r.gainHigh = r.gain;
+  r.gainLow = r.gainHigh = r.gainMedian = r.gain;
   r.changed = r.best != r.start;
   r.stopReason = "grid: every one of the " + std::to_string(all.size()) + " settings run once";
   return r;

@@ -112,6 +112,7 @@ struct SearchResult {
   Setting best;                      // the recommendation: the start when nothing beat it
   double gain = 0;                   // best over start, confirmed (0 when best is the start)
   double gainLow = 0, gainHigh = 0;  // its 95% interval
+  double gainMedian = 0;             // the pairs' median ratio - 1
   bool changed = false;
   std::string stopReason;  // "flat: ...", "budget: ...", "confirmed", "not confirmed: ..."
   // The later rounds' moves: from base, knob to level, which beat the base
@@ -130,6 +131,7 @@ struct SearchResult {
 // (Student's t). One ratio: no interval (low = high = mean); none: zeros.
 struct RatioInterval {
   double mean = 0, low = 0, high = 0;
+  double median = 0;  // of the pairs' ratios: one disturbed pair moves it least
   std::size_t pairs = 0;
 };
 RatioInterval ratioInterval(const std::vector<double>& ratios);

@@ -2,10 +2,10 @@
 # Why: the VM testbed needs a kernel with rdma_rxe, rpcrdma and nfsd, and the
 # host must not get a kernel installed nor its apt configuration changed. This
 # downloads Debian's bookworm-backports kernel image package (6.12: its rdma_rxe
-# survives NFS/RDMA, 6.1's does not, see shared notes) with a private apt state
-# under the cache, or takes a given .deb, unpacks it with dpkg-deb -x, runs
-# depmod, and prints the unpacked tree's path. The tree is keyed by the .deb's
-# sha256, so a given package is unpacked once.
+# survives NFS/RDMA, 6.1's does not, see tests/vm/README.md) with a private
+# apt state under the cache, or takes a given .deb, unpacks it with
+# dpkg-deb -x, runs depmod, and prints the unpacked tree's path. The tree
+# is keyed by the .deb's sha256, so a given package is unpacked once.
 #
 # Usage: fetch-kernel.sh [--deb FILE] [--refresh]
 #   --deb FILE   use this kernel image .deb (also: NFSRDMA_VM_KERNEL_DEB)

@@ -11,6 +11,8 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench/tune/TuneReport.h"
 #include "bench/tune/TuneSearch.h"
@@ -36,6 +38,15 @@ struct Surface {
     };
   }
 };
+
+// The text report of a search over knobs (trials without results).
+std::string reportOf(const std::vector<Knob>& knobs, const SearchResult& r) {
+  TuneRun run;
+  run.space.knobs = knobs;
+  run.search = r;
+  run.trials.resize(r.trials.size());
+  return formatTuneText(run);
+}
 
 std::vector<Knob> twoKnobs() {
   return {{"nconnect", {"1", "2", "4", "8"}, 0}, {"rsize", {"64k", "256k", "1m"}, 1}};
@@ -103,11 +114,7 @@ TEST(TuneSearch, ASecondRoundFindsTheKnobThatBindsOnceTheFirstIsFixed) {
   for (const Trial& t : r.trials) screenedAgain = screenedAgain || (t.round == 2 && !t.isBase);
   EXPECT_TRUE(screenedAgain);
   // The evidence says where the credits were found.
-  TuneRun run;
-  run.space.knobs = knobs;
-  run.search = r;
-  run.trials.resize(r.trials.size());
-  const std::string text = formatTuneText(run);
+  const std::string text = reportOf(knobs, r);
   EXPECT_NE(text.find("svcrdma.max_requests 8 -> "), std::string::npos) << text;
   EXPECT_NE(text.find(" in round 2, around nfsd.threads="), std::string::npos) << text;
   EXPECT_NE(text.find("did not matter: nconnect ("), std::string::npos) << text;
@@ -133,6 +140,18 @@ TEST(TuneSearch, TheLaterRoundsClimbWhileAMoveBeatsThePoint) {
   EXPECT_EQ(r.moves[1].knob, 0U);
   EXPECT_NEAR(r.moves[1].overBase, 5.0 / 3 - 1, 0.1);
   EXPECT_GT(r.gainLow, 3.5);
+  // The threads' whole path: found in the screening, moved again in round 3.
+  const std::string text = reportOf(knobs, r);
+  EXPECT_NE(text.find("  nfsd.threads 1 -> 4 -> 64: +"), std::string::npos) << text;
+  EXPECT_NE(text.find("% alone in the screening, bound there: none; then +6"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("% in round 3, around nfsd.threads=4&svcrdma.max_requests=128\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  svcrdma.max_requests 8 -> 128: +"), std::string::npos) << text;
+  EXPECT_NE(text.find("% in round 2, around nfsd.threads=4 (alone at the start: "),
+            std::string::npos)
+      << text;
 }
 
 TEST(TuneSearch, AFlatSurfaceStopsAfterTheScreeningAndKeepsTheStart) {

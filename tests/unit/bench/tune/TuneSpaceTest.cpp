@@ -153,6 +153,7 @@ TEST(TuneReport, TablesRecommendationAndHandOver) {
   s.gain = 0.48;
   s.gainLow = 0.4;
   s.gainHigh = 0.56;
+  s.gainMedian = 0.47;
   s.stopReason = "confirmed";
   t.trials.resize(4);
   const std::string header = formatTuneHeader(t);
@@ -164,7 +165,8 @@ TEST(TuneReport, TablesRecommendationAndHandOver) {
   EXPECT_NE(text.find("nconnect: matters, best 4 (+50.0%)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  4                     1,500     +50.0%   none\n"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("recommendation: nconnect=4 (+48.0%, 95% interval +40.0%..+56.0%"),
+  EXPECT_NE(text.find("recommendation: nconnect=4 (+48.0%, 95% interval +40.0%..+56.0%, median "
+                      "+47.0%, measured against the start in alternated pairs)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  nconnect 1 -> 4: +50.0% alone in the screening, bound there: none\n"),

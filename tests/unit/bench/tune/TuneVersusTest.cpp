@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/tune/TuneSearch.h"
 #include "bench/tune/TuneVersus.h"
 #include "tests/unit/bench/ErrorOf.h"
 
@@ -93,6 +94,17 @@ TEST(TuneVersus, AlternatedPairsGiveTheRatioAndAnErrorEndsIt) {
   });
   EXPECT_EQ(failed.error, "mount.nfs: Connection refused");
   EXPECT_EQ(failed.ratio.pairs, 0U);
+}
+
+TEST(TuneVersus, OneDisturbedPairMovesTheMedianLeastOfAll) {
+  // Three pairs near 1.1x and one where the other setting's run was hit by
+  // something else (a 3x outlier): the mean follows it, the median does not.
+  const RatioInterval r = ratioInterval({1.08, 1.12, 3.0, 1.10});
+  EXPECT_EQ(r.pairs, 4U);
+  EXPECT_NEAR(r.mean, 1.575, 1e-9);
+  EXPECT_NEAR(r.median, 1.11, 1e-9);
+  EXPECT_NEAR(ratioInterval({1.2, 0.9, 1.0}).median, 1.0, 1e-9);
+  EXPECT_EQ(ratioInterval({}).median, 0);
 }
 
 }  // namespace

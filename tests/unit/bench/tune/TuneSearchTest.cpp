@@ -154,6 +154,31 @@ TEST(TuneSearch, TheLaterRoundsClimbWhileAMoveBeatsThePoint) {
       << text;
 }
 
+TEST(TuneSearch, ATightBudgetTriesTheLikeliestJointSettingsFirst) {
+  // Three knobs that each help and help more together (1m-read in the VM:
+  // rsize, nfsd threads, read-ahead), and a third of their 96-setting
+  // grid: the greedy setting and the best-predicted combinations must be
+  // among the few joint trials, not the first ones in level order.
+  const std::vector<Knob> knobs = {{"rsize", {"4k", "64k", "256k", "1m"}, 0},
+                                   {"nfsd.threads", {"1", "4", "8", "16", "32", "64"}, 0},
+                                   {"read_ahead_kb", {"128", "1024", "4096", "15360"}, 0}};
+  Surface s;
+  s.noise = 0.01;
+  s.effect = [](const Setting& x) {
+    static const double kRsize[] = {1, 3, 2.6, 2.5}, kThreads[] = {1, 1, 1.1, 1.1, 1.2, 1.25},
+                        kAhead[] = {1, 1, 1.15, 1.15};
+    return kRsize[x[0]] * kThreads[x[1]] * kAhead[x[2]] - 1;
+  };
+  SearchOptions o;
+  o.maxTrials = 32;
+  const SearchResult r = tuneSearch(knobs, s.runner(), o);
+  EXPECT_EQ(r.best[0], 1U) << r.stopReason;
+  EXPECT_EQ(r.best[1], 5U);
+  EXPECT_GE(r.best[2], 2U);  // 4096 and 15360 are alike
+  EXPECT_GT(r.gainLow, 3);   // 3 x 1.25 x 1.15 = 4.3x; rsize alone is 3x
+  EXPECT_LE(r.trials.size(), 32U);
+}
+
 TEST(TuneSearch, AFlatSurfaceStopsAfterTheScreeningAndKeepsTheStart) {
   Surface s;
   s.effect = [](const Setting&) { return 0.0; };

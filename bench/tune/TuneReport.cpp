@@ -144,16 +144,18 @@ std::string knobEvidence(const TuneRun& t, const KnobEffect& e) {
   std::vector<std::string> steps;
   if (first != knob.start) {
     path += " -> " + knob.levels[first];
-    std::string step = percent(e.levelEffects[first]) + " alone in the screening";
     const std::size_t i = screeningTrial(t, k, first);
-    if (i != std::string::npos) step += ", bound there: " + trialBound(t, i);
-    steps.push_back(step);
+    steps.push_back(i == std::string::npos
+                        ? "found together with the others (not run alone: budget)"
+                        : percent(e.levelEffects[first]) +
+                              " alone in the screening, bound there: " + trialBound(t, i));
   }
   for (const SearchResult::Move& m : moves) {
     path += " -> " + knob.levels[m.level];
     std::string step = percent(m.overBase) + " in round " + std::to_string(m.round) + ", around " +
                        settingText(t, m.base);
-    if (steps.empty()) step += " (alone at the start: " + percent(e.levelEffects[m.level]) + ")";
+    if (steps.empty() && screeningTrial(t, k, m.level) != std::string::npos)
+      step += " (alone at the start: " + percent(e.levelEffects[m.level]) + ")";
     steps.push_back(steps.empty() ? step : "then " + step);
   }
   std::string out = "  " + path + ": ";

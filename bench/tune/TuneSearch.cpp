@@ -27,6 +27,13 @@ struct Spread {
   double mean = 0, sd = 0;
 };
 
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 Spread spreadOf(const std::vector<double>& v) {
   Spread s;
   if (v.empty()) return s;
@@ -466,17 +473,6 @@ class Searcher {
   std::map<int, double> roundGain_{{1, 1.0}};
   std::map<int, double> roundMean_{{1, 0.0}};
 };
-
-}  // namespace
-
-namespace {
-
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 }  // namespace
 

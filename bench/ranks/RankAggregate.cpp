@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "bench/report/Format.h"
+#include "bench/report/Median.h"
 
 namespace nfsrdma::bench {
 
@@ -94,12 +95,6 @@ RankOverlap overlapOf(const std::vector<RankResult>& results, std::int64_t first
                           progressAt(r, o.window.fromNs).bytes);
   }
   return o;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 bool overlapsAll(const RankResult& r, const std::vector<RankResult>& results) {

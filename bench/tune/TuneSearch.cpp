@@ -7,6 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "bench/report/Median.h"
+
 namespace nfsrdma::bench {
 namespace {
 
@@ -26,13 +28,6 @@ double tQuantile(std::size_t dof) {
 struct Spread {
   double mean = 0, sd = 0;
 };
-
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 Spread spreadOf(const std::vector<double>& v) {
   Spread s;
@@ -481,7 +476,7 @@ RatioInterval ratioInterval(const std::vector<double>& ratios) {
   const double half = ratios.size() > 1 ? tQuantile(ratios.size() - 1) * sp.sd /
                                               std::sqrt(static_cast<double>(ratios.size()))
                                         : 0;
-  return RatioInterval{sp.mean, sp.mean - half, sp.mean + half, medianOf(ratios), ratios.size()};
+  return RatioInterval{sp.mean, sp.mean - half, sp.mean + half, median(ratios), ratios.size()};
 }
 
 SearchResult tuneSearch(const std::vector<Knob>& knobs, const RunTrial& run,

@@ -1,0 +1,14 @@
+#include "bench/report/Median.h"
+
+#include <algorithm>
+
+namespace nfsrdma::bench {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace nfsrdma::bench

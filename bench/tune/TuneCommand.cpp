@@ -55,6 +55,7 @@ struct TuneArgs {
   bool apply = false;               // keep the recommendation's server part applied
   std::string search = "tune";      // or "grid": every combination once
   std::vector<std::string> versus;  // [LABEL:]KEYS, measured against the recommendation
+  int versusPairs = SearchOptions{}.confirmPairs;
   WorkloadArgs workload;
 };
 
@@ -98,6 +99,9 @@ po::options_description tuneOptions(TuneArgs& a) {
       "'rules:nconnect=8&nfsd.threads=8', a grid's best); knobs it leaves out stay at the start; "
       "any knob of the target, not only --knobs'; its runs are not counted in --trials or "
       "--budget")(
+      "versus-pairs", po::value(&a.versusPairs)->default_value(a.versusPairs),
+      "alternated pairs per --versus setting (2..50): more narrow the interval and steady the "
+      "median")(
       "apply", po::bool_switch(&a.apply),
       "end with the recommendation's server part applied (nfsrdma-server rollback undoes it) "
       "instead of rolling back");
@@ -120,6 +124,9 @@ TunePlan validateTuneArgs(const TuneArgs& a) {
     plan.budget = TuneBudget(parseDuration(a.budget, "--budget"), a.trials);
     if (a.jsonPath == "-" && a.htmlPath == "-")
       throw std::invalid_argument("--json - and --html -: only one of them can go to stdout");
+    if (a.versusPairs < 2 || a.versusPairs > 50)
+      throw std::invalid_argument("--versus-pairs " + std::to_string(a.versusPairs) +
+                                  ": expected 2 to 50 pairs");
     if (a.search != "tune" && a.search != "grid")
       throw std::invalid_argument("--search " + a.search + ": expected tune or grid");
   });
@@ -200,12 +207,13 @@ bool changesServer(const KnobSpace& space, const Setting& s) {
 }
 
 // The recommendation against each --versus setting, alternated.
-std::vector<VersusRun> runVersus(VersusPlan& v, const TuneRun& run, TrialRunner& runner) {
+std::vector<VersusRun> runVersus(VersusPlan& v, int pairs, const TuneRun& run,
+                                 TrialRunner& runner) {
   std::vector<VersusRun> out;
   if (v.settings.empty()) return out;
   const Setting rec = settingInSpace(v.space, run.space.knobs, run.search.best, run.search.start);
   for (const VersusSetting& s : v.settings) {
-    out.push_back(measureVersus(s, rec, SearchOptions{}.confirmPairs, [&](const Setting& x) {
+    out.push_back(measureVersus(s, rec, pairs, [&](const Setting& x) {
       return runner.outside(v.space, x, x == rec ? "tune" : s.label);
     }));
   }
@@ -316,7 +324,7 @@ int leadTune(const TuneArgs& a, TunePlan& plan, double estimate, ClientRun& clie
   run.search = search(a, run, plan.budget, runner, estimate);
   run.trials = runner.take();
   run.seconds = plan.budget.elapsed();
-  run.versus = runVersus(versus, run, runner);
+  run.versus = runVersus(versus, a.versusPairs, run, runner);
   runner.end();
   if (target.kernel) {
     run.kernelHandOver = kernelHandOver(
@@ -332,8 +340,7 @@ int leadTune(const TuneArgs& a, TunePlan& plan, double estimate, ClientRun& clie
 // Under mpirun, the most runs rank 0 can ask of the others: the trials,
 // the warm-up and --versus' pairs.
 std::size_t maxRuns(const TuneArgs& a, const TunePlan& plan) {
-  return plan.budget.trials() + 1 +
-         2 * static_cast<std::size_t>(SearchOptions{}.confirmPairs) * a.versus.size();
+  return plan.budget.trials() + 1 + 2 * static_cast<std::size_t>(a.versusPairs) * a.versus.size();
 }
 
 int runTuneSteps(int argc, char** argv, CreatedFiles& created) {

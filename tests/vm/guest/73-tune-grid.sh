@@ -14,7 +14,7 @@
 # third of the grid's trials and --versus the grid's best and the field's
 # rules of thumb (nconnect 8, 4 nfsd threads a core, max_requests 128,
 # read-ahead 15 MiB for the sequential reads), each alternated with tune's
-# recommendation. Prints a GRID and a TUNE line per workload; fails only
+# recommendation in 5 pairs (3 left intervals of +-0.2..0.5x). Prints a GRID and a TUNE line per workload; fails only
 # when a run fails (the figures are what the benchmark reports).
 # vm-timeout: 5400
 set -eu
@@ -62,7 +62,7 @@ compare() {
   [ -n "$grid_keys" ] && versus="--versus grid:$grid_keys"
   # shellcheck disable=SC2086
   nfsrdma-bench tune $common "$@" --knobs "$knobs" --trials "$budget" --budget 90m \
-    $versus --versus "rules:$rules" --json "tune-$name.json" >"tune-$name.txt" 2>&1 || {
+    $versus --versus "rules:$rules" --versus-pairs 5 --json "tune-$name.json" >"tune-$name.txt" 2>&1 || {
     cat "tune-$name.txt" >&2
     vm_fail "$name: tune failed"
   }

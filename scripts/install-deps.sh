@@ -30,6 +30,10 @@ packages=(
   qemu-system-x86 cpio zstd busybox-static nfs-kernel-server nfs-common procps
   # ... and its block protocols' host tools (NVMe-oF, iSCSI/iSER initiator, mkfs.ext4)
   nvme-cli open-iscsi e2fsprogs
+  # packaging: the man pages from the tools' --help (help2man) and man to show
+  # them; the Debian packages (CPack's DEB generator runs dpkg-shlibdeps from
+  # dpkg-dev) and lintian to check them
+  help2man man-db dpkg-dev lintian
 )
 # The Kubernetes manifest validator runs on Node.js; the machines come with
 # it (and npm), a bare Debian gets its own.

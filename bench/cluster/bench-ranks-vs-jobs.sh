@@ -16,25 +16,11 @@ bench=$build/bin/nfsrdma-bench
 server=$build/bin/nfsrdma-server
 work=$(mktemp -d /var/tmp/nfsrdma-ranks-bench.XXXXXX)
 mkdir -p "$work/export"
-cat > "$work/server.yaml" <<YAML
-exports:
-  - path: $work/export
-    pseudo: /export
-    clients:
-      - host: 127.0.0.1
-        access: rw
-        squash: no_root_squash
-        insecure: true
-YAML
-"$server" serve --port 0 --bind 127.0.0.1 --work-dir "$work" "$work/server.yaml" > "$work/serve.log" 2>&1 &
-serve=$!
-trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
-  grep -q '^ready' "$work/serve.log" && break
-  sleep 0.1
-done
-port=$(sed -n 's/^serving with nfs-ganesha pid [0-9]* on .*:\([0-9]*\)$/\1/p' "$work/serve.log")
-[[ -n $port ]] || { cat "$work/serve.log"; exit 1; }
+# shellcheck source=scripts/lib/serve-loopback.sh
+. "$root/scripts/lib/serve-loopback.sh"
+trap 'kill ${SERVE_PID:-} 2>/dev/null; wait ${SERVE_PID:-} 2>/dev/null; rm -rf "$work"' EXIT
+serve_loopback "$server" "$work/export" "$work"
+port=$SERVE_PORT
 target="nfs:nfs://127.0.0.1:$port/export"
 common=(--profile 4k-randread --iodepth 32 --size 64m --runtime 5 --ramp 1 --target "$target" --json -)
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1

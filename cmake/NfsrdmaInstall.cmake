@@ -1,0 +1,51 @@
+# What `cmake --install` puts where (GNUInstallDirs, so /usr gives Debian's
+# multiarch libdir): the client and benchmark tools in bin/, nfsrdma-server in
+# sbin/ (it changes the host's NFS server: root's tool, as exportfs and
+# rpc.nfsd are), the client library (NfsrdmaClientLibrary.cmake) with its
+# public headers only, a pkg-config file and a CMake package config, and the
+# example configs under the documentation directory.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS nfsrdma-client nfsrdma-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  COMPONENT tools)
+install(TARGETS nfsrdma-server RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT tools)
+# A shared library is not executable (Debian's dh_fixperms would say 644 too).
+install(TARGETS nfsrdma_client_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
+  COMPONENT library NAMELINK_COMPONENT dev)
+install(FILES ${nfsrdma_client_archive} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+
+# The API (client/README.md): Client.h and what it includes, nothing of the
+# layers' machinery. Users compile with -I<includedir>/nfsrdma and include
+# <client/Client.h>, the paths the headers use among themselves.
+set(nfsrdma_include_dir ${CMAKE_INSTALL_INCLUDEDIR}/nfsrdma)
+install(FILES client/Client.h client/ClientOptions.h client/Error.h client/KernelMounts.h
+  DESTINATION ${nfsrdma_include_dir}/client COMPONENT dev)
+install(FILES client/base/Error.h client/base/RpcStats.h
+  DESTINATION ${nfsrdma_include_dir}/client/base COMPONENT dev)
+install(FILES client/nfs4/Attributes.h client/nfs4/Nfs4Constants.h client/nfs4/SessionStats.h
+  DESTINATION ${nfsrdma_include_dir}/client/nfs4 COMPONENT dev)
+
+# Both files find the prefix from where they are installed, so an install
+# under another --prefix (a staging tree, a package's) still points at itself.
+set(nfsrdma_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH nfsrdma_pc_to_prefix /${nfsrdma_pc_dir} /)
+string(REGEX REPLACE "/$" "" nfsrdma_pc_to_prefix "${nfsrdma_pc_to_prefix}")
+configure_file(cmake/nfsrdma-client.pc.in ${CMAKE_BINARY_DIR}/nfsrdma-client.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/nfsrdma-client.pc DESTINATION ${nfsrdma_pc_dir} COMPONENT dev)
+
+set(nfsrdma_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/nfsrdma)
+configure_package_config_file(cmake/nfsrdmaConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/nfsrdmaConfig.cmake
+  INSTALL_DESTINATION ${nfsrdma_cmake_dir}
+  PATH_VARS nfsrdma_include_dir CMAKE_INSTALL_LIBDIR)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/nfsrdmaConfig.cmake ${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
+  DESTINATION ${nfsrdma_cmake_dir} COMPONENT dev)
+
+install(FILES configs/server.example.yaml configs/README.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT tools)
+install(FILES configs/kube/Containerfile DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/kube
+  COMPONENT tools)

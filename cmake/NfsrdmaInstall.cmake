@@ -2,8 +2,8 @@
 # multiarch libdir): the client and benchmark tools in bin/, nfsrdma-server in
 # sbin/ (it changes the host's NFS server: root's tool, as exportfs and
 # rpc.nfsd are), the client library (NfsrdmaClientLibrary.cmake) with its
-# public headers only, a pkg-config file and a CMake package config, and the
-# example configs under the documentation directory.
+# public headers only, a pkg-config file and a CMake package config, bash
+# completion, and the example configs under the documentation directory.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -44,6 +44,12 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/nfsrdmaConfig.cmake ${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
   DESTINATION ${nfsrdma_cmake_dir} COMPONENT dev)
+
+# Bash completion, read by bash-completion under each tool's name.
+foreach(tool nfsrdma-bench nfsrdma-client nfsrdma-server)
+  install(FILES packaging/bash-completion/nfsrdma RENAME ${tool}
+    DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions COMPONENT tools)
+endforeach()
 
 install(FILES configs/server.example.yaml configs/README.md
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT tools)

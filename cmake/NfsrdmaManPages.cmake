@@ -71,4 +71,35 @@ nfsrdma_man_page(nfsrdma-client-doctor 1 nfsrdma-client " doctor"
 nfsrdma_man_page(nfsrdma-server 8 nfsrdma-server ""
   "set up the kernel NFS server for NFS over RDMA from one YAML file, or serve with nfs-ganesha"
   "nfsrdma-client (1)" "nfsrdma-bench (1)" "exports (5)" "nfsd (8)")
+# Section 5 and 3: the server's YAML, from the annotated example config; the
+# URL grammar and the library's entry points, written in docs/man/ and held
+# to the client's --help and to Client.h by tests/integration/install.
+set(nfsrdma_yaml_page ${nfsrdma_man_dir}/nfsrdma-server.yaml.5)
+add_custom_command(OUTPUT ${nfsrdma_yaml_page}.gz
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${nfsrdma_man_dir}
+  COMMAND ${CMAKE_COMMAND} -DEXAMPLE=${PROJECT_SOURCE_DIR}/configs/server.example.yaml
+    -DOUTPUT=${nfsrdma_yaml_page} -DVERSION=${PROJECT_VERSION}
+    -P ${PROJECT_SOURCE_DIR}/cmake/ConfigManPage.cmake
+  COMMAND gzip -n -9 -f ${nfsrdma_yaml_page}
+  DEPENDS ${PROJECT_SOURCE_DIR}/configs/server.example.yaml
+    ${PROJECT_SOURCE_DIR}/cmake/ConfigManPage.cmake
+  COMMENT "man page nfsrdma-server.yaml(5) from configs/server.example.yaml"
+  VERBATIM)
+install(FILES ${nfsrdma_yaml_page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man5 COMPONENT tools)
+list(APPEND nfsrdma_man_pages ${nfsrdma_yaml_page}.gz)
+foreach(written nfsrdma-url.5:man5:tools libnfsrdma-client.3:man3:dev)
+  string(REPLACE ":" ";" parts ${written})
+  list(GET parts 0 page)
+  list(GET parts 1 dir)
+  list(GET parts 2 component)
+  add_custom_command(OUTPUT ${nfsrdma_man_dir}/${page}.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${nfsrdma_man_dir}
+    COMMAND sh -c "gzip -n -9 -c '${PROJECT_SOURCE_DIR}/docs/man/${page}' > '${nfsrdma_man_dir}/${page}.gz'"
+    DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/${page}
+    COMMENT "man page ${page}"
+    VERBATIM)
+  install(FILES ${nfsrdma_man_dir}/${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/${dir}
+    COMPONENT ${component})
+  list(APPEND nfsrdma_man_pages ${nfsrdma_man_dir}/${page}.gz)
+endforeach()
 add_custom_target(nfsrdma_man_pages ALL DEPENDS ${nfsrdma_man_pages})

@@ -6,7 +6,10 @@
 #     lintian finds no error; the dependencies are the binaries' own
 #     (dpkg-shlibdeps) and the library has its shlibs and ldconfig trigger;
 #  2. dpkg -i installs them; the tools run from /usr; every man page is
-#     there and names every option of the --help it documents;
+#     there and names every option of the --help it documents; the URL
+#     page names the keys of nfsrdma-client --help and no others, the YAML
+#     page holds the example config, the library page every entry point of
+#     Client.h; bash completes the tools' commands and options;
 #  3. examples/ builds against /usr with find_package and with pkg-config
 #     (no paths given) and round-trips a file through nfs-ganesha served by
 #     /usr/sbin/nfsrdma-server;
@@ -84,6 +87,48 @@ for entry in $pages; do
 done
 man -P cat nfsrdma-bench 2>/dev/null | grep -q "nfsrdma-bench-tune(1)" ||
   fail "man nfsrdma-bench does not point at its commands' pages"
+
+step "the pages of sections 5 and 3 agree with --help, the example config and Client.h"
+url_page=$(MANWIDTH=1000 LC_ALL=C man -P cat 5 nfsrdma-url 2>/dev/null) || fail "man 5 nfsrdma-url"
+help_keys=$(nfsrdma-client --help | sed -n '/^URL:/,/^$/s/^  \([a-z-]*\)=.*/\1/p' | sort -u)
+[ -n "$help_keys" ] || fail "no URL keys in nfsrdma-client --help"
+# The page's keys: the tag lines of its KEYS section (several on one line).
+page_keys=$(sed -n '/^KEYS/,/^[A-Z]/p' <<<"$url_page" | grep -E '^ {7}[a-z]' |
+  grep -oE '[a-zA-Z][a-zA-Z-]*=' | tr -d = | sort -u)
+for key in $help_keys; do
+  grep -qx "$key" <<<"$page_keys" || fail "man 5 nfsrdma-url does not name the URL key $key="
+done
+for key in $page_keys; do
+  grep -qx "$key" <<<"$help_keys" || fail "man 5 nfsrdma-url names $key=, which nfsrdma-client --help does not"
+done
+# The YAML page's example is the installed example config, byte for byte.
+yaml_page=$(man -w 5 nfsrdma-server.yaml) || fail "man finds no nfsrdma-server.yaml(5)"
+diff <(zcat "$yaml_page" | sed -n '/^\.nf$/,/^\.fi$/p' | sed '1d;$d' | sed 's/^\\&//; s/\\e/\\/g') \
+  /usr/share/doc/nfsrdma/examples/server.example.yaml >"$work/yaml.diff" ||
+  fail "nfsrdma-server.yaml(5) differs from server.example.yaml: $(head -20 "$work/yaml.diff")"
+lib_page=$(MANWIDTH=1000 LC_ALL=C man -P cat 3 libnfsrdma-client 2>/dev/null) || fail "man 3 libnfsrdma-client"
+entries=$(grep -oE '(virtual|static) [^(]*[ *&]([a-zA-Z]+)\(' /usr/include/nfsrdma/client/Client.h |
+  sed -E 's/.*[ *&]([a-zA-Z]+)\($/\1/' | sort -u)
+[ "$(wc -w <<<"$entries")" -ge 20 ] || fail "Client.h's entry points were not found: $entries"
+for e in $entries isBusy; do
+  grep -q "\b$e\b" <<<"$lib_page" || fail "man 3 libnfsrdma-client does not name Client::$e"
+done
+
+step "bash completion from /usr/share/bash-completion"
+# complete_words WORD...: what Tab offers after these words (the last is the
+# one being completed).
+complete_words() {
+  bash -c '. /usr/share/bash-completion/completions/nfsrdma-bench
+    COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _nfsrdma; echo "${COMPREPLY[*]}"' _ "$@"
+}
+[ "$(complete_words nfsrdma-bench tu)" = tune ] || fail "nfsrdma-bench tu<Tab>: $(complete_words nfsrdma-bench tu)"
+[ "$(complete_words nfsrdma-bench tune --versus-p)" = --versus-pairs ] ||
+  fail "nfsrdma-bench tune --versus-p<Tab>: $(complete_words nfsrdma-bench tune --versus-p)"
+[ "$(complete_words nfsrdma-server --root /x ro)" = rollback ] ||
+  fail "nfsrdma-server --root /x ro<Tab>: $(complete_words nfsrdma-server --root /x ro)"
+for tool in nfsrdma-client nfsrdma-server; do
+  [ -f "/usr/share/bash-completion/completions/$tool" ] || fail "no bash completion for $tool"
+done
 
 step "examples/ against /usr, through find_package and pkg-config"
 build_examples -DCMAKE_FIND_DEBUG_MODE=OFF # no prefix: /usr, as a user would

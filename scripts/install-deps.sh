@@ -34,6 +34,9 @@ packages=(
   # them; the Debian packages (CPack's DEB generator runs dpkg-shlibdeps from
   # dpkg-dev) and lintian to check them
   help2man man-db dpkg-dev lintian
+  # the pods' image built and run for real: podman (with runc and catatonit,
+  # its pause image's init) and mmdebstrap for a Debian base made locally
+  podman runc catatonit mmdebstrap
 )
 # The Kubernetes manifest validator runs on Node.js; the machines come with
 # it (and npm), a bare Debian gets its own.

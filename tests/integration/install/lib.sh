@@ -15,10 +15,12 @@ step() { echo "== $*"; }
 logged() {
   local log=$1
   shift
-  "$@" >"$log" 2>&1 || {
+  local rc=0
+  "$@" >"$log" 2>&1 || rc=$?
+  if ((rc != 0)); then
     cat "$log" >&2
-    fail "$* (exit $?)"
-  }
+    fail "$* (exit $rc)"
+  fi
 }
 
 # build_examples [CMAKE_ARGS...]: examples/ with find_package into

@@ -16,8 +16,8 @@
 #     3 clients whose windows overlap.
 # Podman runs with runc and capped ulimits from a config of its own
 # (CONTAINERS_CONF; the system's files are not changed). It removes the
-# pods (nfsrdma-pods-0..2, an interrupted run's too) and the image it built
-# on exit.
+# pods (nfsrdma-pods-0..2, an interrupted run's too), the image it built
+# and the untagged images of its build's first stage on exit.
 # Usage: container-pods.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=${1:?usage: container-pods.sh BUILD_DIR SOURCE_DIR}
@@ -28,9 +28,15 @@ base=localhost/nfsrdma-base:bookworm
 # shellcheck source=tests/integration/install/lib.sh
 . "$src/tests/integration/install/lib.sh"
 pods=(nfsrdma-pods-0 nfsrdma-pods-1 nfsrdma-pods-2)
+dangling_before=""
 cleanup() {
   timeout 60 podman pod rm -f --ignore "${pods[@]}" >/dev/null 2>&1 || true
   podman rmi -f "$image" >/dev/null 2>&1 || true
+  # The build's first stage, left untagged: this run's only, not others'.
+  local id
+  for id in $(podman images -q --filter dangling=true 2>/dev/null); do
+    grep -qx "$id" <<<"$dangling_before" || podman rmi -f "$id" >/dev/null 2>&1 || true
+  done
   stop_serving
   rm -rf "$work"
 }
@@ -71,6 +77,7 @@ else
 fi
 
 step "podman build of configs/kube/Containerfile, with the packages of $build"
+dangling_before=$(podman images -q --filter dangling=true)
 logged "$work/cpack.log" cpack --config "$build/CPackConfig.cmake" -B "$work/context/packages"
 rm -rf "$work/context/packages/_CPack_Packages"
 logged "$work/build.log" podman build -f "$src/configs/kube/Containerfile" \

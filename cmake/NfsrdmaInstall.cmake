@@ -1,5 +1,6 @@
-# What `cmake --install` puts where (GNUInstallDirs, so /usr gives Debian's
-# multiarch libdir): the client and benchmark tools in bin/, nfsrdma-server in
+# What `cmake --install` puts where (GNUInstallDirs, for the prefix configured:
+# /usr would give Debian's multiarch libdir, the default /usr/local gives
+# lib/, and so do the packages, which CPack puts under /usr from this tree): the client and benchmark tools in bin/, nfsrdma-server in
 # sbin/ (it changes the host's NFS server: root's tool, as exportfs and
 # rpc.nfsd are), the client library (NfsrdmaClientLibrary.cmake) with its
 # public headers only, a pkg-config file and a CMake package config, bash
@@ -41,7 +42,7 @@ configure_package_config_file(cmake/nfsrdmaConfig.cmake.in
   INSTALL_DESTINATION ${nfsrdma_cmake_dir}
   PATH_VARS nfsrdma_include_dir CMAKE_INSTALL_LIBDIR)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY SameMinorVersion)  # 0.x: a minor version may change the ABI
 install(FILES ${CMAKE_BINARY_DIR}/nfsrdmaConfig.cmake ${CMAKE_BINARY_DIR}/nfsrdmaConfigVersion.cmake
   DESTINATION ${nfsrdma_cmake_dir} COMPONENT dev)
 

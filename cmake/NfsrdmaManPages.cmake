@@ -4,7 +4,11 @@
 # tools: nfsrdma-bench(1) and a page per command (nfsrdma-bench-tune(1), as
 # git does), nfsrdma-client(1) with its mount and doctor commands, and
 # nfsrdma-server(8) (in sbin/: an administrator's command).
-find_program(NFSRDMA_HELP2MAN help2man REQUIRED)
+find_program(NFSRDMA_HELP2MAN help2man)
+if(NOT NFSRDMA_HELP2MAN)
+  message(FATAL_ERROR "help2man not found: scripts/install-deps.sh installs it, or configure with "
+    "-DNFSRDMA_MAN_PAGES=OFF to build without the man pages")
+endif()
 set(nfsrdma_man_dir ${CMAKE_BINARY_DIR}/man)
 set(nfsrdma_man_pages)
 

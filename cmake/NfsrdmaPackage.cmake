@@ -7,7 +7,8 @@
 # libnfsrdma-client-dev (headers, the .so link, the archive, pkg-config and
 # CMake files). Runtime dependencies come from the binaries
 # (dpkg-shlibdeps), the library's shlibs file from CPack, the ldconfig
-# trigger from CPack; each package carries Debian's copyright and
+# trigger from packaging/deb/triggers (CMake 3.25's CPack also writes an
+# ldconfig postinst and postrm, which lintian warns of); each package carries Debian's copyright and
 # changelog.Debian.gz (packaging/deb/), outside a plain `cmake --install`.
 set(nfsrdma_deb_release 1)
 set(nfsrdma_deb_packages tools nfsrdma library libnfsrdma-client0 dev libnfsrdma-client-dev)

@@ -28,15 +28,19 @@ base=localhost/nfsrdma-base:bookworm
 # shellcheck source=tests/integration/install/lib.sh
 . "$src/tests/integration/install/lib.sh"
 pods=(nfsrdma-pods-0 nfsrdma-pods-1 nfsrdma-pods-2)
+built=0
 dangling_before=""
 cleanup() {
   timeout 60 podman pod rm -f --ignore "${pods[@]}" >/dev/null 2>&1 || true
-  podman rmi -f "$image" >/dev/null 2>&1 || true
-  # The build's first stage, left untagged: this run's only, not others'.
+  ((built == 0)) || podman rmi -f "$image" >/dev/null 2>&1 || true
+  # The build's first stage, left untagged: the untagged images that were not
+  # there before this run's build (one running beside it could add its own).
   local id
-  for id in $(podman images -q --filter dangling=true 2>/dev/null); do
-    grep -qx "$id" <<<"$dangling_before" || podman rmi -f "$id" >/dev/null 2>&1 || true
-  done
+  if ((built == 1)); then
+    for id in $(podman images -q --filter dangling=true 2>/dev/null); do
+      grep -qx "$id" <<<"$dangling_before" || podman rmi -f "$id" >/dev/null 2>&1 || true
+    done
+  fi
   stop_serving
   rm -rf "$work"
 }
@@ -77,7 +81,9 @@ else
 fi
 
 step "podman build of configs/kube/Containerfile, with the packages of $build"
+! podman image exists "$image" || fail "$image exists already; this test builds and removes its own"
 dangling_before=$(podman images -q --filter dangling=true)
+built=1
 logged "$work/cpack.log" cpack --config "$build/CPackConfig.cmake" -B "$work/context/packages"
 rm -rf "$work/context/packages/_CPack_Packages"
 logged "$work/build.log" podman build -f "$src/configs/kube/Containerfile" \
@@ -96,8 +102,8 @@ serve_loopback "$build/bin/nfsrdma-server" "$work/export" "$work/serving" || fai
   --target "ours=nfs:nfs://127.0.0.1:$SERVE_PORT/export" --profiles 4k-randread,128k-write \
   --runtime 2 --ramp 0.5 --size 8m --cell-slot 8 --start-in 30 --host-network \
   >"$work/rendered.yaml" 2>"$work/render.log" || fail "nfsrdma-bench kube: $(cat "$work/render.log")"
-logged "$work/job-pods.log" node "$src/tests/integration/install/job-pods.mjs" "$work/rendered.yaml" 127.0.0.1
-cp "$work/job-pods.log" "$work/pods.yaml"
+node "$src/tests/integration/install/job-pods.mjs" "$work/rendered.yaml" 127.0.0.1 \
+  >"$work/pods.yaml" 2>"$work/job-pods.log" || fail "job-pods.mjs: $(cat "$work/job-pods.log")"
 timeout 60 podman pod rm -f --ignore "${pods[@]}" >/dev/null 2>&1 || true # an interrupted run's
 logged "$work/play.log" podman kube play "$work/pods.yaml"
 logs=()

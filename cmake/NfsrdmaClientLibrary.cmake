@@ -29,10 +29,8 @@ set_target_properties(nfsrdma_client_shared PROPERTIES
 # The archives by path between --whole-archive and --no-whole-archive (CMake's
 # WHOLE_ARCHIVE feature refuses a library that also comes in through another
 # layer's link interface), then what they need from outside the client.
-set(nfsrdma_layer_archives)
-foreach(layer IN LISTS nfsrdma_client_layers)
-  list(APPEND nfsrdma_layer_archives $<TARGET_FILE:${layer}>)
-endforeach()
+set(nfsrdma_layer_archives ${nfsrdma_client_layers})
+list(TRANSFORM nfsrdma_layer_archives REPLACE "(.+)" "$<TARGET_FILE:\\1>")
 add_dependencies(nfsrdma_client_shared ${nfsrdma_client_layers})
 set_target_properties(nfsrdma_client_shared PROPERTIES LINK_DEPENDS "${nfsrdma_layer_archives}")
 target_link_libraries(nfsrdma_client_shared PRIVATE nfsrdma_options
@@ -43,16 +41,11 @@ if(NOT NFSRDMA_SANITIZE)
 endif()
 
 set(nfsrdma_client_archive ${CMAKE_BINARY_DIR}/lib/libnfsrdma-client.a)
-set(nfsrdma_mri "create ${nfsrdma_client_archive}\n")
-foreach(layer IN LISTS nfsrdma_client_layers nfsrdma_client_support)
-  string(APPEND nfsrdma_mri "addlib $<TARGET_FILE:${layer}>\n")
-endforeach()
-string(APPEND nfsrdma_mri "save\nend\n")
-file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/nfsrdma-client.mri CONTENT "${nfsrdma_mri}")
-set(nfsrdma_archives)
-foreach(layer IN LISTS nfsrdma_client_layers nfsrdma_client_support)
-  list(APPEND nfsrdma_archives $<TARGET_FILE:${layer}>)
-endforeach()
+set(nfsrdma_archives ${nfsrdma_client_layers} ${nfsrdma_client_support})
+list(TRANSFORM nfsrdma_archives REPLACE "(.+)" "$<TARGET_FILE:\\1>")
+list(JOIN nfsrdma_archives "\naddlib " nfsrdma_addlibs)
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/nfsrdma-client.mri
+  CONTENT "create ${nfsrdma_client_archive}\naddlib ${nfsrdma_addlibs}\nsave\nend\n")
 add_custom_command(OUTPUT ${nfsrdma_client_archive}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/lib
   COMMAND ${CMAKE_COMMAND} -E rm -f ${nfsrdma_client_archive}

@@ -1,12 +1,27 @@
-# What `cmake --install` puts where (GNUInstallDirs, for the prefix configured:
-# /usr would give Debian's multiarch libdir, the default /usr/local gives
-# lib/, and so do the packages, which CPack puts under /usr from this tree): the client and benchmark tools in bin/, nfsrdma-server in
+# What `cmake --install` puts where (GNUInstallDirs, for the prefix
+# configured: /usr would give Debian's multiarch libdir, the default
+# /usr/local gives lib/, and so do the packages, which CPack puts under /usr
+# from this tree): the client and benchmark tools in bin/, nfsrdma-server in
 # sbin/ (it changes the host's NFS server: root's tool, as exportfs and
 # rpc.nfsd are), the client library (NfsrdmaClientLibrary.cmake) with its
 # public headers only, a pkg-config file and a CMake package config, bash
 # completion, and the example configs under the documentation directory.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
+
+# nfsrdma_gzip(SOURCE OUTPUT): OUTPUT made at build time as gzip -n -9 of
+# SOURCE (-n: no name or time stamp, so a rebuild gives the same bytes), as
+# Debian wants man pages and changelogs.
+function(nfsrdma_gzip source output)
+  get_filename_component(dir ${output} DIRECTORY)
+  get_filename_component(name ${output} NAME)
+  add_custom_command(OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND sh -c "gzip -n -9 -c '${source}' > '${output}'"
+    DEPENDS ${source}
+    COMMENT "${name}"
+    VERBATIM)
+endfunction()
 
 install(TARGETS nfsrdma-client nfsrdma-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   COMPONENT tools)

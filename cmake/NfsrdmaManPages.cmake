@@ -96,12 +96,7 @@ foreach(written nfsrdma-url.5:man5:tools libnfsrdma-client.3:man3:dev)
   list(GET parts 0 page)
   list(GET parts 1 dir)
   list(GET parts 2 component)
-  add_custom_command(OUTPUT ${nfsrdma_man_dir}/${page}.gz
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${nfsrdma_man_dir}
-    COMMAND sh -c "gzip -n -9 -c '${PROJECT_SOURCE_DIR}/docs/man/${page}' > '${nfsrdma_man_dir}/${page}.gz'"
-    DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/${page}
-    COMMENT "man page ${page}"
-    VERBATIM)
+  nfsrdma_gzip(${PROJECT_SOURCE_DIR}/docs/man/${page} ${nfsrdma_man_dir}/${page}.gz)
   install(FILES ${nfsrdma_man_dir}/${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/${dir}
     COMPONENT ${component})
   list(APPEND nfsrdma_man_pages ${nfsrdma_man_dir}/${page}.gz)

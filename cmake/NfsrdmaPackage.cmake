@@ -8,18 +8,13 @@
 # CMake files). Runtime dependencies come from the binaries
 # (dpkg-shlibdeps), the library's shlibs file from CPack, the ldconfig
 # trigger from packaging/deb/triggers (CMake 3.25's CPack also writes an
-# ldconfig postinst and postrm, which lintian warns of); each package carries Debian's copyright and
-# changelog.Debian.gz (packaging/deb/), outside a plain `cmake --install`.
+# ldconfig postinst and postrm, which lintian warns of); each package
+# carries Debian's copyright and changelog.Debian.gz (packaging/deb/), outside a plain `cmake --install`.
 set(nfsrdma_deb_release 1)
 set(nfsrdma_deb_packages tools nfsrdma library libnfsrdma-client0 dev libnfsrdma-client-dev)
 
 set(nfsrdma_changelog_gz ${CMAKE_BINARY_DIR}/packaging/changelog.Debian.gz)
-add_custom_command(OUTPUT ${nfsrdma_changelog_gz}
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging
-  COMMAND sh -c "gzip -n -9 -c '${PROJECT_SOURCE_DIR}/packaging/deb/changelog' > '${nfsrdma_changelog_gz}'"
-  DEPENDS ${PROJECT_SOURCE_DIR}/packaging/deb/changelog
-  COMMENT "changelog.Debian.gz"
-  VERBATIM)
+nfsrdma_gzip(${PROJECT_SOURCE_DIR}/packaging/deb/changelog ${nfsrdma_changelog_gz})
 add_custom_target(nfsrdma_deb_changelog ALL DEPENDS ${nfsrdma_changelog_gz})
 while(nfsrdma_deb_packages)
   list(POP_FRONT nfsrdma_deb_packages component package)
